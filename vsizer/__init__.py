@@ -1,0 +1,6 @@
+"""vsizer: design a virtualized server environment from an existing fleet."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+__all__ = ["__version__"]

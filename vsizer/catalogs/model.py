@@ -1,0 +1,57 @@
+"""Catalog value objects: a host model and a CPU score entry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Basis label of a score whose benchmark was not stated; taken as consistent
+#: with whatever the other side uses (DESIGN §3: "any consistent benchmark").
+UNSTATED_BASIS = "unstated"
+
+
+@dataclass(frozen=True)
+class CpuEntry:
+    """Per-core benchmark score of one CPU model, with its source."""
+
+    cpu_name: str
+    cores: int
+    cpu_mhz: float
+    score_per_core: float
+    basis: str  # e.g. 'SPECint2000', 'SPECrate2017_int_base'
+    source: str
+
+
+@dataclass(frozen=True)
+class HostModel:
+    """A virtualization host model from the host catalog.
+
+    Capacities are physical: ``cores`` = sockets x cores_per_socket. Power is
+    the 11-point curve at 0, 10, ..., 100 % load when known, else linear
+    between ``power_idle_w`` and ``power_max_w``.
+    """
+
+    model: str
+    sockets: int
+    cores_per_socket: int
+    threads_per_core: int
+    cpu_mhz: float
+    cpu_score_per_core: float | None
+    mem_gib: float
+    power_idle_w: float
+    power_max_w: float
+    power_curve_w: tuple[float, ...] | None = None
+    rack_u: float = 1.0
+    price: float | None = None
+    cpu_score_basis: str = UNSTATED_BASIS
+    cpu_name: str = ""
+    disk_iops: float | None = None
+    net_mbps: float | None = None
+    source: str = ""
+
+    @property
+    def cores(self) -> int:
+        return self.sockets * self.cores_per_socket
+
+    @property
+    def threads(self) -> int:
+        return self.cores * self.threads_per_core

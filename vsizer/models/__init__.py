@@ -1,0 +1,1 @@
+"""Pure model functions (layer 1): power, and later overhead and queueing."""
