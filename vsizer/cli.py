@@ -1,0 +1,266 @@
+"""Command-line interface: a thin layer over the library.
+
+Parses arguments, loads the scenario, calls one library function, formats the
+output. Every :class:`~vsizer.errors.VsizerError` becomes its message on
+stderr (one line per problem) and exit code 2; never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from vsizer import __version__
+from vsizer.errors import ConfigError, VsizerError
+
+app = typer.Typer(
+    name="vsizer",
+    help="Design a virtualized server environment from an existing fleet.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+catalog_app = typer.Typer(help="Inspect and import CPU and host catalogs.", no_args_is_help=True)
+app.add_typer(catalog_app, name="catalog")
+
+err = Console(stderr=True)
+out = Console()
+
+EXIT_INPUT = 2
+
+
+def _fail(exc: VsizerError) -> typer.Exit:
+    for line in str(exc).splitlines() or [type(exc).__name__]:
+        err.print(f"error: {line}", markup=False, highlight=False, soft_wrap=True)
+    return typer.Exit(EXIT_INPUT)
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"vsizer {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    """vsizer: server list in, checked consolidation plan out (terminal, JSON, Excel)."""
+
+
+@app.command()
+def plan(
+    inventory: Annotated[Path, typer.Argument(help="Server list: .xlsx/.csv (English or Japanese headers), RVTools .xlsx, Azure Migrate .csv.")],
+    hosts: Annotated[Path | None, typer.Option("--hosts", help="Host catalog CSV (merged over the shipped one).")] = None,
+    host_model: Annotated[str | None, typer.Option("--host-model", help="Host model name from the catalog (see 'vsizer catalog list').")] = None,
+    config: Annotated[Path | None, typer.Option("--config", help="Scenario TOML; flags override it.")] = None,
+    ceiling: Annotated[float | None, typer.Option(help="Utilization ceiling per host in normal operation [fraction]. Default 0.6.")] = None,
+    failures: Annotated[int | None, typer.Option(help="Host failures to tolerate (N+k). Default 1.")] = None,
+    min_hosts: Annotated[int | None, typer.Option("--min-hosts", help="Minimum hosts per pool. Default 3, or 1 when failures = 0.")] = None,
+    vcpu_per_core: Annotated[float | None, typer.Option("--vcpu-per-core", help="vCPU : physical core limit. Default 2.")] = None,
+    cpu_basis: Annotated[str | None, typer.Option("--cpu-basis", help="Size CPU on 'peak' or 'average' utilization. Default peak.")] = None,
+    price_kwh: Annotated[float | None, typer.Option("--price-kwh", help="Electricity price per kWh.")] = None,
+    currency: Annotated[str | None, typer.Option(help="Currency code for costs, e.g. JPY.")] = None,
+    pue: Annotated[float | None, typer.Option(help="Power usage effectiveness (>= 1). Default 1.")] = None,
+    years: Annotated[int | None, typer.Option(help="Years for the saving over the system's life. Default 5.")] = None,
+    target_host_ratio: Annotated[float | None, typer.Option("--target-host-ratio", help="Target: hosts / servers at most this.")] = None,
+    target_rack_ratio: Annotated[float | None, typer.Option("--target-rack-ratio", help="Target: rack units after / before at most this.")] = None,
+    target_power_ratio: Annotated[float | None, typer.Option("--target-power-ratio", help="Target: power after / before at most this.")] = None,
+    include_powered_off: Annotated[bool, typer.Option("--include-powered-off", help="Plan powered-off RVTools VMs too.")] = False,
+    lang: Annotated[str, typer.Option(help="Report language: en or ja.")] = "en",
+    output: Annotated[list[Path] | None, typer.Option("-o", "--output", help="Write the plan; format from the suffix (.json, .xlsx). Repeatable.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No terminal summary.")] = None,  # type: ignore[assignment]
+) -> None:
+    """Plan hosts, placement, failover, power and cost for a server list.
+
+    Example:
+
+        vsizer plan servers.xlsx --host-model "Dell PowerEdge R650" --ceiling 0.6 --failures 1 --price-kwh 31 --currency JPY -o plan.json -o plan.xlsx
+    """
+    from vsizer.config import Rules, load_rules
+    from vsizer.study import plan as run_plan
+
+    try:
+        if lang not in ("en", "ja"):
+            raise ConfigError(f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead.")
+        for path in output or []:
+            if path.suffix.lower() not in (".json", ".xlsx"):
+                raise ConfigError(
+                    f"-o {path}: unsupported output format '{path.suffix}'; use .json or .xlsx."
+                )
+        rules = load_rules(config) if config else Rules()
+        targets = dict(rules.targets)
+        for key, value in (("host_ratio", target_host_ratio), ("rack_ratio", target_rack_ratio),
+                           ("power_ratio", target_power_ratio)):
+            if value is not None:
+                targets[key] = value
+        rules = rules.replace(
+            ceiling=ceiling, failures=failures, min_hosts=min_hosts, vcpu_per_core=vcpu_per_core,
+            cpu_basis=cpu_basis, price_kwh=price_kwh, currency=currency, pue=pue, years=years,
+            host_model=host_model, include_powered_off=include_powered_off or None,
+            host_catalog=str(hosts) if hosts else None, targets=targets,
+        )
+        with _progress(quiet) as progress:
+            result = run_plan(inventory, rules=rules, progress=progress)
+        doc = result.to_dict()
+        if not quiet:
+            from vsizer.reporting.terminal import print_summary
+
+            print_summary(doc, out, lang=lang)
+        for path in output or []:
+            _write(doc, path, lang)
+            if not quiet:
+                out.print(f"wrote {path}")
+    except VsizerError as exc:
+        raise _fail(exc) from None
+
+
+def _write(doc: dict[str, Any], path: Path, lang: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() == ".json":
+        import json
+
+        path.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    else:
+        from vsizer.reporting.excel import write_plan_xlsx
+
+        write_plan_xlsx(doc, path, lang=lang)
+
+
+class _progress:
+    """Rich progress bar fed by the study's progress events (stderr, only on a terminal)."""
+
+    def __init__(self, quiet: bool | None) -> None:
+        self.enabled = not quiet and err.is_terminal
+        self.bar: Progress | None = None
+        self.task: Any = None
+
+    def __enter__(self) -> Any:
+        if not self.enabled:
+            return None
+        self.bar = Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn(), console=err, transient=True,
+        )
+        self.bar.__enter__()
+        return self._event
+
+    def _event(self, event: str, detail: Any) -> None:
+        assert self.bar is not None
+        if event == "pool":
+            name, n_vms, _k = detail
+            if self.task is not None:
+                self.bar.remove_task(self.task)
+            self.task = self.bar.add_task(f"pool {name}: {n_vms} VMs, failover scenarios", total=None)
+        elif event == "scenario" and self.task is not None:
+            self.bar.advance(self.task)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
+@catalog_app.command("list")
+def catalog_list(
+    hosts: Annotated[Path | None, typer.Option("--hosts", help="Host catalog CSV (merged over the shipped one).")] = None,
+    cpus: Annotated[bool, typer.Option("--cpus", help="List the CPU catalog instead of host models.")] = False,
+) -> None:
+    """List host models (or CPUs) known to vsizer, with capacity, power and source.
+
+    Example:
+
+        vsizer catalog list
+        vsizer catalog list --cpus
+    """
+    from rich.table import Table
+
+    from vsizer.catalogs.cpu_catalog import read_cpu_catalog
+    from vsizer.catalogs.host_catalog import read_host_catalog
+
+    try:
+        if cpus:
+            cat = read_cpu_catalog()
+            t = Table("cpu_name", "cores", "MHz", "score/core", "basis", "source")
+            for e in cat.entries:
+                t.add_row(e.cpu_name, str(e.cores), f"{e.cpu_mhz:g}",
+                          "" if e.score_per_core is None else f"{e.score_per_core:g}",
+                          e.basis, e.source)
+        else:
+            hc = read_host_catalog(hosts, merge=True) if hosts else read_host_catalog()
+            t = Table("model", "cores", "MHz", "score/core", "mem GiB", "idle–max W", "U", "default")
+            for name in hc.models:
+                h = hc.get(name)
+                t.add_row(h.model, f"{h.sockets}×{h.cores_per_socket}", f"{h.cpu_mhz:g}",
+                          "" if h.cpu_score_per_core is None else f"{h.cpu_score_per_core:g}",
+                          f"{h.mem_gib:g}", f"{h.power_idle_w:g}–{h.power_max_w:g}",
+                          f"{h.rack_u:g}", "*" if h.model == hc.default.model else "")
+        out.print(t)
+    except VsizerError as exc:
+        raise _fail(exc) from None
+
+
+@catalog_app.command("import-spec")
+def catalog_import_spec(
+    file: Annotated[Path, typer.Argument(help="SPEC CPU2017 results CSV ('Dump All Records As CSV', .csv or .csv.gz).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="CPU catalog CSV to write.")] = Path("cpus.csv"),
+) -> None:
+    """Import per-core CPU scores from SPEC CPU2017 integer-rate results.
+
+    Per-core score = median over a CPU's published CINT2017rate results of base / cores.
+    Use the written file with plan via the CPU catalog.
+
+    Example:
+
+        vsizer catalog import-spec cpu2017-results.csv.gz -o my-cpus.csv
+    """
+    from vsizer.catalogs.import_spec import import_spec_cpu2017, write_catalog_csv
+
+    try:
+        df = import_spec_cpu2017(file)
+        write_catalog_csv(df, output)
+        out.print(f"wrote {len(df)} CPU models to {output}")
+    except VsizerError as exc:
+        raise _fail(exc) from None
+
+
+@catalog_app.command("import-specpower")
+def catalog_import_specpower(
+    file: Annotated[Path, typer.Argument(help="SPECpower_ssj2008 results: 11-point curves CSV or full-results CSV (idle/100 %).")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Host catalog CSV to write.")] = Path("hosts.csv"),
+) -> None:
+    """Import server power curves from SPECpower_ssj2008 results into a host catalog CSV.
+
+    Example:
+
+        vsizer catalog import-specpower specpower_curves_11pt.csv -o my-hosts.csv
+        vsizer plan servers.xlsx --hosts my-hosts.csv --host-model "..."
+    """
+    from vsizer.catalogs.import_specpower import import_specpower
+    from vsizer.catalogs.import_spec import write_catalog_csv
+
+    try:
+        df = import_specpower(file)
+        write_catalog_csv(df, output)
+        out.print(f"wrote {len(df)} host models to {output}")
+    except VsizerError as exc:
+        raise _fail(exc) from None
+
+
+def main() -> None:
+    """Console entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

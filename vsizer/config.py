@@ -1,0 +1,229 @@
+"""Study configuration: sizing rules, overheads, power prices, targets.
+
+A scenario TOML file mirrors the CLI flags::
+
+    [hosts]
+    model = "Dell PowerEdge R650"        # from the catalog
+    catalog = "my-hosts.csv"             # optional, merged over the shipped one
+
+    [sizing]
+    ceiling = 0.6          # keep hosts at or below 60 % (the 60 % rule)
+    failures = 1           # hosts that may fail at once (N+k)
+    min_hosts = 3          # per redundant pool (default 3, or 1 when failures = 0)
+    vcpu_per_core = 2.0    # vCPU : physical core limit
+    failover_limit = 1.0   # survivors may run up to 100 % after a failure
+    cpu_basis = "peak"     # size CPU on peak (or "average") utilization
+
+    [overhead]
+    host_memory_reserve_gib = 4.0
+    vm_memory_overhead_mib = 150     # omit for the ESXi table-based estimate
+
+    [power]
+    price_kwh = 31.0
+    currency = "JPY"
+    pue = 1.5
+    years = 5
+
+    [targets]
+    host_ratio = 0.5       # hosts / servers at most
+    rack_ratio = 0.67      # rack units after / before at most
+    power_ratio = 0.5      # watts after / before at most
+
+    [pools."開発"]          # per-pool overrides of ceiling, failures, min_hosts
+    failures = 0
+    ceiling = 0.8
+
+Flags override the file; unknown keys are errors.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vsizer._validation import Interval, OneOf, check_param
+from vsizer.errors import ConfigError
+
+#: Hypervisor memory kept per host before any VM [GiB]: a planning allowance
+#: for the VMkernel/management agents (the vSphere Resource Management Guide
+#: describes this fixed system-wide overhead without a figure; ESXi 7/8 need at
+#: least 8 GB of host RAM to install). Measure and override for your platform.
+DEFAULT_HOST_MEMORY_RESERVE_GIB = 4.0
+
+
+@dataclass(frozen=True)
+class PoolRules:
+    """Per-pool overrides; None keeps the study-wide value."""
+
+    ceiling: float | None = None
+    failures: int | None = None
+    min_hosts: int | None = None
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every parameter of a plan, with defaults. See the module docstring."""
+
+    ceiling: float = 0.6
+    failures: int = 1
+    min_hosts: int | None = None
+    vcpu_per_core: float = 2.0
+    failover_limit: float = 1.0
+    cpu_basis: str = "peak"
+    assume_util: float = 1.0
+    host_memory_reserve_gib: float = DEFAULT_HOST_MEMORY_RESERVE_GIB
+    vm_memory_overhead_mib: float | None = None
+    price_kwh: float | None = None
+    currency: str = "USD"
+    pue: float = 1.0
+    years: int = 5
+    rack_size_u: int = 42
+    include_powered_off: bool = False
+    host_model: str | None = None
+    host_catalog: str | None = None
+    targets: dict[str, float] = field(default_factory=dict)
+    pools: dict[str, PoolRules] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        where = "plan"
+        check_param("ceiling", self.ceiling, Interval(float, 0, 1, "right"), where)
+        check_param("failures", self.failures, Interval(int, 0, None), where)
+        if self.min_hosts is not None:
+            check_param("min_hosts", self.min_hosts, Interval(int, 1, None), where)
+        check_param("vcpu_per_core", self.vcpu_per_core, Interval(float, 0, None, "neither"), where)
+        check_param("failover_limit", self.failover_limit, Interval(float, 0, 1, "right"), where)
+        check_param("cpu_basis", self.cpu_basis, OneOf(("peak", "average")), where)
+        check_param("assume_util", self.assume_util, Interval(float, 0, 1), where)
+        check_param("host_memory_reserve_gib", self.host_memory_reserve_gib,
+                    Interval(float, 0, None), where)
+        if self.vm_memory_overhead_mib is not None:
+            check_param("vm_memory_overhead_mib", self.vm_memory_overhead_mib,
+                        Interval(float, 0, None), where)
+        if self.price_kwh is not None:
+            check_param("price_kwh", self.price_kwh, Interval(float, 0, None), where)
+        check_param("pue", self.pue, Interval(float, 1, None), where)
+        check_param("years", self.years, Interval(int, 1, None), where)
+        check_param("rack_size_u", self.rack_size_u, Interval(int, 1, None), where)
+        if self.ceiling > self.failover_limit:
+            raise ConfigError(
+                f"The 'ceiling' parameter of plan ({self.ceiling}) must not exceed "
+                f"'failover_limit' ({self.failover_limit})."
+            )
+        for name, value in self.targets.items():
+            check_param(name, name, OneOf(TARGETS), "[targets]")
+            check_param(name, value, Interval(float, 0, None, "neither"), "[targets]")
+        for pool, pr in self.pools.items():
+            w = f"[pools.{pool}]"
+            if pr.ceiling is not None:
+                check_param("ceiling", pr.ceiling, Interval(float, 0, 1, "right"), w)
+            if pr.failures is not None:
+                check_param("failures", pr.failures, Interval(int, 0, None), w)
+            if pr.min_hosts is not None:
+                check_param("min_hosts", pr.min_hosts, Interval(int, 1, None), w)
+
+    def for_pool(self, pool: str) -> tuple[float, int, int]:
+        """(ceiling, failures, min_hosts) in force for ``pool``."""
+        pr = self.pools.get(pool, PoolRules())
+        ceiling = self.ceiling if pr.ceiling is None else pr.ceiling
+        failures = self.failures if pr.failures is None else pr.failures
+        min_hosts = pr.min_hosts if pr.min_hosts is not None else self.min_hosts
+        if min_hosts is None:
+            min_hosts = 3 if failures > 0 else 1
+        return ceiling, failures, min_hosts
+
+    def replace(self, **changes: Any) -> Rules:
+        """A copy with ``changes`` applied (None values are ignored)."""
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+#: Stated targets and how each is judged (actual <= target unless noted).
+TARGETS: tuple[str, ...] = ("host_ratio", "rack_ratio", "power_ratio", "consolidation_ratio")
+
+#: TOML layout: section -> {key: Rules field}.
+_SECTIONS: dict[str, dict[str, str]] = {
+    "hosts": {"model": "host_model", "catalog": "host_catalog"},
+    "sizing": {k: k for k in ("ceiling", "failures", "min_hosts", "vcpu_per_core",
+                              "failover_limit", "cpu_basis", "assume_util")},
+    "overhead": {k: k for k in ("host_memory_reserve_gib", "vm_memory_overhead_mib")},
+    "power": {k: k for k in ("price_kwh", "currency", "pue", "years")},
+    "space": {"rack_size_u": "rack_size_u"},
+    "inventory": {"include_powered_off": "include_powered_off"},
+}
+_FLOAT_FIELDS = {f.name for f in dataclasses.fields(Rules) if "float" in str(f.type)}
+
+
+def load_rules(path: str | Path) -> Rules:
+    """Read a scenario TOML file into :class:`Rules`; every problem is reported at once."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found.") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}.") from None
+    return rules_from_dict(data, str(path))
+
+
+def rules_from_dict(data: dict[str, Any], source: str = "config") -> Rules:
+    """Build :class:`Rules` from a parsed TOML document."""
+    kwargs: dict[str, Any] = {}
+    problems: list[str] = []
+    base_path = Path(source).parent if source != "config" else None
+    for section, body in data.items():
+        if section == "targets":
+            if not isinstance(body, dict):
+                problems.append(f"{source}: [targets] must be a table.")
+                continue
+            for key, value in body.items():
+                if key not in TARGETS:
+                    problems.append(
+                        f"{source}: unknown key 'targets.{key}'; accepted: {', '.join(TARGETS)}."
+                    )
+                else:
+                    kwargs.setdefault("targets", {})[key] = _num(value)
+            continue
+        if section == "pools":
+            pools: dict[str, PoolRules] = {}
+            for pool, body2 in (body or {}).items():
+                extra = set(body2) - {"ceiling", "failures", "min_hosts"}
+                for key in sorted(extra):
+                    problems.append(
+                        f"{source}: unknown key 'pools.{pool}.{key}'; "
+                        "accepted: ceiling, failures, min_hosts."
+                    )
+                pools[pool] = PoolRules(
+                    ceiling=_num(body2["ceiling"]) if "ceiling" in body2 else None,
+                    failures=body2.get("failures"),
+                    min_hosts=body2.get("min_hosts"),
+                )
+            kwargs["pools"] = pools
+            continue
+        keys = _SECTIONS.get(section)
+        if keys is None or not isinstance(body, dict):
+            problems.append(
+                f"{source}: unknown section [{section}]; accepted: "
+                + ", ".join(f"[{s}]" for s in [*_SECTIONS, "targets", "pools"])
+                + "."
+            )
+            continue
+        for key, value in body.items():
+            if key not in keys:
+                problems.append(
+                    f"{source}: unknown key '{section}.{key}'; accepted: {', '.join(keys)}."
+                )
+                continue
+            name = keys[key]
+            if name == "host_catalog" and base_path is not None:
+                value = str((base_path / value)) if not Path(value).is_absolute() else value
+            kwargs[name] = _num(value) if name in _FLOAT_FIELDS else value
+    if problems:
+        raise ConfigError(problems)
+    return Rules(**kwargs)
+
+
+def _num(value: Any) -> Any:
+    """TOML ints where floats are expected become floats (0 -> 0.0)."""
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value

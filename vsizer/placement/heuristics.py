@@ -1,0 +1,158 @@
+"""Greedy placement strategies on a fixed number of hosts.
+
+Both strategies share one kernel, :func:`greedy_assign`, which the failover
+check reuses to re-place displaced VMs on survivors.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+from vsizer.placement.problem import EPS, PlacementProblem
+from vsizer.placement.result import Placement
+
+RULES = ("balanced", "best_fit")
+
+
+def size_order(demand: npt.NDArray[np.float64], usable: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+    """VM indices by decreasing size on their binding dimension (stable: ties keep input order)."""
+    size = (demand / usable).max(axis=1) if demand.size else np.zeros(len(demand))
+    return np.argsort(-size, kind="stable")
+
+
+def greedy_assign(
+    order: npt.NDArray[np.int64],
+    demand: npt.NDArray[np.float64],
+    loads: npt.NDArray[np.float64],
+    max_load: npt.NDArray[np.float64],
+    groups: npt.NDArray[np.int64],
+    occupied: npt.NDArray[np.bool_],
+    allowed: npt.NDArray[np.bool_],
+    pins: npt.NDArray[np.int64] | None,
+    rule: str,
+) -> npt.NDArray[np.int64]:
+    """Assign the VMs in ``order`` one by one; updates ``loads`` and ``occupied`` in place.
+
+    A host accepts a VM when, in every dimension, its load plus the VM's demand
+    stays within ``max_load`` (capacity x limit), the host is ``allowed``, it
+    holds no VM of the same anti-affinity group, and it is the VM's pinned host
+    if any. Among accepting hosts, ``balanced`` takes the one whose highest
+    normalized load after placement is lowest (spreads load, leaving headroom
+    for failover); ``best_fit`` takes the one where it is highest (packs
+    tightly). Ties go to the lowest host index, so results are deterministic.
+
+    Returns the host index per VM of ``order`` (-1 when no host accepts it).
+    """
+    inv = 1.0 / max_load
+    n_hosts = loads.shape[0]
+    hosts = np.arange(n_hosts)
+    norm = loads * inv  # normalized loads, kept in step with ``loads``
+    out = np.full(len(order), -1, dtype=np.int64)
+    limit = 1.0 + EPS
+    for i, v in enumerate(order):
+        new = norm + demand[v] * inv
+        peak = new.max(axis=1)
+        fits = (peak <= limit) & allowed
+        g = groups[v]
+        if g >= 0:
+            fits &= ~occupied[:, g]
+        if pins is not None and pins[v] >= 0:
+            fits &= hosts == pins[v]
+        if not fits.any():
+            continue
+        if rule == "balanced":
+            h = int(np.argmin(np.where(fits, peak, np.inf)))
+        else:
+            h = int(np.argmax(np.where(fits, peak, -np.inf)))
+        out[i] = h
+        norm[h] = new[h]
+        loads[h] += demand[v]
+        if g >= 0:
+            occupied[h, g] = True
+    return out
+
+
+def _strategy(rule: str) -> Callable[[PlacementProblem, int], Placement]:
+    def place(problem: PlacementProblem, n_hosts: int) -> Placement:
+        start = time.perf_counter()
+        n_groups = int(problem.anti_affinity.max()) + 1 if problem.n_vms else 0
+        usable = problem.usable()
+        order = size_order(problem.demand, usable)
+        # Pinned VMs first: they have a single admissible host.
+        order = np.concatenate([order[problem.pins[order] >= 0], order[problem.pins[order] < 0]])
+        loads = np.tile(problem.base_load, (n_hosts, 1))
+        occupied = np.zeros((n_hosts, max(n_groups, 1)), dtype=bool)
+        chosen = greedy_assign(
+            order,
+            problem.demand,
+            loads,
+            problem.capacity * problem.limit,
+            problem.anti_affinity,
+            occupied,
+            np.ones(n_hosts, dtype=bool),
+            problem.pins,
+            rule,
+        )
+        assignment = np.full(problem.n_vms, -1, dtype=np.int64)
+        assignment[order] = chosen
+        status = "feasible" if (assignment >= 0).all() else "infeasible"
+        return Placement(
+            problem=problem,
+            n_hosts=n_hosts,
+            assignment=assignment,
+            status=status,
+            strategy=f"{rule}-decreasing",
+            parameters={"order": "decreasing size on binding dimension", "rule": rule},
+            solve_time_s=time.perf_counter() - start,
+        )
+
+    place.__name__ = f"{rule}_decreasing"
+    return place
+
+
+balanced_decreasing = _strategy("balanced")
+balanced_decreasing.__doc__ = """Balanced (worst-fit) decreasing on a fixed host count.
+
+Synopsis
+    Spread VMs over ``n_hosts`` identical hosts so that every host keeps
+    headroom, which is what lets the survivors absorb a failed host.
+Requirements
+    Demands and capacities in one unit per dimension (see PlacementProblem).
+Parameters
+    problem, n_hosts. No tunables.
+Algorithm
+    Sort VMs by decreasing demand on their binding dimension (largest
+    demand/usable ratio), pinned VMs first; put each on the admissible host
+    whose highest normalized load after placement is lowest.
+References
+    E. G. Coffman Jr., M. R. Garey, D. S. Johnson, "Approximation algorithms for
+    bin packing: a survey," in Approximation Algorithms for NP-Hard Problems,
+    PWS, 1996, pp. 46-93 (worst-fit decreasing).
+"""
+
+best_fit_decreasing = _strategy("best_fit")
+best_fit_decreasing.__doc__ = """Best-fit decreasing on a fixed host count.
+
+Synopsis
+    Pack VMs tightly; used when balanced placement cannot fit ``n_hosts``.
+Requirements
+    As balanced_decreasing.
+Parameters
+    problem, n_hosts. No tunables.
+Algorithm
+    Same order as balanced_decreasing; put each VM on the admissible host whose
+    highest normalized load after placement is highest (the tightest fit).
+References
+    D. S. Johnson, "Near-optimal bin packing algorithms," PhD thesis, MIT, 1973
+    (best-fit decreasing, 11/9 OPT + 1 bound for one dimension).
+"""
+
+#: Placement strategies by name; each maps (problem, n_hosts) -> Placement.
+STRATEGIES: dict[str, Callable[[PlacementProblem, int], Placement]] = {
+    "balanced-decreasing": balanced_decreasing,
+    "best-fit-decreasing": best_fit_decreasing,
+}

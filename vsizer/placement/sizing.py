@@ -1,0 +1,139 @@
+"""Size a pool: the fewest hosts whose placement holds at the ceiling and survives k failures."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from vsizer import failover
+from vsizer.errors import InfeasiblePlacementError
+from vsizer.placement.heuristics import STRATEGIES
+from vsizer.placement.problem import EPS, PlacementProblem
+from vsizer.placement.result import Placement
+
+
+@dataclass
+class PoolSizing:
+    """Result of :func:`size_pool`."""
+
+    placement: Placement
+    failover: failover.FailoverReport
+    lower_bound: int
+    lower_bound_detail: dict[str, int]
+    binding_dimension: str
+    attempts: int
+
+    @property
+    def gap(self) -> int:
+        return self.placement.n_hosts - self.lower_bound
+
+
+def lower_bound(problem: PlacementProblem) -> tuple[int, dict[str, int], str]:
+    """A lower bound on the pool's host count, per reason, and the binding dimension.
+
+    Per dimension d: ceil(sum of demand / usable load per host at the ceiling).
+    Failover: with k hosts down the survivors must hold everything within the
+    failover limit, so n >= ceil(sum / usable at the failover limit) + k.
+    Anti-affinity: a group of s VMs needs s distinct hosts, s + k with failures.
+    And the pool minimum. Every bound is valid for any placement (not only ours).
+    """
+    p = problem
+    detail: dict[str, int] = {}
+    total = p.demand.sum(axis=0)
+    ratio = total / p.usable()
+    for d, dim in enumerate(p.dims):
+        detail[dim] = math.ceil(ratio[d] - EPS) if p.n_vms else 0
+    binding = p.dims[int(np.argmax(ratio))] if p.n_vms else p.dims[0]
+    if p.failures > 0 and p.n_vms:
+        fo_ratio = total / p.usable(failover=True)
+        detail["failover"] = math.ceil(float(fo_ratio.max()) - EPS) + p.failures
+    else:
+        detail["failover"] = 0
+    groups = p.anti_affinity[p.anti_affinity >= 0]
+    largest = int(np.bincount(groups).max()) if groups.size else 0
+    detail["anti_affinity"] = largest + p.failures if largest else 0
+    detail["min_hosts"] = p.min_hosts if p.n_vms else 0
+    pinned = p.pins[p.pins >= 0]
+    detail["pinning"] = int(pinned.max()) + 1 if pinned.size else 0
+    return max(detail.values()), detail, binding
+
+
+def _try(
+    problem: PlacementProblem, n: int, on_scenario: Callable[[], None] | None
+) -> tuple[Placement, failover.FailoverReport] | None:
+    for place in STRATEGIES.values():
+        placement = place(problem, n)
+        if not placement.feasible:
+            continue
+        report = failover.check(placement, stop_at_first_failure=True, on_scenario=on_scenario)
+        if report.survives:
+            return placement, report
+    return None
+
+
+def size_pool(
+    problem: PlacementProblem,
+    *,
+    on_scenario: Callable[[], None] | None = None,
+) -> PoolSizing:
+    """Grow the pool from its lower bound until placement and failover both hold.
+
+    Host counts are tried from the lower bound upward (1, 2, 4, ... steps, then
+    a binary search back down to the smallest count that worked), each with
+    every strategy of ``STRATEGIES`` in turn: balanced first (spreads load, so
+    survivors have headroom), best-fit second (packs tighter when balanced
+    cannot fit). The first count where a strategy's placement holds at the
+    ceiling and passes every k-failure scenario is the answer.
+
+    Raises
+    ------
+    InfeasiblePlacementError
+        A VM is larger than one host at the ceiling, or no host count up to
+        one host per VM plus k spares works (anti-affinity/pinning conflicts).
+    """
+    problem.check_each_vm_fits()
+    lb, detail, binding = lower_bound(problem)
+    if problem.n_vms == 0:
+        empty = Placement(problem, 0, np.zeros(0, dtype=np.int64), "feasible", "none")
+        return PoolSizing(empty, failover.check(empty), 0, detail, binding, 0)
+    upper = max(lb, problem.n_vms + problem.failures + problem.min_hosts)
+    attempts = 0
+    best: tuple[int, Placement, failover.FailoverReport] | None = None
+    last_fail = lb - 1
+    n, step = lb, 1
+    while n <= upper:
+        attempts += 1
+        found = _try(problem, n, on_scenario)
+        if found:
+            best = (n, *found)
+            break
+        last_fail = n
+        n += step
+        if attempts >= 3:
+            step *= 2
+    if best is None:
+        n = upper
+        attempts += 1
+        found = _try(problem, n, on_scenario)
+        if not found:
+            raise InfeasiblePlacementError(
+                f"pool '{problem.pool}': no placement of {problem.n_vms} VMs survives "
+                f"{problem.failures} host failure(s) even with {upper} hosts "
+                "[anti-affinity or pinning constraints conflict]"
+            )
+        best = (n, *found)
+    lo, hi = last_fail, best[0]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        attempts += 1
+        found = _try(problem, mid, on_scenario)
+        if found:
+            hi, best = mid, (mid, *found)
+        else:
+            lo = mid
+    _, placement, _ = best
+    full = failover.check(placement)
+    return PoolSizing(placement, full, lb, detail, binding, attempts)

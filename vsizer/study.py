@@ -1,0 +1,348 @@
+"""ConsolidationStudy: inventory -> normalized demand -> pools sized and placed ->
+failover checked -> power, cost, space, targets. The chain behind ``vsizer plan``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from vsizer.catalogs.cpu_catalog import CpuCatalog, read_cpu_catalog
+from vsizer.catalogs.host_catalog import HostCatalog, read_host_catalog
+from vsizer.catalogs.model import HostModel
+from vsizer.catalogs.normalize import host_cpu_capacity, normalize_cpu
+from vsizer.catalogs.server_power import estimate_server_power
+from vsizer.config import Rules
+from vsizer.errors import ConfigError, InventoryError
+from vsizer.failover import scenario_count
+from vsizer.inventory import Inventory, read_inventory
+from vsizer.models import power as power_model
+from vsizer.models.memory_overhead import esxi_vm_overhead_mib
+from vsizer.placement.problem import DIMENSIONS, PlacementProblem
+from vsizer.placement.sizing import PoolSizing, size_pool
+from vsizer.quality import QualityReport
+
+#: Progress callback: (event, detail) with events 'pool' (a pool starts; detail =
+#: (name, vm count, worst-case scenarios)) and 'scenario' (one failover scenario done).
+Progress = Callable[[str, Any], None]
+
+
+@dataclass
+class PoolResult:
+    name: str
+    ceiling: float
+    failures: int
+    min_hosts: int
+    sizing: PoolSizing
+
+
+@dataclass
+class ConsolidationPlan:
+    """Everything a plan found; ``vsizer.result.plan_to_dict`` renders it as JSON."""
+
+    inventory: Inventory
+    host: HostModel
+    host_catalog: str
+    rules: Rules
+    servers: pd.DataFrame
+    capacity_unit: str
+    host_capacity: dict[str, float]
+    pools: list[PoolResult]
+    quality: QualityReport
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        from vsizer.result import plan_to_dict
+
+        return plan_to_dict(self)
+
+    def to_json(self) -> str:
+        from vsizer.result import plan_to_json
+
+        return plan_to_json(self)
+
+
+class ConsolidationStudy:
+    """Run the whole chain for one inventory, one host model and one set of rules."""
+
+    def __init__(
+        self,
+        inventory: Inventory,
+        host: HostModel,
+        rules: Rules,
+        *,
+        cpu_catalog: CpuCatalog | None = None,
+        host_catalog_name: str = "builtin",
+    ) -> None:
+        self.inventory = inventory
+        self.host = host
+        self.rules = rules
+        self.cpu_catalog = cpu_catalog if cpu_catalog is not None else read_cpu_catalog()
+        self.host_catalog_name = host_catalog_name
+
+    def run(self, progress: Progress | None = None) -> ConsolidationPlan:
+        rules, host = self.rules, self.host
+        quality = copy.deepcopy(self.inventory.quality)
+        warnings: list[str] = []
+        servers, unit = normalize_cpu(
+            self.inventory.servers, host, self.cpu_catalog, quality,
+            assume_util=rules.assume_util,
+        )
+        servers = servers.reset_index(drop=True)
+        pw = estimate_server_power(servers, quality=quality)
+        servers["power_w"] = pw["power_w"].to_numpy()
+        servers["power_source"] = pw["power_source"].to_numpy()
+        servers["vm_mem_gib"] = servers["mem_gib"].astype(float) + _vm_overhead_gib(servers, rules)
+        if servers["pool"].isna().any():
+            servers["pool"] = servers["pool"].fillna("default")
+        capacity = _host_capacity(host, unit, rules, servers, warnings)
+        dims = tuple(d for d in DIMENSIONS if d in capacity)
+        demand_cols = {
+            "cpu": "cpu_peak_demand" if rules.cpu_basis == "peak" else "cpu_avg_demand",
+            "mem": "vm_mem_gib",
+            "vcpu": "vcpus",
+            "disk_iops": "disk_iops",
+            "net_mbps": "net_mbps",
+        }
+        demand_all = np.column_stack(
+            [servers[demand_cols[d]].astype(float).fillna(0.0).to_numpy() for d in dims]
+        )
+        groups = _anti_affinity_groups(servers, warnings)
+        pools: list[PoolResult] = []
+        servers["host"] = pd.Series([None] * len(servers), dtype="object")
+        for pool in pd.unique(servers["pool"]):
+            idx = np.flatnonzero((servers["pool"] == pool).to_numpy())
+            ceiling, failures, min_hosts = rules.for_pool(str(pool))
+            problem = _problem(
+                str(pool), servers, idx, dims, demand_all[idx], capacity, rules,
+                ceiling, failures, min_hosts, groups[idx],
+            )
+            if progress:
+                progress("pool", (str(pool), len(idx), failures))
+            on_scenario = (lambda: progress("scenario", None)) if progress else None
+            sizing = size_pool(problem, on_scenario=on_scenario)
+            hosts_of = sizing.placement.assignment
+            servers.loc[idx, "host"] = [problem.host_id(int(h)) for h in hosts_of]
+            pools.append(PoolResult(str(pool), ceiling, failures, min_hosts, sizing))
+        return ConsolidationPlan(
+            inventory=self.inventory,
+            host=host,
+            host_catalog=self.host_catalog_name,
+            rules=rules,
+            servers=servers,
+            capacity_unit=unit,
+            host_capacity=capacity,
+            pools=pools,
+            quality=quality,
+            warnings=warnings,
+        )
+
+
+def _vm_overhead_gib(servers: pd.DataFrame, rules: Rules) -> np.ndarray:
+    if rules.vm_memory_overhead_mib is not None:
+        return np.full(len(servers), rules.vm_memory_overhead_mib / 1024.0)
+    mem_mib = servers["mem_gib"].astype(float).to_numpy() * 1024.0
+    vcpus = servers["vcpus"].astype(float).to_numpy()
+    return esxi_vm_overhead_mib(mem_mib, vcpus) / 1024.0
+
+
+def _host_capacity(
+    host: HostModel, unit: str, rules: Rules, servers: pd.DataFrame, warnings: list[str]
+) -> dict[str, float]:
+    capacity = {
+        "cpu": host_cpu_capacity(host, unit),
+        "mem": float(host.mem_gib),
+        "vcpu": host.cores * rules.vcpu_per_core,
+    }
+    for dim, host_value in (("disk_iops", host.disk_iops), ("net_mbps", host.net_mbps)):
+        given = servers[dim].notna().sum() if dim in servers else 0
+        if given and host_value:
+            capacity[dim] = float(host_value)
+            missing = len(servers) - given
+            if missing:
+                warnings.append(
+                    f"{missing} server(s) have no {dim}; they count as 0 in that dimension."
+                )
+        elif given:
+            warnings.append(
+                f"{given} server(s) give {dim} but host model '{host.model}' has no "
+                f"{dim} capacity in its catalog row; {dim} is not constrained."
+            )
+    return capacity
+
+
+def _anti_affinity_groups(servers: pd.DataFrame, warnings: list[str]) -> np.ndarray:
+    """Group id per server from ``redundant_with`` (partners of partners share a group)."""
+    names = servers["name"].astype(str).tolist()
+    index = {n: i for i, n in enumerate(names)}
+    parent = list(range(len(names)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    linked = np.zeros(len(names), dtype=bool)
+    col = servers["redundant_with"] if "redundant_with" in servers else pd.Series(dtype=object)
+    for i, partners in enumerate(col):
+        if partners is None or partners is pd.NA or (isinstance(partners, float)):
+            continue
+        for partner in str(partners).replace("、", ";").replace(",", ";").split(";"):
+            partner = partner.strip()
+            if not partner:
+                continue
+            j = index.get(partner)
+            if j is None:
+                warnings.append(
+                    f"server '{names[i]}' is redundant with '{partner}', which is not "
+                    "planned (excluded or absent); no anti-affinity applied for it."
+                )
+                continue
+            linked[i] = linked[j] = True
+            parent[find(i)] = find(j)
+    roots: dict[int, int] = {}
+    out = np.full(len(names), -1, dtype=np.int64)
+    for i in np.flatnonzero(linked):
+        out[i] = roots.setdefault(find(int(i)), len(roots))
+    return out
+
+
+def _problem(
+    pool: str,
+    servers: pd.DataFrame,
+    idx: np.ndarray,
+    dims: tuple[str, ...],
+    demand: np.ndarray,
+    capacity: dict[str, float],
+    rules: Rules,
+    ceiling: float,
+    failures: int,
+    min_hosts: int,
+    groups: np.ndarray,
+) -> PlacementProblem:
+    cap = np.array([capacity[d] for d in dims])
+    base = np.array([rules.host_memory_reserve_gib if d == "mem" else 0.0 for d in dims])
+    limit = np.array([1.0 if d == "vcpu" else ceiling for d in dims])
+    fo_limit = np.array([1.0 if d == "vcpu" else rules.failover_limit for d in dims])
+    # Renumber groups within the pool so ids are dense.
+    local = np.full(len(idx), -1, dtype=np.int64)
+    _, dense = np.unique(groups[groups >= 0], return_inverse=True)
+    local[groups >= 0] = dense
+    pins = _pins(pool, servers.iloc[idx])
+    return PlacementProblem(
+        pool=pool,
+        vm_names=tuple(servers["name"].astype(str).iloc[idx]),
+        dims=dims,
+        demand=demand,
+        capacity=cap,
+        base_load=base,
+        limit=limit,
+        failover_limit=fo_limit,
+        failures=failures,
+        min_hosts=min_hosts,
+        anti_affinity=local,
+        pins=pins,
+    )
+
+
+def _pins(pool: str, rows: pd.DataFrame) -> np.ndarray:
+    pins = np.full(len(rows), -1, dtype=np.int64)
+    if "pin_host" not in rows:
+        return pins
+    problems = []
+    for i, (name, pin) in enumerate(zip(rows["name"], rows["pin_host"], strict=True)):
+        if pin is None or pin is pd.NA or (isinstance(pin, float) and np.isnan(pin)):
+            continue
+        prefix, _, number = str(pin).rpartition("-")
+        if prefix != pool or not number.isdigit() or int(number) < 1:
+            problems.append(
+                f"server '{name}', column 'pin_host': expected a host id of its pool "
+                f"like '{pool}-01', got '{pin}'."
+            )
+            continue
+        pins[i] = int(number) - 1
+    if problems:
+        raise InventoryError(problems)
+    return pins
+
+
+def resolve_host(
+    hosts: HostModel | HostCatalog | str | Path | None, host_model: str | None
+) -> tuple[HostModel, str]:
+    """Pick the host model: a HostModel as is; a catalog (object or CSV path) and a
+    model name (default: the catalog's default); or a model name in the shipped catalog."""
+    if isinstance(hosts, HostModel):
+        return hosts, "given"
+    if isinstance(hosts, HostCatalog):
+        catalog, name = hosts, "given"
+    elif hosts is not None and (Path(str(hosts)).suffix.lower() == ".csv"):
+        catalog, name = read_host_catalog(hosts, merge=True), Path(str(hosts)).name
+    else:
+        catalog, name = read_host_catalog(), "builtin"
+        if hosts is not None:
+            host_model = str(hosts)
+    model = catalog.get(host_model) if host_model else catalog.default
+    return model, name
+
+
+def plan(
+    inventory: Inventory | str | Path,
+    hosts: HostModel | HostCatalog | str | Path | None = None,
+    *,
+    rules: Rules | None = None,
+    progress: Progress | None = None,
+    **overrides: Any,
+) -> ConsolidationPlan:
+    """Plan the consolidation of ``inventory`` onto ``hosts``.
+
+    Parameters
+    ----------
+    inventory : Inventory or path
+        A server list, or a file for :func:`vsizer.read_inventory`.
+    hosts : HostModel, HostCatalog, path to a host catalog CSV, model name, or None
+        None = the shipped catalog's default host model.
+    rules : Rules, optional
+        Base rules (e.g. from a scenario TOML); ``overrides`` replace fields,
+        e.g. ``ceiling=0.7, failures=2, host_model="..."``.
+
+    Examples
+    --------
+    >>> import vsizer
+    >>> inv = vsizer.read_inventory("servers.xlsx")            # doctest: +SKIP
+    >>> p = vsizer.plan(inv, ceiling=0.6, failures=1)          # doctest: +SKIP
+    >>> p.to_dict()["summary"]["hosts"]                        # doctest: +SKIP
+    """
+    unknown = set(overrides) - {f for f in Rules.__dataclass_fields__}
+    if unknown:
+        raise ConfigError(
+            f"Unknown parameter(s) of plan: {', '.join(sorted(unknown))}; accepted: "
+            + ", ".join(Rules.__dataclass_fields__) + "."
+        )
+    rules = (rules or Rules()).replace(**overrides)
+    if not isinstance(inventory, Inventory):
+        inventory = read_inventory(inventory, include_powered_off=rules.include_powered_off)
+    if hosts is None and rules.host_catalog is not None:
+        hosts = rules.host_catalog
+    host, catalog_name = resolve_host(hosts, rules.host_model)
+    study = ConsolidationStudy(inventory, host, rules, host_catalog_name=catalog_name)
+    return study.run(progress)
+
+
+def total_scenarios(plan_: ConsolidationPlan) -> int:
+    return sum(scenario_count(p.sizing.placement.n_hosts, p.failures) for p in plan_.pools)
+
+
+def host_power_w(host: HostModel, util: np.ndarray) -> np.ndarray:
+    """Host power at CPU utilization ``util`` from its curve, else linear idle-max."""
+    if host.power_curve_w:
+        return power_model.specpower_curve(util, host.power_curve_w)
+    return power_model.linear(util, host.power_idle_w, host.power_max_w)
+
+
