@@ -129,9 +129,14 @@ class Rules:
         pr = self.pools.get(pool, PoolRules())
         ceiling = self.ceiling if pr.ceiling is None else pr.ceiling
         failures = self.failures if pr.failures is None else pr.failures
-        min_hosts = pr.min_hosts if pr.min_hosts is not None else self.min_hosts
-        if min_hosts is None:
-            min_hosts = 3 if failures > 0 else 1
+        # ``min_hosts`` is the minimum of a *redundant* pool (DESIGN §5: at least 3,
+        # like RAID 5); a pool without redundancy may have 1 host unless it says more.
+        if pr.min_hosts is not None:
+            min_hosts = pr.min_hosts
+        elif failures == 0:
+            min_hosts = 1
+        else:
+            min_hosts = self.min_hosts if self.min_hosts is not None else 3
         return ceiling, failures, min_hosts
 
     def replace(self, **changes: Any) -> Rules:

@@ -1,0 +1,19 @@
+"""Shared fixtures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """../shared/data, or skip when the shared folder is absent."""
+    path = SHARED / "data"
+    if not path.is_dir():
+        pytest.skip("../shared/data is absent")
+    return path

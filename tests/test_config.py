@@ -1,0 +1,81 @@
+"""Scenario TOML and parameter validation."""
+
+from __future__ import annotations
+
+import pytest
+
+from vsizer.config import Rules, load_rules, rules_from_dict
+from vsizer.errors import ConfigError
+
+
+def test_defaults_follow_the_design_rules():
+    r = Rules()
+    assert (r.ceiling, r.failures, r.vcpu_per_core, r.years) == (0.6, 1, 2.0, 5)
+    assert r.for_pool("any") == (0.6, 1, 3)
+    assert Rules(failures=0).for_pool("any") == (0.6, 0, 1)
+
+
+def test_toml_sections_mirror_flags(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text(
+        '[sizing]\nceiling = 0.7\nfailures = 2\nmin_hosts = 4\nvcpu_per_core = 3\n'
+        '[overhead]\nhost_memory_reserve_gib = 0\nvm_memory_overhead_mib = 0\n'
+        '[power]\nprice_kwh = 31\ncurrency = "JPY"\npue = 1.4\nyears = 7\n'
+        '[targets]\nhost_ratio = 0.5\n'
+        '[pools."開発"]\nfailures = 0\nceiling = 0.8\n',
+        encoding="utf-8",
+    )
+    r = load_rules(f)
+    assert (r.ceiling, r.failures, r.min_hosts, r.vcpu_per_core) == (0.7, 2, 4, 3.0)
+    assert (r.host_memory_reserve_gib, r.vm_memory_overhead_mib) == (0.0, 0.0)
+    assert (r.price_kwh, r.currency, r.pue, r.years) == (31.0, "JPY", 1.4, 7)
+    assert r.targets == {"host_ratio": 0.5}
+    assert r.for_pool("開発") == (0.8, 0, 1)
+    assert r.for_pool("本番") == (0.7, 2, 4)
+    # flags override the file
+    assert r.replace(ceiling=0.5, failures=None).ceiling == 0.5
+
+
+def test_unknown_keys_are_errors_all_reported(tmp_path):
+    f = tmp_path / "bad.toml"
+    f.write_text("[sizing]\nceil = 0.6\n[foo]\nx = 1\n[targets]\nspeed = 2\n")
+    with pytest.raises(ConfigError) as exc:
+        load_rules(f)
+    assert exc.value.problems == [
+        f"{f}: unknown key 'sizing.ceil'; accepted: ceiling, failures, min_hosts, "
+        "vcpu_per_core, failover_limit, cpu_basis, assume_util.",
+        f"{f}: unknown section [foo]; accepted: [hosts], [sizing], [overhead], [power], "
+        "[space], [inventory], [targets], [pools].",
+        f"{f}: unknown key 'targets.speed'; accepted: host_ratio, rack_ratio, "
+        "power_ratio, consolidation_ratio.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"ceiling": 1.2}, "The 'ceiling' parameter of plan must be a float in the range (0, 1]. Got 1.2 instead."),
+        ({"failures": -1}, "The 'failures' parameter of plan must be an int in the range [0, inf]. Got -1 instead."),
+        ({"cpu_basis": "p95"}, "The 'cpu_basis' parameter of plan must be one of 'peak', 'average'. Got 'p95' instead."),
+        ({"pue": 0.9}, "The 'pue' parameter of plan must be a float in the range [1, inf]. Got 0.9 instead."),
+        ({"ceiling": 0.9, "failover_limit": 0.8}, "The 'ceiling' parameter of plan (0.9) must not exceed 'failover_limit' (0.8)."),
+    ],
+)
+def test_parameter_errors(kwargs, message):
+    with pytest.raises(ConfigError) as exc:
+        Rules(**kwargs)
+    assert str(exc.value) == message
+
+
+def test_bad_toml_and_missing_file(tmp_path):
+    with pytest.raises(ConfigError, match="file not found"):
+        load_rules(tmp_path / "none.toml")
+    bad = tmp_path / "b.toml"
+    bad.write_text("[sizing\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_rules(bad)
+
+
+def test_unknown_pool_key():
+    with pytest.raises(ConfigError, match=r"unknown key 'pools\.dev\.ram'"):
+        rules_from_dict({"pools": {"dev": {"ram": 1}}})

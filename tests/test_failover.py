@@ -1,0 +1,64 @@
+"""N+k failover check."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from tests.placement_helpers import problem
+from vsizer import failover
+from vsizer.placement.result import Placement
+
+
+def _placement(p, assignment, n):
+    return Placement(p, n, np.asarray(assignment, dtype=np.int64), "feasible", "given")
+
+
+def test_one_failure_spreads_load_hand_computed():
+    # 4 hosts, each with two VMs of 0.25 (host at 0.5). Host 1 fails: its two VMs go
+    # to two different survivors -> 0.75 there, 0.5 on the third.
+    p = problem([[0.25]] * 8, [1.0], failures=1)
+    pl = _placement(p, [0, 0, 1, 1, 2, 2, 3, 3], 4)
+    r = failover.check(pl)
+    assert r.survives and r.scenarios == 4
+    assert_allclose(r.worst_survivor_util, 0.75)
+    sc = r.detail[0]
+    assert sc.failed == ["p-01"]
+    assert sorted(m["to"] for m in sc.moves) == ["p-02", "p-03"]
+    assert_allclose(sorted(sc.survivor_util[h]["cpu"] for h in sc.survivor_util), [0.75, 0.75])
+
+
+def test_failure_that_cannot_be_absorbed_lists_unplaced_vms():
+    # 2 hosts at 0.6 each with one VM of 0.6: a failure would put 1.2 on the survivor.
+    p = problem([[0.6], [0.6]], [1.0], failures=1, min_hosts=1)
+    r = failover.check(_placement(p, [0, 1], 2))
+    assert not r.survives
+    assert [s.unplaced for s in r.failed_scenarios] == [["vm0"], ["vm1"]]
+
+
+def test_two_failures_count_all_pairs():
+    p = problem([[0.1]] * 10, [1.0], failures=2)
+    r = failover.check(_placement(p, [0, 1, 2, 3, 4] * 2, 5))
+    assert r.scenarios == 10 == len(r.detail)
+    assert r.survives
+
+
+def test_no_failures_reports_normal_worst():
+    p = problem([[0.2], [0.5]], [1.0], failures=0, ceiling=0.6)
+    r = failover.check(_placement(p, [0, 1], 2))
+    assert r.survives and r.scenarios == 0
+    assert_allclose(r.worst_survivor_util, 0.5)
+
+
+def test_check_does_not_mutate_placement():
+    p = problem([[0.25]] * 8, [1.0])
+    a = np.array([0, 0, 1, 1, 2, 2, 3, 3])
+    pl = _placement(p, a.copy(), 4)
+    failover.check(pl)
+    assert (pl.assignment == a).all()
+
+
+@pytest.mark.parametrize("n,k,expected", [(3, 1, 3), (10, 2, 45), (4, 0, 0), (2, 3, 0)])
+def test_scenario_count(n, k, expected):
+    assert failover.scenario_count(n, k) == expected
