@@ -21,7 +21,7 @@ from vsizer.placement.result import Placement
 
 #: Dimensions whose utilization is reported as "survivor utilization"
 #: (the vCPU:core ratio is a density limit, not a utilization).
-UTIL_DIMS = ("cpu", "mem", "disk_iops", "net_mbps")
+UTIL_DIMS = ("cpu", "mem", "disk_iops", "disk_mb_s", "net_mbps")
 
 
 @dataclass

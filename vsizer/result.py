@@ -28,7 +28,7 @@ SERVER_FIELDS = (
     "name", "pool", "group", "rank", "model", "cpu_name", "sockets", "cores_per_socket",
     "vcpus", "cpu_mhz", "cpu_score_per_core", "score_source", "cpu_capacity",
     "cpu_avg_util", "cpu_peak_util", "cpu_avg_demand", "cpu_peak_demand", "mem_gib",
-    "vm_mem_gib", "disk_iops", "net_mbps", "power_w", "power_source", "rack_u", "host",
+    "vm_mem_gib", "disk_iops", "disk_mb_s", "net_mbps", "power_w", "power_source", "rack_u", "host",
 )
 
 TARGET_TEXT = {
@@ -297,6 +297,7 @@ def _totals(df: pd.DataFrame) -> dict[str, Any]:
         "mem_gib": col_sum("mem_gib"),
         "vcpus": _r(int(df["vcpus"].astype(float).fillna(0).sum())),
         "disk_iops": col_sum("disk_iops"),
+        "disk_mb_s": col_sum("disk_mb_s"),
         "net_mbps": col_sum("net_mbps"),
     }
 

@@ -108,6 +108,7 @@ class ConsolidationStudy:
             "mem": "vm_mem_gib",
             "vcpu": "vcpus",
             "disk_iops": "disk_iops",
+            "disk_mb_s": "disk_mb_s",
             "net_mbps": "net_mbps",
         }
         demand_all = np.column_stack(
@@ -160,7 +161,8 @@ def _host_capacity(
         "mem": float(host.mem_gib),
         "vcpu": host.cores * rules.vcpu_per_core,
     }
-    for dim, host_value in (("disk_iops", host.disk_iops), ("net_mbps", host.net_mbps)):
+    for dim in ("disk_iops", "disk_mb_s", "net_mbps"):
+        host_value = getattr(host, dim, None)
         given = servers[dim].notna().sum() if dim in servers else 0
         if given and host_value:
             capacity[dim] = float(host_value)

@@ -11,7 +11,7 @@ from vsizer.errors import InfeasiblePlacementError
 
 #: Dimensions a host has, in this order. ``vcpu`` is a count limit (no ceiling);
 #: the others are utilizations that the ceiling applies to.
-DIMENSIONS: tuple[str, ...] = ("cpu", "mem", "vcpu", "disk_iops", "net_mbps")
+DIMENSIONS: tuple[str, ...] = ("cpu", "mem", "vcpu", "disk_iops", "disk_mb_s", "net_mbps")
 
 #: Relative tolerance when comparing a load with its limit (float round-off).
 EPS = 1e-9
