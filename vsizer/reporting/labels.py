@@ -1,0 +1,378 @@
+"""Bilingual (English / Japanese) text of every label a report shows.
+
+Keys are stable ids shared by the Excel workbook and the terminal summary;
+where a label names a plan quantity the key is the plan's own JSON key
+(``hosts``, ``consolidation_ratio``, ``worst_survivor_util``, ...). Prefixes
+group the rest: ``sheet_`` (worksheet names, at most 31 characters),
+``section_`` (titles of tables within a sheet), ``chart_``/``axis_`` (charts),
+``util_``/``dim_`` (a host dimension: ``cpu``, ``mem``, ``vcpu``,
+``disk_iops``, ``net_mbps``), ``value_`` (enumerated values found in a plan,
+e.g. ``value_catalog``) and ``scope_`` (rows of the demand table).
+
+Labels hold no unit: a report appends it (``Power [W]``) with
+:func:`with_unit`, because the currency and the CPU capacity unit come from the
+plan. A few labels hold ``str.format`` fields, filled by :func:`label`'s
+keyword arguments: ``saving_over_years`` (``{years}``), ``chart_host_util``
+(``{ceiling}``), ``util_dim`` and ``dim_other`` (``{dim}``).
+
+The Japanese text uses the terms of Japanese infrastructure design documents
+(集約率, 統合前/統合後, 年間電気代, 縮退時). Nomenclature terms follow
+``docs/nomenclature.md`` (機種名, CPU名, CPU数, コア数/CPU).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vsizer._validation import OneOf, check_param
+
+__all__ = ["LABELS", "LANGS", "check_lang", "label", "with_unit"]
+
+#: Languages every label is given in.
+LANGS: tuple[str, ...] = ("en", "ja")
+
+#: ``LABELS[key] = {"en": text, "ja": text}``.
+LABELS: dict[str, dict[str, str]] = {
+    # -- workbook and sheet names ----------------------------------------------
+    "workbook_title": {"en": "vsizer consolidation plan", "ja": "vsizer 統合計画"},
+    "sheet_summary": {"en": "Summary", "ja": "サマリー"},
+    "sheet_servers": {"en": "Servers", "ja": "サーバー一覧"},
+    "sheet_demand": {"en": "Demand", "ja": "リソース需要"},
+    "sheet_hosts": {"en": "Hosts", "ja": "ホスト一覧"},
+    "sheet_placement": {"en": "Placement", "ja": "VM配置"},
+    "sheet_failover": {"en": "Failover", "ja": "障害時検証"},
+    "sheet_power": {"en": "Power", "ja": "電力"},
+    "sheet_quality": {"en": "Data quality", "ja": "データ品質"},
+    "sheet_excluded": {"en": "Excluded", "ja": "移行対象外"},
+    "sheet_warnings": {"en": "Warnings", "ja": "警告"},
+    # -- section titles --------------------------------------------------------
+    "section_pools": {"en": "Per pool", "ja": "プール別"},
+    "section_targets": {"en": "Targets", "ja": "目標の達成状況"},
+    "section_parameters": {"en": "Parameters used", "ja": "計算パラメーター"},
+    "section_inputs": {"en": "Inputs", "ja": "入力"},
+    "section_host_model": {"en": "Host model", "ja": "ホスト機種"},
+    "section_failover_scenarios": {"en": "Failure scenarios", "ja": "障害シナリオ"},
+    "section_failed_scenarios": {
+        "en": "Scenarios with unplaced VMs",
+        "ja": "VMを収容できないシナリオ",
+    },
+    "section_power_details": {"en": "Saving and assumptions", "ja": "削減効果と前提"},
+    "section_quality_servers": {"en": "Per server", "ja": "サーバー別"},
+    # -- generic columns and values --------------------------------------------
+    "item": {"en": "Item", "ja": "項目"},
+    "value": {"en": "Value", "ja": "値"},
+    "key": {"en": "Key", "ja": "キー"},
+    "yes": {"en": "Yes", "ja": "はい"},
+    "no": {"en": "No", "ja": "いいえ"},
+    "before": {"en": "Before", "ja": "統合前"},
+    "after": {"en": "After", "ja": "統合後"},
+    "change": {"en": "Change", "ja": "増減"},
+    "change_pct": {"en": "Change (%)", "ja": "増減率"},
+    "number": {"en": "No.", "ja": "No."},
+    # -- key figures (plan "summary", "power", "space") ------------------------
+    "servers": {"en": "Servers", "ja": "サーバー数"},
+    "excluded": {"en": "Excluded servers", "ja": "対象外サーバー数"},
+    "hosts": {"en": "Hosts", "ja": "ホスト数"},
+    "servers_to_hosts": {"en": "Servers → hosts", "ja": "サーバー数 → ホスト数"},
+    "consolidation_ratio": {
+        "en": "Consolidation ratio (servers per host)",
+        "ja": "集約率（サーバー数/ホスト数）",
+    },
+    "pools": {"en": "Pools", "ja": "プール数"},
+    "survives_failover": {"en": "Survives failover", "ja": "障害時も全VMを収容可能"},
+    "worst_survivor_util": {
+        "en": "Worst survivor utilization",
+        "ja": "障害時の最大使用率",
+    },
+    "lower_bound": {"en": "Lower bound on hosts", "ja": "ホスト数の理論下限"},
+    "gap": {"en": "Gap to lower bound", "ja": "理論下限との差"},
+    "capacity_unit": {"en": "CPU capacity unit", "ja": "CPU性能の単位"},
+    "confidence": {"en": "Data confidence", "ja": "データ信頼度"},
+    "power_before_w": {"en": "Power before", "ja": "統合前の消費電力"},
+    "power_after_w": {"en": "Power after", "ja": "統合後の消費電力"},
+    "annual_kwh_before": {"en": "Annual energy before", "ja": "統合前の年間電力量"},
+    "annual_kwh_after": {"en": "Annual energy after", "ja": "統合後の年間電力量"},
+    "annual_cost_before": {
+        "en": "Annual electricity cost before",
+        "ja": "統合前の年間電気代",
+    },
+    "annual_cost_after": {
+        "en": "Annual electricity cost after",
+        "ja": "統合後の年間電気代",
+    },
+    "annual_saving": {"en": "Annual saving", "ja": "年間削減額"},
+    "saving_over_years": {
+        "en": "Saving over {years} years",
+        "ja": "{years}年間の削減額",
+    },
+    "rack_u_before": {"en": "Rack space before", "ja": "統合前のラック使用量"},
+    "rack_u_after": {"en": "Rack space after", "ja": "統合後のラック使用量"},
+    "racks_before": {"en": "Racks before", "ja": "統合前のラック数"},
+    "racks_after": {"en": "Racks after", "ja": "統合後のラック数"},
+    "rack_size_u": {"en": "Rack size", "ja": "ラックサイズ"},
+    # -- pools -----------------------------------------------------------------
+    "pool": {"en": "Pool", "ja": "プール"},
+    "redundant": {"en": "Redundant", "ja": "冗長構成"},
+    "binding_dimension": {"en": "Binding dimension", "ja": "ボトルネックのリソース"},
+    "strategy": {"en": "Placement strategy", "ja": "配置アルゴリズム"},
+    # -- targets ---------------------------------------------------------------
+    "target_name": {"en": "Target", "ja": "目標項目"},
+    "description": {"en": "Description", "ja": "説明"},
+    "target": {"en": "Target value", "ja": "目標値"},
+    "actual": {"en": "Actual", "ja": "実績値"},
+    "met": {"en": "Met", "ja": "達成"},
+    "not_met": {"en": "Not met", "ja": "未達"},
+    "result": {"en": "Result", "ja": "判定"},
+    "not_evaluated": {"en": "n/a", "ja": "判定不可"},
+    # -- parameters ------------------------------------------------------------
+    "ceiling": {"en": "Utilization ceiling", "ja": "使用率の上限"},
+    "failures": {"en": "Host failures tolerated", "ja": "想定する障害ホスト台数"},
+    "min_hosts": {"en": "Minimum hosts per pool", "ja": "プールあたりの最小ホスト数"},
+    "failover_limit": {
+        "en": "Utilization limit during failover",
+        "ja": "障害時（縮退時）の使用率上限",
+    },
+    "vcpu_per_core": {"en": "vCPUs per core", "ja": "物理コアあたりのvCPU数"},
+    "host_memory_reserve_gib": {
+        "en": "Host memory reserve",
+        "ja": "ホストの予約メモリ",
+    },
+    "vm_memory_overhead_mib": {
+        "en": "Memory overhead per VM",
+        "ja": "VMあたりのメモリオーバーヘッド",
+    },
+    "vm_memory_overhead_model": {
+        "en": "Memory overhead model",
+        "ja": "メモリオーバーヘッドの算定方法",
+    },
+    "assume_util": {
+        "en": "CPU utilization assumed when unknown",
+        "ja": "使用率不明時に仮定するCPU使用率",
+    },
+    "pool_rules": {"en": "Per-pool rules", "ja": "プール別ルール"},
+    "cpu_basis": {"en": "CPU sizing basis", "ja": "CPUサイジングの基準"},
+    "price_kwh": {"en": "Electricity price per kWh", "ja": "電力単価（1kWhあたり）"},
+    "currency": {"en": "Currency", "ja": "通貨"},
+    "pue": {"en": "PUE", "ja": "PUE"},
+    "years": {"en": "Period (years)", "ja": "試算期間（年）"},
+    # -- inputs ----------------------------------------------------------------
+    "inventory": {"en": "Inventory file", "ja": "サーバー台帳ファイル"},
+    "source_format": {"en": "Inventory format", "ja": "台帳の形式"},
+    "host_catalog": {"en": "Host catalog", "ja": "ホストカタログ"},
+    "host_model": {"en": "Host model", "ja": "ホスト機種"},
+    "vsizer_version": {"en": "vsizer version", "ja": "vsizerのバージョン"},
+    "schema_version": {"en": "Plan schema version", "ja": "プラン形式のバージョン"},
+    # -- host model and server fields (nomenclature names) ---------------------
+    "name": {"en": "Server", "ja": "サーバー名"},
+    "group": {"en": "Group", "ja": "システム"},
+    "rank": {"en": "Rank", "ja": "ランク"},
+    "model": {"en": "Model", "ja": "機種名"},
+    "cpu_name": {"en": "CPU", "ja": "CPU名"},
+    "sockets": {"en": "Sockets", "ja": "CPU数"},
+    "cores_per_socket": {"en": "Cores per socket", "ja": "コア数/CPU"},
+    "threads_per_core": {"en": "Threads per core", "ja": "スレッド数/コア"},
+    "vcpus": {"en": "vCPUs", "ja": "vCPU数"},
+    "cpu_mhz": {"en": "Clock", "ja": "クロック周波数"},
+    "cpu_score_per_core": {"en": "Score per core", "ja": "コアあたり性能スコア"},
+    "cpu_score_basis": {"en": "Score basis", "ja": "スコアの基準"},
+    "score_source": {"en": "Score source", "ja": "スコアの出典"},
+    "cpu_capacity": {"en": "CPU capacity", "ja": "CPU性能"},
+    "cpu_avg_util": {"en": "CPU average util", "ja": "CPU平均使用率"},
+    "cpu_peak_util": {"en": "CPU peak util", "ja": "CPUピーク使用率"},
+    "cpu_avg_demand": {"en": "CPU average demand", "ja": "CPU平均需要"},
+    "cpu_peak_demand": {"en": "CPU peak demand", "ja": "CPUピーク需要"},
+    "mem_gib": {"en": "Memory", "ja": "メモリ"},
+    "vm_mem_gib": {
+        "en": "VM memory incl. overhead",
+        "ja": "VMメモリ（オーバーヘッド込み）",
+    },
+    "disk_iops": {"en": "Disk IOPS", "ja": "ディスクIOPS"},
+    "disk_mb_s": {"en": "Disk throughput", "ja": "ディスクスループット"},
+    "net_mbps": {"en": "Network", "ja": "ネットワーク"},
+    "power_w": {"en": "Power", "ja": "消費電力"},
+    "power_source": {"en": "Power source", "ja": "消費電力の出典"},
+    "rack_u": {"en": "Rack space", "ja": "ラック使用量"},
+    "host": {"en": "Assigned host", "ja": "配置先ホスト"},
+    "power_idle_w": {"en": "Idle power", "ja": "アイドル時消費電力"},
+    "power_max_w": {"en": "Maximum power", "ja": "最大消費電力"},
+    "price": {"en": "Price", "ja": "価格"},
+    "capacity": {"en": "Capacity", "ja": "キャパシティ"},
+    "source": {"en": "Source", "ja": "出典"},
+    # -- demand ----------------------------------------------------------------
+    "scope": {"en": "Scope", "ja": "区分"},
+    "scope_total": {"en": "Total", "ja": "合計"},
+    "scope_pool": {"en": "Pool", "ja": "プール"},
+    "scope_group": {"en": "Group", "ja": "システム"},
+    "scope_name": {"en": "Name", "ja": "名称"},
+    # -- hosts and placement ---------------------------------------------------
+    "host_id": {"en": "Host", "ja": "ホスト"},
+    "vm": {"en": "VM", "ja": "VM"},
+    "vm_count": {"en": "VMs", "ja": "VM数"},
+    "avg_cpu_util": {"en": "Average CPU util", "ja": "平均CPU使用率"},
+    "util_cpu": {"en": "CPU util", "ja": "CPU使用率"},
+    "util_mem": {"en": "Memory util", "ja": "メモリ使用率"},
+    "util_vcpu": {"en": "vCPU allocation", "ja": "vCPU割当率"},
+    "util_disk_iops": {"en": "Disk IOPS util", "ja": "ディスクIOPS使用率"},
+    "util_disk_mb_s": {
+        "en": "Disk throughput util",
+        "ja": "ディスクスループット使用率",
+    },
+    "util_net_mbps": {"en": "Network util", "ja": "ネットワーク使用率"},
+    "util_dim": {"en": "{dim} util", "ja": "{dim}使用率"},
+    "dim_cpu": {"en": "CPU", "ja": "CPU"},
+    "dim_mem": {"en": "Memory", "ja": "メモリ"},
+    "dim_vcpu": {"en": "vCPU", "ja": "vCPU"},
+    "dim_disk_iops": {"en": "Disk IOPS", "ja": "ディスクIOPS"},
+    "dim_disk_mb_s": {"en": "Disk throughput", "ja": "ディスクスループット"},
+    "dim_net_mbps": {"en": "Network", "ja": "ネットワーク"},
+    "dim_other": {"en": "{dim}", "ja": "{dim}"},
+    # -- failover --------------------------------------------------------------
+    "survives": {"en": "Survives", "ja": "収容可否"},
+    "scenarios": {"en": "Scenarios", "ja": "シナリオ数"},
+    "worst_dimension": {"en": "Worst dimension", "ja": "最大使用率のリソース"},
+    "worst_failed": {
+        "en": "Failed hosts in worst scenario",
+        "ja": "最悪シナリオの障害ホスト",
+    },
+    "worst_host": {"en": "Worst host", "ja": "最大使用率のホスト"},
+    "failed_hosts": {"en": "Failed hosts", "ja": "障害ホスト"},
+    "worst_util": {"en": "Worst utilization", "ja": "最大使用率"},
+    "moves": {"en": "VMs moved", "ja": "移動VM数"},
+    "unplaced": {"en": "Unplaced VMs", "ja": "収容できないVM"},
+    "unplaced_count": {"en": "Unplaced VM count", "ja": "収容できないVM数"},
+    # -- power -----------------------------------------------------------------
+    "annual_kwh": {"en": "Annual energy", "ja": "年間電力量"},
+    "annual_cost": {"en": "Annual electricity cost", "ja": "年間電気代"},
+    "power_from_inventory": {
+        "en": "Servers with power from the inventory",
+        "ja": "消費電力が台帳値のサーバー数",
+    },
+    "power_from_catalog": {
+        "en": "Servers with power from the catalog",
+        "ja": "消費電力がカタログ値のサーバー数",
+    },
+    "power_from_assumed": {
+        "en": "Servers with assumed power",
+        "ja": "消費電力が仮定値のサーバー数",
+    },
+    # -- quality, excluded, warnings -------------------------------------------
+    "key_fields": {"en": "Key fields", "ja": "評価対象の項目"},
+    "note": {"en": "Note", "ja": "注記"},
+    "notes": {"en": "Notes", "ja": "注記"},
+    "given": {"en": "Given", "ja": "入力値"},
+    "derived": {"en": "Derived", "ja": "導出値"},
+    "assumed": {"en": "Assumed", "ja": "仮定値"},
+    "missing": {"en": "Missing", "ja": "未入力"},
+    "reason": {"en": "Reason", "ja": "除外理由"},
+    "warning": {"en": "Warning", "ja": "警告"},
+    # -- charts ----------------------------------------------------------------
+    "chart_host_util": {
+        "en": "Host utilization (ceiling {ceiling})",
+        "ja": "ホスト別使用率（上限 {ceiling}）",
+    },
+    "chart_power": {"en": "Power before and after", "ja": "統合前後の消費電力"},
+    "chart_cost": {
+        "en": "Annual electricity cost before and after",
+        "ja": "統合前後の年間電気代",
+    },
+    "axis_util": {"en": "Utilization", "ja": "使用率"},
+    # -- enumerated values found in a plan -------------------------------------
+    "value_inventory": {"en": "inventory", "ja": "台帳"},
+    "value_catalog": {"en": "catalog", "ja": "カタログ"},
+    "value_mhz": {"en": "clock rate (MHz)", "ja": "クロック周波数換算"},
+    "value_host_ratio": {"en": "host ratio", "ja": "ホスト比換算"},
+    "value_assumed": {"en": "assumed", "ja": "仮定値"},
+    "value_peak": {"en": "peak", "ja": "ピーク"},
+    "value_average": {"en": "average", "ja": "平均"},
+    "value_table": {"en": "table (CSV/Excel)", "ja": "表形式（CSV/Excel）"},
+    "value_rvtools": {"en": "RVTools", "ja": "RVTools"},
+    "value_azure_migrate": {"en": "Azure Migrate", "ja": "Azure Migrate"},
+    "value_builtin": {"en": "built-in", "ja": "組み込み"},
+    "value_failover": {"en": "failover", "ja": "障害時の収容"},
+    "value_min_hosts": {"en": "minimum hosts", "ja": "最小ホスト数"},
+    "value_anti_affinity": {"en": "anti-affinity", "ja": "アンチアフィニティ"},
+}
+
+
+def check_lang(lang: Any, where: str = "label") -> str:
+    """Return ``lang`` if it is one of :data:`LANGS`, else raise.
+
+    Parameters
+    ----------
+    lang : Any
+        The language code to check.
+    where : str, default "label"
+        Name of the calling function, used in the message.
+
+    Returns
+    -------
+    str
+        ``lang`` unchanged.
+
+    Raises
+    ------
+    vsizer.errors.ConfigError
+        A ``ValueError`` subclass:
+        ``The 'lang' parameter of label must be one of 'en', 'ja'. Got 'fr' instead.``
+    """
+    return str(check_param("lang", lang, OneOf(LANGS), where))
+
+
+def label(key: str, lang: str = "en", **fields: Any) -> str:
+    """Text of label ``key`` in language ``lang``.
+
+    Parameters
+    ----------
+    key : str
+        A key of :data:`LABELS`, e.g. ``"consolidation_ratio"``.
+    lang : {"en", "ja"}, default "en"
+        Language of the text.
+    **fields
+        Values for the ``str.format`` fields of a template label, e.g.
+        ``label("saving_over_years", "ja", years=5)`` -> ``"5年間の削減額"``.
+        Without fields the template is returned as written.
+
+    Returns
+    -------
+    str
+        The label text.
+
+    Raises
+    ------
+    vsizer.errors.ConfigError
+        A ``ValueError`` subclass, if ``lang`` is not ``"en"`` or ``"ja"``.
+    KeyError
+        If ``key`` is not a label; the message names the closest keys.
+    """
+    check_lang(lang)
+    try:
+        entry = LABELS[key]
+    except KeyError:
+        import difflib
+
+        close = difflib.get_close_matches(str(key), LABELS, n=3)
+        hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+        raise KeyError(
+            f"Unknown label key {key!r}; the valid keys are those of "
+            f"vsizer.reporting.labels.LABELS.{hint}"
+        ) from None
+    text = entry[lang]
+    return text.format(**fields) if fields else text
+
+
+def with_unit(text: str, unit: str | None) -> str:
+    """Append ``unit`` in brackets: ``with_unit("Power", "W")`` -> ``"Power [W]"``.
+
+    Parameters
+    ----------
+    text : str
+        A label text.
+    unit : str or None
+        The unit; ``None`` or ``""`` leaves ``text`` unchanged.
+
+    Returns
+    -------
+    str
+        ``"text [unit]"`` or ``text``.
+    """
+    return f"{text} [{unit}]" if unit else text
