@@ -1,0 +1,135 @@
+"""Inventory readers: server lists from spreadsheets, RVTools and Azure Migrate.
+
+Every reader returns an :class:`Inventory` with canonical columns
+(``docs/nomenclature.md``) in canonical units, the servers not to plan in
+``excluded`` with a reason, and a :class:`~vsizer.quality.QualityReport` saying
+for each server which fields the file gave, which were derived and which
+assumed. :func:`read_inventory` picks the reader from the file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from vsizer._validation import OneOf, check_param
+from vsizer.errors import InventoryError
+from vsizer.inventory._io import decode_csv, open_workbook, sniff_delimiter
+from vsizer.inventory.azure_migrate import VARIABLE_MAP as AZURE_MIGRATE_VARIABLE_MAP
+from vsizer.inventory.azure_migrate import is_azure_migrate_header, read_azure_migrate
+from vsizer.inventory.headers import VARIABLE_MAP
+from vsizer.inventory.model import COLUMNS, Inventory, empty_frame
+from vsizer.inventory.rvtools import VARIABLE_MAP as RVTOOLS_VARIABLE_MAP
+from vsizer.inventory.rvtools import read_rvtools
+from vsizer.inventory.tabular import read_table
+
+__all__ = [
+    "AZURE_MIGRATE_VARIABLE_MAP",
+    "COLUMNS",
+    "RVTOOLS_VARIABLE_MAP",
+    "SOURCE_FORMATS",
+    "VARIABLE_MAP",
+    "Inventory",
+    "detect_format",
+    "empty_frame",
+    "read_azure_migrate",
+    "read_inventory",
+    "read_rvtools",
+    "read_table",
+]
+
+#: Formats :func:`read_inventory` knows.
+SOURCE_FORMATS: tuple[str, ...] = ("table", "rvtools", "azure_migrate")
+
+_CSV_SUFFIXES = (".csv", ".tsv", ".txt")
+_XLSX_SUFFIXES = (".xlsx", ".xlsm")
+
+
+def detect_format(path: str | os.PathLike[str]) -> str:
+    """Which reader a file needs: 'table', 'rvtools' or 'azure_migrate'.
+
+    An XLSX with a ``vInfo`` sheet is an RVTools export; a CSV whose first
+    non-empty line has ``Server name`` (with or without ``*``) and ``Cores``
+    is an Azure Migrate import file; anything else is a table.
+
+    Raises
+    ------
+    InventoryError
+        The file does not exist or its type is not supported.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InventoryError(f"{p.name}: file not found: {os.fspath(path)}")
+    suffix = p.suffix.lower()
+    if suffix in _XLSX_SUFFIXES:
+        wb = open_workbook(p)
+        try:
+            names = {n.casefold() for n in wb.sheetnames}
+        finally:
+            wb.close()
+        return "rvtools" if "vinfo" in names else "table"
+    if suffix in _CSV_SUFFIXES:
+        text, _ = decode_csv(p)
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        import csv
+
+        cells = next(csv.reader([first], delimiter=sniff_delimiter(text)), [])
+        return "azure_migrate" if is_azure_migrate_header(cells) else "table"
+    if suffix == ".xls":
+        raise InventoryError(
+            f"{p.name}: Excel 97-2003 workbooks (.xls) are not supported; "
+            "save it as .xlsx or .csv"
+        )
+    raise InventoryError(
+        f"{p.name}: unsupported file type '{suffix or '(none)'}'; expected "
+        ".csv or .xlsx (a table, an RVTools export or an Azure Migrate CSV)"
+    )
+
+
+def read_inventory(
+    path: str | os.PathLike[str],
+    *,
+    sheet: str | None = None,
+    include_powered_off: bool = False,
+    source_format: str | None = None,
+) -> Inventory:
+    """Read a server list, choosing the reader from the file (:func:`detect_format`).
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``.csv``/``.xlsx`` table, RVTools ``.xlsx`` export, or Azure Migrate CSV.
+    sheet : str, optional
+        Worksheet of a table workbook (default: the first with a header).
+    include_powered_off : bool, default False
+        RVTools only: plan powered-off VMs too.
+    source_format : {'table', 'rvtools', 'azure_migrate'}, optional
+        Skip detection and use this reader.
+
+    Returns
+    -------
+    Inventory
+
+    Raises
+    ------
+    InventoryError
+        The file is missing, unsupported or holds invalid values.
+    ConfigError
+        ``source_format`` is not one of :data:`SOURCE_FORMATS`.
+
+    Examples
+    --------
+    >>> from vsizer.inventory import read_inventory
+    >>> inv = read_inventory("vsizer/data/samples/inventory_ja.xlsx")  # doctest: +SKIP
+    """
+    if source_format is not None:
+        fmt = check_param(
+            "source_format", source_format, OneOf(SOURCE_FORMATS), "read_inventory"
+        )
+    else:
+        fmt = detect_format(path)
+    if fmt == "rvtools":
+        return read_rvtools(path, include_powered_off=include_powered_off)
+    if fmt == "azure_migrate":
+        return read_azure_migrate(path)
+    return read_table(path, sheet=sheet)

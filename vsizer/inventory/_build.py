@@ -1,0 +1,291 @@
+"""Shared last step of every reader: checks across rows, defaults, the Inventory.
+
+A reader turns each source row into a :class:`ServerRecord` (canonical values
+already in canonical units, provenance already recorded in the
+:class:`~vsizer.quality.QualityReport`) and collects cell problems in a
+:class:`ProblemLog`. :func:`finish` then applies the rules that need the whole
+list (unique names, known redundancy partners), fills the documented defaults
+(vCPUs, pool, group), raises one :class:`~vsizer.errors.InventoryError` with
+every problem, or returns the :class:`~vsizer.inventory.model.Inventory`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import pandas as pd
+
+from vsizer.errors import InventoryError
+from vsizer.inventory.model import COLUMNS, Inventory
+from vsizer.quality import QualityReport
+from vsizer.units import normalize_text
+
+#: Pool of servers whose file names none (assumed).
+DEFAULT_POOL = "default"
+
+_SPLIT_NAMES = re.compile(r"[;,、\s]+")
+_NO_PARTNER = frozenset({"なし", "無し", "無", "none", "no", "n/a"})
+
+
+class ProblemLog:
+    """Problems found in one file, one line each, in the house format.
+
+    ``{file} row {r}, column '{header}': expected {what}, got '{value}'.``
+    (with ``sheet '{sheet}'`` after the file name for workbooks).
+    """
+
+    def __init__(self, file: str, sheet: str | None = None):
+        self.file = file
+        self.sheet = sheet
+        self._found: list[tuple[int, str]] = []  # (row, line); row 0 = whole file
+
+    @property
+    def lines(self) -> list[str]:
+        """Problem lines: whole-file ones first, then by row, in order found."""
+        return [line for _, line in sorted(self._found, key=lambda t: t[0])]
+
+    @property
+    def prefix(self) -> str:
+        return self.file if self.sheet is None else f"{self.file} sheet '{self.sheet}'"
+
+    def cell(
+        self,
+        row: int,
+        header: str,
+        expected: str,
+        got: Any,
+        *,
+        sheet: str | None = None,
+    ) -> None:
+        """Record a bad cell (``sheet`` overrides the log's sheet)."""
+        shown = "" if got is None else str(got)
+        prefix = self.prefix if sheet is None else f"{self.file} sheet '{sheet}'"
+        self._found.append(
+            (row, f"{prefix} row {row}, column '{header}': expected {expected}, "
+                  f"got '{shown}'.")
+        )
+
+    def whole_file(self, text: str) -> None:
+        """Record a problem of the file as a whole (``{file}: {text}``)."""
+        self._found.append((0, f"{self.file}: {text}"))
+
+    def raise_if_any(self) -> None:
+        if self._found:
+            raise InventoryError(self.lines)
+
+
+@dataclass
+class ServerRecord:
+    """One server as read: canonical values plus where each came from.
+
+    ``cells[field] = (header, raw text)`` locates a value for messages;
+    ``reason`` is set for a server that is read but not planned.
+    """
+
+    name: str
+    row: int
+    values: dict[str, Any] = field(default_factory=dict)
+    cells: dict[str, tuple[str, str]] = field(default_factory=dict)
+    reason: str | None = None
+
+
+def clean_text(value: Any) -> str | None:
+    """Cell -> NFKC-normalized stripped text, ``None`` when empty.
+
+    Whole floats print without ``.0`` (a server named 101 stays ``'101'``).
+    """
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = normalize_text(value)
+    return text or None
+
+
+def split_names(value: Any) -> list[str]:
+    """Partner names from a cell: separated by ``;``, ``,``, ``、`` or spaces.
+
+    ``なし``/``none``/``-`` mean no partner.
+    """
+    text = clean_text(value)
+    if text is None or text.casefold() in _NO_PARTNER or text in ("-", "—"):
+        return []
+    return [n for n in _SPLIT_NAMES.split(text) if n]
+
+
+def finish(
+    records: list[ServerRecord],
+    *,
+    problems: ProblemLog,
+    quality: QualityReport,
+    source: str,
+    source_format: str,
+    metadata: dict[str, Any],
+    name_header: str = "name",
+    has_pool: bool = True,
+    has_group: bool = True,
+) -> Inventory:
+    """Cross-row checks, defaults, and the final :class:`Inventory`.
+
+    Parameters
+    ----------
+    records : list of ServerRecord
+        Every row read, planned and excluded, in file order.
+    problems : ProblemLog
+        Cell problems found so far; more are added here, then all are raised.
+    quality : QualityReport
+        Provenance recorded so far (defaults are added here).
+    source, source_format, metadata
+        Passed through to the :class:`Inventory`.
+    name_header : str
+        The file's header of the name column, for duplicate-name messages.
+    has_pool, has_group : bool
+        Whether the file had a pool / group column at all.
+    """
+    _check_unique(records, problems, name_header)
+    planned = [r for r in records if r.reason is None]
+    excluded = [r for r in records if r.reason is not None]
+    _check_partners(planned, excluded, problems, quality)
+    problems.raise_if_any()
+
+    for rec in planned:
+        _fill_defaults(rec, quality, has_pool=has_pool, has_group=has_group)
+        _check_peak(rec, quality)
+    if not has_pool and planned:
+        quality.note(f"no pool column: every server is in pool '{DEFAULT_POOL}'")
+    if not has_group and planned:
+        quality.note("no group column: each server's group is its pool")
+
+    servers = frame(planned)
+    excl = pd.DataFrame(
+        {
+            "name": pd.Series([r.name for r in excluded], dtype="string"),
+            "reason": pd.Series([r.reason for r in excluded], dtype="string"),
+        }
+    )
+    metadata.setdefault("n_rows", len(records))
+    return Inventory(
+        servers=servers,
+        excluded=excl,
+        quality=quality,
+        source=source,
+        source_format=source_format,
+        metadata=metadata,
+    )
+
+
+def frame(records: list[ServerRecord]) -> pd.DataFrame:
+    """Canonical DataFrame of ``records`` (every column of COLUMNS, in order)."""
+    data: dict[str, Any] = {}
+    for col, (dtype, _) in COLUMNS.items():
+        values = [rec.values.get(col) for rec in records]
+        data[col] = pd.Series(pd.array(values, dtype=cast(Any, dtype)))
+    data["name"] = pd.Series(pd.array([r.name for r in records], dtype="string"))
+    return pd.DataFrame(data, columns=list(COLUMNS))
+
+
+def _check_unique(
+    records: list[ServerRecord], problems: ProblemLog, header: str
+) -> None:
+    first: dict[str, int] = {}
+    for rec in records:
+        key = rec.name.casefold()
+        if key in first:
+            expected = f"a name not already used on row {first[key]}"
+            problems.cell(rec.row, header, expected, rec.name)
+        else:
+            first[key] = rec.row
+
+
+def _check_partners(
+    planned: list[ServerRecord],
+    excluded: list[ServerRecord],
+    problems: ProblemLog,
+    quality: QualityReport,
+) -> None:
+    """Partners must name servers of the file; drop excluded ones; make pairs mutual."""
+    known = {r.name.casefold(): r.name for r in planned}
+    gone = {r.name.casefold(): r.name for r in excluded}
+    partners: dict[str, list[str]] = {}
+    for rec in planned:
+        names = rec.values.get("redundant_with")
+        if names is None:
+            continue
+        header, raw = rec.cells.get("redundant_with", ("redundant_with", str(names)))
+        wanted = [n for n in str(names).split(";") if n]
+        unknown = [
+            n
+            for n in wanted
+            if (n.casefold() not in known and n.casefold() not in gone)
+            or n.casefold() == rec.name.casefold()
+        ]
+        if unknown:
+            listed = ", ".join(f"'{n}'" for n in unknown)
+            problems.cell(
+                rec.row,
+                header,
+                f"names of other servers in the list, separated by ';' ({listed} "
+                f"{'is' if len(unknown) == 1 else 'are'} not)",
+                raw,
+            )
+            continue
+        keep = [known[n.casefold()] for n in wanted if n.casefold() in known]
+        dropped = [gone[n.casefold()] for n in wanted if n.casefold() in gone]
+        if dropped:
+            quality.note(
+                f"{rec.name}: redundancy partner(s) {', '.join(dropped)} not migrated; "
+                "constraint dropped"
+            )
+        partners[rec.name] = keep
+    if problems.lines:
+        return
+    # Make every pair mutual: anti-affinity is symmetric.
+    by_name = {r.name: r for r in planned}
+    for name, keep in list(partners.items()):
+        for other in keep:
+            mine = partners.setdefault(other, [])
+            if name not in mine:
+                mine.append(name)
+                if by_name[other].values.get("redundant_with") is None:
+                    quality.record(
+                        other, "redundant_with", "derived", f"named by {name}"
+                    )
+                else:
+                    quality.note(f"{other}: added {name} as partner (named by {name})")
+    for name, keep in partners.items():
+        by_name[name].values["redundant_with"] = ";".join(keep) if keep else None
+
+
+def _fill_defaults(
+    rec: ServerRecord, quality: QualityReport, *, has_pool: bool, has_group: bool
+) -> None:
+    v = rec.values
+    if v.get("vcpus") is None and v.get("sockets") is not None and (
+        v.get("cores_per_socket") is not None
+    ):
+        v["vcpus"] = int(v["sockets"]) * int(v["cores_per_socket"])
+        quality.record(rec.name, "vcpus", "derived", "sockets x cores_per_socket")
+    if v.get("pool") is None:
+        v["pool"] = DEFAULT_POOL
+        note = "no pool column" if not has_pool else "pool not given"
+        quality.record(rec.name, "pool", "assumed", f"{note}: '{DEFAULT_POOL}'")
+    if v.get("group") is None:
+        v["group"] = v["pool"]
+        note = "no group column" if not has_group else "group not given"
+        quality.record(rec.name, "group", "assumed", f"{note}: the pool '{v['pool']}'")
+    if v.get("migrate") is None:
+        v["migrate"] = True
+        quality.record(rec.name, "migrate", "assumed", "not stated: migrated")
+
+
+def _check_peak(rec: ServerRecord, quality: QualityReport) -> None:
+    avg, peak = rec.values.get("cpu_avg_util"), rec.values.get("cpu_peak_util")
+    if avg is None or peak is None or peak >= avg:
+        return
+    rec.values["cpu_peak_util"] = avg
+    text = (
+        f"peak {peak * 100:g} % below average {avg * 100:g} % in the file "
+        f"(row {rec.row}); peak set to the average"
+    )
+    quality.record(rec.name, "cpu_peak_util", "assumed", text)
+    quality.note(f"{rec.name}: {text}")

@@ -1,0 +1,127 @@
+"""File access shared by the inventory readers: CSV decoding and XLSX row iteration.
+
+Both return a *grid*: ``(row_number, cells)`` pairs where ``row_number`` is the
+spreadsheet row (1-based, counting every line of the file including titles and
+headers) and ``cells`` the raw values. Nothing here interprets a value.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from vsizer.errors import InventoryError
+
+#: Stop reading a sheet after this many consecutive empty rows. RVTools
+#: formats ranges down to row 1,048,576; real data never has such gaps.
+MAX_EMPTY_RUN = 100
+
+#: Encodings tried, in order, for CSV files (Japanese Excel saves cp932).
+CSV_ENCODINGS: tuple[str, ...] = ("utf-8-sig", "cp932", "shift_jis")
+
+Grid = list[tuple[int, list[Any]]]
+
+
+class PercentValue(float):
+    """A number Excel stores as a fraction and shows as a percentage (0.45 -> 45%)."""
+
+    def __str__(self) -> str:
+        return f"{float(self) * 100:g}%"
+
+
+def decode_csv(path: Path) -> tuple[str, str]:
+    """Text of a CSV file and the encoding that decoded it.
+
+    Tries UTF-16 when the file starts with its byte-order mark, else
+    :data:`CSV_ENCODINGS` in order.
+    """
+    data = path.read_bytes()
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16"), "utf-16"
+    for enc in CSV_ENCODINGS:
+        try:
+            return data.decode(enc), enc
+        except UnicodeDecodeError:
+            continue
+    raise InventoryError(
+        f"{path.name}: cannot decode the file as "
+        + " or ".join(CSV_ENCODINGS)
+        + "; save it as CSV UTF-8."
+    )
+
+
+def sniff_delimiter(text: str) -> str:
+    """The delimiter of a CSV text: the most frequent of ``,``, tab, ``;``.
+
+    Counted over the first 20 lines; ``,`` when none occurs.
+    """
+    lines = text.splitlines()[:20]
+    counts = {d: sum(line.count(d) for line in lines) for d in (",", "\t", ";")}
+    best = max(counts, key=lambda d: counts[d])
+    return best if counts[best] > 0 else ","
+
+
+def read_csv_grid(path: Path) -> tuple[Grid, dict[str, Any]]:
+    """All records of a CSV file as a grid, plus ``encoding`` and ``delimiter``."""
+    text, encoding = decode_csv(path)
+    delimiter = sniff_delimiter(text)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    grid: Grid = []
+    for i, record in enumerate(reader, start=1):
+        grid.append((i, list(record)))
+    return grid, {"encoding": encoding, "delimiter": delimiter}
+
+
+def open_workbook(path: Path) -> Any:
+    """Open an XLSX read-only with cached formula values (else InventoryError)."""
+    import openpyxl
+
+    try:
+        return openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
+        raise InventoryError(
+            f"{path.name}: cannot open as an Excel workbook (.xlsx): {exc}"
+        ) from exc
+
+
+def iter_sheet(
+    ws: Any, *, max_rows: int | None = None
+) -> Iterator[tuple[int, list[Any]]]:
+    """Non-empty rows of a read-only worksheet as ``(row_number, values)``.
+
+    Numbers formatted as percentages come back as :class:`PercentValue`.
+    Stops after :data:`MAX_EMPTY_RUN` consecutive empty rows, or after
+    ``max_rows`` rows when given.
+    """
+    if hasattr(ws, "reset_dimensions"):
+        ws.reset_dimensions()  # stored dimensions may be wrong or absurd
+    empty_run = 0
+    for number, row in enumerate(ws.iter_rows(), start=1):
+        if max_rows is not None and number > max_rows:
+            return
+        values = [_cell_value(c) for c in row]
+        if all(v is None or (isinstance(v, str) and not v.strip()) for v in values):
+            empty_run += 1
+            if empty_run >= MAX_EMPTY_RUN:
+                return
+            continue
+        empty_run = 0
+        yield number, values
+
+
+def _cell_value(cell: Any) -> Any:
+    value = getattr(cell, "value", None)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        fmt = getattr(cell, "number_format", "") or ""
+        if "%" in fmt:
+            return PercentValue(value)
+    return value
+
+
+def sheet_names(wb: Any) -> list[str]:
+    """Names of a workbook's worksheets."""
+    return list(wb.sheetnames)

@@ -1,0 +1,265 @@
+"""Reader of the Azure Migrate "import using CSV" server list.
+
+The import template has one server per row. Mandatory columns start with
+``*`` in the template (``*Server Name``, ``*Cores``, ``*Memory (In MB)``,
+``*OS name``); headers are accepted with or without the ``*``, in any case,
+with or without the unit in brackets. Units are fixed by Microsoft's
+documentation: memory in MB, disk sizes in GB, throughputs in MB/s (network
+too), operations per second, utilization in percent.
+
+Conversions: memory MB -> GiB (binary, as for all memory); ``Cores`` ->
+``vcpus`` (sockets and cores per socket are not in the format and stay
+empty); disk sizes (decimal GB) summed -> ``disk_gib``; read + write
+operations -> ``disk_iops``; read + write MB/s -> ``disk_mb_s``; network in +
+out MB/s x 8 -> ``net_mbps``. The totals columns (``Total disks read ops``
+...) are used when given, else the per-disk columns are summed. CPU
+utilization is one figure: it becomes the average, and the peak is assumed
+equal to it.
+
+References
+----------
+.. [1] Microsoft, "Tutorial: Discover servers using an imported CSV file,"
+   Azure Migrate documentation (articles/migrate/tutorial-discover-import.md).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from vsizer.errors import InventoryError
+from vsizer.inventory._build import ProblemLog, ServerRecord, clean_text, finish
+from vsizer.inventory._io import read_csv_grid
+from vsizer.inventory.model import Inventory
+from vsizer.quality import QualityReport
+from vsizer.units import disk_to_gib, is_blank, memory_to_gib, parse_number
+
+__all__ = ["VARIABLE_MAP", "column_role", "header_key", "read_azure_migrate"]
+
+#: Canonical name -> accepted headers (``N`` = disk number 1..8). Matching
+#: ignores a leading ``*``, case, spacing and a trailing unit in brackets.
+VARIABLE_MAP: dict[str, list[str]] = {
+    "name": ["*Server Name", "Server name"],
+    "vcpus": ["*Cores", "Cores"],
+    "mem_gib": ["*Memory (In MB)", "Memory"],
+    "os": ["*OS name", "OS name", "OS version"],
+    "cpu_avg_util": ["CPU utilization percentage"],
+    "mem_used_gib": ["Memory utilization percentage"],
+    "disk_gib": ["Disk N size (In GB)"],
+    "disk_iops": [
+        "Total disks read ops", "Total disks write ops",
+        "Disk N read ops (operations per second)",
+        "Disk N write ops (operations per second)",
+    ],
+    "disk_mb_s": [
+        "Total disks read throughput", "Total disks write throughput",
+        "Disk N read throughput (MB per second)",
+        "Disk N write throughput (MB per second)",
+    ],
+    "net_mbps": ["Network In throughput", "Network Out throughput"],
+}
+
+_DISK = re.compile(
+    r"^disk (\d+) (size|read ops|write ops|read throughput|write throughput)$"
+)
+
+
+def header_key(header: Any) -> str:
+    """Matching key of a header: ``'*Memory (In MB)'`` -> ``'memory'``."""
+    text = clean_text(header) or ""
+    text = re.sub(r"\s*[(\[][^()\[\]]*[)\]]\s*$", "", text.strip().lstrip("*"))
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+_SIMPLE = {
+    "server name": "name", "cores": "vcpus", "memory": "mem_gib", "os name": "os",
+    "os version": "os_version", "cpu utilization percentage": "cpu_avg_util",
+    "memory utilization percentage": "mem_used_pct",
+    "total disks read ops": "iops_total", "total disks write ops": "iops_total",
+    "total disks read throughput": "mbs_total",
+    "total disks write throughput": "mbs_total",
+    "network in throughput": "net", "network out throughput": "net",
+}
+
+
+def column_role(header: Any) -> tuple[str, str | None] | None:
+    """What a header of the import file is: ``(role, disk number)``, or None.
+
+    Roles are canonical names (``name``, ``vcpus``, ``mem_gib``, ``os``,
+    ``cpu_avg_util``) or parts to combine (``disk size``, ``disk read ops``,
+    ``iops_total``, ``net`` ...). ``'Disk 2 size (In GB)'`` -> ``('disk size', '2')``.
+    """
+    k = header_key(header)
+    if k in _SIMPLE:
+        return _SIMPLE[k], None
+    m = _DISK.match(k)
+    if m:
+        return "disk " + m.group(2), m.group(1)
+    return None
+
+
+def is_azure_migrate_header(cells: list[Any]) -> bool:
+    """True when a header row has a server-name and a cores column."""
+    keys = {header_key(c) for c in cells}
+    return "server name" in keys and "cores" in keys
+
+
+def read_azure_migrate(path: str | os.PathLike[str]) -> Inventory:
+    """Read an Azure Migrate import CSV into an :class:`Inventory`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV (UTF-8 with or without BOM, or cp932).
+
+    Returns
+    -------
+    Inventory
+        ``source_format='azure_migrate'``; ``metadata['columns']`` maps each
+        used header to its role, ``metadata['unmapped']`` lists the others.
+
+    Raises
+    ------
+    InventoryError
+        Missing file, no ``Server name``/``Cores``/``Memory`` column, or
+        invalid cells (all at once).
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InventoryError(f"{p.name}: file not found: {os.fspath(path)}")
+    grid, meta = read_csv_grid(p)
+    grid = [(r, c) for r, c in grid if not all(is_blank(x) for x in c)]
+    if not grid:
+        raise InventoryError(f"{p.name}: no data")
+    header_row, headers = grid[0]
+    roles: dict[int, tuple[str, str | None]] = {}  # column -> (role, disk number)
+    unmapped = []
+    for i, h in enumerate(headers):
+        role = column_role(h)
+        if role is not None:
+            roles[i] = role
+        elif not is_blank(h):
+            unmapped.append(str(h))
+    problems = ProblemLog(p.name)
+    found = {role for role, _ in roles.values()}
+    for role in ("name", "vcpus", "mem_gib"):
+        if role not in found:
+            problems.whole_file(
+                f"no column for '{role}'; accepted headers: "
+                + ", ".join(VARIABLE_MAP[role])
+            )
+    problems.raise_if_any()
+    metadata: dict[str, Any] = {
+        **meta, "format": "csv", "header_row": header_row,
+        "columns": {str(headers[i]): role for i, (role, _) in roles.items()},
+        "unmapped": unmapped,
+    }
+    quality = QualityReport()
+    records = []
+    for r, cells in grid[1:]:
+        rec = _row(r, cells, headers, roles, problems, quality)
+        if rec is not None:
+            records.append(rec)
+    name_col = next(i for i, (role, _) in roles.items() if role == "name")
+    return finish(
+        records, problems=problems, quality=quality, source=os.fspath(path),
+        source_format="azure_migrate", metadata=metadata,
+        name_header=str(headers[name_col]), has_pool=False, has_group=False,
+    )
+
+
+_EXPECT = {
+    "vcpus": "a positive whole number",
+    "mem_gib": "a positive memory size in MB",
+    "cpu_avg_util": "a percentage in [0, 100]",
+    "mem_used_pct": "a percentage in [0, 100]",
+}
+
+
+def _row(
+    r: int,
+    cells: list[Any],
+    headers: list[Any],
+    roles: dict[int, tuple[str, str | None]],
+    problems: ProblemLog,
+    quality: QualityReport,
+) -> ServerRecord | None:
+    got: dict[str, Any] = {}
+    sums: dict[str, list[float]] = {}
+    name = os_name = os_version = None
+    for i, (role, _) in roles.items():
+        raw = cells[i] if i < len(cells) else None
+        if role == "name":
+            name = clean_text(raw)
+            continue
+        if role == "os":
+            os_name = clean_text(raw)
+            continue
+        if role == "os_version":
+            os_version = clean_text(raw)
+            continue
+        expect = _EXPECT.get(role, "a non-negative number")
+        try:
+            x = parse_number(raw)
+        except ValueError:
+            x = -1.0
+        bad = x is not None and (
+            x < 0
+            or (role in ("vcpus", "mem_gib") and x == 0)
+            or (role in ("cpu_avg_util", "mem_used_pct") and x > 100)
+            or (role == "vcpus" and not x.is_integer())
+        )
+        if bad:
+            problems.cell(r, str(headers[i]), expect, "" if raw is None else raw)
+            continue
+        if x is None:
+            if role in ("vcpus", "mem_gib"):
+                problems.cell(r, str(headers[i]), expect, "")
+            continue
+        if role in ("vcpus", "mem_gib", "cpu_avg_util", "mem_used_pct"):
+            got[role] = x
+        else:
+            sums.setdefault(role, []).append(x)
+    if name is None:
+        first = next(i for i, (role, _) in roles.items() if role == "name")
+        problems.cell(r, str(headers[first]), "a server name", "")
+        return None
+    rec = ServerRecord(name=name, row=r)
+    v = rec.values
+
+    def put(f: str, value: Any, status: Any, note: str = "") -> None:
+        v[f] = value
+        quality.record(name, f, status, note)
+
+    if "vcpus" in got:
+        put("vcpus", int(got["vcpus"]), "given", "Cores")
+    if "mem_gib" in got:
+        put("mem_gib", memory_to_gib(got["mem_gib"], "MB"), "given", "MB read as MiB")
+    if "cpu_avg_util" in got:
+        put("cpu_avg_util", got["cpu_avg_util"] / 100, "given")
+        put("cpu_peak_util", got["cpu_avg_util"] / 100, "assumed",
+            "the format has one CPU figure; peak taken equal to it")
+    if "mem_used_pct" in got and "mem_gib" in v:
+        put("mem_used_gib", v["mem_gib"] * got["mem_used_pct"] / 100, "derived",
+            f"{got['mem_used_pct']:g} % of memory")
+    if os_name or os_version:
+        put("os", " ".join(x for x in (os_name, os_version) if x), "given")
+    if "disk size" in sums:
+        total = sum(sums["disk size"])
+        put("disk_gib", disk_to_gib(total, "GB"), "derived",
+            f"sum of {len(sums['disk size'])} disk sizes [GB]")
+    for f, total_role, disk_roles, scale in (
+        ("disk_iops", "iops_total", ("disk read ops", "disk write ops"), 1.0),
+        ("disk_mb_s", "mbs_total", ("disk read throughput", "disk write throughput"),
+         1.0),
+    ):
+        if total_role in sums:
+            put(f, sum(sums[total_role]) * scale, "derived", "total read + write")
+        elif any(d in sums for d in disk_roles):
+            put(f, sum(sum(sums.get(d, [])) for d in disk_roles) * scale, "derived",
+                "sum of per-disk read + write")
+    if "net" in sums:
+        put("net_mbps", sum(sums["net"]) * 8.0, "derived", "(in + out) MB/s x 8")
+    return rec

@@ -1,0 +1,336 @@
+"""Header vocabulary of server-list tables: which column means which canonical field.
+
+:data:`VARIABLE_MAP` lists, per canonical name (``docs/nomenclature.md``), the
+headers accepted for it, English and Japanese. Matching is forgiving about
+form, not about meaning: headers are NFKC-normalized (full-width letters and
+brackets become ASCII), case-folded, and stripped of whitespace and
+underscores, so ``CPU 平均使用率(%)``, ``CPU平均使用率（％）`` and
+``cpu avg pct`` all find their field. A trailing unit in brackets, ``(MB)``,
+``[GiB]``, ``(%)``, or as a last word (``Memory GB``), is split off and used to
+convert the column (:mod:`vsizer.units`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from vsizer.catalogs.model import UNSTATED_BASIS
+from vsizer.units import canonical_unit, normalize_text, unit_kind
+
+__all__ = [
+    "DERIVED_HEADERS",
+    "IMPLICIT_UNITS",
+    "SCORE_BASIS",
+    "VARIABLE_MAP",
+    "HeaderMatch",
+    "header_key",
+    "match_header",
+]
+
+#: Canonical name -> accepted headers (English and Japanese). Order matters
+#: only for messages; the first entry is the canonical name itself.
+VARIABLE_MAP: dict[str, list[str]] = {
+    "name": [
+        "name", "server name", "server", "hostname", "host name", "vm name",
+        "サーバ名", "サーバー名", "ホスト名", "サーバ", "サーバー", "マシン名",
+    ],
+    "model": [
+        "model", "server model", "機種名", "機種", "型名", "モデル", "製品名",
+    ],
+    "cpu_name": [
+        "cpu_name", "cpu name", "cpu", "cpu model", "processor", "CPU名",
+        "CPU型名", "CPU種類", "プロセッサ", "プロセッサ名",
+    ],
+    "sockets": [
+        "sockets", "cpu sockets", "socket count", "CPU数", "ソケット数",
+        "CPUソケット数", "物理CPU数",
+    ],
+    "cores_per_socket": [
+        "cores_per_socket", "cores per socket", "cores per cpu", "cores/cpu",
+        "コア数/CPU", "CPUあたりコア数", "コア数/ソケット", "1CPUあたりのコア数",
+    ],
+    "vcpus": [
+        "vcpus", "vcpu", "vcpu count", "num vcpus", "vCPU数", "仮想CPU数",
+        "割当vCPU数",
+    ],
+    "cpu_score_per_core": [
+        "cpu_score_per_core", "cpu score per core", "CPU性能/コア",
+        "SPEC CPU2000", "SPECint2000", "SPECint2000/コア", "SPECrate2017",
+        "SPECrate2017/コア", "SPECrate2017/core", "SPECrate2017_int_base/core",
+        "SPEC CPU2017",
+    ],
+    "cpu_score_basis": [
+        "cpu_score_basis", "score basis", "benchmark", "スコア基準", "ベンチマーク",
+    ],
+    "cpu_mhz": [
+        "cpu_mhz", "cpu mhz", "clock", "cpu clock", "cpu speed", "clock speed",
+        "クロック", "CPUクロック", "クロック数", "動作周波数", "周波数",
+    ],
+    "cpu_avg_util": [
+        "cpu_avg_util", "cpu_avg_pct", "cpu avg", "avg cpu", "average cpu",
+        "cpu average", "cpu avg util", "CPU 平均使用率", "平均CPU使用率",
+        "CPU使用率(平均)", "CPU使用率平均", "CPU平均",
+    ],
+    "cpu_peak_util": [
+        "cpu_peak_util", "cpu_peak_pct", "cpu peak", "peak cpu", "cpu max",
+        "max cpu", "CPU 最高使用率", "CPU最大使用率", "最大CPU使用率",
+        "最高CPU使用率", "CPU使用率(最大)", "CPU使用率(最高)", "CPUピーク使用率",
+        "CPU最高", "CPU最大",
+    ],
+    "mem_gib": [
+        "mem_gib", "memory", "mem", "memory size", "ram", "メモリ", "メモリ容量",
+        "搭載メモリ", "メモリサイズ", "実装メモリ", "メモリ搭載量",
+    ],
+    "mem_used_gib": [
+        "mem_used_gib", "memory used", "used memory", "mem used", "memory usage",
+        "memory utilization", "メモリ使用量", "使用メモリ", "メモリ使用容量",
+        "メモリ使用率",
+    ],
+    "disk_gib": [
+        "disk_gib", "disk", "disk capacity", "disk size", "storage",
+        "ディスク", "ディスク容量", "ディスクサイズ", "HDD容量", "ストレージ容量",
+    ],
+    "disk_used_gib": [
+        "disk_used_gib", "disk used", "used disk", "disk usage", "ディスク使用量",
+        "ディスク使用容量", "使用ディスク容量", "ディスク使用率",
+    ],
+    "disk_iops": [
+        "disk_iops", "iops", "disk iops", "ディスクIOPS", "ディスクI/O",
+        "ディスクIO",
+    ],
+    "disk_mb_s": [
+        "disk_mb_s", "disk throughput", "disk mb/s", "ディスク転送量",
+        "ディスクスループット", "ディスク転送速度",
+    ],
+    "net_mbps": [
+        "net_mbps", "network", "network throughput", "net", "network mbps",
+        "ネットワーク", "ネットワーク使用量", "ネットワーク転送量", "NW使用量",
+        "ネットワーク帯域", "通信量",
+    ],
+    "power_w": [
+        "power_w", "power", "power draw", "watts", "消費電力", "平均消費電力",
+        "電力",
+    ],
+    "rack_u": [
+        "rack_u", "rack units", "rack u", "ラックU", "占有U", "ラック占有U",
+    ],
+    "rank": [
+        "rank", "importance", "importance rank", "priority", "重要度ランク",
+        "重要度", "ランク", "優先度",
+    ],
+    "load_rank": ["load_rank", "load rank", "負荷ランク", "負荷"],
+    "group": [
+        "group", "system", "system name", "システム", "システム名", "グループ",
+        "業務", "業務名", "業務システム",
+    ],
+    "pool": ["pool", "resource pool", "プール", "リソースプール"],
+    "redundant_with": [
+        "redundant_with", "redundant with", "redundancy", "redundant pair",
+        "pair", "冗長相手", "冗長構成", "ペア", "冗長ペア",
+    ],
+    "migrate": [
+        "migrate", "migration", "移行", "移行対象", "移行有無", "移行可否",
+    ],
+    "pin_host": ["pin_host", "pinned host", "固定ホスト", "配置ホスト"],
+    "os": ["os", "operating system", "OS名", "オペレーティングシステム"],
+}
+
+#: Benchmark a score header is in; score headers not listed are
+#: :data:`~vsizer.catalogs.model.UNSTATED_BASIS`.
+SCORE_BASIS: dict[str, str] = {
+    "SPEC CPU2000": "SPECint2000",
+    "SPECint2000": "SPECint2000",
+    "SPECint2000/コア": "SPECint2000",
+    "SPECrate2017": "SPECrate2017_int_base",
+    "SPECrate2017/コア": "SPECrate2017_int_base",
+    "SPECrate2017/core": "SPECrate2017_int_base",
+    "SPECrate2017_int_base/core": "SPECrate2017_int_base",
+    "SPEC CPU2017": "SPECrate2017_int_base",
+}
+
+#: Unit implied by a header itself (``mem_gib`` is in GiB, ``cpu_avg_pct`` in %).
+IMPLICIT_UNITS: dict[str, str] = {
+    "mem_gib": "GiB",
+    "mem_used_gib": "GiB",
+    "disk_gib": "GiB",
+    "disk_used_gib": "GiB",
+    "cpu_avg_pct": "%",
+    "cpu_peak_pct": "%",
+    "cpu_avg_util": "fraction",
+    "cpu_peak_util": "fraction",
+    "memory utilization": "%",
+    "memory usage": "%",
+    "メモリ使用率": "%",
+    "disk usage": "%",
+    "ディスク使用率": "%",
+    "cpu_mhz": "MHz",
+    "cpu mhz": "MHz",
+    "net_mbps": "Mbit/s",
+    "network mbps": "Mbit/s",
+    "disk_mb_s": "MB/s",
+    "disk mb/s": "MB/s",
+    "power_w": "W",
+    "iops": "count",
+    "disk_iops": "count",
+}
+
+#: Columns that are computed from other columns in the sheet (ignored, or used
+#: only to cross-check): header -> what it is.
+DERIVED_HEADERS: dict[str, str] = {
+    "CPU性能": "cpu_capacity",
+    "cpu_capacity": "cpu_capacity",
+    "cpu capacity": "cpu_capacity",
+    "CPU性能×CPU平均": "cpu_avg_demand",
+    "CPU性能×CPU最高": "cpu_peak_demand",
+    "CPU性能×CPU最大": "cpu_peak_demand",
+    "cpu_avg_demand": "cpu_avg_demand",
+    "cpu_peak_demand": "cpu_peak_demand",
+}
+
+#: Unit kinds each field accepts (see :func:`vsizer.units.unit_kind`).
+FIELD_UNIT_KINDS: dict[str, tuple[str, ...]] = {
+    "mem_gib": ("size",),
+    "mem_used_gib": ("size", "ratio"),
+    "disk_gib": ("size",),
+    "disk_used_gib": ("size", "ratio"),
+    "cpu_avg_util": ("ratio",),
+    "cpu_peak_util": ("ratio",),
+    "cpu_mhz": ("clock",),
+    "net_mbps": ("rate",),
+    "disk_mb_s": ("rate",),
+    "power_w": ("power",),
+    "rack_u": ("count",),
+    "disk_iops": ("count",),
+    "sockets": ("count",),
+    "cores_per_socket": ("count",),
+    "vcpus": ("count",),
+    "cpu_score_per_core": ("count",),
+}
+
+_TRAILING_BRACKET = re.compile(r"^(?P<base>.*?)\s*[(\[](?P<inner>[^()\[\]]*)[)\]]\s*$")
+
+
+def header_key(header: object) -> str:
+    """Matching key of a header: NFKC, casefold, no whitespace or underscores."""
+    text = normalize_text(header).casefold()
+    return re.sub(r"[\s_]+", "", text)
+
+
+def _build_index() -> dict[str, tuple[str, str]]:
+    index: dict[str, tuple[str, str]] = {}
+    for canonical, headers in VARIABLE_MAP.items():
+        for h in headers:
+            key = header_key(h)
+            if key in index and index[key][0] != canonical:
+                raise RuntimeError(f"header {h!r} maps to two fields")
+            index[key] = (canonical, h)
+    return index
+
+
+_INDEX = _build_index()
+_DERIVED_INDEX = {header_key(h): v for h, v in DERIVED_HEADERS.items()}
+_SCORE_INDEX = {header_key(h): b for h, b in SCORE_BASIS.items()}
+_IMPLICIT_INDEX = {header_key(h): u for h, u in IMPLICIT_UNITS.items()}
+
+
+@dataclass(frozen=True)
+class HeaderMatch:
+    """What a header in a file means.
+
+    Attributes
+    ----------
+    header : str
+        The header as written in the file.
+    field : str or None
+        Canonical name, or ``None`` when unmapped or derived.
+    unit : str or None
+        Canonical unit from the header (bracket, last word or implicit).
+    unit_stated : bool
+        True when the unit was written in the header (not implied by the name).
+    basis : str or None
+        Score basis, for ``cpu_score_per_core`` only.
+    derived : str or None
+        For a computed column (``CPU性能 (CPU数×コア数×SPEC CPU)``): what it is.
+    """
+
+    header: str
+    field: str | None
+    unit: str | None = None
+    unit_stated: bool = False
+    basis: str | None = None
+    derived: str | None = None
+
+
+def _unit_or_none(text: str) -> str | None:
+    try:
+        return canonical_unit(text)
+    except ValueError:
+        return None
+
+
+def _fits(field: str, unit: str | None) -> bool:
+    if unit is None:
+        return True
+    return unit_kind(unit) in FIELD_UNIT_KINDS.get(field, ())
+
+
+def _resolve(
+    key: str, header: str, unit: str | None, stated: bool
+) -> HeaderMatch | None:
+    if key in _DERIVED_INDEX:
+        return HeaderMatch(header, None, derived=_DERIVED_INDEX[key])
+    if key not in _INDEX:
+        return None
+    field, _ = _INDEX[key]
+    if unit is None and key in _IMPLICIT_INDEX:
+        unit, stated = _IMPLICIT_INDEX[key], False
+    if not _fits(field, unit):
+        return None
+    basis = None
+    if field == "cpu_score_per_core":
+        basis = _SCORE_INDEX.get(key, UNSTATED_BASIS)
+    return HeaderMatch(header, field, unit, stated and unit is not None, basis)
+
+
+def match_header(header: object) -> HeaderMatch:
+    """Interpret one header cell.
+
+    Tries, in order: the whole header; the header without a trailing bracket
+    (whose content, if a unit, becomes the column unit); the header without a
+    trailing unit word or ``%``. Any header containing ``×`` is a derived
+    column. Unknown headers come back with ``field=None, derived=None``.
+
+    Examples
+    --------
+    >>> match_header("メモリ(MB)").field, match_header("メモリ(MB)").unit
+    ('mem_gib', 'MB')
+    >>> match_header("SPEC CPU2000").basis
+    'SPECint2000'
+    """
+    raw = normalize_text(header)
+    key = header_key(raw)
+    found = _resolve(key, raw, None, False)
+    if found is not None:
+        return found
+    m = _TRAILING_BRACKET.match(raw)
+    if m:
+        unit = _unit_or_none(m.group("inner"))
+        found = _resolve(header_key(m.group("base")), raw, unit, unit is not None)
+        if found is not None:
+            return found
+    m2 = re.match(r"^(?P<base>.*?)\s*(?P<unit>%|\s[^\s]+)$", raw)
+    if m2 and m2.group("base"):
+        unit = _unit_or_none(m2.group("unit"))
+        if unit is not None:
+            found = _resolve(header_key(m2.group("base")), raw, unit, True)
+            if found is not None:
+                return found
+    if "×" in raw or "*" in raw.strip("*"):
+        return HeaderMatch(raw, None, derived="formula")
+    return HeaderMatch(raw, None)
+
+
+def accepted_headers(field: str) -> str:
+    """Comma-separated accepted headers of ``field``, for error messages."""
+    return ", ".join(VARIABLE_MAP[field])

@@ -1,0 +1,457 @@
+"""Reader of RVTools exports (VMware vSphere inventory workbooks).
+
+One VM per row of the ``vInfo`` sheet; when present, the ``vCPU``,
+``vMemory`` and ``vDisk`` sheets are joined by VM name and ``vHost`` by the
+VM's host. Header names vary between RVTools versions: newer exports write
+sizes in ``MiB`` (``Total disk capacity MiB``, ``Size MiB``), older ones in
+``MB``; headers may carry trailing spaces. The layout found is recorded in
+``metadata['size_unit_layout']``.
+
+Both layouts hold the same numbers: vSphere reports sizes in binary units
+(KiB), and RVTools renamed its "MB" headers to "MiB" without changing the
+values. So RVTools sizes are read as MiB in either layout.
+
+CPU utilization is derived from one point sample, the vCPU sheet's
+``Overall`` (consumed MHz at export time), divided by ``Max`` (the MHz the VM
+may use, vCPUs x host clock) or else by vCPUs x the host's ``Speed``. The peak
+is taken equal to it and marked ``assumed``. For a real peak, feed a
+utilization time series.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from vsizer.errors import InventoryError
+from vsizer.inventory._build import ProblemLog, ServerRecord, clean_text, finish
+from vsizer.inventory._io import iter_sheet, open_workbook
+from vsizer.inventory.model import Inventory
+from vsizer.quality import QualityReport, Status
+from vsizer.units import memory_to_gib, parse_bool, parse_number
+
+__all__ = ["VARIABLE_MAP", "read_rvtools"]
+
+#: Canonical name -> ``"sheet:header"`` sources, in order of preference.
+#: ``cpu_name``/``cpu_mhz`` come from the VM's host in vHost; the utilization
+#: from vCPU ``Overall`` MHz (see the module docstring).
+VARIABLE_MAP: dict[str, list[str]] = {
+    "name": ["vInfo:VM"],
+    "vcpus": ["vCPU:CPUs", "vInfo:CPUs", "vInfo:Num CPU", "vInfo:Num CPUs"],
+    "sockets": ["vCPU:Sockets"],
+    "cores_per_socket": ["vCPU:Cores p/s"],
+    "mem_gib": ["vMemory:Size MiB", "vMemory:Size MB", "vInfo:Memory"],
+    "mem_used_gib": ["vMemory:Consumed"],
+    "disk_gib": [
+        "vDisk:Capacity MiB", "vDisk:Capacity MB", "vInfo:Total disk capacity MiB",
+        "vInfo:Total disk capacity MB", "vInfo:Provisioned MiB", "vInfo:Provisioned MB",
+    ],
+    "disk_used_gib": ["vInfo:In Use MiB", "vInfo:In Use MB"],
+    "cpu_name": ["vHost:CPU Model"],
+    "cpu_mhz": ["vHost:Speed"],
+    "cpu_avg_util": ["vCPU:Overall"],
+    "cpu_peak_util": ["vCPU:Overall"],
+    "pool": ["vInfo:Cluster", "vInfo:Resource pool"],
+    "group": ["vInfo:Folder"],
+    "os": [
+        "vInfo:OS according to the VMware Tools",
+        "vInfo:OS according to the configuration file", "vInfo:OS",
+    ],
+}
+
+_VM_SHEETS = ("vInfo", "vCPU", "vMemory")  # where per-VM context (Host...) is looked up
+_NO_FOLDER = frozenset({"", "vm", "discovered virtual machine"})
+
+
+def _key(text: Any) -> str:
+    return re.sub(r"\s+", " ", str(text)).strip().casefold()
+
+
+class _Sheet:
+    """A sheet as header -> value dicts keyed by normalized header text."""
+
+    def __init__(self, name: str, headers: list[str], rows: list[tuple[int, dict]]):
+        self.name, self.headers, self.rows = name, headers, rows
+        self.by_key = {_key(h): h for h in headers}
+
+    def has(self, header: str) -> bool:
+        return _key(header) in self.by_key
+
+    def header(self, header: str) -> str:
+        return self.by_key.get(_key(header), header)
+
+
+def _load(wb: Any, name: str) -> _Sheet | None:
+    actual = next((s for s in wb.sheetnames if s.casefold() == name.casefold()), None)
+    if actual is None:
+        return None
+    grid = iter_sheet(wb[actual])
+    first = next(grid, None)
+    if first is None:
+        return _Sheet(actual, [], [])
+    headers = [str(h).strip() if h is not None else "" for h in first[1]]
+    rows = []
+    for number, cells in grid:
+        rows.append(
+            (number, {_key(h): v for h, v in zip(headers, cells, strict=False) if h})
+        )
+    return _Sheet(actual, headers, rows)
+
+
+def read_rvtools(
+    path: str | os.PathLike[str], *, include_powered_off: bool = False
+) -> Inventory:
+    """Read an RVTools export (``.xlsx``) into an :class:`Inventory` of VMs.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The workbook; it needs a ``vInfo`` sheet.
+    include_powered_off : bool, default False
+        Plan powered-off (and suspended) VMs too. Templates and SRM
+        placeholders are excluded regardless.
+
+    Returns
+    -------
+    Inventory
+        ``source_format='rvtools'``. ``metadata`` holds ``sheets``,
+        ``size_unit_layout`` ('MiB' newer / 'MB' older) and ``hosts`` (one
+        dict per vHost row: CPU model, clock, sockets, cores, CPU and memory
+        usage %, memory, vendor, model).
+
+    Raises
+    ------
+    InventoryError
+        Missing file or vInfo sheet, or invalid cells (all at once).
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InventoryError(f"{p.name}: file not found: {os.fspath(path)}")
+    wb = open_workbook(p)
+    try:
+        names = ("vInfo", "vCPU", "vMemory", "vDisk", "vHost")
+        sheets = {n: _load(wb, n) for n in names}
+        all_sheets = list(wb.sheetnames)
+    finally:
+        wb.close()
+    vinfo = sheets["vInfo"]
+    if vinfo is None or not vinfo.has("VM"):
+        raise InventoryError(
+            f"{p.name}: no 'vInfo' sheet with a 'VM' column; this is not an RVTools "
+            f"export (sheets: {', '.join(all_sheets)})"
+        )
+    problems = ProblemLog(p.name, vinfo.name)
+    quality = QualityReport()
+    layout = _layout(sheets)
+    metadata: dict[str, Any] = {
+        "format": "xlsx",
+        "sheets": all_sheets,
+        "size_unit_layout": layout,
+        "hosts": _hosts(sheets["vHost"]),
+    }
+    quality.note(
+        f"RVTools sizes read as MiB ({layout} headers; vSphere reports binary units)"
+    )
+    by_vm = {
+        n: _index(s) for n, s in sheets.items() if s is not None and n != "vHost"
+    }
+    disks = _disk_sums(sheets["vDisk"], problems)
+    records: list[ServerRecord] = []
+    for row, cells in vinfo.rows:
+        name = clean_text(cells.get("vm"))
+        if name is None:
+            problems.cell(row, vinfo.header("VM"), "a VM name", "")
+            continue
+        rec = ServerRecord(name=name, row=row)
+        records.append(rec)
+        ctx = [by_vm[s].get(name, {}) if s in by_vm else {} for s in _VM_SHEETS]
+        rec.reason = _exclusion(ctx, include_powered_off)
+        if rec.reason is None:
+            _vm_values(rec, ctx, sheets, disks, metadata["hosts"], problems, quality)
+    return finish(
+        records, problems=problems, quality=quality, source=os.fspath(path),
+        source_format="rvtools", metadata=metadata, name_header=vinfo.header("VM"),
+        has_pool=True, has_group=True,
+    )
+
+
+def _layout(sheets: dict[str, _Sheet | None]) -> str:
+    headers = [h for s in sheets.values() if s is not None for h in s.headers]
+    if any(h.endswith(" MiB") for h in headers):
+        return "MiB"
+    if any(h.endswith(" MB") for h in headers):
+        return "MB"
+    return "unknown"
+
+
+def _index(sheet: _Sheet) -> dict[str, dict[str, Any]]:
+    """VM name -> first row of the sheet (row number under key ``'#row'``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for row, cells in sheet.rows:
+        name = clean_text(cells.get("vm"))
+        if name is not None and name not in out:
+            out[name] = {**cells, "#row": row, "#sheet": sheet}
+    return out
+
+
+def _get(ctx: list[dict[str, Any]], header: str) -> Any:
+    """First non-empty value of ``header`` in the VM's vInfo, vCPU, vMemory rows."""
+    for cells in ctx:
+        v = cells.get(_key(header))
+        if clean_text(v) is not None:
+            return v
+    return None
+
+
+def _exclusion(ctx: list[dict[str, Any]], include_powered_off: bool) -> str | None:
+    flags = (("Template", "template"), ("SRM Placeholder", "SRM placeholder"))
+    for flag, reason in flags:
+        try:
+            if parse_bool(_get(ctx, flag)):
+                return reason
+        except ValueError:
+            continue
+    state = clean_text(_get(ctx, "Powerstate")) or ""
+    if include_powered_off or state.casefold() in ("poweredon", ""):
+        return None
+    return "powered off" if state.casefold() == "poweredoff" else f"power state {state}"
+
+
+def _number(
+    cells: dict[str, Any], header: str, problems: ProblemLog, expected: str
+) -> float | None:
+    """A non-negative number from a sheet row (its ``#sheet``), or None."""
+    raw = cells.get(_key(header))
+    try:
+        x = parse_number(raw)
+    except ValueError:
+        x = -1.0
+    if x is not None and x < 0:
+        sheet = cells["#sheet"]
+        problems.cell(
+            cells["#row"], sheet.header(header), expected, clean_text(raw) or "",
+            sheet=sheet.name,
+        )
+        return None
+    return x
+
+
+def _first_number(
+    ctx: dict[str, dict[str, Any]], sources: list[str], problems: ProblemLog,
+    expected: str,
+) -> tuple[float | None, str]:
+    """First present ``sheet:header`` source of a VM -> (value, source)."""
+    for src in sources:
+        sheet, header = src.split(":", 1)
+        cells = ctx.get(sheet)
+        if cells and cells["#sheet"].has(header):
+            x = _number(cells, header, problems, expected)
+            if x is not None:
+                return x, src
+    return None, ""
+
+
+def _disk_sums(
+    sheet: _Sheet | None, problems: ProblemLog
+) -> dict[str, tuple[float, int]]:
+    """VM name -> (sum of vDisk capacities [MiB], number of disks)."""
+    if sheet is None:
+        return {}
+    header = next((h for h in ("Capacity MiB", "Capacity MB") if sheet.has(h)), None)
+    if header is None:
+        return {}
+    out: dict[str, tuple[float, int]] = {}
+    for row, cells in sheet.rows:
+        name = clean_text(cells.get("vm"))
+        x = _number({**cells, "#row": row, "#sheet": sheet}, header, problems,
+                    "a non-negative disk capacity")
+        if name is None or x is None:
+            continue
+        total, n = out.get(name, (0.0, 0))
+        out[name] = (total + x, n + 1)
+    return out
+
+
+def _hosts(sheet: _Sheet | None) -> list[dict[str, Any]]:
+    if sheet is None:
+        return []
+    fields = {
+        "host": "Host", "cluster": "Cluster", "cpu_model": "CPU Model",
+        "cpu_mhz": "Speed", "sockets": "# CPU", "cores_per_socket": "Cores per CPU",
+        "cpu_usage_pct": "CPU usage %", "mem_mib": "# Memory",
+        "mem_usage_pct": "Memory usage %", "vendor": "Vendor", "model": "Model",
+        "n_vms": "# VMs",
+    }
+    hosts = []
+    for _, cells in sheet.rows:
+        h: dict[str, Any] = {}
+        for k, header in fields.items():
+            v = cells.get(_key(header))
+            if k in ("host", "cluster", "cpu_model", "vendor", "model"):
+                h[k] = clean_text(v)
+            else:
+                try:
+                    h[k] = parse_number(v)
+                except ValueError:
+                    h[k] = None
+        if h["host"] is not None:
+            hosts.append(h)
+    return hosts
+
+
+def _host_cpu(
+    host: str | None, cluster: str | None, hosts: list[dict[str, Any]]
+) -> tuple[dict[str, Any] | None, Status]:
+    """The VM's host CPU: exact host, else a cluster (or file) with one CPU model."""
+    for h in hosts:
+        if host is not None and h["host"] == host and h["cpu_model"]:
+            return h, "derived"
+    pool = [h for h in hosts if cluster is None or h["cluster"] == cluster]
+    kinds = {(h["cpu_model"], h["cpu_mhz"]) for h in pool if h["cpu_model"]}
+    if len(kinds) == 1:
+        return next(h for h in pool if h["cpu_model"]), "assumed"
+    return None, "missing"
+
+
+def _vinfo_header(ctx: dict[str, dict[str, Any]], header: str) -> str:
+    """``header`` as spelled in the VM's vInfo sheet (e.g. with a trailing space)."""
+    cells = ctx.get("vInfo")
+    return cells["#sheet"].header(header) if cells else header
+
+
+def _vm_values(
+    rec: ServerRecord,
+    ctx_list: list[dict[str, Any]],
+    sheets: dict[str, _Sheet | None],
+    disks: dict[str, tuple[float, int]],
+    hosts: list[dict[str, Any]],
+    problems: ProblemLog,
+    quality: QualityReport,
+) -> None:
+    v, name = rec.values, rec.name
+    ctx = {s: c for s, c in zip(_VM_SHEETS, ctx_list, strict=True) if c}
+
+    def put(f: str, value: Any, status: Any, note: str = "") -> None:
+        v[f] = value
+        quality.record(name, f, status, note)
+
+    found = len(problems.lines)
+    expect = "a positive whole number of vCPUs"
+    vcpus, src = _first_number(ctx, VARIABLE_MAP["vcpus"], problems, expect)
+    if vcpus is not None and vcpus > 0 and vcpus.is_integer():
+        put("vcpus", int(vcpus), "given", src)
+    elif len(problems.lines) == found:  # empty or zero (bad cells are reported)
+        raw = clean_text(_get(ctx_list, "CPUs")) or ""
+        problems.cell(rec.row, _vinfo_header(ctx, "CPUs"), expect, raw)
+    cpu = ctx.get("vCPU", {})
+    s, c = (_number(cpu, h, problems, "a positive whole number") if cpu else None
+            for h in ("Sockets", "Cores p/s"))
+    if s and c and v.get("vcpus") == s * c:
+        put("sockets", int(s), "given")
+        put("cores_per_socket", int(c), "given")
+    elif s and c:
+        quality.note(f"{name}: vCPU sockets x cores p/s = {s * c:g} differs from "
+                     f"{v.get('vcpus')} vCPUs; sockets and cores left empty")
+    found = len(problems.lines)
+    expect = "a positive memory size [MiB]"
+    mem, src = _first_number(ctx, VARIABLE_MAP["mem_gib"], problems, expect)
+    if mem is not None and mem > 0:
+        put("mem_gib", memory_to_gib(mem, "MiB"), "given", src)
+    elif len(problems.lines) == found:
+        raw = clean_text(_get(ctx_list, "Memory")) or ""
+        problems.cell(rec.row, _vinfo_header(ctx, "Memory"), expect, raw)
+    memrow = ctx.get("vMemory")
+    if memrow and memrow["#sheet"].has("Consumed"):
+        used = _number(memrow, "Consumed", problems, "a non-negative memory size")
+        over = _number(memrow, "Consumed Overhead", problems,
+                       "a non-negative memory size") or 0.0
+        if used is not None:
+            put("mem_used_gib", memory_to_gib(max(used - over, 0.0), "MiB"), "derived",
+                "vMemory Consumed - Consumed Overhead")
+    if name in disks:
+        total, n = disks[name]
+        note = f"sum of {n} vDisk rows"
+        put("disk_gib", memory_to_gib(total, "MiB"), "derived", note)
+    else:
+        size, src = _first_number(ctx, VARIABLE_MAP["disk_gib"][2:], problems,
+                                  "a non-negative disk size")
+        if size is not None:
+            put("disk_gib", memory_to_gib(size, "MiB"), "given", src)
+    used_disk, src = _first_number(ctx, VARIABLE_MAP["disk_used_gib"], problems,
+                                   "a non-negative disk size")
+    if used_disk is not None:
+        put("disk_used_gib", memory_to_gib(used_disk, "MiB"), "given", src)
+    _placement_values(rec, ctx_list, quality)
+    _cpu_values(rec, ctx_list, cpu, hosts, problems, quality)
+
+
+def _placement_values(
+    rec: ServerRecord, ctx_list: list[dict[str, Any]], quality: QualityReport
+) -> None:
+    v, name = rec.values, rec.name
+    cluster = clean_text(_get(ctx_list, "Cluster"))
+    rpool = clean_text(_get(ctx_list, "Resource pool"))
+    rp_leaf = rpool.rstrip("/").rsplit("/", 1)[-1] if rpool else None
+    if cluster:
+        v["pool"] = cluster
+        quality.record(name, "pool", "derived", f"cluster '{cluster}'")
+    elif rp_leaf and rp_leaf.casefold() != "resources":
+        v["pool"] = rp_leaf
+        quality.record(name, "pool", "derived", f"resource pool '{rpool}'")
+    folder = clean_text(_get(ctx_list, "Folder"))
+    leaf = folder.rstrip("/").rsplit("/", 1)[-1] if folder else ""
+    if leaf.casefold() not in _NO_FOLDER:
+        v["group"] = leaf
+        quality.record(name, "group", "derived", f"folder '{folder}'")
+    for header in VARIABLE_MAP["os"]:
+        os_name = clean_text(_get(ctx_list, header.split(":", 1)[1]))
+        if os_name:
+            v["os"] = os_name
+            quality.record(name, "os", "given", header)
+            break
+
+
+def _cpu_values(
+    rec: ServerRecord,
+    ctx_list: list[dict[str, Any]],
+    cpu: dict[str, Any],
+    hosts: list[dict[str, Any]],
+    problems: ProblemLog,
+    quality: QualityReport,
+) -> None:
+    v, name = rec.values, rec.name
+    host_name = clean_text(_get(ctx_list, "Host"))
+    host, status = _host_cpu(host_name, clean_text(_get(ctx_list, "Cluster")), hosts)
+    if host is not None:
+        note = (f"host '{host_name}'" if status == "derived" else
+                f"host '{host_name}' not in vHost; every host of its cluster has "
+                "this CPU")
+        v["cpu_name"] = host["cpu_model"]
+        quality.record(name, "cpu_name", status, note)
+        if host["cpu_mhz"]:
+            v["cpu_mhz"] = float(host["cpu_mhz"])
+            quality.record(name, "cpu_mhz", status, note)
+    if not cpu or not cpu["#sheet"].has("Overall"):
+        return
+    overall = _number(cpu, "Overall", problems, "a non-negative MHz")
+    cap = _number(cpu, "Max", problems, "a non-negative MHz") if cpu[
+        "#sheet"].has("Max") else None
+    how = "vCPU Overall / Max"
+    if not cap and v.get("cpu_mhz") and v.get("vcpus"):
+        cap, how = v["cpu_mhz"] * v["vcpus"], "vCPU Overall / (vCPUs x host MHz)"
+    if overall is None or not cap:
+        return
+    util = overall / cap
+    if util > 1:
+        how += f"; {util:.3g} capped at 1"
+        util = 1.0
+    state = clean_text(_get(ctx_list, "Powerstate")) or "poweredOn"
+    if state.casefold() != "poweredon":
+        how += f" (VM {state} at export)"
+    v["cpu_avg_util"] = util
+    quality.record(name, "cpu_avg_util", "derived", f"{how}: one point sample")
+    v["cpu_peak_util"] = util
+    quality.record(name, "cpu_peak_util", "assumed",
+                   "RVTools has one sample (vCPU Overall); peak taken equal to it")

@@ -1,0 +1,544 @@
+"""Reader of server lists kept as spreadsheets: CSV and XLSX, Japanese or English.
+
+The table has one row per server and a header row that need not be the first
+row (titles above it are common): the header is the row, among the first
+:data:`HEADER_SCAN_ROWS` non-empty ones, in which most cells are recognized
+headers (:data:`~vsizer.inventory.headers.VARIABLE_MAP`). Units come from the
+header (``メモリ(MB)``), from the cell (``"16GB"``, ``"45%"``, a percent-formatted
+Excel cell), or from the documented defaults, and are converted once here
+(:mod:`vsizer.units`).
+
+Validation collects every problem of the file and raises one
+:class:`~vsizer.errors.InventoryError`, one line per problem, e.g.
+``servers.csv row 7, column 'CPU数': expected a positive whole number, got 'two'.``
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from vsizer.errors import InventoryError
+from vsizer.inventory._build import (
+    ProblemLog,
+    ServerRecord,
+    clean_text,
+    finish,
+    split_names,
+)
+from vsizer.inventory._io import (
+    Grid,
+    PercentValue,
+    iter_sheet,
+    open_workbook,
+    read_csv_grid,
+)
+from vsizer.inventory.headers import (
+    VARIABLE_MAP,
+    HeaderMatch,
+    accepted_headers,
+    match_header,
+)
+from vsizer.inventory.model import COLUMNS, Inventory
+from vsizer.quality import QualityReport
+from vsizer.units import (
+    clock_mhz_in_name,
+    clock_to_mhz,
+    disk_to_gib,
+    is_blank,
+    memory_to_gib,
+    parse_bool,
+    parse_quantity,
+    percent_to_fraction,
+    power_to_w,
+    rate_to_mb_s,
+    rate_to_mbps,
+    unit_kind,
+)
+
+__all__ = ["HEADER_SCAN_ROWS", "VARIABLE_MAP", "read_table"]
+
+#: How many non-empty rows from the top are searched for the header row.
+HEADER_SCAN_ROWS = 10
+
+_TOTAL_LABELS = frozenset({"合計", "小計", "総計", "計", "total", "sum", "subtotal"})
+_TEXT_FIELDS = ("model", "cpu_name", "rank", "load_rank", "group", "pool", "pin_host",
+                "os", "cpu_score_basis")
+_INT_FIELDS = ("sockets", "cores_per_socket", "vcpus")
+_UTIL_FIELDS = ("cpu_avg_util", "cpu_peak_util")
+# Default unit of a field whose header and cell state none.
+_DEFAULT_UNIT = {
+    "mem_gib": "GiB", "mem_used_gib": "GiB", "disk_gib": "GB", "disk_used_gib": "GB",
+    "net_mbps": "Mbit/s", "disk_mb_s": "MB/s", "power_w": "W",
+}
+_EXPECT = {
+    "sockets": "a positive whole number",
+    "cores_per_socket": "a positive whole number",
+    "vcpus": "a positive whole number",
+    "cpu_score_per_core": "a positive number",
+    "cpu_mhz": "a positive clock rate such as 2400 or '2.4GHz'",
+    "mem_gib": "a positive memory size such as 16, '16GB' or '512 MiB'",
+    "mem_used_gib": "a non-negative memory size such as 8, '8GB' or '40%'",
+    "disk_gib": "a non-negative disk size such as 300, '300GB' or '1.2TB'",
+    "disk_used_gib": "a non-negative disk size such as 120, '120GB' or '40%'",
+    "disk_iops": "a non-negative number",
+    "disk_mb_s": "a non-negative throughput such as 20 or '20MB/s'",
+    "net_mbps": "a non-negative network rate such as 100 or '100Mbps'",
+    "power_w": "a non-negative power such as 350 or '350W'",
+    "rack_u": "a non-negative number",
+}
+
+
+_EXPECT_MIGRATE = "yes or no (yes/no, true/false, 1/0, ○/×, はい/いいえ, 対象/対象外)"
+
+
+class _Bad(Exception):
+    """A cell that cannot be read; the argument says what was expected."""
+
+
+def read_table(path: str | os.PathLike[str], *, sheet: str | None = None) -> Inventory:
+    """Read a server list from a CSV or XLSX table.
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``.csv``/``.tsv``/``.txt`` (UTF-8 with or without BOM, or cp932/Shift_JIS
+        as saved by Japanese Excel; comma, tab or semicolon separated) or
+        ``.xlsx``/``.xlsm``.
+    sheet : str, optional
+        Worksheet to read; default: the first sheet with a recognizable header.
+
+    Returns
+    -------
+    Inventory
+        ``source_format='table'``; servers with ``migrate`` false are in
+        ``excluded``. ``metadata`` holds the sheet, header row, the header ->
+        field mapping, units, and the unmapped and ignored derived columns.
+
+    Raises
+    ------
+    InventoryError
+        Missing file, no required column, or any invalid cell (all at once).
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InventoryError(f"{p.name}: file not found: {os.fspath(path)}")
+    suffix = p.suffix.lower()
+    if suffix in (".xlsx", ".xlsm"):
+        grid, meta, sheet_name = _xlsx_grid(p, sheet)
+    elif suffix in (".csv", ".tsv", ".txt"):
+        if sheet is not None:
+            raise InventoryError(f"{p.name}: sheet='{sheet}' given for a CSV file")
+        grid, meta = read_csv_grid(p)
+        meta = {"format": "csv", **meta}
+        sheet_name = None
+    else:
+        raise InventoryError(
+            f"{p.name}: unsupported file type '{suffix}'; expected .csv or .xlsx"
+        )
+    header_at, _ = find_header(grid)
+    if header_at is None:
+        where = f" sheet '{sheet_name}'" if sheet_name else ""
+        raise InventoryError(f"{p.name}{where}: no data")
+    return table_from_grid(
+        grid, header_at, file=p.name, sheet=sheet_name, source=os.fspath(path),
+        metadata=meta,
+    )
+
+
+def find_header(grid: Grid) -> tuple[int | None, int]:
+    """Index in ``grid`` of the header row and its number of recognized fields.
+
+    Looks at the first :data:`HEADER_SCAN_ROWS` non-empty rows and takes the
+    one with the most distinct recognized fields (the first on a tie).
+    """
+    best, best_score, seen = None, -1, 0
+    for i, (_, cells) in enumerate(grid):
+        if all(is_blank(c) for c in cells):
+            continue
+        seen += 1
+        if seen > HEADER_SCAN_ROWS:
+            break
+        fields = {match_header(c).field for c in cells if isinstance(c, str)}
+        score = len(fields - {None})
+        if score > best_score:
+            best, best_score = i, score
+    return best, max(best_score, 0)
+
+
+def _xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str]:
+    wb = open_workbook(path)
+    try:
+        names = list(wb.sheetnames)
+        if sheet is not None and sheet not in names:
+            listed = ", ".join(f"'{n}'" for n in names)
+            raise InventoryError(
+                f"{path.name}: no sheet named '{sheet}'; sheets: {listed}"
+            )
+        for name in [sheet] if sheet is not None else names:
+            grid = list(iter_sheet(wb[name]))
+            _, score = find_header(grid)
+            if sheet is not None or score >= 2:
+                return grid, {"format": "xlsx", "sheet": name, "sheets": names}, name
+    finally:
+        wb.close()
+    raise InventoryError(
+        f"{path.name}: no sheet has a recognizable header row in its first "
+        f"{HEADER_SCAN_ROWS} rows (sheets: {', '.join(names)}); accepted headers "
+        f"for 'name': {accepted_headers('name')}"
+    )
+
+
+def _display(value: Any) -> str:
+    if isinstance(value, PercentValue):
+        return str(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return "" if value is None else str(value)
+
+
+def table_from_grid(
+    grid: Grid,
+    header_at: int,
+    *,
+    file: str,
+    sheet: str | None,
+    source: str,
+    metadata: dict[str, Any],
+) -> Inventory:
+    """Turn a grid whose header is ``grid[header_at]`` into an :class:`Inventory`."""
+    header_row, header_cells = grid[header_at]
+    metadata = {**metadata, "header_row": header_row}
+    problems = ProblemLog(file, sheet)
+    cols, matches, derived = _map_columns(header_cells, metadata)
+    _require_columns(cols, problems)
+    problems.raise_if_any()
+
+    quality = QualityReport()
+    rows = [(r, c) for r, c in grid[header_at + 1 :] if not all(map(is_blank, c))]
+
+    def cell(cells: list[Any], f: str) -> Any:
+        i = cols.get(f)
+        return cells[i] if i is not None and i < len(cells) else None
+
+    records: list[ServerRecord] = []
+    for r, cells in rows:
+        name = clean_text(cell(cells, "name"))
+        if name is not None and (name.casefold() in _TOTAL_LABELS or name[0] == "※"):
+            quality.note(f"row {r}: '{name}' is a total or a note, skipped")
+            continue
+        if name is None:
+            if all(is_blank(cell(cells, f)) for f in cols):
+                quality.note(f"row {r}: no server name and no mapped value, skipped")
+            else:
+                problems.cell(r, matches["name"].header, "a server name", "")
+            continue
+        rec = ServerRecord(name=name, row=r)
+        records.append(rec)
+        raw = cell(cells, "migrate")
+        try:
+            migrate = parse_bool(raw)
+        except ValueError:
+            problems.cell(r, matches["migrate"].header, _EXPECT_MIGRATE, raw)
+            continue
+        if migrate is False:
+            rec.reason = f"migrate = {_display(raw)} (row {r})"
+        elif migrate is True:
+            rec.values["migrate"] = True
+            quality.record(name, "migrate", "given")
+
+    planned = [rec for rec in records if rec.reason is None]
+    by_row = {r: cells for r, cells in rows}
+    units = _column_units(planned, by_row, cols, matches, quality)
+    metadata["units"] = {matches[f].header: u for f, u in units.items() if u}
+    for rec in planned:
+        _convert_row(rec, by_row[rec.row], cols, matches, units, problems, quality)
+    _cross_check(planned, by_row, derived, metadata, quality)
+    return finish(
+        records, problems=problems, quality=quality, source=source,
+        source_format="table", metadata=metadata, name_header=matches["name"].header,
+        has_pool="pool" in cols, has_group="group" in cols,
+    )
+
+
+def _map_columns(
+    header_cells: list[Any], metadata: dict[str, Any]
+) -> tuple[dict[str, int], dict[str, HeaderMatch], dict[str, int]]:
+    cols: dict[str, int] = {}
+    matches: dict[str, HeaderMatch] = {}
+    mapping: dict[str, str] = {}
+    unmapped: list[str] = []
+    derived: dict[str, int] = {}
+    duplicates: list[str] = []
+    for i, h in enumerate(header_cells):
+        if is_blank(h):
+            continue
+        m = match_header(h)
+        if m.derived is not None:
+            derived[str(h)] = i
+        elif m.field is None:
+            unmapped.append(str(h))
+        elif m.field in cols:
+            duplicates.append(str(h))
+        else:
+            cols[m.field], matches[m.field] = i, m
+            mapping[str(h)] = m.field
+    metadata.update(
+        columns=mapping,
+        unmapped=unmapped,
+        ignored_derived={h: match_header(h).derived for h in derived},
+        duplicate_columns=duplicates,
+        score_basis=matches["cpu_score_per_core"].basis
+        if "cpu_score_per_core" in matches else None,
+    )
+    return cols, matches, derived
+
+
+def _require_columns(cols: dict[str, int], problems: ProblemLog) -> None:
+    for f in ("name", "mem_gib"):
+        if f not in cols:
+            problems.whole_file(
+                f"no column for '{f}'; accepted headers: {accepted_headers(f)}"
+            )
+    if "vcpus" not in cols:
+        for f in ("sockets", "cores_per_socket"):
+            if f not in cols:
+                problems.whole_file(
+                    f"no column for '{f}' (needed unless 'vcpus' is given); "
+                    f"accepted headers: {accepted_headers(f)}"
+                )
+
+
+def _column_units(
+    planned: list[ServerRecord],
+    by_row: dict[int, list[Any]],
+    cols: dict[str, int],
+    matches: dict[str, HeaderMatch],
+    quality: QualityReport,
+) -> dict[str, str | None]:
+    """Unit of each column: stated in the header, else inferred, else default."""
+    units: dict[str, str | None] = {}
+    for f, m in matches.items():
+        if m.unit is not None:
+            units[f] = m.unit
+            continue
+        bare: list[float] = []
+        for rec in planned:
+            cells = by_row[rec.row]
+            v = cells[cols[f]] if cols[f] < len(cells) else None
+            try:
+                q = parse_quantity(v)
+            except ValueError:
+                continue
+            if q is not None and q[1] is None and not isinstance(v, PercentValue):
+                bare.append(q[0])
+        if f in _UTIL_FIELDS:
+            if bare and all(0 <= x <= 1 for x in bare):
+                units[f] = "fraction"
+                quality.note(
+                    f"column '{m.header}' has no unit and every value is at most 1: "
+                    "read as fractions (0.45 = 45 %)"
+                )
+            else:
+                units[f] = "%"
+        elif f == "mem_gib" and bare and all(x >= 1024 for x in bare):
+            units[f] = "MB"
+            quality.note(
+                f"column '{m.header}' has no unit and every value is 1024 or more: "
+                "read as MB (= MiB)"
+            )
+        elif f in ("mem_gib", "mem_used_gib", "disk_gib", "disk_used_gib") and bare:
+            units[f] = _DEFAULT_UNIT[f]
+            quality.note(
+                f"column '{m.header}' has no unit: read as {_DEFAULT_UNIT[f]}"
+            )
+        else:
+            units[f] = _DEFAULT_UNIT.get(f)
+    return units
+
+
+def _convert_row(
+    rec: ServerRecord,
+    cells: list[Any],
+    cols: dict[str, int],
+    matches: dict[str, HeaderMatch],
+    units: dict[str, str | None],
+    problems: ProblemLog,
+    quality: QualityReport,
+) -> None:
+    for f in COLUMNS:  # canonical order: memory before memory used
+        if f not in cols or f in ("name", "migrate"):
+            continue
+        i = cols[f]
+        raw = cells[i] if i < len(cells) else None
+        header = matches[f].header
+        rec.cells[f] = (header, _display(raw))
+        if is_blank(raw):
+            continue
+        try:
+            value, status, note = _convert_cell(f, raw, units.get(f), rec.values)
+        except _Bad as bad:
+            problems.cell(rec.row, header, str(bad), _display(raw))
+            continue
+        rec.values[f] = value
+        quality.record(rec.name, f, status, note)
+    _require_values(rec, cols, matches, problems)
+    _fill_from_row(rec, matches, quality)
+
+
+def _convert_cell(
+    f: str, raw: Any, col_unit: str | None, row: dict[str, Any]
+) -> tuple[Any, Any, str]:
+    """One cell -> (value in canonical unit, quality status, note)."""
+    if f in _TEXT_FIELDS:
+        return clean_text(raw), "given", ""
+    if f == "redundant_with":
+        return ";".join(split_names(raw)) or None, "given", ""
+    expect = _EXPECT.get(f, "a number")
+    if f in _UTIL_FIELDS:
+        expect = "a fraction in [0, 1]" if col_unit == "fraction" else (
+            "a percentage in [0, 100]"
+        )
+    try:
+        q = parse_quantity(raw)
+    except ValueError:
+        raise _Bad(expect) from None
+    if q is None:  # pragma: no cover - blank cells are skipped by the caller
+        raise _Bad(expect)
+    x, cell_unit = q
+    if isinstance(raw, PercentValue):
+        cell_unit = "fraction"
+    unit = cell_unit or col_unit
+    kind = unit_kind(unit) if unit else "count"
+    # A unit written in the cell itself (not the column's) makes the value derived.
+    own = cell_unit not in (None, "count", col_unit) and not isinstance(
+        raw, PercentValue
+    )
+    st: Any = "derived" if own else "given"
+    note = f"unit in the cell: '{_display(raw)}'" if own else ""
+    if x < 0:
+        raise _Bad(expect)
+    if f in _INT_FIELDS:
+        if kind != "count" or x <= 0 or not float(x).is_integer():
+            raise _Bad(expect)
+        return int(x), st, note
+    if f in ("cpu_score_per_core", "disk_iops", "rack_u"):
+        if kind != "count" or (f == "cpu_score_per_core" and x <= 0):
+            raise _Bad(expect)
+        return x, st, note
+    try:
+        if f in _UTIL_FIELDS:
+            frac = percent_to_fraction(x, unit or "%")
+            if frac > 1:
+                raise _Bad(expect)
+            return frac, st, note
+        if f in ("mem_used_gib", "disk_used_gib") and kind == "ratio":
+            base = row.get("mem_gib" if f == "mem_used_gib" else "disk_gib")
+            frac = percent_to_fraction(x, unit or "%")
+            if base is None or frac > 1:
+                raise _Bad(expect)
+            return base * frac, "derived", f"{_display(raw)} of {base:g} GiB"
+        if f in ("mem_gib", "mem_used_gib"):
+            gib = memory_to_gib(x, unit or "GiB")
+            if f == "mem_gib" and gib <= 0:
+                raise _Bad(expect)
+            return gib, st, note
+        if f in ("disk_gib", "disk_used_gib"):
+            return disk_to_gib(x, unit or "GB"), st, note
+        if f == "cpu_mhz":
+            if unit is None and x < 100:  # "3.0" in a clock column means GHz
+                return clock_to_mhz(x, "GHz"), "given", f"no unit: {x:g} read as GHz"
+            mhz = clock_to_mhz(x, unit or "MHz")
+            if mhz <= 0:
+                raise _Bad(expect)
+            return mhz, st, note
+        if f == "net_mbps":
+            return rate_to_mbps(x, unit or "Mbit/s"), st, note
+        if f == "disk_mb_s":
+            return rate_to_mb_s(x, unit or "MB/s"), st, note
+        if f == "power_w":
+            return power_to_w(x, unit or "W"), st, note
+    except ValueError:
+        raise _Bad(expect) from None
+    raise _Bad(expect)  # pragma: no cover - every field is handled above
+
+
+def _require_values(
+    rec: ServerRecord,
+    cols: dict[str, int],
+    matches: dict[str, HeaderMatch],
+    problems: ProblemLog,
+) -> None:
+    """Memory and CPU count are required: report an empty cell (not a bad one)."""
+
+    def blank(f: str) -> bool:  # column absent or cell empty (bad cells are reported)
+        return f not in cols or is_blank(rec.cells[f][1])
+
+    if blank("vcpus") and (blank("sockets") or blank("cores_per_socket")):
+        missing: list[str] = [
+            f for f in ("sockets", "cores_per_socket") if f in cols and blank(f)
+        ]
+        for f in missing or ["vcpus"]:
+            problems.cell(rec.row, matches[f].header, _EXPECT[f], "")
+    if blank("mem_gib"):
+        problems.cell(rec.row, matches["mem_gib"].header, _EXPECT["mem_gib"], "")
+
+
+def _fill_from_row(
+    rec: ServerRecord, matches: dict[str, HeaderMatch], quality: QualityReport
+) -> None:
+    v = rec.values
+    if v.get("cpu_score_per_core") is not None and v.get("cpu_score_basis") is None:
+        m = matches["cpu_score_per_core"]
+        v["cpu_score_basis"] = m.basis
+        if m.basis == "unstated":
+            quality.record(rec.name, "cpu_score_basis", "assumed",
+                           f"header '{m.header}' does not name the benchmark")
+        else:
+            quality.record(rec.name, "cpu_score_basis", "given", f"header '{m.header}'")
+    if v.get("cpu_mhz") is None and v.get("cpu_name"):
+        mhz = clock_mhz_in_name(v["cpu_name"])
+        if mhz is not None:
+            v["cpu_mhz"] = mhz
+            quality.record(rec.name, "cpu_mhz", "derived",
+                           f"clock in CPU name '{v['cpu_name']}'")
+
+
+def _cross_check(
+    planned: list[ServerRecord],
+    by_row: dict[int, list[Any]],
+    derived: dict[str, int],
+    metadata: dict[str, Any],
+    quality: QualityReport,
+) -> None:
+    """Compare computed columns (CPU性能, CPU性能×CPU平均 ...) with our own product."""
+    for header, i in derived.items():
+        what = metadata["ignored_derived"][header]
+        for rec in planned:
+            cells = by_row[rec.row]
+            try:
+                q = parse_quantity(cells[i] if i < len(cells) else None)
+            except ValueError:
+                continue
+            expected = _expected_derived(what, rec.values)
+            if q is None or expected is None:
+                continue
+            if abs(q[0] - expected) > 0.01 * max(abs(expected), 1e-9) + 0.05:
+                quality.note(
+                    f"{rec.name}: column '{header}' = {q[0]:g} but the other columns "
+                    f"give {expected:g} (row {rec.row}); the column is ignored"
+                )
+
+
+def _expected_derived(what: str, v: dict[str, Any]) -> float | None:
+    s, c = v.get("sockets"), v.get("cores_per_socket")
+    score = v.get("cpu_score_per_core")
+    if s is None or c is None or score is None:
+        return None
+    capacity = float(s * c * score)
+    if what == "cpu_capacity":
+        return capacity
+    util = v.get({"cpu_avg_demand": "cpu_avg_util", "cpu_peak_demand": "cpu_peak_util"}
+                 .get(what, ""))
+    return None if util is None else capacity * util
