@@ -143,12 +143,12 @@ def read_azure_migrate(path: str | os.PathLike[str]) -> Inventory:
         elif not is_blank(h):
             unmapped.append(str(h))
     problems = ProblemLog(p.name)
-    found = {role for role, _ in roles.values()}
-    for role in ("name", "vcpus", "mem_gib"):
-        if role not in found:
+    found = {r for r, _ in roles.values()}
+    for needed in ("name", "vcpus", "mem_gib"):
+        if needed not in found:
             problems.whole_file(
-                f"no column for '{role}'; accepted headers: "
-                + ", ".join(VARIABLE_MAP[role])
+                f"no column for '{needed}'; accepted headers: "
+                + ", ".join(VARIABLE_MAP[needed])
             )
     problems.raise_if_any()
     metadata: dict[str, Any] = {
