@@ -11,14 +11,19 @@ UNSTATED_BASIS = "unstated"
 
 @dataclass(frozen=True)
 class CpuEntry:
-    """Per-core benchmark score of one CPU model, with its source."""
+    """Per-core benchmark score of one CPU model, with its source.
+
+    ``cores`` is per chip. ``score_per_core`` is None for a CPU whose cores and
+    clock are known but no published score is (its ``basis`` is then ``''``).
+    """
 
     cpu_name: str
     cores: int
     cpu_mhz: float
-    score_per_core: float
+    score_per_core: float | None
     basis: str  # e.g. 'SPECint2000', 'SPECrate2017_int_base'
     source: str
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

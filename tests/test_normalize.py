@@ -1,0 +1,309 @@
+"""CPU normalization (DESIGN §4): each rule hand-computed."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+
+from vsizer.catalogs import (
+    CpuCatalog,
+    CpuEntry,
+    HostModel,
+    host_cpu_capacity,
+    normalize_cpu,
+)
+from vsizer.errors import ConfigError, InventoryError
+from vsizer.quality import QualityReport
+
+# DESIGN.md §4 worked example host: 8 cores at 2260 MHz, 48 GB, no score.
+MHZ_HOST = HostModel(
+    model="example",
+    sockets=2,
+    cores_per_socket=4,
+    threads_per_core=2,
+    cpu_mhz=2260,
+    cpu_score_per_core=None,
+    mem_gib=48,
+    power_idle_w=70,
+    power_max_w=200,
+)
+# A score host: 1000 SPECint2000 per core at 2000 MHz (ratio 0.5 per MHz).
+SCORE_HOST = HostModel(
+    model="scorehost",
+    sockets=2,
+    cores_per_socket=8,
+    threads_per_core=1,
+    cpu_mhz=2000,
+    cpu_score_per_core=1000.0,
+    mem_gib=256,
+    power_idle_w=60,
+    power_max_w=300,
+    cpu_score_basis="SPECint2000",
+)
+CATALOG = CpuCatalog(
+    [
+        CpuEntry("Xeon 5160", 2, 3000, 1512.5, "SPECint2000", "DESIGN.md §4"),
+        CpuEntry("Intel Xeon E5540", 4, 2533, None, "", "SPECpower x3400 M2"),
+        CpuEntry(
+            "Intel Xeon Gold 5218", 16, 2300, 5.6875, "SPECrate2017_int_base", "s"
+        ),
+    ]
+)
+
+
+def frame(**cols) -> pd.DataFrame:
+    """Servers with the canonical dtypes of vsizer.inventory.model.COLUMNS."""
+    n = len(next(iter(cols.values())))
+    dtypes = {
+        "name": "string",
+        "cpu_name": "string",
+        "cpu_score_basis": "string",
+        "sockets": "Int64",
+        "cores_per_socket": "Int64",
+        "vcpus": "Int64",
+    }
+    cols.setdefault("name", [f"s{i}" for i in range(n)])
+    return pd.DataFrame(
+        {k: pd.array(v, dtype=dtypes.get(k, "Float64")) for k, v in cols.items()}
+    )
+
+
+def test_design4_worked_example_in_mhz():
+    # DESIGN §4: 3000 MHz x 2 cores x 20 % = 1200 MHz; host 8 x 2260 = 18080 MHz
+    # -> 18080 / 1200 = 15.07, i.e. 15 such VMs by CPU.
+    servers = frame(
+        cpu_name=["Xeon 3.0GHz"],
+        sockets=[1],
+        cores_per_socket=[2],
+        cpu_mhz=[3000],
+        cpu_avg_util=[0.2],
+        cpu_peak_util=[0.5],
+    )
+    quality = QualityReport()
+    out, unit = normalize_cpu(servers, MHZ_HOST, CATALOG, quality)
+    assert unit == "MHz"
+    row = out.iloc[0]
+    assert row["score_source"] == "mhz"
+    assert row["cpu_capacity"] == 6000
+    assert row["cpu_avg_demand"] == pytest.approx(1200)
+    assert row["cpu_peak_demand"] == pytest.approx(3000)
+    capacity = host_cpu_capacity(MHZ_HOST, unit)
+    assert capacity == 18080
+    assert math.floor(capacity / row["cpu_avg_demand"]) == 15
+    assert quality.status("s0", "cpu_capacity") == "given"
+    assert any("CPU capacity is in MHz" in n for n in quality.notes)
+
+
+def test_rule_inventory_score_same_basis_or_unstated():
+    servers = frame(
+        cpu_name=["Xeon 5160", "Xeon 5160", "Xeon 5160"],
+        cpu_score_per_core=[1429, 1617, 1718],
+        cpu_score_basis=["SPECint2000", "unstated", None],
+        sockets=[1, 2, 1],
+        cores_per_socket=[1, 1, 2],
+        cpu_avg_util=[0.5, 0.1, 1.0],
+    )
+    quality = QualityReport()
+    out, unit = normalize_cpu(servers, SCORE_HOST, CATALOG, quality)
+    assert unit == "SPECint2000"
+    assert list(out["score_source"]) == ["inventory"] * 3
+    assert_allclose(out["cpu_capacity"], [1429, 2 * 1617, 2 * 1718])
+    assert_allclose(out["cpu_avg_demand"], [714.5, 323.4, 3436])
+    assert list(out["cpu_score_basis"]) == ["SPECint2000"] * 3
+    assert quality.status("s1", "cpu_capacity") == "given"
+    assert "score from the inventory" in quality.entries["s1"]["cpu_capacity"][1]
+
+
+def test_rule_catalog_fills_cores_and_mhz():
+    # score given in another basis -> catalog score in the host's basis
+    servers = frame(
+        cpu_name=["Intel(R) Xeon(R) CPU 5160 @ 3.00GHz"],
+        cpu_score_per_core=[25.0],
+        cpu_score_basis=["SPECint2006"],
+        sockets=[2],
+        cores_per_socket=[None],
+        cpu_avg_util=[0.25],
+    )
+    quality = QualityReport()
+    out, _ = normalize_cpu(servers, SCORE_HOST, CATALOG, quality)
+    row = out.iloc[0]
+    assert row["score_source"] == "catalog"
+    assert row["cpu_score_per_core"] == 1512.5
+    assert row["cores_per_socket"] == 2 and row["cpu_mhz"] == 3000
+    assert row["cpu_capacity"] == 2 * 2 * 1512.5
+    assert row["cpu_avg_demand"] == 0.25 * 6050
+    assert quality.status("s0", "cpu_capacity") == "derived"
+    assert quality.status("s0", "cores_per_socket") == "derived"
+    assert quality.status("s0", "cpu_mhz") == "derived"
+    assert (
+        "CPU catalog: Xeon 5160: DESIGN.md §4"
+        in quality.entries["s0"]["cpu_capacity"][1]
+    )
+
+
+def test_rule_host_ratio():
+    # E5540 has no score: 2533 MHz (catalog) x 1000 / 2000 = 1266.5 per core;
+    # second server's clock from the inventory: 2800 x 0.5 = 1400.
+    servers = frame(
+        cpu_name=["Intel Xeon E5540", "Unknown CPU"],
+        sockets=[2, 1],
+        cores_per_socket=[4, 2],
+        cpu_mhz=[None, 2800],
+        cpu_avg_util=[0.1, 0.3],
+        cpu_peak_util=[0.4, 0.9],
+    )
+    quality = QualityReport()
+    out, _ = normalize_cpu(servers, SCORE_HOST, CATALOG, quality)
+    assert list(out["score_source"]) == ["host-ratio", "host-ratio"]
+    assert_allclose(out["cpu_score_per_core"], [1266.5, 1400])
+    assert_allclose(out["cpu_capacity"], [8 * 1266.5, 2 * 1400])
+    assert_allclose(out["cpu_peak_demand"], [0.4 * 10132, 0.9 * 2800])
+    assert out["cpu_mhz"].iloc[0] == 2533
+    assert quality.status("s0", "cpu_capacity") == "assumed"
+    note = quality.entries["s1"]["cpu_capacity"][1]
+    assert "2800 MHz x 1000 / 2000 MHz of host scorehost" in note
+    assert "overstates older generations (conservative)" in note
+
+
+def test_rule_mhz_from_catalog_and_vcpus():
+    servers = frame(
+        cpu_name=["Xeon 5160", None],
+        sockets=[1, None],
+        cores_per_socket=[None, None],
+        vcpus=[None, 4],
+        cpu_mhz=[None, 2000],
+        cpu_avg_util=[0.5, 0.5],
+    )
+    quality = QualityReport()
+    out, unit = normalize_cpu(servers, MHZ_HOST, CATALOG, quality)
+    assert unit == "MHz"
+    assert_allclose(out["cpu_capacity"], [1 * 2 * 3000, 4 * 2000])
+    assert quality.status("s0", "cpu_capacity") == "derived"
+    assert quality.status("s1", "cpu_capacity") == "given"
+    assert "4 vCPUs (sockets/cores unknown)" in quality.entries["s1"]["cpu_capacity"][1]
+
+
+def test_missing_score_and_mhz_lists_every_server():
+    servers = frame(
+        name=["web01", "db01", "ok"],
+        cpu_name=["Mystery", None, "Xeon 5160"],
+        sockets=[1, 1, 1],
+        cores_per_socket=[2, 2, 2],
+    )
+    with pytest.raises(InventoryError) as info:
+        normalize_cpu(servers, SCORE_HOST, CATALOG, QualityReport())
+    assert info.value.problems == [
+        "server 'web01': no CPU score in SPECint2000 and no clock rate (cpu_name "
+        "'Mystery', not in the CPU catalog with a score or clock): give "
+        "cpu_score_per_core with cpu_score_basis, or cpu_mhz, or add the CPU to the "
+        "CPU catalog.",
+        "server 'db01': no CPU score in SPECint2000 and no clock rate (no cpu_name, "
+        "not in the CPU catalog with a score or clock): give cpu_score_per_core with "
+        "cpu_score_basis, or cpu_mhz, or add the CPU to the CPU catalog.",
+    ]
+    with pytest.raises(
+        InventoryError,
+        match=r"^server 'web01': no clock rate \(cpu_name "
+        r"'Mystery', not in the CPU catalog\): give cpu_mhz, or add the "
+        r"CPU to the CPU catalog\.\nserver 'db01'",
+    ):
+        normalize_cpu(servers, MHZ_HOST, CATALOG, QualityReport())
+
+
+def test_missing_core_count():
+    servers = frame(name=["a"], cpu_mhz=[2000], sockets=[2])
+    with pytest.raises(
+        InventoryError,
+        match=r"^server 'a': no core count: give sockets "
+        r"and cores_per_socket, or vcpus\.$",
+    ):
+        normalize_cpu(servers, MHZ_HOST, CATALOG, QualityReport())
+
+
+def test_values_out_of_range():
+    servers = frame(
+        name=["a", "b"],
+        cpu_mhz=[2000, -1],
+        sockets=[0, 1],
+        cores_per_socket=[2, 2],
+        cpu_avg_util=[1.5, 0.2],
+    )
+    with pytest.raises(InventoryError) as info:
+        normalize_cpu(servers, MHZ_HOST, CATALOG, QualityReport())
+    assert info.value.problems == [
+        "server 'a', column 'sockets': expected a positive integer, got '0'.",
+        "server 'a', column 'cpu_avg_util': expected a fraction in [0, 1], got '1.5'.",
+        "server 'b', column 'cpu_mhz': expected a positive number, got '-1'.",
+    ]
+
+
+def test_assume_util_is_checked():
+    servers = frame(cpu_mhz=[2000], sockets=[1], cores_per_socket=[1])
+    with pytest.raises(
+        ConfigError,
+        match=r"^The 'assume_util' parameter of normalize_cpu "
+        r"must be a float in the range \[0, 1\]\. Got 1\.2 instead\.$",
+    ):
+        normalize_cpu(servers, MHZ_HOST, CATALOG, QualityReport(), assume_util=1.2)
+
+
+def test_utilization_rules():
+    servers = frame(
+        cpu_mhz=[1000] * 4,
+        sockets=[1] * 4,
+        cores_per_socket=[1] * 4,
+        cpu_avg_util=[0.2, 0.3, None, None],
+        cpu_peak_util=[0.6, None, 0.7, None],
+    )
+    quality = QualityReport()
+    quality.record("s0", "cpu_avg_util", "derived", "from sar series")
+    out, _ = normalize_cpu(servers, MHZ_HOST, CATALOG, quality, assume_util=0.8)
+    assert_allclose(out["cpu_avg_util"], [0.2, 0.3, 0.7, 0.8])
+    assert_allclose(out["cpu_peak_util"], [0.6, 0.3, 0.7, 0.8])
+    assert_allclose(out["cpu_avg_demand"], [200, 300, 700, 800])
+    assert_allclose(out["cpu_peak_demand"], [600, 300, 700, 800])
+    status = {
+        s: (quality.status(s, "cpu_avg_util"), quality.status(s, "cpu_peak_util"))
+        for s in ["s0", "s1", "s2", "s3"]
+    }
+    assert status == {
+        "s0": ("derived", "given"),  # a reader's record is kept
+        "s1": ("given", "assumed"),
+        "s2": ("assumed", "given"),
+        "s3": ("assumed", "assumed"),
+    }
+    assert (
+        quality.entries["s3"]["cpu_avg_util"][1] == "unknown: 0.8 assumed (assume_util)"
+    )
+    assert quality.entries["s1"]["cpu_peak_util"][1] == "unknown: taken as the average"
+
+
+def test_input_not_modified_and_absent_columns_ok():
+    servers = pd.DataFrame({"name": ["x"], "cpu_mhz": [2000.0], "vcpus": [2]})
+    before = servers.copy()
+    out, _ = normalize_cpu(servers, MHZ_HOST, CATALOG, QualityReport())
+    pd.testing.assert_frame_equal(servers, before)
+    assert out["cpu_capacity"].iloc[0] == 4000
+    assert out["cpu_avg_demand"].iloc[0] == 4000  # assume_util = 1.0
+
+
+def test_five_thousand_servers_well_under_a_second():
+    n = 5000
+    rng = np.random.default_rng(1)
+    names = np.array(["Xeon 5160", "Intel Xeon E5540", "Unknown", "Xeon Gold 5218"])
+    servers = frame(
+        cpu_name=list(names[rng.integers(0, 4, n)]),
+        sockets=list(rng.integers(1, 3, n)),
+        cores_per_socket=list(rng.integers(1, 9, n)),
+        cpu_mhz=list(rng.uniform(1500, 3500, n)),
+        cpu_avg_util=list(rng.uniform(0, 1, n)),
+    )
+    start = time.perf_counter()
+    out, _ = normalize_cpu(servers, SCORE_HOST, CATALOG, QualityReport())
+    assert time.perf_counter() - start < 0.5
+    assert len(out) == n and out["cpu_capacity"].notna().all()

@@ -1,0 +1,263 @@
+"""The host catalog: candidate virtualization host models.
+
+The shipped catalog (``vsizer/catalogs/data/hosts.csv``, built by
+``scripts/build_catalogs.py``) holds the example host of DESIGN §4, the two
+blades of DESIGN §7, and current 2-socket servers whose power comes from
+published SPECpower_ssj2008 results and whose per-core score is the SPEC
+CPU2017 integer-rate median of their CPU. :data:`DEFAULT_HOST_MODEL` is the
+one the demo plans on.
+
+Contract columns: ``model, sockets, cores_per_socket, threads_per_core,
+cpu_mhz, cpu_score_per_core, mem_gib, power_idle_w, power_max_w,
+power_curve_w, rack_u, price``; optional: ``cpu_name, cpu_score_basis,
+disk_iops, net_mbps, source``. ``power_curve_w`` is 11 watt values at 0, 10,
+..., 100 % load separated by ``;``; when it is given, an empty
+``power_idle_w``/``power_max_w`` is taken from its first/last point.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from vsizer.catalogs._csv import Column, by_row, format_curve, read_rows, shipped_path
+from vsizer.catalogs.model import UNSTATED_BASIS, HostModel
+from vsizer.errors import CatalogError, CatalogLookupError
+
+__all__ = [
+    "DEFAULT_HOST_MODEL",
+    "HOST_COLUMNS",
+    "HostCatalog",
+    "SHIPPED_HOST_CATALOG",
+    "read_host_catalog",
+]
+
+#: File name of the shipped host catalog in ``vsizer/catalogs/data``.
+SHIPPED_HOST_CATALOG = "hosts.csv"
+
+#: The shipped model the demo plans on: 2 x 28-core Xeon Platinum 8180,
+#: 768 GiB, with the published 11-point SPECpower curve.
+DEFAULT_HOST_MODEL = "Dell PowerEdge R740 2x Platinum 8180"
+
+#: Relative tolerance between power_idle_w/power_max_w and the curve's ends.
+_CURVE_END_RTOL = 0.01
+
+#: Accepted columns of a host catalog CSV, in file order.
+HOST_COLUMNS: dict[str, Column] = {
+    c.name: c
+    for c in (
+        Column("model", required=True, nullable=False),
+        Column("sockets", "int", required=True, nullable=False),
+        Column("cores_per_socket", "int", required=True, nullable=False),
+        Column("threads_per_core", "int"),
+        Column("cpu_mhz", "float", required=True, nullable=False),
+        Column("cpu_score_per_core", "float"),
+        Column("mem_gib", "float", required=True, nullable=False),
+        Column("power_idle_w", "float", required=True, low_open=False),
+        Column("power_max_w", "float", required=True),
+        Column("power_curve_w", "curve"),
+        Column("rack_u", "float"),
+        Column("price", "float", low_open=False),
+        Column("cpu_name"),
+        Column("cpu_score_basis"),
+        Column("disk_iops", "float"),
+        Column("net_mbps", "float"),
+        Column("source"),
+    )
+}
+
+
+def _norm(model: str) -> str:
+    return " ".join(str(model).casefold().split())
+
+
+@dataclass
+class HostCatalog:
+    """Host models by name (names match case- and space-insensitively).
+
+    Attributes
+    ----------
+    hosts : list of HostModel
+        In file order.
+    path : str
+        Where they were read from (``user.csv (merged over shipped.csv)`` when merged).
+    default_model : str or None
+        Name of :attr:`default`.
+    """
+
+    hosts: list[HostModel]
+    path: str = ""
+    default_model: str | None = None
+
+    def __post_init__(self) -> None:
+        self._by_name = {_norm(h.model): h for h in self.hosts}
+
+    def __len__(self) -> int:
+        return len(self.hosts)
+
+    def __iter__(self) -> Iterator[HostModel]:
+        return iter(self.hosts)
+
+    def __contains__(self, model: object) -> bool:
+        return isinstance(model, str) and _norm(model) in self._by_name
+
+    @property
+    def models(self) -> list[str]:
+        """Model names in catalog order."""
+        return [h.model for h in self.hosts]
+
+    @property
+    def default(self) -> HostModel:
+        """:data:`DEFAULT_HOST_MODEL` when present, else the catalog's first model."""
+        if self.default_model is not None and self.default_model in self:
+            return self.get(self.default_model)
+        return self.hosts[0]
+
+    def get(self, model: str) -> HostModel:
+        """The host model named ``model``.
+
+        Raises
+        ------
+        CatalogLookupError
+            Naming the valid models and where they are listed.
+        """
+        try:
+            return self._by_name[_norm(model)]
+        except KeyError:
+            raise CatalogLookupError(
+                f"Host model '{model}' is not in the host catalog. Valid models: "
+                + "; ".join(self.models)
+                + f". They are listed by `vsizer catalog list` and in {self.path}."
+            ) from None
+
+    def to_frame(self) -> pd.DataFrame:
+        """The catalog as a frame with the :data:`HOST_COLUMNS` columns."""
+        records = []
+        for h in self.hosts:
+            record = asdict(h)
+            record["power_curve_w"] = format_curve(h.power_curve_w)
+            records.append(record)
+        return pd.DataFrame(records, columns=list(HOST_COLUMNS))
+
+
+def _read_hosts(path: Path) -> list[HostModel]:
+    rows, problems, name = read_rows(path, HOST_COLUMNS)
+    seen: dict[str, int] = {}
+    hosts: list[HostModel] = []
+    for row in rows:
+        r = row["_row"]
+        model, curve = row["model"], row["power_curve_w"]
+        if model is not None:
+            if _norm(model) in seen:
+                problems.append(
+                    f"{name} row {r}, column 'model': expected a model not listed "
+                    f"before, got '{model}' (also row {seen[_norm(model)]})."
+                )
+            seen[_norm(model)] = r
+        idle, top = row["power_idle_w"], row["power_max_w"]
+        if curve is not None:
+            if curve[-1] < curve[0]:
+                problems.append(
+                    f"{name} row {r}, column 'power_curve_w': expected watts rising "
+                    f"from idle to full load, got '{format_curve(curve)}'."
+                )
+            for col, given, end in (
+                ("power_idle_w", idle, curve[0]),
+                ("power_max_w", top, curve[-1]),
+            ):
+                if given is not None and abs(given - end) > _CURVE_END_RTOL * end:
+                    problems.append(
+                        f"{name} row {r}, column '{col}': expected the curve's "
+                        f"{'first' if col == 'power_idle_w' else 'last'} point "
+                        f"({end:g}) or empty, got '{given:g}'."
+                    )
+            idle = curve[0] if idle is None else idle
+            top = curve[-1] if top is None else top
+        for col, value in (("power_idle_w", idle), ("power_max_w", top)):
+            cell = f"{name} row {r}, column '{col}'"
+            if value is None and not any(p.startswith(cell) for p in problems):
+                problems.append(
+                    f"{name} row {r}, column '{col}': expected a "
+                    f"{'non-negative' if col == 'power_idle_w' else 'positive'} "
+                    "number (or a power_curve_w), got ''."
+                )
+        if idle is not None and top is not None and idle > top:
+            problems.append(
+                f"{name} row {r}, column 'power_idle_w': expected at most "
+                f"power_max_w ({top:g}), got '{idle:g}'."
+            )
+        score, basis = row["cpu_score_per_core"], row["cpu_score_basis"]
+        if problems:
+            continue
+        hosts.append(
+            HostModel(
+                model=model,
+                sockets=row["sockets"],
+                cores_per_socket=row["cores_per_socket"],
+                threads_per_core=row["threads_per_core"] or 1,
+                cpu_mhz=float(row["cpu_mhz"]),
+                cpu_score_per_core=None if score is None else float(score),
+                mem_gib=float(row["mem_gib"]),
+                power_idle_w=float(idle),
+                power_max_w=float(top),
+                power_curve_w=curve,
+                rack_u=1.0 if row["rack_u"] is None else float(row["rack_u"]),
+                price=row["price"],
+                cpu_score_basis=basis or UNSTATED_BASIS,
+                cpu_name=row["cpu_name"] or "",
+                disk_iops=row["disk_iops"],
+                net_mbps=row["net_mbps"],
+                source=row["source"] or f"{name} row {r}",
+            )
+        )
+    if problems:
+        raise CatalogError(by_row(problems))
+    return hosts
+
+
+def read_host_catalog(
+    path: str | os.PathLike[str] | None = None, *, merge: bool = False
+) -> HostCatalog:
+    """Read a host catalog CSV.
+
+    Parameters
+    ----------
+    path : path-like, optional
+        A host catalog with the :data:`HOST_COLUMNS` columns. None: the shipped
+        catalog.
+    merge : bool, default False
+        With ``path``: read the shipped catalog too; ``path``'s rows replace
+        shipped rows of the same model name, others are added after them.
+
+    Returns
+    -------
+    HostCatalog
+        Its ``default`` is :data:`DEFAULT_HOST_MODEL` when that model is in
+        it, else its first model.
+
+    Raises
+    ------
+    CatalogError
+        Listing every invalid value of the file at once, e.g.
+        ``hosts.csv row 3, column 'power_idle_w': expected at most power_max_w
+        (300), got '320'.``
+    """
+    shipped = shipped_path(SHIPPED_HOST_CATALOG)
+    if path is None:
+        return HostCatalog(_read_hosts(shipped), str(shipped), DEFAULT_HOST_MODEL)
+    user = _read_hosts(Path(path))
+    if not user:
+        raise CatalogError(
+            f"{Path(path).name}: expected at least one host model, got none."
+        )
+    if not merge:
+        return HostCatalog(user, str(path), DEFAULT_HOST_MODEL)
+    replaced = {_norm(h.model) for h in user}
+    base = [h for h in _read_hosts(shipped) if _norm(h.model) not in replaced]
+    return HostCatalog(
+        base + user, f"{path} (merged over {shipped})", DEFAULT_HOST_MODEL
+    )

@@ -1,0 +1,231 @@
+"""Import SPEC CPU2017 integer-rate results into CPU-catalog rows.
+
+Two inputs are accepted:
+
+1. the results dump as users download it from SPEC ("Dump All Records As
+   CSV" at https://www.spec.org/cgi-bin/osgresults?conf=cpu2017), plain or
+   gzipped. Its header has 35 names but every row 34 fields, and some names
+   carry stray tabs or spaces (``"Processor "``); the ``Benchmark`` column is
+   ``CINT2017rate`` for integer *rate* results (``CINT2017`` is speed);
+2. the derived ``cint2017rate_by_system.csv`` (one CINT2017rate result per
+   row, columns ``cpu_model, chips, cores_total, cpu_mhz_nominal,
+   specrate2017_int_base, result_url, ...``).
+
+Both give the same medians: per-core score = ``Base Result / # Cores``
+(recomputed from the base result, not the derived file's rounded
+``base_per_core``), median per CPU name.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from vsizer.catalogs._keys import cpu_key
+from vsizer.catalogs.cpu_catalog import CPU_COLUMNS
+from vsizer.errors import CatalogError
+
+__all__ = ["SPEC_CPU2017_BASIS", "brand_string_aliases", "import_spec_cpu2017"]
+
+#: Basis label of the scores this importer produces.
+SPEC_CPU2017_BASIS = "SPECrate2017_int_base"
+
+#: Benchmark column value of integer-rate results in the SPEC dump.
+CINT_RATE = "CINT2017rate"
+
+#: Dump header -> internal name (after stripping stray whitespace).
+VARIABLE_MAP: dict[str, str] = {
+    "Benchmark": "benchmark",
+    "Processor": "cpu",
+    "Processor MHz": "mhz",
+    "# Cores": "cores_total",
+    "# Chips": "chips",
+    "Base Result": "base",
+    "Disclosure": "disclosure",
+}
+
+#: Derived-file header -> internal name.
+DERIVED_VARIABLE_MAP: dict[str, str] = {
+    "cpu_model": "cpu",
+    "cpu_mhz_nominal": "mhz",
+    "cores_total": "cores_total",
+    "chips": "chips",
+    "specrate2017_int_base": "base",
+    "result_url": "url",
+}
+
+_HREF = re.compile(r'href="([^"]+\.html)"', re.IGNORECASE)
+_SPEC_SITE = "https://www.spec.org"
+_SCALABLE = ("Bronze", "Silver", "Gold", "Platinum")
+
+
+def _read_text(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise CatalogError(
+            f"{path}: cannot read the SPEC CPU2017 file ({exc.strerror})."
+        ) from exc
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise CatalogError(f"{path}: corrupt gzip file ({exc}).") from exc
+    return raw.decode("utf-8-sig", errors="replace")
+
+
+def _load(path: Path) -> pd.DataFrame:
+    """Rows of either input as columns cpu, mhz, cores_total, chips, base, url."""
+    text = _read_text(path)
+    # the dump has one header name more than fields: read the header ourselves
+    frame = pd.read_csv(
+        io.StringIO(text), dtype=str, keep_default_na=False, header=None
+    )
+    header = [str(h).strip() for h in frame.iloc[0]]
+    frame = frame.iloc[1:].reset_index(drop=True)
+    frame.columns = pd.Index(
+        header[: frame.shape[1]] + [""] * (frame.shape[1] - len(header))
+    )
+    if "Benchmark" in header:
+        missing = [h for h in VARIABLE_MAP if h not in header]
+        mapping = VARIABLE_MAP
+    else:
+        missing = [h for h in DERIVED_VARIABLE_MAP if h not in header]
+        mapping = DERIVED_VARIABLE_MAP
+    if missing:
+        raise CatalogError(
+            f"{path.name}: not a SPEC CPU2017 results CSV: missing column(s) "
+            + ", ".join(f"'{m}'" for m in missing)
+            + "; expected the 'Dump All Records As CSV' export or "
+            "cint2017rate_by_system.csv."
+        )
+    data = frame[list(mapping)].rename(columns=mapping)
+    if "benchmark" in data:
+        data = data[data["benchmark"].str.strip() == CINT_RATE]
+        hrefs = data["disclosure"].str.extract(_HREF, expand=False)
+        data = data.assign(url=(_SPEC_SITE + hrefs).fillna(""))
+    data = data.assign(cpu=data["cpu"].str.strip())
+    for col in ("mhz", "cores_total", "chips", "base"):
+        data[col] = pd.to_numeric(data[col], errors="coerce")
+    return data[["cpu", "mhz", "cores_total", "chips", "base", "url"]]
+
+
+def _mode(values: pd.Series) -> float:
+    """Most frequent value; the smallest one on ties."""
+    counts = values.dropna().value_counts()
+    if counts.empty:
+        return float("nan")
+    top = counts[counts == counts.max()]
+    return float(min(top.index))
+
+
+def brand_string_aliases(cpu_name: str, cores: int, cpu_mhz: float) -> list[str]:
+    """How a CPU's brand string usually reads (CPUID, RVTools, /proc/cpuinfo).
+
+    Parameters
+    ----------
+    cpu_name : str
+        SPEC's spelling, e.g. ``Intel Xeon Gold 5218``.
+    cores : int
+        Cores per chip.
+    cpu_mhz : float
+        Nominal clock [MHz].
+
+    Returns
+    -------
+    list of str
+        ``['Intel(R) Xeon(R) Gold 5218 CPU @ 2.30GHz']``;
+        ``['Intel(R) Xeon(R) CPU E5-2620 v4 @ 2.10GHz']`` for E5/E7 parts
+        (with Intel's ``0`` for v1 parts: ``E5-2620 0 @ 2.00GHz``);
+        ``['AMD EPYC 7302 16-Core Processor']``; ``[]`` for other vendors.
+    """
+    words = cpu_name.split()
+    if len(words) >= 3 and words[:2] == ["Intel", "Xeon"]:
+        clock = f"{cpu_mhz / 1000:.2f}GHz"
+        rest = " ".join(words[2:])
+        if words[2] in _SCALABLE:
+            return [f"Intel(R) Xeon(R) {rest} CPU @ {clock}"]
+        if re.fullmatch(r"E[357]-\d{4}[A-Z]?", rest):
+            rest += " 0"
+        return [f"Intel(R) Xeon(R) CPU {rest} @ {clock}"]
+    if len(words) >= 3 and words[:2] == ["AMD", "EPYC"]:
+        return [f"AMD EPYC {' '.join(words[2:])} {cores}-Core Processor"]
+    return []
+
+
+def import_spec_cpu2017(
+    path: str | os.PathLike[str], *, min_results: int = 1
+) -> pd.DataFrame:
+    """CPU-catalog rows from SPEC CPU2017 integer-rate results.
+
+    Parameters
+    ----------
+    path : path-like
+        The SPEC "Dump All Records As CSV" export (plain or gzipped) or the
+        derived ``cint2017rate_by_system.csv``.
+    min_results : int, default 1
+        CPUs with fewer usable results are left out.
+
+    Returns
+    -------
+    DataFrame
+        Columns of ``cpus.csv`` (:data:`~vsizer.catalogs.cpu_catalog.CPU_COLUMNS`),
+        one row per CPU sorted by name: ``score_per_core`` = median over the
+        CPU's CINT2017rate results of ``Base Result / # Cores``; ``cores`` =
+        the most frequent ``# Cores / # Chips``; ``cpu_mhz`` = the most
+        frequent ``Processor MHz``; ``basis`` = ``SPECrate2017_int_base``;
+        ``source`` = ``SPEC CPU2017 CINT2017rate, median of N results, e.g.
+        <url>`` where the URL is the result nearest the median.
+        ``attrs['rows_used']`` and ``attrs['rows_skipped']`` count results.
+
+    Notes
+    -----
+    Results with no usable base (``Base Result`` <= 0, or ``# Cores`` <= 0;
+    21 rows in the 2025 dump) are skipped. CPU names are grouped
+    case-insensitively (``POWER10``/``Power10``), keeping the most frequent
+    spelling. One result is one *system*: the same CPU appears with different
+    memory, compilers and chip counts, hence the median.
+    """
+    data = _load(Path(path))
+    usable = (data["base"] > 0) & (data["cores_total"] > 0) & (data["cpu"] != "")
+    skipped = int((~usable).sum())
+    data = data[usable].copy()
+    data["per_core"] = data["base"] / data["cores_total"]
+    data["cores_chip"] = data["cores_total"] / data["chips"].where(data["chips"] > 0)
+    data["key"] = data["cpu"].map(cpu_key)
+    rows = []
+    for _, group in data.groupby("key", sort=False):
+        if len(group) < min_results:
+            continue
+        name = str(group["cpu"].value_counts().index[0])
+        median = float(np.median(group["per_core"].to_numpy()))
+        nearest = (group["per_core"] - median).abs().to_numpy().argmin()
+        url = str(group["url"].iloc[nearest])
+        cores_chip = _mode(group["cores_chip"].round())
+        mhz = _mode(group["mhz"])
+        cores = int(cores_chip) if np.isfinite(cores_chip) else 0
+        rows.append(
+            {
+                "cpu_name": name,
+                "aliases": ";".join(brand_string_aliases(name, cores, mhz)),
+                "cores": cores,
+                "cpu_mhz": mhz,
+                "score_per_core": median,
+                "basis": SPEC_CPU2017_BASIS,
+                "source": f"SPEC CPU2017 {CINT_RATE}, median of {len(group)} "
+                + ("result" if len(group) == 1 else "results")
+                + (f", e.g. {url}" if url else ""),
+            }
+        )
+    out = pd.DataFrame(rows, columns=list(CPU_COLUMNS))
+    out = out.sort_values("cpu_name", key=lambda s: s.str.casefold(), kind="stable")
+    out = out.reset_index(drop=True)
+    out.attrs["rows_used"] = int(len(data))
+    out.attrs["rows_skipped"] = skipped
+    return out

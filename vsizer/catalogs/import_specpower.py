@@ -1,0 +1,442 @@
+"""Import published SPECpower_ssj2008 results into host-catalog rows.
+
+Two inputs are accepted, alone or together:
+
+1. an 11-point curves CSV (``server_model, config_as_stated, watts_0pct, ...,
+   watts_100pct, spec_result_url, source_repo, source_path, source_commit``):
+   watts at active idle, 10 %, ..., 100 % target load;
+2. the full SPECpower results CSV as published by SPEC and redistributed by
+   cloud-carbon-coefficients (``Hardware Vendor Test Sponsor, System Enclosure
+   (if applicable), Date Submitted, Nodes, CPU Description, MHz, Chips, Cores,
+   Total Threads, Total Memory (GB), avg. watts @ 100%, avg. watts @ active
+   idle, ...``): idle and full load only.
+
+Given together, each curve is joined to its full result (same idle and
+full-load watts and the same model) to learn chips, cores, clock and memory;
+the curve then replaces that result's two points.
+
+**Multi-node results are skipped.** Their watts cover a whole enclosure
+(blades, twins, microservers: shared fans and power supplies); dividing by the
+node count would attribute the enclosure's overhead evenly, which SPEC does
+not measure, and a host-catalog row is one server. Non-compliant results
+(``NC`` instead of watts) are skipped too. ``attrs['skipped']`` counts both.
+
+References
+----------
+.. [1] Standard Performance Evaluation Corporation, "SPECpower_ssj2008
+   results," https://www.spec.org/power_ssj2008/results/.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from vsizer.catalogs._keys import model_key
+from vsizer.catalogs.host_catalog import HOST_COLUMNS
+from vsizer.errors import CatalogError
+
+__all__ = ["import_specpower", "read_specpower_results"]
+
+#: Curves-file header -> internal name.
+CURVES_VARIABLE_MAP: dict[str, str] = {
+    "server_model": "system",
+    "config_as_stated": "config",
+    **{f"watts_{p}pct": f"w{p}" for p in range(0, 101, 10)},
+    "spec_result_url": "url",
+    "source_repo": "source_repo",
+    "source_commit": "source_commit",
+}
+
+#: Full-results header -> internal name.
+RESULTS_VARIABLE_MAP: dict[str, str] = {
+    "Hardware Vendor Test Sponsor": "vendor",
+    "System Enclosure (if applicable)": "system",
+    "Date Submitted": "date",
+    "Nodes": "nodes",
+    "CPU Description": "cpu_desc",
+    "MHz": "cpu_mhz",
+    "Chips": "chips",
+    "Cores": "cores",
+    "Total Threads": "threads",
+    "Total Memory (GB)": "mem_gib",
+    "avg. watts @ 100%": "power_max_w",
+    "avg. watts @ active idle": "power_idle_w",
+}
+
+_CURVE_COLS = [f"w{p}" for p in range(0, 101, 10)]
+
+#: Columns of :func:`read_specpower_results`.
+RESULT_COLUMNS = [
+    "vendor",
+    "system",
+    "model",
+    "date",
+    "nodes",
+    "chips",
+    "cores",
+    "threads",
+    "cpu_mhz",
+    "cpu_name",
+    "mem_gib",
+    "power_idle_w",
+    "power_max_w",
+    "power_curve_w",
+    "source",
+]
+
+#: Vendor field (sponsor names run together) -> short vendor name, first match.
+_VENDORS = (
+    ("hewlett packard enterprise", "HPE"),
+    ("hewlett-packard", "HP"),
+    ("hewlett packard", "HP"),
+    ("dell", "Dell"),
+    ("ibm", "IBM"),
+    ("lenovo", "Lenovo"),
+    ("fujitsu siemens", "Fujitsu Siemens"),
+    ("fujitsu", "Fujitsu"),
+    ("acer", "Acer"),
+    ("huawei", "Huawei"),
+    ("super micro", "Supermicro"),
+    ("supermicro", "Supermicro"),
+    ("nec", "NEC"),
+    ("hitachi", "Hitachi"),
+    ("inspur", "Inspur"),
+    ("h3c", "H3C"),
+    ("sugon", "Sugon"),
+    ("asustek", "ASUS"),
+    ("quanta", "Quanta"),
+    ("sun micro", "Sun"),
+    ("apple", "Apple"),
+    ("cisco", "Cisco"),
+    ("giga-byte", "Gigabyte"),
+    ("tyan", "Tyan"),
+)
+_CPU_NOISE = re.compile(
+    r"\((?:r|tm)\)|®|™|@|\b\d+(?:\.\d+)?\s*ghz\b|\bprocessor\b|\bcpu\b|,", re.IGNORECASE
+)
+_BRACKET_CONFIG = re.compile(
+    r"(\d+)\s*x\s*\[(.+?)\s+(\d+)\s*MHz,\s*(\d+)\s*cores?\],\s*(\d+)\s*GB",
+    re.IGNORECASE,
+)
+
+
+def vendor_short(vendor: str) -> str:
+    """Short vendor name of a SPECpower vendor field: ``Dell Inc.`` -> ``Dell``."""
+    text = str(vendor).casefold()
+    for pattern, short in _VENDORS:
+        if re.search(rf"\b{re.escape(pattern)}\b", text):
+            return short
+    return str(vendor).split(",")[0].split()[0] if str(vendor).strip() else ""
+
+
+def clean_cpu_name(description: str) -> str:
+    """CPU name without trademarks, clock and filler words, case kept.
+
+    ``'2.6 GHz AMD Opteron 2435'`` -> ``'AMD Opteron 2435'``;
+    ``'Intel Xeon processor 5160'`` -> ``'Intel Xeon 5160'``.
+    """
+    return " ".join(_CPU_NOISE.sub(" ", str(description)).split())
+
+
+def _system_name(vendor: str, system: str) -> str:
+    """``Dell Inc.``, ``PowerEdge R740 (Intel Xeon ...)`` -> ``Dell PowerEdge R740``."""
+    base = " ".join(re.sub(r"\([^)]*\)", " ", str(system)).split())
+    short = vendor_short(vendor)
+    if not short or base.casefold().startswith(short.casefold()):
+        return base
+    return f"{short} {base}"
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    try:
+        frame = pd.read_csv(
+            path, dtype=str, keep_default_na=False, encoding="utf-8-sig"
+        )
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise CatalogError(f"{path}: cannot read the SPECpower file ({exc}).") from exc
+    frame.columns = pd.Index([str(c).strip() for c in frame.columns])
+    return frame
+
+
+def _numbers(frame: pd.DataFrame, cols: Sequence[str]) -> pd.DataFrame:
+    out = frame.copy()
+    for c in cols:
+        out[c] = pd.to_numeric(
+            out[c].str.replace(",", "", regex=False), errors="coerce"
+        )
+    return out
+
+
+def _full_results(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    data = frame[list(RESULTS_VARIABLE_MAP)].rename(columns=RESULTS_VARIABLE_MAP)
+    data = _numbers(
+        data,
+        [
+            "nodes",
+            "cpu_mhz",
+            "chips",
+            "cores",
+            "threads",
+            "mem_gib",
+            "power_max_w",
+            "power_idle_w",
+        ],
+    )
+    ok = (
+        (data["nodes"] == 1)
+        & (data["power_idle_w"] >= 0)
+        & (data["power_max_w"] > 0)
+        & (data["power_idle_w"] <= data["power_max_w"])
+    )
+    data = data.assign(ok=ok)
+    data["date"] = pd.to_datetime(data["date"], format="%b %d, %Y", errors="coerce")
+    data["cpu_name"] = data["cpu_desc"].map(clean_cpu_name)
+    data["model"] = [
+        _system_name(v, s) for v, s in zip(data["vendor"], data["system"], strict=True)
+    ]
+    data["power_curve_w"] = None
+    data["result"] = [
+        f"SPECpower_ssj2008 result {' '.join(v.split())} {' '.join(s.split())}"
+        + (f", submitted {d:%b %d, %Y}" if pd.notna(d) else "")
+        for v, s, d in zip(data["vendor"], data["system"], data["date"], strict=True)
+    ]
+    data["source"] = data["result"] + f" (idle and 100 % from {name})"
+    return data
+
+
+def _curves(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    data = frame[list(CURVES_VARIABLE_MAP)].rename(columns=CURVES_VARIABLE_MAP)
+    data = _numbers(data, _CURVE_COLS)
+    bad = data[_CURVE_COLS].isna().any(axis=1) | (data[_CURVE_COLS] < 0).any(axis=1)
+    if bad.any():
+        rows = ", ".join(str(i + 2) for i in np.flatnonzero(bad.to_numpy()))
+        raise CatalogError(
+            f"{name} row(s) {rows}: expected 11 non-negative watt values "
+            "(watts_0pct ... watts_100pct)."
+        )
+    data["power_curve_w"] = [
+        tuple(float(v) for v in r) for r in data[_CURVE_COLS].to_numpy()
+    ]
+    data["power_idle_w"] = data["w0"]
+    data["power_max_w"] = data["w100"]
+    data["cited"] = [
+        u if u else f"no SPEC result URL cited by {repo}@{commit[:12]}"
+        for u, repo, commit in zip(
+            data["url"], data["source_repo"], data["source_commit"], strict=True
+        )
+    ]
+    data["source"] = (
+        "SPECpower_ssj2008 11-point curve "
+        + data["system"]
+        + ", "
+        + data["cited"]
+        + f" ({name})"
+    )
+    parsed = data["config"].str.extract(_BRACKET_CONFIG)
+    data["chips"] = pd.to_numeric(parsed[0], errors="coerce")
+    data["cpu_name"] = parsed[1].fillna("").map(clean_cpu_name)
+    data["cpu_mhz"] = pd.to_numeric(parsed[2], errors="coerce")
+    data["cores"] = pd.to_numeric(parsed[3], errors="coerce") * data["chips"]
+    data["mem_gib"] = pd.to_numeric(parsed[4], errors="coerce")
+    data["model"] = data["system"]
+    return data
+
+
+def read_specpower_results(
+    path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+) -> pd.DataFrame:
+    """Single-node SPECpower results, one row each, curves joined in.
+
+    Parameters
+    ----------
+    path : path-like or sequence of path-likes
+        A curves CSV, a full-results CSV, or both (any order).
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`RESULT_COLUMNS`: ``model`` is vendor + system without
+        parenthesised text (``Dell PowerEdge R740``); ``chips``, ``cores``,
+        ``threads`` are totals; ``power_curve_w`` a tuple of 11 watts or None;
+        ``nodes`` is 1, or NA for a curve with no full result to say.
+        ``attrs['skipped']``: multi-node or non-compliant results left out.
+    """
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    curves: list[pd.DataFrame] = []
+    results: list[pd.DataFrame] = []
+    for p in map(Path, paths):
+        frame = _read_csv(p)
+        if set(RESULTS_VARIABLE_MAP) <= set(frame.columns):
+            results.append(_full_results(frame, p.name))
+        elif set(CURVES_VARIABLE_MAP) <= set(frame.columns):
+            curves.append(_curves(frame, p.name))
+        else:
+            raise CatalogError(
+                f"{p.name}: not a SPECpower file: expected the columns of the 11-point "
+                "curves CSV (" + ", ".join(CURVES_VARIABLE_MAP) + ") or of the full "
+                "results CSV (" + ", ".join(RESULTS_VARIABLE_MAP) + ")."
+            )
+    full = pd.concat(results, ignore_index=True) if results else None
+    rows: list[dict[str, object]] = []
+    used: set[int] = set()
+    curve_rows: list[dict[str, Any]] = (
+        [
+            {str(k): v for k, v in r.items()}
+            for r in pd.concat(curves).to_dict("records")
+        ]
+        if curves
+        else []
+    )
+    for curve in curve_rows:
+        match = None if full is None else _match(curve, full)
+        if full is None or match is None:  # curves file alone, or not in SPEC's file
+            rows.append({c: curve.get(c) for c in RESULT_COLUMNS})
+            continue
+        used.add(match)
+        if not full.loc[match, "ok"]:  # multi-node or non-compliant: skipped
+            continue
+        row = {str(k): v for k, v in full.loc[match].to_dict().items()}
+        row.update(
+            power_curve_w=curve["power_curve_w"],
+            power_idle_w=curve["power_idle_w"],
+            power_max_w=curve["power_max_w"],
+            source=f"{row['result']}, {curve['cited']} (11-point curve; configuration "
+            "from the full results)",
+        )
+        rows.append({c: row.get(c) for c in RESULT_COLUMNS})
+    skipped = 0
+    if full is not None:
+        skipped = int((~full["ok"]).sum())
+        rest = full[full["ok"] & ~full.index.isin(list(used))]
+        rows.extend(
+            {str(k): v for k, v in r.items()}
+            for r in rest[RESULT_COLUMNS].to_dict("records")
+        )
+    out = pd.DataFrame(rows, columns=RESULT_COLUMNS)  # nodes: 1, or NA if unknown
+    out.attrs["skipped"] = skipped
+    return out
+
+
+def _match(curve: dict[str, Any], full: pd.DataFrame) -> int | None:
+    """Index of the full result with the curve's idle and 100 % watts, if any."""
+    idle, top = float(curve["power_idle_w"]), float(curve["power_max_w"])
+    hit = full[
+        ((full["power_idle_w"] - idle).abs() < 0.05)
+        & ((full["power_max_w"] - top).abs() < 0.5)
+    ]
+    if hit.empty:
+        return None
+    key = set(model_key(str(curve["system"])).split())
+    same = [
+        i for i in hit.index if key & set(model_key(str(hit.loc[i, "model"])).split())
+    ]
+    return int((same or list(hit.index))[0])
+
+
+def import_specpower(
+    path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+) -> pd.DataFrame:
+    """Host-catalog rows from published SPECpower_ssj2008 results.
+
+    Parameters
+    ----------
+    path : path-like or sequence of path-likes
+        The 11-point curves CSV, the full-results CSV, or both. With both,
+        curves get chips/cores/clock/memory from their full result.
+
+    Returns
+    -------
+    DataFrame
+        Columns of ``hosts.csv`` (:data:`~vsizer.catalogs.host_catalog.HOST_COLUMNS`),
+        one row per single-node result: ``model`` = vendor, system and CPU
+        (``Dell PowerEdge R740 2x Platinum 8180``, with the submission month
+        appended if that is not unique); ``sockets`` = chips;
+        ``cores_per_socket`` = cores / chips; ``threads_per_core`` = threads /
+        cores; ``mem_gib`` = the memory *tested*; ``cpu_score_per_core``,
+        ``rack_u``, ``price`` empty. Rows from a curves file alone may lack
+        sockets and cores (the file does not state them): complete them before
+        use. ``attrs['skipped']`` counts the multi-node and non-compliant
+        results left out.
+    """
+    res = read_specpower_results(path)
+    chips = res["chips"].astype("Float64")
+    cores = res["cores"].astype("Float64")
+    out = pd.DataFrame(
+        {
+            "model": _unique_models(res),
+            "sockets": chips.round().astype("Int64"),
+            "cores_per_socket": (cores / chips).round().astype("Int64"),
+            "threads_per_core": (res["threads"].astype("Float64") / cores)
+            .round()
+            .clip(lower=1)  # one 2011 result states fewer threads than cores
+            .astype("Int64"),
+            "cpu_mhz": res["cpu_mhz"].astype("Float64"),
+            "cpu_score_per_core": pd.NA,
+            "mem_gib": res["mem_gib"].astype("Float64"),
+            "power_idle_w": res["power_idle_w"].astype(float),
+            "power_max_w": res["power_max_w"].astype(float),
+            "power_curve_w": res["power_curve_w"],
+            "rack_u": pd.NA,
+            "price": pd.NA,
+            "cpu_name": res["cpu_name"],
+            "cpu_score_basis": pd.NA,
+            "disk_iops": pd.NA,
+            "net_mbps": pd.NA,
+            "source": res["source"],
+        },
+        columns=list(HOST_COLUMNS),
+    )
+    out.attrs["skipped"] = res.attrs.get("skipped", 0)
+    return out
+
+
+def short_cpu(cpu_name: str) -> str:
+    """CPU name for a model label: ``Intel Xeon Platinum 8180`` -> ``Platinum 8180``."""
+    words = str(cpu_name).split()
+    if words[:1] in (["Intel"], ["AMD"]):
+        words = words[1:]
+    if (
+        len(words) > 1
+        and words[0] == "Xeon"
+        and words[1]
+        in (
+            "Bronze",
+            "Silver",
+            "Gold",
+            "Platinum",
+        )
+    ):
+        words = words[1:]
+    return " ".join(words)
+
+
+def _unique_models(res: pd.DataFrame) -> list[str]:
+    """Vendor system + 'Nx CPU', then + month, then + '#k', until unique."""
+    names = []
+    for model, chips, cpu in zip(
+        res["model"], res["chips"], res["cpu_name"], strict=True
+    ):
+        label = (
+            f"{model} {int(chips)}x {short_cpu(cpu)}"
+            if pd.notna(chips) and cpu
+            else model
+        )
+        names.append(label)
+    counts = pd.Series(names).value_counts()
+    dated = [
+        f"{n} ({d:%b %Y})" if counts[n] > 1 and pd.notna(d) else n
+        for n, d in zip(names, res["date"], strict=True)
+    ]
+    seen: dict[str, int] = {}
+    final = []
+    for n in dated:
+        seen[n] = seen.get(n, 0) + 1
+        final.append(n if seen[n] == 1 else f"{n} #{seen[n]}")
+    return final

@@ -1,0 +1,415 @@
+"""CPU normalization: every server's CPU capacity and demand in the host's unit.
+
+Synopsis
+--------
+Clock rates are not comparable across CPU generations; benchmark scores are
+(DESIGN §4). :func:`normalize_cpu` puts each server's CPU in one *capacity
+unit*, the host's, so demands can be summed and compared with
+:func:`host_cpu_capacity`::
+
+    capacity = cores x per-core score
+    demand   = capacity x utilization      (average and peak)
+
+Rules
+-----
+**The unit.** If the host model has a per-core score, the unit is its basis
+(``host.cpu_score_basis``, e.g. ``SPECrate2017_int_base``). Otherwise it is
+``MHz`` and every "score" is a clock rate.
+
+**Per-core score of a server, first rule that applies** (``score_source``):
+
+1. ``inventory`` (given) — the server's own ``cpu_score_per_core``, when its
+   ``cpu_score_basis`` equals the host's or either is ``unstated`` (a missing
+   basis counts as unstated: DESIGN §3 "any consistent benchmark").
+2. ``catalog`` (derived) — the CPU catalog's score for ``cpu_name`` in the
+   host's basis.
+3. ``host-ratio`` (assumed) — ``cpu_mhz x host score / host MHz``: the old
+   CPU is taken to do as much work per clock as the host's. Older generations
+   do less, so this *overstates* their capacity and demand: conservative for
+   sizing, pessimistic for consolidation ratios.
+4. In MHz mode: ``mhz`` — ``cpu_mhz``.
+
+A missing ``cpu_mhz`` or ``cores_per_socket`` is filled from the catalog entry
+of ``cpu_name`` (any basis; derived). A server with neither a usable score nor
+a clock rate is an error (:class:`~vsizer.errors.InventoryError`, listing
+every such server).
+
+**Cores.** ``sockets x cores_per_socket``; if either is missing, ``vcpus``
+(VMs from RVTools; noted). With none of them the server is an error.
+
+**Utilization.** Missing peak: peak = average (assumed). Missing average:
+average = peak (assumed, conservative). Both missing: both = ``assume_util``
+(assumed). Values must be fractions in [0, 1].
+
+**Output.** A copy of the servers with ``cpu_score_per_core`` (the score
+used), ``cpu_score_basis`` (the unit), ``score_source``, ``cpu_capacity``,
+``cpu_avg_demand``, ``cpu_peak_demand``; ``cores_per_socket``, ``cpu_mhz``,
+``cpu_avg_util`` and ``cpu_peak_util`` filled where derived or assumed. The
+quality report gets ``cpu_capacity``, ``cpu_avg_util`` and ``cpu_peak_util``
+(and ``cores_per_socket``/``cpu_mhz`` when taken from the catalog).
+
+References
+----------
+.. [1] DESIGN.md §4 "CPU normalization" (MHz/SPECint2000 table, worked example).
+.. [2] SPEC, "SPEC CPU2017 results," https://www.spec.org/cpu2017/results/.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from vsizer._validation import Interval, check_param
+from vsizer.catalogs.cpu_catalog import CpuCatalog
+from vsizer.catalogs.model import UNSTATED_BASIS, HostModel
+from vsizer.errors import CatalogError, InventoryError
+from vsizer.quality import QualityReport, Status
+
+__all__ = ["MHZ_UNIT", "host_cpu_capacity", "normalize_cpu"]
+
+#: Capacity unit when the host model has no per-core score.
+MHZ_UNIT = "MHz"
+
+_STATUS: dict[str, Status] = {
+    "inventory": "given",
+    "catalog": "derived",
+    "host-ratio": "assumed",
+}
+
+
+def host_cpu_capacity(host: HostModel, unit: str) -> float:
+    """CPU capacity of one host in ``unit``.
+
+    Parameters
+    ----------
+    host : HostModel
+    unit : str
+        ``'MHz'`` or the host's score basis, as returned by :func:`normalize_cpu`.
+
+    Returns
+    -------
+    float
+        ``cores x cpu_mhz`` [MHz] or ``cores x cpu_score_per_core`` [unit].
+        Physical cores: Hyper-Threading adds no capacity here.
+
+    Raises
+    ------
+    CatalogError
+        If the host has no score in ``unit``.
+    """
+    if unit == MHZ_UNIT:
+        return float(host.cores * host.cpu_mhz)
+    if host.cpu_score_per_core is not None and unit == host.cpu_score_basis:
+        return float(host.cores * host.cpu_score_per_core)
+    have = (
+        f"'{host.cpu_score_basis}'" if host.cpu_score_per_core is not None else "none"
+    )
+    raise CatalogError(
+        f"Host model '{host.model}' has no CPU score in '{unit}' (its score basis: "
+        f"{have}); expected 'MHz' or the host's basis."
+    )
+
+
+def _num(servers: pd.DataFrame, col: str) -> np.ndarray:
+    if col not in servers:
+        return np.full(len(servers), np.nan)
+    return pd.to_numeric(servers[col], errors="coerce").astype(float).to_numpy()
+
+
+def _text(servers: pd.DataFrame, col: str) -> np.ndarray:
+    if col not in servers:
+        return np.full(len(servers), "", dtype=object)
+    s = servers[col].astype("object")
+    return s.where(s.notna(), "").map(lambda v: str(v).strip()).to_numpy(dtype=object)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def normalize_cpu(
+    servers: pd.DataFrame,
+    host: HostModel,
+    cpu_catalog: CpuCatalog,
+    quality: QualityReport,
+    *,
+    assume_util: float = 1.0,
+) -> tuple[pd.DataFrame, str]:
+    """CPU capacity and demand of every server in the host's capacity unit.
+
+    Parameters
+    ----------
+    servers : DataFrame
+        Canonical inventory columns (:data:`vsizer.inventory.model.COLUMNS`);
+        absent columns count as missing.
+    host : HostModel
+        Target host model; its score basis (or MHz) is the unit.
+    cpu_catalog : CpuCatalog
+        Scores, cores and clocks by CPU name.
+    quality : QualityReport
+        Updated in place (see module docstring).
+    assume_util : float, default 1.0
+        Utilization [fraction] for servers with neither average nor peak.
+
+    Returns
+    -------
+    servers : DataFrame
+        A copy with the columns listed in the module docstring.
+    unit : str
+        The capacity unit: the host's score basis or ``'MHz'``.
+
+    Raises
+    ------
+    InventoryError
+        Listing every server with no usable score or clock rate, no core count,
+        or a utilization / count outside its range.
+    ConfigError
+        If ``assume_util`` is not in [0, 1].
+
+    Examples
+    --------
+    DESIGN §4: 3000 MHz x 2 cores x 20 % = 1200 MHz on a host of 8 x 2260 =
+    18080 MHz, so CPU allows 18080 / 1200 = 15 such VMs.
+    """
+    check_param("assume_util", assume_util, Interval(float, 0.0, 1.0), "normalize_cpu")
+    out = servers.copy()
+    n = len(out)
+    names = _text(out, "name")
+    names = np.where(names == "", [str(i) for i in out.index], names)
+    score_mode = host.cpu_score_per_core is not None
+    unit = host.cpu_score_basis if score_mode else MHZ_UNIT
+
+    score, mhz = _num(out, "cpu_score_per_core"), _num(out, "cpu_mhz")
+    sockets, cps, vcpus = (
+        _num(out, "sockets"),
+        _num(out, "cores_per_socket"),
+        _num(out, "vcpus"),
+    )
+    avg, peak = _num(out, "cpu_avg_util"), _num(out, "cpu_peak_util")
+    cpu_names, basis = _text(out, "cpu_name"), _text(out, "cpu_score_basis")
+    problems = _range_problems(names, score, mhz, sockets, cps, vcpus, avg, peak)
+
+    # --- catalog, once per distinct CPU name
+    cat_score, cat_mhz, cat_cores = (
+        np.full(n, np.nan),
+        np.full(n, np.nan),
+        np.full(n, np.nan),
+    )
+    cat_label = np.full(n, "", dtype=object)
+    codes, uniques = pd.factorize(cpu_names)
+    for k, cpu in enumerate(uniques):
+        if not cpu:
+            continue
+        scored = cpu_catalog.lookup(cpu, unit) if score_mode else None
+        entry = scored or cpu_catalog.lookup(cpu)
+        if entry is None:
+            continue
+        rows = codes == k
+        if scored is not None and scored.score_per_core is not None:
+            cat_score[rows] = scored.score_per_core
+        cat_mhz[rows], cat_cores[rows] = entry.cpu_mhz, entry.cores
+        cat_label[rows] = f"{entry.cpu_name}: {entry.source}"
+
+    mhz_from_cat = np.isnan(mhz) & ~np.isnan(cat_mhz)
+    mhz_eff = np.where(mhz_from_cat, cat_mhz, mhz)
+    cps_from_cat = np.isnan(cps) & ~np.isnan(cat_cores)
+    cps_eff = np.where(cps_from_cat, cat_cores, cps)
+
+    # --- per-core score and its source
+    if score_mode:
+        host_ratio = float(host.cpu_score_per_core) / host.cpu_mhz  # type: ignore[arg-type]
+        basis_ok = (
+            (basis == unit)
+            | np.isin(basis, ["", UNSTATED_BASIS])
+            | (unit == UNSTATED_BASIS)
+        )
+        own = ~np.isnan(score) & basis_ok
+        from_cat = ~own & ~np.isnan(cat_score)
+        ratio = ~own & ~from_cat & ~np.isnan(mhz_eff)
+        per_core = np.where(
+            own, score, np.where(from_cat, cat_score, mhz_eff * host_ratio)
+        )
+        src = np.where(own, "inventory", np.where(from_cat, "catalog", "host-ratio"))
+        unknown = ~own & ~from_cat & ~ratio
+    else:
+        per_core, src = mhz_eff, np.full(n, "mhz", dtype=object)
+        unknown = np.isnan(mhz_eff)
+    for j in np.flatnonzero(unknown):
+        cpu = f"cpu_name '{cpu_names[j]}'" if cpu_names[j] else "no cpu_name"
+        need = (
+            f"no CPU score in {unit} and no clock rate ({cpu}, not in the CPU catalog"
+            " with a score or clock): give cpu_score_per_core with cpu_score_basis, "
+            "or cpu_mhz, or add the CPU to the CPU catalog."
+            if score_mode
+            else f"no clock rate ({cpu}, not in the CPU catalog): give cpu_mhz, or "
+            "add the CPU to the CPU catalog."
+        )
+        problems.append(f"server '{names[j]}': {need}")
+
+    # --- cores
+    physical = ~np.isnan(sockets) & ~np.isnan(cps_eff)
+    by_vcpus = ~physical & ~np.isnan(vcpus)
+    cores = np.where(physical, sockets * cps_eff, vcpus)
+    for j in np.flatnonzero(~physical & ~by_vcpus):
+        problems.append(
+            f"server '{names[j]}': no core count: give sockets and cores_per_socket, "
+            "or vcpus."
+        )
+    if problems:
+        raise InventoryError(problems)
+
+    # --- utilization
+    avg_missing, peak_missing = np.isnan(avg), np.isnan(peak)
+    both = avg_missing & peak_missing
+    avg_eff = np.where(both, assume_util, np.where(avg_missing, peak, avg))
+    peak_eff = np.where(both, assume_util, np.where(peak_missing, avg_eff, peak))
+
+    capacity = cores * per_core
+    out["cpu_score_per_core"] = pd.array(per_core, dtype="Float64")
+    out["cpu_score_basis"] = pd.array(np.full(n, unit, dtype=object), dtype="string")
+    out["score_source"] = pd.array(src.astype(object), dtype="string")
+    out["cpu_mhz"] = pd.array(mhz_eff, dtype="Float64")
+    out["cores_per_socket"] = pd.array(
+        np.where(np.isnan(cps_eff), np.nan, np.round(cps_eff)), dtype="Float64"
+    ).astype("Int64")
+    out["cpu_avg_util"] = pd.array(avg_eff, dtype="Float64")
+    out["cpu_peak_util"] = pd.array(peak_eff, dtype="Float64")
+    out["cpu_capacity"] = capacity
+    out["cpu_avg_demand"] = capacity * avg_eff
+    out["cpu_peak_demand"] = capacity * peak_eff
+
+    # --- provenance
+    if not score_mode:
+        quality.note(
+            "CPU capacity is in MHz: the host model has no per-core score, and clock "
+            "rates are not comparable across CPU generations (DESIGN §4)."
+        )
+    if score_mode and (src == "host-ratio").any():
+        quality.note(
+            f"Some CPU scores were scaled from clock rates by the host's "
+            f"{unit}/MHz ratio: conservative for older CPU generations."
+        )
+    for i in range(n):
+        server = str(names[i])
+        cap_status: Status = _STATUS.get(
+            src[i], "derived" if mhz_from_cat[i] else "given"
+        )
+        if cps_from_cat[i]:
+            quality.record(server, "cores_per_socket", "derived", cat_label[i])
+            if physical[i] and cap_status == "given":
+                cap_status = "derived"
+        if mhz_from_cat[i]:
+            quality.record(server, "cpu_mhz", "derived", cat_label[i])
+        label = cat_label[i] if src[i] == "catalog" or mhz_from_cat[i] else ""
+        quality.record(
+            server,
+            "cpu_capacity",
+            cap_status,
+            _capacity_note(
+                src[i],
+                physical[i],
+                sockets[i],
+                cps_eff[i],
+                vcpus[i],
+                per_core[i],
+                unit,
+                mhz_eff[i],
+                host,
+                label,
+            ),
+        )
+        _record_util(quality, server, avg_missing[i], peak_missing[i], assume_util)
+    return out, unit
+
+
+def _range_problems(
+    names: np.ndarray,
+    score: np.ndarray,
+    mhz: np.ndarray,
+    sockets: np.ndarray,
+    cps: np.ndarray,
+    vcpus: np.ndarray,
+    avg: np.ndarray,
+    peak: np.ndarray,
+) -> list[str]:
+    """One line per value outside its range, server by server."""
+    checks = (
+        ("cpu_score_per_core", score, "a positive number", lambda v: v > 0),
+        ("cpu_mhz", mhz, "a positive number", lambda v: v > 0),
+        ("sockets", sockets, "a positive integer", lambda v: v >= 1),
+        ("cores_per_socket", cps, "a positive integer", lambda v: v >= 1),
+        ("vcpus", vcpus, "a positive integer", lambda v: v >= 1),
+        ("cpu_avg_util", avg, "a fraction in [0, 1]", lambda v: (v >= 0) & (v <= 1)),
+        ("cpu_peak_util", peak, "a fraction in [0, 1]", lambda v: (v >= 0) & (v <= 1)),
+    )
+    bad_rows: list[tuple[int, str]] = []
+    for col, values, what, ok in checks:
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isnan(values) & ~ok(values)
+        bad_rows += [
+            (
+                int(i),
+                f"server '{names[i]}', column '{col}': expected {what}, "
+                f"got '{_fmt(values[i])}'.",
+            )
+            for i in np.flatnonzero(bad)
+        ]
+    return [text for _, text in sorted(bad_rows, key=lambda t: t[0])]
+
+
+def _capacity_note(
+    src: str,
+    physical: bool,
+    sockets: float,
+    cps: float,
+    vcpus: float,
+    per_core: float,
+    unit: str,
+    mhz: float,
+    host: HostModel,
+    cat_label: str,
+) -> str:
+    cores = (
+        f"{_fmt(sockets)} x {_fmt(cps)} cores"
+        if physical
+        else f"{_fmt(vcpus)} vCPUs (sockets/cores unknown)"
+    )
+    head = f"{cores} x {_fmt(per_core)} {unit}/core"
+    if src == "inventory":
+        return f"{head} (score from the inventory)"
+    if src == "catalog":
+        return f"{head} (CPU catalog: {cat_label})"
+    if src == "host-ratio":
+        return (
+            f"{head} = {_fmt(mhz)} MHz x {_fmt(host.cpu_score_per_core or 0)} / "
+            f"{_fmt(host.cpu_mhz)} MHz of host {host.model}: assumes this CPU does as "
+            "much per clock as the host's, which overstates older generations "
+            "(conservative)"
+            + (f"; clock from CPU catalog: {cat_label}" if cat_label else "")
+        )
+    origin = f" from CPU catalog: {cat_label}" if cat_label else ""
+    return f"{head} (clock rate{origin})"
+
+
+def _record_util(
+    quality: QualityReport,
+    server: str,
+    avg_missing: bool,
+    peak_missing: bool,
+    assume_util: float,
+) -> None:
+    if avg_missing and peak_missing:
+        text = f"unknown: {assume_util:g} assumed (assume_util)"
+        quality.record(server, "cpu_avg_util", "assumed", text)
+        quality.record(server, "cpu_peak_util", "assumed", text)
+        return
+    if avg_missing:
+        quality.record(server, "cpu_avg_util", "assumed", "unknown: taken as the peak")
+    elif quality.status(server, "cpu_avg_util") == "missing":
+        quality.record(server, "cpu_avg_util", "given")
+    if peak_missing:
+        quality.record(
+            server, "cpu_peak_util", "assumed", "unknown: taken as the average"
+        )
+    elif quality.status(server, "cpu_peak_util") == "missing":
+        quality.record(server, "cpu_peak_util", "given")
