@@ -34,6 +34,8 @@ def problem(
         failover_limit=np.ones(n_dims),
         failures=failures,
         min_hosts=min_hosts,
-        anti_affinity=np.asarray(groups if groups is not None else [-1] * len(d), dtype=np.int64),
+        anti_affinity=np.asarray(
+            groups if groups is not None else [-1] * len(d), dtype=np.int64
+        ),
         pins=np.asarray(pins if pins is not None else [-1] * len(d), dtype=np.int64),
     )

@@ -18,10 +18,10 @@ def test_defaults_follow_the_design_rules():
 def test_toml_sections_mirror_flags(tmp_path):
     f = tmp_path / "s.toml"
     f.write_text(
-        '[sizing]\nceiling = 0.7\nfailures = 2\nmin_hosts = 4\nvcpu_per_core = 3\n'
-        '[overhead]\nhost_memory_reserve_gib = 0\nvm_memory_overhead_mib = 0\n'
+        "[sizing]\nceiling = 0.7\nfailures = 2\nmin_hosts = 4\nvcpu_per_core = 3\n"
+        "[overhead]\nhost_memory_reserve_gib = 0\nvm_memory_overhead_mib = 0\n"
         '[power]\nprice_kwh = 31\ncurrency = "JPY"\npue = 1.4\nyears = 7\n'
-        '[targets]\nhost_ratio = 0.5\n'
+        "[targets]\nhost_ratio = 0.5\n"
         '[pools."開発"]\nfailures = 0\nceiling = 0.8\n',
         encoding="utf-8",
     )
@@ -54,11 +54,26 @@ def test_unknown_keys_are_errors_all_reported(tmp_path):
 @pytest.mark.parametrize(
     "kwargs,message",
     [
-        ({"ceiling": 1.2}, "The 'ceiling' parameter of plan must be a float in the range (0, 1]. Got 1.2 instead."),
-        ({"failures": -1}, "The 'failures' parameter of plan must be an int in the range [0, inf]. Got -1 instead."),
-        ({"cpu_basis": "p95"}, "The 'cpu_basis' parameter of plan must be one of 'peak', 'average'. Got 'p95' instead."),
-        ({"pue": 0.9}, "The 'pue' parameter of plan must be a float in the range [1, inf]. Got 0.9 instead."),
-        ({"ceiling": 0.9, "failover_limit": 0.8}, "The 'ceiling' parameter of plan (0.9) must not exceed 'failover_limit' (0.8)."),
+        (
+            {"ceiling": 1.2},
+            "The 'ceiling' parameter of plan must be a float in the range (0, 1]. Got 1.2 instead.",
+        ),
+        (
+            {"failures": -1},
+            "The 'failures' parameter of plan must be an int in the range [0, inf]. Got -1 instead.",
+        ),
+        (
+            {"cpu_basis": "p95"},
+            "The 'cpu_basis' parameter of plan must be one of 'peak', 'average'. Got 'p95' instead.",
+        ),
+        (
+            {"pue": 0.9},
+            "The 'pue' parameter of plan must be a float in the range [1, inf]. Got 0.9 instead.",
+        ),
+        (
+            {"ceiling": 0.9, "failover_limit": 0.8},
+            "The 'ceiling' parameter of plan (0.9) must not exceed 'failover_limit' (0.8).",
+        ),
     ],
 )
 def test_parameter_errors(kwargs, message):

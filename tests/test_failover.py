@@ -26,7 +26,9 @@ def test_one_failure_spreads_load_hand_computed():
     sc = r.detail[0]
     assert sc.failed == ["p-01"]
     assert sorted(m["to"] for m in sc.moves) == ["p-02", "p-03"]
-    assert_allclose(sorted(sc.survivor_util[h]["cpu"] for h in sc.survivor_util), [0.75, 0.75])
+    assert_allclose(
+        sorted(sc.survivor_util[h]["cpu"] for h in sc.survivor_util), [0.75, 0.75]
+    )
 
 
 def test_failure_that_cannot_be_absorbed_lists_unplaced_vms():

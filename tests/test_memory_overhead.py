@@ -7,8 +7,12 @@ from vsizer.models.memory_overhead import esxi_vm_overhead_mib
 
 # VMware, vSphere Resource Management (ESXi 6.5), Table 6-1, sample overhead [MB].
 TABLE = [
-    (256, 1, 20.29), (256, 8, 48.16), (1024, 2, 29.91), (4096, 4, 60.67),
-    (16384, 1, 139.62), (16384, 8, 168.60),
+    (256, 1, 20.29),
+    (256, 8, 48.16),
+    (1024, 2, 29.91),
+    (4096, 4, 60.67),
+    (16384, 1, 139.62),
+    (16384, 8, 168.60),
 ]
 
 

@@ -27,8 +27,13 @@ def test_design_section4_worked_example_vms_per_host_before_ceiling():
     # DESIGN §4: 1200 MHz and 2048 MB per VM; host 8 x 2260 MHz, 48 GB.
     # CPU allows floor(18080 / 1200) = 15 VMs, memory 49152 / 2048 = 24: CPU binds.
     def hosts_for(n_vms, mem_gib=2.0, mhz=1200.0):
-        p = problem([[mhz, mem_gib]] * n_vms, [8 * 2260.0, 48.0],
-                    ceiling=1.0, failures=0, min_hosts=1)
+        p = problem(
+            [[mhz, mem_gib]] * n_vms,
+            [8 * 2260.0, 48.0],
+            ceiling=1.0,
+            failures=0,
+            min_hosts=1,
+        )
         return size_pool(p)
 
     assert hosts_for(15).placement.n_hosts == 1
@@ -53,8 +58,14 @@ def test_lower_bound_reasons_hand_computed():
 
 def test_base_load_reserves_memory_on_every_host():
     # Host 64 GiB, reserve 4 GiB, ceiling 0.5 -> 28 GiB usable for VMs per host.
-    p = problem([[0.01, 14.0]] * 4, [1.0, 64.0], ceiling=0.5, failures=0, min_hosts=1,
-                base=[0.0, 4.0])
+    p = problem(
+        [[0.01, 14.0]] * 4,
+        [1.0, 64.0],
+        ceiling=0.5,
+        failures=0,
+        min_hosts=1,
+        base=[0.0, 4.0],
+    )
     r = size_pool(p)
     assert r.placement.n_hosts == 2
     assert_allclose(r.placement.host_utilization()[:, 1], [32 / 64, 32 / 64])
@@ -75,7 +86,9 @@ def test_anti_affinity_pairs_never_share_a_host_even_after_failover():
 
 
 def test_pinned_vm_starts_on_its_host():
-    p = problem([[0.1]] * 6, [1.0], failures=0, min_hosts=1, pins=[-1, -1, -1, -1, -1, 3])
+    p = problem(
+        [[0.1]] * 6, [1.0], failures=0, min_hosts=1, pins=[-1, -1, -1, -1, -1, 3]
+    )
     r = size_pool(p)
     assert r.placement.assignment[5] == 3
     assert r.placement.n_hosts == 4

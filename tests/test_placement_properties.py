@@ -17,14 +17,24 @@ def problems(draw):
     n = draw(st.integers(1, 18))
     n_dims = draw(st.integers(1, 3))
     cell = st.floats(0.0, 0.55, allow_nan=False)
-    demand = draw(st.lists(st.lists(cell, min_size=n_dims, max_size=n_dims), min_size=n, max_size=n))
+    demand = draw(
+        st.lists(
+            st.lists(cell, min_size=n_dims, max_size=n_dims), min_size=n, max_size=n
+        )
+    )
     ceiling = draw(st.sampled_from([0.5, 0.6, 0.8, 1.0]))
     demand = [[min(x, ceiling) for x in row] for row in demand]
     failures = draw(st.integers(0, 2))
     n_groups = draw(st.integers(0, 3))
     groups = [draw(st.integers(-1, n_groups - 1)) if n_groups else -1 for _ in range(n)]
-    return problem(demand, [1.0] * n_dims, ceiling=ceiling, failures=failures,
-                   min_hosts=draw(st.integers(1, 4)), groups=groups)
+    return problem(
+        demand,
+        [1.0] * n_dims,
+        ceiling=ceiling,
+        failures=failures,
+        min_hosts=draw(st.integers(1, 4)),
+        groups=groups,
+    )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

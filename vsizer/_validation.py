@@ -31,7 +31,9 @@ class Interval:
             value >= self.low if self.closed in ("both", "left") else value > self.low
         )
         hi_ok = self.high is None or (
-            value <= self.high if self.closed in ("both", "right") else value < self.high
+            value <= self.high
+            if self.closed in ("both", "right")
+            else value < self.high
         )
         return lo_ok and hi_ok
 

@@ -13,7 +13,13 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from vsizer import __version__
 from vsizer.errors import ConfigError, VsizerError
@@ -25,7 +31,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-catalog_app = typer.Typer(help="Inspect and import CPU and host catalogs.", no_args_is_help=True)
+catalog_app = typer.Typer(
+    help="Inspect and import CPU and host catalogs.", no_args_is_help=True
+)
 app.add_typer(catalog_app, name="catalog")
 
 err = Console(stderr=True)
@@ -49,7 +57,10 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version."
+        ),
     ] = False,
 ) -> None:
     """vsizer: server list in, checked consolidation plan out (terminal, JSON, Excel)."""
@@ -57,26 +68,101 @@ def _root(
 
 @app.command()
 def plan(
-    inventory: Annotated[Path, typer.Argument(help="Server list: .xlsx/.csv (English or Japanese headers), RVTools .xlsx, Azure Migrate .csv.")],
-    hosts: Annotated[Path | None, typer.Option("--hosts", help="Host catalog CSV (merged over the shipped one).")] = None,
-    host_model: Annotated[str | None, typer.Option("--host-model", help="Host model name from the catalog (see 'vsizer catalog list').")] = None,
-    config: Annotated[Path | None, typer.Option("--config", help="Scenario TOML; flags override it.")] = None,
-    ceiling: Annotated[float | None, typer.Option(help="Utilization ceiling per host in normal operation [fraction]. Default 0.6.")] = None,
-    failures: Annotated[int | None, typer.Option(help="Host failures to tolerate (N+k). Default 1.")] = None,
-    min_hosts: Annotated[int | None, typer.Option("--min-hosts", help="Minimum hosts per pool. Default 3, or 1 when failures = 0.")] = None,
-    vcpu_per_core: Annotated[float | None, typer.Option("--vcpu-per-core", help="vCPU : physical core limit. Default 2.")] = None,
-    cpu_basis: Annotated[str | None, typer.Option("--cpu-basis", help="Size CPU on 'peak' or 'average' utilization. Default peak.")] = None,
-    price_kwh: Annotated[float | None, typer.Option("--price-kwh", help="Electricity price per kWh.")] = None,
-    currency: Annotated[str | None, typer.Option(help="Currency code for costs, e.g. JPY.")] = None,
-    pue: Annotated[float | None, typer.Option(help="Power usage effectiveness (>= 1). Default 1.")] = None,
-    years: Annotated[int | None, typer.Option(help="Years for the saving over the system's life. Default 5.")] = None,
-    target_host_ratio: Annotated[float | None, typer.Option("--target-host-ratio", help="Target: hosts / servers at most this.")] = None,
-    target_rack_ratio: Annotated[float | None, typer.Option("--target-rack-ratio", help="Target: rack units after / before at most this.")] = None,
-    target_power_ratio: Annotated[float | None, typer.Option("--target-power-ratio", help="Target: power after / before at most this.")] = None,
-    include_powered_off: Annotated[bool, typer.Option("--include-powered-off", help="Plan powered-off RVTools VMs too.")] = False,
+    inventory: Annotated[
+        Path,
+        typer.Argument(
+            help="Server list: .xlsx/.csv (English or Japanese headers), RVTools .xlsx, Azure Migrate .csv."
+        ),
+    ],
+    hosts: Annotated[
+        Path | None,
+        typer.Option("--hosts", help="Host catalog CSV (merged over the shipped one)."),
+    ] = None,
+    host_model: Annotated[
+        str | None,
+        typer.Option(
+            "--host-model",
+            help="Host model name from the catalog (see 'vsizer catalog list').",
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="Scenario TOML; flags override it.")
+    ] = None,
+    ceiling: Annotated[
+        float | None,
+        typer.Option(
+            help="Utilization ceiling per host in normal operation [fraction]. Default 0.6."
+        ),
+    ] = None,
+    failures: Annotated[
+        int | None, typer.Option(help="Host failures to tolerate (N+k). Default 1.")
+    ] = None,
+    min_hosts: Annotated[
+        int | None,
+        typer.Option(
+            "--min-hosts",
+            help="Minimum hosts per pool. Default 3, or 1 when failures = 0.",
+        ),
+    ] = None,
+    vcpu_per_core: Annotated[
+        float | None,
+        typer.Option("--vcpu-per-core", help="vCPU : physical core limit. Default 2."),
+    ] = None,
+    cpu_basis: Annotated[
+        str | None,
+        typer.Option(
+            "--cpu-basis",
+            help="Size CPU on 'peak' or 'average' utilization. Default peak.",
+        ),
+    ] = None,
+    price_kwh: Annotated[
+        float | None, typer.Option("--price-kwh", help="Electricity price per kWh.")
+    ] = None,
+    currency: Annotated[
+        str | None, typer.Option(help="Currency code for costs, e.g. JPY.")
+    ] = None,
+    pue: Annotated[
+        float | None, typer.Option(help="Power usage effectiveness (>= 1). Default 1.")
+    ] = None,
+    years: Annotated[
+        int | None,
+        typer.Option(help="Years for the saving over the system's life. Default 5."),
+    ] = None,
+    target_host_ratio: Annotated[
+        float | None,
+        typer.Option(
+            "--target-host-ratio", help="Target: hosts / servers at most this."
+        ),
+    ] = None,
+    target_rack_ratio: Annotated[
+        float | None,
+        typer.Option(
+            "--target-rack-ratio",
+            help="Target: rack units after / before at most this.",
+        ),
+    ] = None,
+    target_power_ratio: Annotated[
+        float | None,
+        typer.Option(
+            "--target-power-ratio", help="Target: power after / before at most this."
+        ),
+    ] = None,
+    include_powered_off: Annotated[
+        bool,
+        typer.Option("--include-powered-off", help="Plan powered-off RVTools VMs too."),
+    ] = False,
     lang: Annotated[str, typer.Option(help="Report language: en or ja.")] = "en",
-    output: Annotated[list[Path] | None, typer.Option("-o", "--output", help="Write the plan; format from the suffix (.json, .xlsx). Repeatable.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No terminal summary.")] = None,  # type: ignore[assignment]
+    output: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Write the plan; format from the suffix (.json, .xlsx). Repeatable.",
+        ),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No terminal summary.")
+    ] = None,  # type: ignore[assignment]
 ) -> None:
     """Plan hosts, placement, failover, power and cost for a server list.
 
@@ -89,7 +175,9 @@ def plan(
 
     try:
         if lang not in ("en", "ja"):
-            raise ConfigError(f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead.")
+            raise ConfigError(
+                f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead."
+            )
         for path in output or []:
             if path.suffix.lower() not in (".json", ".xlsx"):
                 raise ConfigError(
@@ -97,15 +185,27 @@ def plan(
                 )
         rules = load_rules(config) if config else Rules()
         targets = dict(rules.targets)
-        for key, value in (("host_ratio", target_host_ratio), ("rack_ratio", target_rack_ratio),
-                           ("power_ratio", target_power_ratio)):
+        for key, value in (
+            ("host_ratio", target_host_ratio),
+            ("rack_ratio", target_rack_ratio),
+            ("power_ratio", target_power_ratio),
+        ):
             if value is not None:
                 targets[key] = value
         rules = rules.replace(
-            ceiling=ceiling, failures=failures, min_hosts=min_hosts, vcpu_per_core=vcpu_per_core,
-            cpu_basis=cpu_basis, price_kwh=price_kwh, currency=currency, pue=pue, years=years,
-            host_model=host_model, include_powered_off=include_powered_off or None,
-            host_catalog=str(hosts) if hosts else None, targets=targets,
+            ceiling=ceiling,
+            failures=failures,
+            min_hosts=min_hosts,
+            vcpu_per_core=vcpu_per_core,
+            cpu_basis=cpu_basis,
+            price_kwh=price_kwh,
+            currency=currency,
+            pue=pue,
+            years=years,
+            host_model=host_model,
+            include_powered_off=include_powered_off or None,
+            host_catalog=str(hosts) if hosts else None,
+            targets=targets,
         )
         with _progress(quiet) as progress:
             result = run_plan(inventory, rules=rules, progress=progress)
@@ -127,7 +227,9 @@ def _write(doc: dict[str, Any], path: Path, lang: str) -> None:
     if path.suffix.lower() == ".json":
         import json
 
-        path.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        path.write_text(
+            json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+        )
     else:
         from vsizer.reporting.excel import write_plan_xlsx
 
@@ -146,8 +248,12 @@ class _progress:
         if not self.enabled:
             return None
         self.bar = Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn(), console=err, transient=True,
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            transient=True,
         )
         self.bar.__enter__()
         return self._event
@@ -158,7 +264,9 @@ class _progress:
             name, n_vms, _k = detail
             if self.task is not None:
                 self.bar.remove_task(self.task)
-            self.task = self.bar.add_task(f"pool {name}: {n_vms} VMs, failover scenarios", total=None)
+            self.task = self.bar.add_task(
+                f"pool {name}: {n_vms} VMs, failover scenarios", total=None
+            )
         elif event == "scenario" and self.task is not None:
             self.bar.advance(self.task)
 
@@ -169,8 +277,14 @@ class _progress:
 
 @catalog_app.command("list")
 def catalog_list(
-    hosts: Annotated[Path | None, typer.Option("--hosts", help="Host catalog CSV (merged over the shipped one).")] = None,
-    cpus: Annotated[bool, typer.Option("--cpus", help="List the CPU catalog instead of host models.")] = False,
+    hosts: Annotated[
+        Path | None,
+        typer.Option("--hosts", help="Host catalog CSV (merged over the shipped one)."),
+    ] = None,
+    cpus: Annotated[
+        bool,
+        typer.Option("--cpus", help="List the CPU catalog instead of host models."),
+    ] = False,
 ) -> None:
     """List host models (or CPUs) known to vsizer, with capacity, power and source.
 
@@ -189,18 +303,38 @@ def catalog_list(
             cat = read_cpu_catalog()
             t = Table("cpu_name", "cores", "MHz", "score/core", "basis", "source")
             for e in cat.entries:
-                t.add_row(e.cpu_name, str(e.cores), f"{e.cpu_mhz:g}",
-                          "" if e.score_per_core is None else f"{e.score_per_core:g}",
-                          e.basis, e.source)
+                t.add_row(
+                    e.cpu_name,
+                    str(e.cores),
+                    f"{e.cpu_mhz:g}",
+                    "" if e.score_per_core is None else f"{e.score_per_core:g}",
+                    e.basis,
+                    e.source,
+                )
         else:
             hc = read_host_catalog(hosts, merge=True) if hosts else read_host_catalog()
-            t = Table("model", "cores", "MHz", "score/core", "mem GiB", "idle–max W", "U", "default")
+            t = Table(
+                "model",
+                "cores",
+                "MHz",
+                "score/core",
+                "mem GiB",
+                "idle–max W",
+                "U",
+                "default",
+            )
             for name in hc.models:
                 h = hc.get(name)
-                t.add_row(h.model, f"{h.sockets}×{h.cores_per_socket}", f"{h.cpu_mhz:g}",
-                          "" if h.cpu_score_per_core is None else f"{h.cpu_score_per_core:g}",
-                          f"{h.mem_gib:g}", f"{h.power_idle_w:g}–{h.power_max_w:g}",
-                          f"{h.rack_u:g}", "*" if h.model == hc.default.model else "")
+                t.add_row(
+                    h.model,
+                    f"{h.sockets}×{h.cores_per_socket}",
+                    f"{h.cpu_mhz:g}",
+                    "" if h.cpu_score_per_core is None else f"{h.cpu_score_per_core:g}",
+                    f"{h.mem_gib:g}",
+                    f"{h.power_idle_w:g}–{h.power_max_w:g}",
+                    f"{h.rack_u:g}",
+                    "*" if h.model == hc.default.model else "",
+                )
         out.print(t)
     except VsizerError as exc:
         raise _fail(exc) from None
@@ -208,8 +342,15 @@ def catalog_list(
 
 @catalog_app.command("import-spec")
 def catalog_import_spec(
-    file: Annotated[Path, typer.Argument(help="SPEC CPU2017 results CSV ('Dump All Records As CSV', .csv or .csv.gz).")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="CPU catalog CSV to write.")] = Path("cpus.csv"),
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="SPEC CPU2017 results CSV ('Dump All Records As CSV', .csv or .csv.gz)."
+        ),
+    ],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="CPU catalog CSV to write.")
+    ] = Path("cpus.csv"),
 ) -> None:
     """Import per-core CPU scores from SPEC CPU2017 integer-rate results.
 
@@ -220,7 +361,7 @@ def catalog_import_spec(
 
         vsizer catalog import-spec cpu2017-results.csv.gz -o my-cpus.csv
     """
-    from vsizer.catalogs.import_spec import import_spec_cpu2017, write_catalog_csv
+    from vsizer.catalogs import import_spec_cpu2017, write_catalog_csv
 
     try:
         df = import_spec_cpu2017(file)
@@ -232,8 +373,15 @@ def catalog_import_spec(
 
 @catalog_app.command("import-specpower")
 def catalog_import_specpower(
-    file: Annotated[Path, typer.Argument(help="SPECpower_ssj2008 results: 11-point curves CSV or full-results CSV (idle/100 %).")],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Host catalog CSV to write.")] = Path("hosts.csv"),
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="SPECpower_ssj2008 results: 11-point curves CSV or full-results CSV (idle/100 %)."
+        ),
+    ],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="Host catalog CSV to write.")
+    ] = Path("hosts.csv"),
 ) -> None:
     """Import server power curves from SPECpower_ssj2008 results into a host catalog CSV.
 
@@ -242,8 +390,8 @@ def catalog_import_specpower(
         vsizer catalog import-specpower specpower_curves_11pt.csv -o my-hosts.csv
         vsizer plan servers.xlsx --hosts my-hosts.csv --host-model "..."
     """
+    from vsizer.catalogs import write_catalog_csv
     from vsizer.catalogs.import_specpower import import_specpower
-    from vsizer.catalogs.import_spec import write_catalog_csv
 
     try:
         df = import_specpower(file)

@@ -93,15 +93,30 @@ class Rules:
         check_param("failures", self.failures, Interval(int, 0, None), where)
         if self.min_hosts is not None:
             check_param("min_hosts", self.min_hosts, Interval(int, 1, None), where)
-        check_param("vcpu_per_core", self.vcpu_per_core, Interval(float, 0, None, "neither"), where)
-        check_param("failover_limit", self.failover_limit, Interval(float, 0, 1, "right"), where)
+        check_param(
+            "vcpu_per_core",
+            self.vcpu_per_core,
+            Interval(float, 0, None, "neither"),
+            where,
+        )
+        check_param(
+            "failover_limit", self.failover_limit, Interval(float, 0, 1, "right"), where
+        )
         check_param("cpu_basis", self.cpu_basis, OneOf(("peak", "average")), where)
         check_param("assume_util", self.assume_util, Interval(float, 0, 1), where)
-        check_param("host_memory_reserve_gib", self.host_memory_reserve_gib,
-                    Interval(float, 0, None), where)
+        check_param(
+            "host_memory_reserve_gib",
+            self.host_memory_reserve_gib,
+            Interval(float, 0, None),
+            where,
+        )
         if self.vm_memory_overhead_mib is not None:
-            check_param("vm_memory_overhead_mib", self.vm_memory_overhead_mib,
-                        Interval(float, 0, None), where)
+            check_param(
+                "vm_memory_overhead_mib",
+                self.vm_memory_overhead_mib,
+                Interval(float, 0, None),
+                where,
+            )
         if self.price_kwh is not None:
             check_param("price_kwh", self.price_kwh, Interval(float, 0, None), where)
         check_param("pue", self.pue, Interval(float, 1, None), where)
@@ -141,17 +156,34 @@ class Rules:
 
     def replace(self, **changes: Any) -> Rules:
         """A copy with ``changes`` applied (None values are ignored)."""
-        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+        return dataclasses.replace(
+            self, **{k: v for k, v in changes.items() if v is not None}
+        )
 
 
 #: Stated targets and how each is judged (actual <= target unless noted).
-TARGETS: tuple[str, ...] = ("host_ratio", "rack_ratio", "power_ratio", "consolidation_ratio")
+TARGETS: tuple[str, ...] = (
+    "host_ratio",
+    "rack_ratio",
+    "power_ratio",
+    "consolidation_ratio",
+)
 
 #: TOML layout: section -> {key: Rules field}.
 _SECTIONS: dict[str, dict[str, str]] = {
     "hosts": {"model": "host_model", "catalog": "host_catalog"},
-    "sizing": {k: k for k in ("ceiling", "failures", "min_hosts", "vcpu_per_core",
-                              "failover_limit", "cpu_basis", "assume_util")},
+    "sizing": {
+        k: k
+        for k in (
+            "ceiling",
+            "failures",
+            "min_hosts",
+            "vcpu_per_core",
+            "failover_limit",
+            "cpu_basis",
+            "assume_util",
+        )
+    },
     "overhead": {k: k for k in ("host_memory_reserve_gib", "vm_memory_overhead_mib")},
     "power": {k: k for k in ("price_kwh", "currency", "pue", "years")},
     "space": {"rack_size_u": "rack_size_u"},
@@ -222,7 +254,9 @@ def rules_from_dict(data: dict[str, Any], source: str = "config") -> Rules:
                 continue
             name = keys[key]
             if name == "host_catalog" and base_path is not None:
-                value = str((base_path / value)) if not Path(value).is_absolute() else value
+                value = (
+                    str(base_path / value) if not Path(value).is_absolute() else value
+                )
             kwargs[name] = _num(value) if name in _FLOAT_FIELDS else value
     if problems:
         raise ConfigError(problems)
@@ -231,4 +265,8 @@ def rules_from_dict(data: dict[str, Any], source: str = "config") -> Rules:
 
 def _num(value: Any) -> Any:
     """TOML ints where floats are expected become floats (0 -> 0.0)."""
-    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    return (
+        float(value)
+        if isinstance(value, int) and not isinstance(value, bool)
+        else value
+    )

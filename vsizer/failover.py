@@ -120,10 +120,19 @@ def check(
         occ = base_occ.copy()
         occ[failed_arr] = False
         chosen = greedy_assign(
-            displaced, p.demand, loads, max_load, p.anti_affinity, occ, allowed,
-            None, "balanced",
+            displaced,
+            p.demand,
+            loads,
+            max_load,
+            p.anti_affinity,
+            occ,
+            allowed,
+            None,
+            "balanced",
         )
-        unplaced = [p.vm_names[v] for v, h in zip(displaced, chosen, strict=True) if h < 0]
+        unplaced = [
+            p.vm_names[v] for v, h in zip(displaced, chosen, strict=True) if h < 0
+        ]
         moves = [
             {"vm": p.vm_names[v], "to": p.host_id(int(h))}
             for v, h in zip(displaced, chosen, strict=True)

@@ -41,7 +41,9 @@ class QualityReport:
     entries: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
-    def record(self, server: str, field_name: str, status: Status, note: str = "") -> None:
+    def record(
+        self, server: str, field_name: str, status: Status, note: str = ""
+    ) -> None:
         if status not in STATUS_WEIGHT:
             raise ValueError(f"unknown quality status {status!r}")
         self.entries.setdefault(server, {})[field_name] = (status, note)
@@ -76,7 +78,10 @@ class QualityReport:
         rows = []
         for n in names:
             fields = self.entries.get(n, {})
-            row: dict[str, Any] = {"name": n, "confidence": round(self.server_confidence(n), 4)}
+            row: dict[str, Any] = {
+                "name": n,
+                "confidence": round(self.server_confidence(n), 4),
+            }
             for status in ("given", "derived", "assumed"):
                 row[status] = sorted(f for f, (s, _) in fields.items() if s == status)
             row["missing"] = sorted(

@@ -25,10 +25,32 @@ SCHEMA_VERSION = "1"
 
 #: Server fields exported, in order.
 SERVER_FIELDS = (
-    "name", "pool", "group", "rank", "model", "cpu_name", "sockets", "cores_per_socket",
-    "vcpus", "cpu_mhz", "cpu_score_per_core", "score_source", "cpu_capacity",
-    "cpu_avg_util", "cpu_peak_util", "cpu_avg_demand", "cpu_peak_demand", "mem_gib",
-    "vm_mem_gib", "disk_iops", "disk_mb_s", "net_mbps", "power_w", "power_source", "rack_u", "host",
+    "name",
+    "pool",
+    "group",
+    "rank",
+    "model",
+    "cpu_name",
+    "sockets",
+    "cores_per_socket",
+    "vcpus",
+    "cpu_mhz",
+    "cpu_score_per_core",
+    "score_source",
+    "cpu_capacity",
+    "cpu_avg_util",
+    "cpu_peak_util",
+    "cpu_avg_demand",
+    "cpu_peak_demand",
+    "mem_gib",
+    "vm_mem_gib",
+    "disk_iops",
+    "disk_mb_s",
+    "net_mbps",
+    "power_w",
+    "power_source",
+    "rack_u",
+    "host",
 )
 
 TARGET_TEXT = {
@@ -85,57 +107,65 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
         host_power_total += float(watts.sum())
         hosts = []
         for h in range(pl.n_hosts):
-            hosts.append({
-                "id": prob.host_id(h),
-                "vms": pl.vms_on(h),
-                "util": {d: _r(util[h, i]) for i, d in enumerate(prob.dims)},
-                "demand": {d: _r(loads[h, i]) for i, d in enumerate(prob.dims)},
-                "avg_cpu_util": _r(avg_util[h]),
-                "power_w": _r(watts[h]),
-            })
+            hosts.append(
+                {
+                    "id": prob.host_id(h),
+                    "vms": pl.vms_on(h),
+                    "util": {d: _r(util[h, i]) for i, d in enumerate(prob.dims)},
+                    "demand": {d: _r(loads[h, i]) for i, d in enumerate(prob.dims)},
+                    "avg_cpu_util": _r(avg_util[h]),
+                    "power_w": _r(watts[h]),
+                }
+            )
         fo = s.failover
-        pools_out.append({
-            "name": pr.name,
-            "servers": len(idx),
-            "redundant": pr.failures > 0,
-            "failures": pr.failures,
-            "ceiling": _r(pr.ceiling),
-            "min_hosts": pr.min_hosts,
-            "host_count": pl.n_hosts,
-            "lower_bound": s.lower_bound,
-            "lower_bound_detail": dict(s.lower_bound_detail),
-            "gap": s.gap,
-            "binding_dimension": s.binding_dimension,
-            "strategy": pl.strategy,
-            "hosts": hosts,
-            "failover": {
-                "failures": fo.failures,
-                "survives": fo.survives,
-                "scenarios": fo.scenarios,
-                "worst_survivor_util": _r(fo.worst_survivor_util),
-                "worst_dimension": fo.worst_dimension,
-                "worst_scenario": fo.worst_scenario,
-                "failed_scenarios": [
-                    {"failed": sc.failed, "unplaced": sc.unplaced} for sc in fo.failed_scenarios
-                ],
-                "detail": [
-                    {
-                        "failed": sc.failed,
-                        "moves": sc.moves,
-                        "worst_host": sc.worst_host,
-                        "worst_util": _r(sc.worst_util),
-                        "survivor_util": {
-                            h: {d: _r(v) for d, v in u.items()} for h, u in sc.survivor_util.items()
-                        },
-                    }
-                    for sc in fo.detail
-                ],
-            },
-        })
+        pools_out.append(
+            {
+                "name": pr.name,
+                "servers": len(idx),
+                "redundant": pr.failures > 0,
+                "failures": pr.failures,
+                "ceiling": _r(pr.ceiling),
+                "min_hosts": pr.min_hosts,
+                "host_count": pl.n_hosts,
+                "lower_bound": s.lower_bound,
+                "lower_bound_detail": dict(s.lower_bound_detail),
+                "gap": s.gap,
+                "binding_dimension": s.binding_dimension,
+                "strategy": pl.strategy,
+                "hosts": hosts,
+                "failover": {
+                    "failures": fo.failures,
+                    "survives": fo.survives,
+                    "scenarios": fo.scenarios,
+                    "worst_survivor_util": _r(fo.worst_survivor_util),
+                    "worst_dimension": fo.worst_dimension,
+                    "worst_scenario": fo.worst_scenario,
+                    "failed_scenarios": [
+                        {"failed": sc.failed, "unplaced": sc.unplaced}
+                        for sc in fo.failed_scenarios
+                    ],
+                    "detail": [
+                        {
+                            "failed": sc.failed,
+                            "moves": sc.moves,
+                            "worst_host": sc.worst_host,
+                            "worst_util": _r(sc.worst_util),
+                            "survivor_util": {
+                                h: {d: _r(v) for d, v in u.items()}
+                                for h, u in sc.survivor_util.items()
+                            },
+                        }
+                        for sc in fo.detail
+                    ],
+                },
+            }
+        )
 
     n_hosts = sum(p["host_count"] for p in pools_out)
     lb = sum(p["lower_bound"] for p in pools_out)
-    worst = max((p["failover"]["worst_survivor_util"] or 0.0 for p in pools_out), default=0.0)
+    worst = max(
+        (p["failover"]["worst_survivor_util"] or 0.0 for p in pools_out), default=0.0
+    )
     survives = all(p["failover"]["survives"] for p in pools_out)
 
     # Power, cost, space
@@ -144,11 +174,15 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
     price, pue, years = rules.price_kwh, rules.pue, rules.years
     kwh_before = cost.annual_energy_kwh(before_w, pue)
     kwh_after = cost.annual_energy_kwh(after_w, pue)
+    cost_before: float | None
+    cost_after: float | None
+    saving: float | None
+    saving_years: float | None
     if price is not None:
         cost_before = cost.annual_cost(before_w, price, pue)
         cost_after = cost.annual_cost(after_w, price, pue)
         saving = cost_before - cost_after
-        saving_years: float | None = cost.saving_over_years(saving, years)
+        saving_years = cost.saving_over_years(saving, years)
     else:
         cost_before = cost_after = saving = saving_years = None
     sources = servers["power_source"].value_counts()
@@ -168,11 +202,18 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
             continue
         t = rules.targets[name]
         a = actual[name]
-        met = None if a is None else (a >= t if name == "consolidation_ratio" else a <= t)
-        targets.append({
-            "name": name, "target": _r(t), "actual": _r(a), "met": met,
-            "description": TARGET_TEXT[name].format(t=t),
-        })
+        met = (
+            None if a is None else (a >= t if name == "consolidation_ratio" else a <= t)
+        )
+        targets.append(
+            {
+                "name": name,
+                "target": _r(t),
+                "actual": _r(a),
+                "met": met,
+                "description": TARGET_TEXT[name].format(t=t),
+            }
+        )
 
     planned = servers["name"].astype(str).tolist()
     quality = plan.quality.to_dict(planned)
@@ -195,7 +236,8 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
             "host_memory_reserve_gib": _r(rules.host_memory_reserve_gib),
             "vm_memory_overhead_mib": _r(rules.vm_memory_overhead_mib),
             "vm_memory_overhead_model": (
-                "constant" if rules.vm_memory_overhead_mib is not None
+                "constant"
+                if rules.vm_memory_overhead_mib is not None
                 else "ESXi 6.5 Table 6-1 (vSphere Resource Management)"
             ),
             "cpu_basis": rules.cpu_basis,
@@ -205,8 +247,10 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
             "pue": _r(pue),
             "years": years,
             "targets": {k: _r(v) for k, v in rules.targets.items()},
-            "pools": {k: {kk: _r(vv) for kk, vv in asdict(v).items() if vv is not None}
-                      for k, v in rules.pools.items()},
+            "pools": {
+                k: {kk: _r(vv) for kk, vv in asdict(v).items() if vv is not None}
+                for k, v in rules.pools.items()
+            },
         },
         "host_model": {
             "model": host.model,
@@ -220,7 +264,9 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
             "mem_gib": _r(host.mem_gib),
             "power_idle_w": _r(host.power_idle_w),
             "power_max_w": _r(host.power_max_w),
-            "power_curve_w": [_r(w) for w in host.power_curve_w] if host.power_curve_w else None,
+            "power_curve_w": [_r(w) for w in host.power_curve_w]
+            if host.power_curve_w
+            else None,
             "rack_u": _r(host.rack_u),
             "price": _r(host.price),
             "capacity": {d: _r(v) for d, v in plan.host_capacity.items()},
@@ -247,7 +293,8 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
             "by_group": _by(servers, "group"),
         },
         "servers": [
-            {f: _r(row.get(f)) for f in SERVER_FIELDS} for row in servers.to_dict("records")
+            {f: _r(row.get(f)) for f in SERVER_FIELDS}
+            for row in servers.to_dict("records")
         ],
         "excluded": [
             {"name": str(r["name"]), "reason": str(r["reason"])}
@@ -274,7 +321,9 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
         "space": {
             "rack_u_before": _r(rack_before),
             "rack_u_after": _r(rack_after),
-            "racks_before": math.ceil(rack_before / size_u - 1e-9) if rack_before else 0,
+            "racks_before": math.ceil(rack_before / size_u - 1e-9)
+            if rack_before
+            else 0,
             "racks_after": math.ceil(rack_after / size_u - 1e-9) if rack_after else 0,
             "rack_size_u": size_u,
         },

@@ -83,7 +83,9 @@ class ConsolidationStudy:
         self.inventory = inventory
         self.host = host
         self.rules = rules
-        self.cpu_catalog = cpu_catalog if cpu_catalog is not None else read_cpu_catalog()
+        self.cpu_catalog = (
+            cpu_catalog if cpu_catalog is not None else read_cpu_catalog()
+        )
         self.host_catalog_name = host_catalog_name
 
     def run(self, progress: Progress | None = None) -> ConsolidationPlan:
@@ -91,14 +93,19 @@ class ConsolidationStudy:
         quality = copy.deepcopy(self.inventory.quality)
         warnings: list[str] = []
         servers, unit = normalize_cpu(
-            self.inventory.servers, host, self.cpu_catalog, quality,
+            self.inventory.servers,
+            host,
+            self.cpu_catalog,
+            quality,
             assume_util=rules.assume_util,
         )
         servers = servers.reset_index(drop=True)
         pw = estimate_server_power(servers, quality=quality)
         servers["power_w"] = pw["power_w"].to_numpy()
         servers["power_source"] = pw["power_source"].to_numpy()
-        servers["vm_mem_gib"] = servers["mem_gib"].astype(float) + _vm_overhead_gib(servers, rules)
+        servers["vm_mem_gib"] = servers["mem_gib"].astype(float) + _vm_overhead_gib(
+            servers, rules
+        )
         if servers["pool"].isna().any():
             servers["pool"] = servers["pool"].fillna("default")
         capacity = _host_capacity(host, unit, rules, servers, warnings)
@@ -121,8 +128,17 @@ class ConsolidationStudy:
             idx = np.flatnonzero((servers["pool"] == pool).to_numpy())
             ceiling, failures, min_hosts = rules.for_pool(str(pool))
             problem = _problem(
-                str(pool), servers, idx, dims, demand_all[idx], capacity, rules,
-                ceiling, failures, min_hosts, groups[idx],
+                str(pool),
+                servers,
+                idx,
+                dims,
+                demand_all[idx],
+                capacity,
+                rules,
+                ceiling,
+                failures,
+                min_hosts,
+                groups[idx],
             )
             if progress:
                 progress("pool", (str(pool), len(idx), failures))
@@ -192,7 +208,11 @@ def _anti_affinity_groups(servers: pd.DataFrame, warnings: list[str]) -> np.ndar
         return i
 
     linked = np.zeros(len(names), dtype=bool)
-    col = servers["redundant_with"] if "redundant_with" in servers else pd.Series(dtype=object)
+    col = (
+        servers["redundant_with"]
+        if "redundant_with" in servers
+        else pd.Series(dtype=object)
+    )
     for i, partners in enumerate(col):
         if partners is None or partners is pd.NA or (isinstance(partners, float)):
             continue
@@ -211,8 +231,8 @@ def _anti_affinity_groups(servers: pd.DataFrame, warnings: list[str]) -> np.ndar
             parent[find(i)] = find(j)
     roots: dict[int, int] = {}
     out = np.full(len(names), -1, dtype=np.int64)
-    for i in np.flatnonzero(linked):
-        out[i] = roots.setdefault(find(int(i)), len(roots))
+    for k in np.flatnonzero(linked).tolist():
+        out[k] = roots.setdefault(find(k), len(roots))
     return out
 
 
@@ -230,7 +250,9 @@ def _problem(
     groups: np.ndarray,
 ) -> PlacementProblem:
     cap = np.array([capacity[d] for d in dims])
-    base = np.array([rules.host_memory_reserve_gib if d == "mem" else 0.0 for d in dims])
+    base = np.array(
+        [rules.host_memory_reserve_gib if d == "mem" else 0.0 for d in dims]
+    )
     limit = np.array([1.0 if d == "vcpu" else ceiling for d in dims])
     fo_limit = np.array([1.0 if d == "vcpu" else rules.failover_limit for d in dims])
     # Renumber groups within the pool so ids are dense.
@@ -325,11 +347,14 @@ def plan(
     if unknown:
         raise ConfigError(
             f"Unknown parameter(s) of plan: {', '.join(sorted(unknown))}; accepted: "
-            + ", ".join(Rules.__dataclass_fields__) + "."
+            + ", ".join(Rules.__dataclass_fields__)
+            + "."
         )
     rules = (rules or Rules()).replace(**overrides)
     if not isinstance(inventory, Inventory):
-        inventory = read_inventory(inventory, include_powered_off=rules.include_powered_off)
+        inventory = read_inventory(
+            inventory, include_powered_off=rules.include_powered_off
+        )
     if hosts is None and rules.host_catalog is not None:
         hosts = rules.host_catalog
     host, catalog_name = resolve_host(hosts, rules.host_model)
@@ -338,7 +363,9 @@ def plan(
 
 
 def total_scenarios(plan_: ConsolidationPlan) -> int:
-    return sum(scenario_count(p.sizing.placement.n_hosts, p.failures) for p in plan_.pools)
+    return sum(
+        scenario_count(p.sizing.placement.n_hosts, p.failures) for p in plan_.pools
+    )
 
 
 def host_power_w(host: HostModel, util: np.ndarray) -> np.ndarray:
@@ -346,5 +373,3 @@ def host_power_w(host: HostModel, util: np.ndarray) -> np.ndarray:
     if host.power_curve_w:
         return power_model.specpower_curve(util, host.power_curve_w)
     return power_model.linear(util, host.power_idle_w, host.power_max_w)
-
-

@@ -55,7 +55,9 @@ def esxi_vm_overhead_mib(
     ----------
     .. [1] VMware, "vSphere Resource Management," ESXi 6.5, Table 6-1.
     """
-    m, c = np.broadcast_arrays(np.asarray(mem_mib, dtype=float), np.asarray(vcpus, dtype=float))
+    m, c = np.broadcast_arrays(
+        np.asarray(mem_mib, dtype=float), np.asarray(vcpus, dtype=float)
+    )
     cols = np.stack(
         [_interp_extrap(m, ESXI65_MEM_MB, ESXI65_OVERHEAD_MB[:, j]) for j in range(4)],
         axis=-1,

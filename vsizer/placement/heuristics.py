@@ -18,7 +18,9 @@ from vsizer.placement.result import Placement
 RULES = ("balanced", "best_fit")
 
 
-def size_order(demand: npt.NDArray[np.float64], usable: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
+def size_order(
+    demand: npt.NDArray[np.float64], usable: npt.NDArray[np.float64]
+) -> npt.NDArray[np.int64]:
     """VM indices by decreasing size on their binding dimension (stable: ties keep input order)."""
     size = (demand / usable).max(axis=1) if demand.size else np.zeros(len(demand))
     return np.argsort(-size, kind="stable")
@@ -83,7 +85,9 @@ def _strategy(rule: str) -> Callable[[PlacementProblem, int], Placement]:
         usable = problem.usable()
         order = size_order(problem.demand, usable)
         # Pinned VMs first: they have a single admissible host.
-        order = np.concatenate([order[problem.pins[order] >= 0], order[problem.pins[order] < 0]])
+        order = np.concatenate(
+            [order[problem.pins[order] >= 0], order[problem.pins[order] < 0]]
+        )
         loads = np.tile(problem.base_load, (n_hosts, 1))
         occupied = np.zeros((n_hosts, max(n_groups, 1)), dtype=bool)
         chosen = greedy_assign(

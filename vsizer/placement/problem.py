@@ -11,7 +11,14 @@ from vsizer.errors import InfeasiblePlacementError
 
 #: Dimensions a host has, in this order. ``vcpu`` is a count limit (no ceiling);
 #: the others are utilizations that the ceiling applies to.
-DIMENSIONS: tuple[str, ...] = ("cpu", "mem", "vcpu", "disk_iops", "disk_mb_s", "net_mbps")
+DIMENSIONS: tuple[str, ...] = (
+    "cpu",
+    "mem",
+    "vcpu",
+    "disk_iops",
+    "disk_mb_s",
+    "net_mbps",
+)
 
 #: Relative tolerance when comparing a load with its limit (float round-off).
 EPS = 1e-9
@@ -62,7 +69,9 @@ class PlacementProblem:
     anti_affinity: npt.NDArray[np.int64] = field(
         default_factory=lambda: np.zeros(0, dtype=np.int64)
     )
-    pins: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    pins: npt.NDArray[np.int64] = field(
+        default_factory=lambda: np.zeros(0, dtype=np.int64)
+    )
 
     def __post_init__(self) -> None:
         n, d = self.demand.shape

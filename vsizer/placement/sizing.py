@@ -68,7 +68,9 @@ def _try(
         placement = place(problem, n)
         if not placement.feasible:
             continue
-        report = failover.check(placement, stop_at_first_failure=True, on_scenario=on_scenario)
+        report = failover.check(
+            placement, stop_at_first_failure=True, on_scenario=on_scenario
+        )
         if report.survives:
             return placement, report
     return None
