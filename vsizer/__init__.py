@@ -1,6 +1,44 @@
-"""vsizer: design a virtualized server environment from an existing fleet."""
+"""vsizer: design a virtualized server environment from an existing fleet.
+
+The library mirrors the CLI::
+
+    import vsizer
+    inv = vsizer.read_inventory("servers.xlsx")
+    plan = vsizer.plan(inv, "Dell PowerEdge R740 2x Platinum 8180", ceiling=0.6, failures=1)
+    plan.to_json()            # the document `vsizer plan -o plan.json` writes
+"""
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
-__all__ = ["__version__"]
+
+from vsizer.config import Rules, load_rules  # noqa: E402
+from vsizer.errors import (  # noqa: E402
+    CatalogError,
+    CatalogLookupError,
+    ConfigError,
+    InfeasiblePlacementError,
+    InputError,
+    InventoryError,
+    VsizerError,
+)
+from vsizer.inventory import Inventory, read_inventory  # noqa: E402
+from vsizer.study import ConsolidationPlan, ConsolidationStudy, plan  # noqa: E402
+
+__all__ = [
+    "CatalogError",
+    "CatalogLookupError",
+    "ConfigError",
+    "ConsolidationPlan",
+    "ConsolidationStudy",
+    "InfeasiblePlacementError",
+    "InputError",
+    "Inventory",
+    "InventoryError",
+    "Rules",
+    "VsizerError",
+    "__version__",
+    "load_rules",
+    "plan",
+    "read_inventory",
+]

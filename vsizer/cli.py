@@ -382,19 +382,43 @@ def catalog_import_specpower(
     output: Annotated[
         Path, typer.Option("-o", "--output", help="Host catalog CSV to write.")
     ] = Path("hosts.csv"),
+    keep_incomplete: Annotated[
+        bool,
+        typer.Option(
+            "--keep-incomplete",
+            help="Also write results whose source lacks sockets, cores, MHz or memory "
+            "(fill those cells in by hand before planning with the file).",
+        ),
+    ] = False,
 ) -> None:
     """Import server power curves from SPECpower_ssj2008 results into a host catalog CSV.
+
+    Results whose source row does not state the CPU configuration (sockets, cores,
+    MHz, memory) are listed and left out, unless --keep-incomplete.
 
     Example:
 
         vsizer catalog import-specpower specpower_curves_11pt.csv -o my-hosts.csv
-        vsizer plan servers.xlsx --hosts my-hosts.csv --host-model "..."
+        vsizer plan servers.xlsx --hosts my-hosts.csv --host-model "IBM server x3550 2x Xeon X5670"
     """
     from vsizer.catalogs import write_catalog_csv
     from vsizer.catalogs.import_specpower import import_specpower
 
     try:
         df = import_specpower(file)
+        required = ["sockets", "cores_per_socket", "cpu_mhz", "mem_gib"]
+        incomplete = df[required].isna().any(axis=1)
+        if incomplete.any():
+            names = ", ".join(df.loc[incomplete, "model"].astype(str))
+            action = "written with empty cells" if keep_incomplete else "left out"
+            err.print(
+                f"warning: {int(incomplete.sum())} result(s) state no sockets/cores/MHz/"
+                f"memory in {file.name} and were {action}: {names}",
+                markup=False,
+                highlight=False,
+            )
+            if not keep_incomplete:
+                df = df[~incomplete]
         write_catalog_csv(df, output)
         out.print(f"wrote {len(df)} host models to {output}")
     except VsizerError as exc:

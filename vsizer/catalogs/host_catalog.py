@@ -10,7 +10,7 @@ one the demo plans on.
 Contract columns: ``model, sockets, cores_per_socket, threads_per_core,
 cpu_mhz, cpu_score_per_core, mem_gib, power_idle_w, power_max_w,
 power_curve_w, rack_u, price``; optional: ``cpu_name, cpu_score_basis,
-disk_iops, net_mbps, source``. ``power_curve_w`` is 11 watt values at 0, 10,
+disk_iops, disk_mb_s, net_mbps, source``. ``power_curve_w`` is 11 watt values at 0, 10,
 ..., 100 % load separated by ``;``; when it is given, an empty
 ``power_idle_w``/``power_max_w`` is taken from its first/last point.
 """
@@ -65,6 +65,7 @@ HOST_COLUMNS: dict[str, Column] = {
         Column("cpu_name"),
         Column("cpu_score_basis"),
         Column("disk_iops", "float"),
+        Column("disk_mb_s", "float"),
         Column("net_mbps", "float"),
         Column("source"),
     )
@@ -210,6 +211,7 @@ def _read_hosts(path: Path) -> list[HostModel]:
                 cpu_score_basis=basis or UNSTATED_BASIS,
                 cpu_name=row["cpu_name"] or "",
                 disk_iops=row["disk_iops"],
+                disk_mb_s=row["disk_mb_s"],
                 net_mbps=row["net_mbps"],
                 source=row["source"] or f"{name} row {r}",
             )

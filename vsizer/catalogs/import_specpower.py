@@ -388,6 +388,7 @@ def import_specpower(
             "cpu_name": res["cpu_name"],
             "cpu_score_basis": pd.NA,
             "disk_iops": pd.NA,
+            "disk_mb_s": pd.NA,
             "net_mbps": pd.NA,
             "source": res["source"],
         },

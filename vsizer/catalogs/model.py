@@ -50,6 +50,7 @@ class HostModel:
     cpu_score_basis: str = UNSTATED_BASIS
     cpu_name: str = ""
     disk_iops: float | None = None
+    disk_mb_s: float | None = None
     net_mbps: float | None = None
     source: str = ""
 

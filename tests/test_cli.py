@@ -1,0 +1,187 @@
+"""CLI contract: exit codes, messages, outputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import openpyxl
+import pytest
+from typer.testing import CliRunner
+
+import vsizer
+from vsizer.cli import app
+
+SAMPLES = Path(vsizer.__file__).parent / "data" / "samples"
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args), env={"COLUMNS": "250"})
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        ["plan"],
+        ["catalog", "list"],
+        ["catalog", "import-spec"],
+        ["catalog", "import-specpower"],
+    ],
+)
+def test_every_command_has_help_with_an_example(cmd):
+    r = run(*cmd, "--help")
+    assert r.exit_code == 0
+    assert "Example:" in r.output
+
+
+def test_plan_writes_json_and_xlsx(tmp_path):
+    j, x = tmp_path / "out" / "plan.json", tmp_path / "out" / "plan.xlsx"
+    r = run(
+        "plan",
+        str(SAMPLES / "inventory_ja.xlsx"),
+        "--config",
+        str(SAMPLES / "scenario.toml"),
+        "-o",
+        str(j),
+        "-o",
+        str(x),
+        "--lang",
+        "ja",
+    )
+    assert r.exit_code == 0, r.output
+    doc = json.loads(j.read_text(encoding="utf-8"))
+    assert doc["summary"]["servers"] == 37
+    assert "サマリー" in openpyxl.load_workbook(x).sheetnames
+    assert "集約率" in r.output
+
+
+def test_flags_override_the_config(tmp_path):
+    j = tmp_path / "p.json"
+    r = run(
+        "plan",
+        str(SAMPLES / "inventory_ja.csv"),
+        "--config",
+        str(SAMPLES / "scenario.toml"),
+        "--ceiling",
+        "0.5",
+        "--failures",
+        "2",
+        "--price-kwh",
+        "20",
+        "-q",
+        "-o",
+        str(j),
+    )
+    assert r.exit_code == 0, r.output
+    doc = json.loads(j.read_text(encoding="utf-8"))
+    assert doc["parameters"]["ceiling"] == 0.5
+    assert doc["parameters"]["price_kwh"] == 20.0
+    assert doc["pools"][0]["failures"] == 2
+    assert doc["pools"][1]["failures"] == 0  # the file's per-pool override stays
+
+
+def test_missing_inventory_exit_2_one_line(tmp_path):
+    r = run("plan", str(tmp_path / "none.csv"))
+    assert r.exit_code == 2
+    assert "Traceback" not in r.output
+    lines = [ln for ln in r.output.splitlines() if ln.startswith("error: ")]
+    assert len(lines) == 1 and "none.csv" in lines[0]
+
+
+def test_bad_rows_all_reported_exit_2(tmp_path):
+    f = tmp_path / "inv.csv"
+    f.write_text(
+        "name,sockets,cores_per_socket,mem_gib,cpu_avg_pct\n"
+        "a,2,4,n/a,10\nb,-1,4,16,10\n",
+        encoding="utf-8",
+    )
+    r = run("plan", str(f))
+    assert r.exit_code == 2
+    errs = [ln for ln in r.output.splitlines() if ln.startswith("error: ")]
+    assert len(errs) == 2
+    assert "row 2, column 'mem_gib'" in errs[0] and "'n/a'" in errs[0]
+    assert "row 3, column 'sockets'" in errs[1] and "'-1'" in errs[1]
+
+
+def test_unknown_config_key_exit_2(tmp_path):
+    cfg = tmp_path / "s.toml"
+    cfg.write_text("[sizing]\nceil = 0.6\n")
+    r = run("plan", str(SAMPLES / "inventory_ja.csv"), "--config", str(cfg))
+    assert r.exit_code == 2
+    assert "unknown key 'sizing.ceil'; accepted: ceiling," in r.output
+
+
+def test_bad_parameter_and_output_suffix_exit_2(tmp_path):
+    r = run("plan", str(SAMPLES / "inventory_ja.csv"), "--ceiling", "1.5")
+    assert r.exit_code == 2
+    assert (
+        "error: The 'ceiling' parameter of plan must be a float in the range (0, 1]. Got 1.5 instead."
+        in r.output
+    )
+    r = run("plan", str(SAMPLES / "inventory_ja.csv"), "-o", str(tmp_path / "p.pdf"))
+    assert r.exit_code == 2
+    assert "unsupported output format '.pdf'; use .json or .xlsx." in r.output
+    r = run("plan", str(SAMPLES / "inventory_ja.csv"), "--lang", "fr")
+    assert r.exit_code == 2 and "'lang' option must be 'en' or 'ja'" in r.output
+
+
+def test_unknown_host_model_exit_2():
+    r = run("plan", str(SAMPLES / "inventory_ja.csv"), "--host-model", "Nope 9000")
+    assert r.exit_code == 2
+    assert "Host model 'Nope 9000' is not in the host catalog." in r.output
+
+
+def test_catalog_list_marks_the_default():
+    r = run("catalog", "list")
+    assert r.exit_code == 0
+    assert "Dell PowerEdge R740" in r.output
+    r = run("catalog", "list", "--cpus")
+    assert r.exit_code == 0 and "SPECint2000" in r.output
+
+
+def test_catalog_import_spec_and_specpower(shared_data, tmp_path):
+    out = tmp_path / "cpus.csv"
+    r = run(
+        "catalog",
+        "import-spec",
+        str(shared_data / "cpu_perf_spec_cpu2017" / "cint2017rate_by_system.csv"),
+        "-o",
+        str(out),
+    )
+    assert r.exit_code == 0, r.output
+    assert "CPU models" in r.output and out.exists()
+    out2 = tmp_path / "hosts.csv"
+    r = run(
+        "catalog",
+        "import-specpower",
+        str(shared_data / "power_specpower" / "specpower_curves_11pt.csv"),
+        "-o",
+        str(out2),
+    )
+    assert r.exit_code == 0, r.output
+    assert "result(s) state no sockets/cores/MHz/memory" in r.output
+    assert "Dell PowerEdge R740" in r.output  # listed as left out
+    # The SPECpower test configuration (12 GB) cannot hold the sample's VMs: the plan
+    # names every VM and dimension that does not fit, and exits 2.
+    r = run(
+        "plan",
+        str(SAMPLES / "inventory_ja.csv"),
+        "--hosts",
+        str(out2),
+        "--host-model",
+        "IBM server x3550 2x Xeon X5670",
+    )
+    assert r.exit_code == 2
+    assert (
+        "error: pool '本番': VM 'seisan-db01' needs 193.626 mem but one host offers 3.2 "
+        "at its limit (60% of 12, less base load 4) [capacity constraint on 'mem']"
+    ) in r.output
+
+
+def test_import_spec_bad_file_exit_2(tmp_path):
+    f = tmp_path / "x.csv"
+    f.write_text("a,b\n1,2\n")
+    r = run("catalog", "import-spec", str(f), "-o", str(tmp_path / "o.csv"))
+    assert r.exit_code == 2
+    assert r.output.startswith("error: ")

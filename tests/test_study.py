@@ -1,0 +1,183 @@
+"""The whole chain on real inputs: the bundled sample and the real RVTools export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from numpy.testing import assert_allclose
+
+import vsizer
+from vsizer.config import load_rules
+
+SAMPLES = Path(vsizer.__file__).parent / "data" / "samples"
+
+
+@pytest.fixture(scope="module")
+def sample_plan() -> dict:
+    rules = load_rules(SAMPLES / "scenario.toml")
+    return vsizer.plan(SAMPLES / "inventory_ja.xlsx", rules=rules).to_dict()
+
+
+def test_contract_keys(sample_plan):
+    p = sample_plan
+    for key in ("servers", "hosts", "consolidation_ratio"):
+        assert key in p["summary"]
+    for key in ("capacity", "average", "peak"):
+        assert isinstance(p["demand"]["totals"][key], float)
+    for pool in p["pools"]:
+        assert {"name", "hosts", "lower_bound", "failover"} <= set(pool)
+        assert {"survives", "worst_survivor_util"} <= set(pool["failover"])
+        for h in pool["hosts"]:
+            assert {"id", "vms"} <= set(h)
+    for key in (
+        "before_w",
+        "after_w",
+        "annual_cost_before",
+        "annual_cost_after",
+        "annual_saving",
+        "saving_over_years",
+    ):
+        assert key in p["power"]
+    assert "confidence" in p["quality"]
+
+
+def test_sample_plan_places_every_server_once_in_its_pool(sample_plan):
+    p = sample_plan
+    assert p["summary"]["servers"] == 37 and p["summary"]["excluded"] == 3
+    placed = [vm for pool in p["pools"] for h in pool["hosts"] for vm in h["vms"]]
+    assert sorted(placed) == sorted(s["name"] for s in p["servers"])
+    assert len(placed) == len(set(placed))
+    pool_of = {s["name"]: s["pool"] for s in p["servers"]}
+    for pool in p["pools"]:
+        for h in pool["hosts"]:
+            assert h["id"].startswith(pool["name"] + "-")
+            assert all(pool_of[vm] == pool["name"] for vm in h["vms"])
+    assert [pool["name"] for pool in p["pools"]] == ["本番", "開発"]
+    assert p["summary"]["hosts"] == sum(pool["host_count"] for pool in p["pools"])
+    assert_allclose(
+        p["summary"]["consolidation_ratio"], 37 / p["summary"]["hosts"], rtol=1e-6
+    )
+
+
+def test_sample_plan_rules_hold(sample_plan):
+    p = sample_plan
+    for pool in p["pools"]:
+        ceiling = pool["ceiling"]
+        for h in pool["hosts"]:
+            assert h["util"]["cpu"] <= ceiling + 1e-6
+            assert h["util"]["mem"] <= ceiling + 1e-6
+            assert h["util"]["vcpu"] <= 1 + 1e-6
+        assert pool["failover"]["survives"]
+        assert pool["failover"]["worst_survivor_util"] <= 1 + 1e-6
+        assert pool["host_count"] >= pool["lower_bound"] >= pool["min_hosts"]
+    prod = p["pools"][0]
+    assert prod["failures"] == 1 and prod["min_hosts"] == 3
+    assert prod["failover"]["scenarios"] == prod["host_count"]
+    dev = p["pools"][1]
+    assert (dev["failures"], dev["ceiling"], dev["min_hosts"]) == (0, 0.8, 1)
+    # Redundant pairs never share a host (7 pairs in the sample).
+    host_of = {s["name"]: s["host"] for s in p["servers"]}
+    partners = {
+        (s["name"], other) for s in sample_plan_servers(p) for other in s["partners"]
+    }
+    assert len(partners) == 14
+    for a, b in partners:
+        assert host_of[a] != host_of[b]
+
+
+def sample_plan_servers(p: dict) -> list[dict]:
+    inv = vsizer.read_inventory(SAMPLES / "inventory_ja.xlsx").servers
+    rows = inv[inv["redundant_with"].notna()]
+    return [
+        {"name": n, "partners": str(r).split(";")}
+        for n, r in zip(rows["name"], rows["redundant_with"], strict=True)
+    ]
+
+
+def test_sample_plan_power_and_cost_arithmetic(sample_plan):
+    pw = sample_plan["power"]
+    assert (pw["price_kwh"], pw["pue"], pw["years"], pw["currency"]) == (
+        31.0,
+        1.5,
+        5,
+        "JPY",
+    )
+    assert_allclose(
+        pw["annual_cost_before"], pw["before_w"] / 1000 * 8760 * 31 * 1.5, rtol=1e-6
+    )
+    assert_allclose(
+        pw["annual_cost_after"], pw["after_w"] / 1000 * 8760 * 31 * 1.5, rtol=1e-6
+    )
+    assert_allclose(
+        pw["annual_saving"],
+        pw["annual_cost_before"] - pw["annual_cost_after"],
+        rtol=1e-6,
+    )
+    assert_allclose(pw["saving_over_years"], 5 * pw["annual_saving"], rtol=1e-6)
+    host_w = sum(h["power_w"] for pool in sample_plan["pools"] for h in pool["hosts"])
+    assert_allclose(pw["after_w"], host_w, rtol=1e-5)
+    assert sum(pw["servers_power_from"].values()) == 37
+
+
+def test_targets_reported_met_or_not(sample_plan):
+    t = {x["name"]: x for x in sample_plan["targets"]}
+    s = sample_plan["summary"]
+    assert_allclose(t["host_ratio"]["actual"], s["hosts"] / s["servers"], rtol=1e-5)
+    assert t["host_ratio"]["met"] is (t["host_ratio"]["actual"] <= 0.5)
+    sp = sample_plan["space"]
+    assert_allclose(
+        t["rack_ratio"]["actual"], sp["rack_u_after"] / sp["rack_u_before"], rtol=1e-5
+    )
+
+
+def test_plan_json_is_deterministic():
+    rules = load_rules(SAMPLES / "scenario.toml")
+    a = vsizer.plan(SAMPLES / "inventory_ja.xlsx", rules=rules).to_json()
+    b = vsizer.plan(SAMPLES / "inventory_ja.xlsx", rules=rules).to_json()
+    assert a == b
+    json.loads(a)
+
+
+def test_csv_and_xlsx_sample_give_the_same_plan():
+    a = vsizer.plan(SAMPLES / "inventory_ja.xlsx").to_dict()
+    b = vsizer.plan(SAMPLES / "inventory_ja.csv").to_dict()
+    assert a["pools"] == b["pools"]
+
+
+def test_ceiling_change_moves_the_host_count():
+    base = vsizer.plan(SAMPLES / "inventory_ja.csv").to_dict()["summary"]["hosts"]
+    loose = vsizer.plan(SAMPLES / "inventory_ja.csv", ceiling=0.9).to_dict()["summary"][
+        "hosts"
+    ]
+    assert loose < base
+
+
+def test_rvtools_every_vm_planned_or_excluded(shared_data):
+    path = (
+        shared_data / "formats" / "rvtools" / "kubev2v_migration-planner_example1.xlsx"
+    )
+    p = vsizer.plan(path).to_dict()
+    planned = {s["name"] for s in p["servers"]}
+    excluded = {e["name"]: e["reason"] for e in p["excluded"]}
+    assert planned | set(excluded) == {f"vm-{i}" for i in range(1, 10)}
+    assert not planned & set(excluded)
+    assert all(reason for reason in excluded.values())
+    assert "powered off" in excluded["vm-1"]
+    assert p["inputs"]["source_format"] == "rvtools"
+
+
+def test_unknown_plan_parameter_is_named():
+    with pytest.raises(
+        vsizer.ConfigError, match=r"Unknown parameter\(s\) of plan: cieling"
+    ):
+        vsizer.plan(SAMPLES / "inventory_ja.csv", cieling=0.6)
+
+
+def test_unknown_host_model_lists_valid_ones():
+    with pytest.raises(
+        vsizer.CatalogLookupError,
+        match=r"Host model 'Nope' is not in the host catalog\. Valid models: .*vsizer catalog list",
+    ):
+        vsizer.plan(SAMPLES / "inventory_ja.csv", host_model="Nope")
