@@ -5,6 +5,7 @@ failover checked -> power, cost, space, targets. The chain behind ``vsizer plan`
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,11 @@ from vsizer.catalogs.cpu_catalog import CpuCatalog, read_cpu_catalog
 from vsizer.catalogs.host_catalog import HostCatalog, read_host_catalog
 from vsizer.catalogs.model import HostModel
 from vsizer.catalogs.normalize import host_cpu_capacity, normalize_cpu
-from vsizer.catalogs.server_power import estimate_server_power
+from vsizer.catalogs.server_power import (
+    ServerPowerCatalog,
+    estimate_server_power,
+    read_server_power_catalog,
+)
 from vsizer.config import Rules
 from vsizer.errors import ConfigError, InventoryError
 from vsizer.failover import scenario_count
@@ -84,7 +89,7 @@ class ConsolidationStudy:
         self.host = host
         self.rules = rules
         self.cpu_catalog = (
-            cpu_catalog if cpu_catalog is not None else read_cpu_catalog()
+            cpu_catalog if cpu_catalog is not None else _shipped_cpu_catalog()
         )
         self.host_catalog_name = host_catalog_name
 
@@ -100,7 +105,7 @@ class ConsolidationStudy:
             assume_util=rules.assume_util,
         )
         servers = servers.reset_index(drop=True)
-        pw = estimate_server_power(servers, quality=quality)
+        pw = estimate_server_power(servers, _shipped_power_catalog(), quality=quality)
         servers["power_w"] = pw["power_w"].to_numpy()
         servers["power_source"] = pw["power_source"].to_numpy()
         servers["vm_mem_gib"] = servers["mem_gib"].astype(float) + _vm_overhead_gib(
@@ -159,6 +164,18 @@ class ConsolidationStudy:
             quality=quality,
             warnings=warnings,
         )
+
+
+@functools.cache
+def _shipped_cpu_catalog() -> CpuCatalog:
+    """The shipped CPU catalog, parsed once per process (read-only)."""
+    return read_cpu_catalog()
+
+
+@functools.cache
+def _shipped_power_catalog() -> ServerPowerCatalog:
+    """The shipped server power catalog, parsed once per process (read-only)."""
+    return read_server_power_catalog()
 
 
 def _vm_overhead_gib(servers: pd.DataFrame, rules: Rules) -> np.ndarray:
