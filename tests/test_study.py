@@ -181,3 +181,29 @@ def test_unknown_host_model_lists_valid_ones():
         match=r"Host model 'Nope' is not in the host catalog\. Valid models: .*vsizer catalog list",
     ):
         vsizer.plan(SAMPLES / "inventory_ja.csv", host_model="Nope")
+
+
+def test_network_and_disk_are_placed_on_when_the_host_states_capacity():
+    from vsizer.catalogs import read_host_catalog
+
+    base = read_host_catalog().default
+    p0 = vsizer.plan(SAMPLES / "inventory_ja.csv", base).to_dict()
+    assert any(
+        w.startswith(
+            "not constrained: disk_iops (37 servers), disk_mb_s (37 servers), "
+            "net_mbps (37 servers)"
+        )
+        for w in p0["warnings"]
+    )
+    assert "net_mbps" not in p0["pools"][0]["hosts"][0]["util"]
+    total_net = p0["demand"]["totals"]["net_mbps"]
+    # A host whose network carries only a fifth of the pool's traffic at the ceiling.
+    import dataclasses
+
+    small_net = dataclasses.replace(base, net_mbps=total_net / 5 / 0.6)
+    p1 = vsizer.plan(SAMPLES / "inventory_ja.csv", small_net).to_dict()
+    for pool in p1["pools"]:
+        for h in pool["hosts"]:
+            assert h["util"]["net_mbps"] <= pool["ceiling"] + 1e-6
+    assert p1["pools"][0]["lower_bound_detail"]["net_mbps"] >= 4
+    assert not any("net_mbps (37 servers)" in w for w in p1["warnings"])

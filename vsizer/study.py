@@ -194,9 +194,10 @@ def _host_capacity(
         "mem": float(host.mem_gib),
         "vcpu": host.cores * rules.vcpu_per_core,
     }
+    unconstrained = []
     for dim in ("disk_iops", "disk_mb_s", "net_mbps"):
         host_value = getattr(host, dim, None)
-        given = servers[dim].notna().sum() if dim in servers else 0
+        given = int(servers[dim].notna().sum()) if dim in servers else 0
         if given and host_value:
             capacity[dim] = float(host_value)
             missing = len(servers) - given
@@ -205,10 +206,13 @@ def _host_capacity(
                     f"{missing} server(s) have no {dim}; they count as 0 in that dimension."
                 )
         elif given:
-            warnings.append(
-                f"{given} server(s) give {dim} but host model '{host.model}' has no "
-                f"{dim} capacity in its catalog row; {dim} is not constrained."
-            )
+            unconstrained.append(f"{dim} ({given} servers)")
+    if unconstrained:
+        warnings.append(
+            f"not constrained: {', '.join(unconstrained)}: host model '{host.model}' "
+            "states no capacity for them (add disk_iops / disk_mb_s / net_mbps to its "
+            "host catalog row to place on them; totals are still reported)."
+        )
     return capacity
 
 
