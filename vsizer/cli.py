@@ -168,7 +168,7 @@ def plan(
 
     Example:
 
-        vsizer plan servers.xlsx --host-model "Dell PowerEdge R650" --ceiling 0.6 --failures 1 --price-kwh 31 --currency JPY -o plan.json -o plan.xlsx
+        vsizer plan servers.xlsx --host-model "Dell PowerEdge R740 2x Platinum 8180" --ceiling 0.6 --failures 1 --price-kwh 31 --currency JPY -o plan.json -o plan.xlsx
     """
     from vsizer.config import Rules, load_rules
     from vsizer.study import plan as run_plan
