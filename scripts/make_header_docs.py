@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vsizer.inventory import AZURE_MIGRATE_VARIABLE_MAP, RVTOOLS_VARIABLE_MAP, VARIABLE_MAP
+from vsizer.inventory import (
+    AZURE_MIGRATE_VARIABLE_MAP,
+    RVTOOLS_VARIABLE_MAP,
+    VARIABLE_MAP,
+)
 from vsizer.inventory.model import COLUMNS
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "inventory-headers.md"

@@ -185,3 +185,29 @@ def test_import_spec_bad_file_exit_2(tmp_path):
     r = run("catalog", "import-spec", str(f), "-o", str(tmp_path / "o.csv"))
     assert r.exit_code == 2
     assert r.output.startswith("error: ")
+
+
+def test_user_cpu_catalog_overrides_the_shipped_score(tmp_path):
+    cpus = tmp_path / "my-cpus.csv"
+    cpus.write_text(
+        "cpu_name,aliases,cores,cpu_mhz,score_per_core,basis,source\n"
+        "Intel Xeon E5-2650 v4,,12,2200,5.0,SPECrate2017_int_base,our own measurement\n",
+        encoding="utf-8",
+    )
+    j = tmp_path / "p.json"
+    r = run(
+        "plan",
+        str(SAMPLES / "inventory_ja.csv"),
+        "--cpus",
+        str(cpus),
+        "-q",
+        "-o",
+        str(j),
+    )
+    assert r.exit_code == 0, r.output
+    servers = {
+        s["name"]: s for s in json.loads(j.read_text(encoding="utf-8"))["servers"]
+    }
+    assert servers["kaikei-db01"]["cpu_score_per_core"] == 5.0
+    assert servers["kaikei-db01"]["score_source"] == "catalog"
+    assert servers["hanbai-web01"]["cpu_score_per_core"] == 5.575  # shipped row kept

@@ -9,10 +9,14 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def test_inventory_header_doc_is_current():
-    spec = importlib.util.spec_from_file_location("mkdocs", REPO / "scripts" / "make_header_docs.py")
+    spec = importlib.util.spec_from_file_location(
+        "mkdocs", REPO / "scripts" / "make_header_docs.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert (REPO / "docs" / "inventory-headers.md").read_text(encoding="utf-8") == module.render()
+    assert (REPO / "docs" / "inventory-headers.md").read_text(
+        encoding="utf-8"
+    ) == module.render()
 
 
 def test_readme_names_the_two_commands_and_a_real_host_model():
@@ -29,7 +33,9 @@ def test_schema_doc_names_every_top_level_key():
     import vsizer
 
     doc = (REPO / "docs" / "plan-schema.md").read_text(encoding="utf-8")
-    plan = vsizer.plan(REPO / "vsizer" / "data" / "samples" / "inventory_ja.csv").to_dict()
+    plan = vsizer.plan(
+        REPO / "vsizer" / "data" / "samples" / "inventory_ja.csv"
+    ).to_dict()
     for key in plan:
         assert f'"{key}"' in doc, key
     for section in ("summary", "power", "space", "demand"):

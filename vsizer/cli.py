@@ -85,6 +85,13 @@ def plan(
             help="Host model name from the catalog (see 'vsizer catalog list').",
         ),
     ] = None,
+    cpus: Annotated[
+        Path | None,
+        typer.Option(
+            "--cpus",
+            help="CPU catalog CSV (e.g. from 'vsizer catalog import-spec'), merged over the shipped one.",
+        ),
+    ] = None,
     config: Annotated[
         Path | None, typer.Option("--config", help="Scenario TOML; flags override it.")
     ] = None,
@@ -205,6 +212,7 @@ def plan(
             host_model=host_model,
             include_powered_off=include_powered_off or None,
             host_catalog=str(hosts) if hosts else None,
+            cpu_catalog=str(cpus) if cpus else None,
             targets=targets,
         )
         with _progress(quiet) as progress:

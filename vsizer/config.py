@@ -5,6 +5,7 @@ A scenario TOML file mirrors the CLI flags::
     [hosts]
     model = "Dell PowerEdge R650"        # from the catalog
     catalog = "my-hosts.csv"             # optional, merged over the shipped one
+    cpu_catalog = "my-cpus.csv"          # optional, e.g. from `vsizer catalog import-spec`
 
     [sizing]
     ceiling = 0.6          # keep hosts at or below 60 % (the 60 % rule)
@@ -84,6 +85,7 @@ class Rules:
     include_powered_off: bool = False
     host_model: str | None = None
     host_catalog: str | None = None
+    cpu_catalog: str | None = None
     targets: dict[str, float] = field(default_factory=dict)
     pools: dict[str, PoolRules] = field(default_factory=dict)
 
@@ -171,7 +173,11 @@ TARGETS: tuple[str, ...] = (
 
 #: TOML layout: section -> {key: Rules field}.
 _SECTIONS: dict[str, dict[str, str]] = {
-    "hosts": {"model": "host_model", "catalog": "host_catalog"},
+    "hosts": {
+        "model": "host_model",
+        "catalog": "host_catalog",
+        "cpu_catalog": "cpu_catalog",
+    },
     "sizing": {
         k: k
         for k in (
@@ -253,7 +259,7 @@ def rules_from_dict(data: dict[str, Any], source: str = "config") -> Rules:
                 )
                 continue
             name = keys[key]
-            if name == "host_catalog" and base_path is not None:
+            if name in ("host_catalog", "cpu_catalog") and base_path is not None:
                 value = (
                     str(base_path / value) if not Path(value).is_absolute() else value
                 )

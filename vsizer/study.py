@@ -379,7 +379,12 @@ def plan(
     if hosts is None and rules.host_catalog is not None:
         hosts = rules.host_catalog
     host, catalog_name = resolve_host(hosts, rules.host_model)
-    study = ConsolidationStudy(inventory, host, rules, host_catalog_name=catalog_name)
+    cpu_catalog = (
+        read_cpu_catalog(rules.cpu_catalog, merge=True) if rules.cpu_catalog else None
+    )
+    study = ConsolidationStudy(
+        inventory, host, rules, cpu_catalog=cpu_catalog, host_catalog_name=catalog_name
+    )
     return study.run(progress)
 
 
