@@ -1,0 +1,1 @@
+"""Utilization time series: readers, alignment, store (issue 3, in progress)."""
