@@ -1,0 +1,186 @@
+"""Align tidy series to one time grid: one step, UTC, stated gap policy.
+
+Policy (all reported, never silent):
+
+* **Within a step** samples are aggregated by ``how``: ``"mean"`` (default; the
+  average load of the step) or ``"max"`` (the busiest sample, for conservative
+  sizing on coarse steps).
+* **Steps with no sample** are *gaps*. ``fill="none"`` (default) leaves them NaN
+  and counts them; ``fill="ffill"`` carries the last value forward for at most
+  ``max_fill`` steps (default 2, i.e. 10 minutes at 5-minute steps) and counts
+  what it filled; longer gaps stay NaN. Nothing is interpolated or invented.
+* **Window**: the grid spans the union of all series; ``overlap`` is the window
+  every server covers (latest start to earliest end). ``clip="overlap"`` keeps
+  only that window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from vsizer._validation import Interval, OneOf, check_param
+from vsizer.series.model import SERIES_COLUMNS
+
+
+@dataclass
+class AlignedSeries:
+    """Series on one grid.
+
+    Attributes
+    ----------
+    servers : list of str
+        Row order of every matrix.
+    index : DatetimeIndex
+        Step start times, UTC.
+    values : dict of str -> ndarray, shape (n_servers, n_steps)
+        One matrix per metric, float64, NaN where no data.
+    units : dict of str -> str
+    step : Timedelta
+    overlap : (Timestamp, Timestamp) or None
+        Window every server covers; None if some pair of servers never overlaps.
+    report : dict
+        Policy and counts: gaps (NaN steps) per metric, filled steps, samples per step.
+    """
+
+    servers: list[str]
+    index: pd.DatetimeIndex
+    values: dict[str, npt.NDArray[np.float64]]
+    units: dict[str, str]
+    step: pd.Timedelta
+    overlap: tuple[pd.Timestamp, pd.Timestamp] | None
+    report: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.index)
+
+
+def align(
+    data: pd.DataFrame,
+    *,
+    step: str | pd.Timedelta = "5min",
+    how: str = "mean",
+    fill: str = "none",
+    max_fill: int = 2,
+    clip: str = "none",
+) -> AlignedSeries:
+    """Resample tidy series (columns ``server, timestamp, metric, value, unit``) to one grid.
+
+    Parameters
+    ----------
+    data : DataFrame
+        Tidy series as readers return them (``SeriesSet.data``); several sets
+        may be concatenated.
+    step : str or Timedelta, default "5min"
+        Grid step. Step boundaries are multiples of ``step`` since the Unix epoch.
+    how : {"mean", "max"}
+        Aggregation of the samples within a step.
+    fill : {"none", "ffill"}
+        Gap policy, see the module docstring.
+    max_fill : int
+        Longest run of steps ``ffill`` may fill.
+    clip : {"none", "overlap"}
+        Keep the whole span, or only the window all servers cover.
+
+    Returns
+    -------
+    AlignedSeries
+    """
+    where = "align"
+    check_param("how", how, OneOf(("mean", "max")), where)
+    check_param("fill", fill, OneOf(("none", "ffill")), where)
+    check_param("max_fill", max_fill, Interval(int, 0, None), where)
+    check_param("clip", clip, OneOf(("none", "overlap")), where)
+    step_td = pd.Timedelta(step)
+    if step_td <= pd.Timedelta(0):
+        raise ValueError(
+            f"The 'step' parameter of align must be positive. Got {step!r} instead."
+        )
+    missing = [c for c in SERIES_COLUMNS if c not in data]
+    if missing:
+        raise ValueError(f"align needs tidy series columns; missing {missing}")
+    if data.empty:
+        raise ValueError("align got no samples")
+
+    ts = pd.to_datetime(data["timestamp"], utc=True)
+    bins = ts.dt.floor(step_td)
+    frame = pd.DataFrame(
+        {
+            "server": data["server"].astype(str).to_numpy(),
+            "metric": data["metric"].astype(str).to_numpy(),
+            "bin": bins.to_numpy(),
+            "value": data["value"].astype(float).to_numpy(),
+        }
+    )
+    servers = sorted(frame["server"].unique().tolist())
+    spans = frame.groupby("server")["bin"].agg(["min", "max"])
+    start, end = spans["min"].min(), spans["max"].max()
+    latest_start, earliest_end = spans["min"].max(), spans["max"].min()
+    overlap = (latest_start, earliest_end) if latest_start <= earliest_end else None
+    if clip == "overlap":
+        if overlap is None:
+            raise ValueError(
+                "the servers' series share no common window; cannot clip to overlap"
+            )
+        start, end = overlap
+        frame = frame[(frame["bin"] >= start) & (frame["bin"] <= end)]
+    index = pd.date_range(start, end, freq=step_td, tz="UTC")
+    units = (
+        data.groupby(data["metric"].astype(str))["unit"].first().astype(str).to_dict()
+    )
+    server_pos = {s: i for i, s in enumerate(servers)}
+    values: dict[str, npt.NDArray[np.float64]] = {}
+    report: dict[str, Any] = {
+        "step": str(step_td),
+        "how": how,
+        "fill": fill,
+        "max_fill": max_fill,
+        "clip": clip,
+        "start": str(index[0]) if len(index) else None,
+        "end": str(index[-1]) if len(index) else None,
+        "overlap": [str(overlap[0]), str(overlap[1])] if overlap else None,
+        "gaps": {},
+        "filled": {},
+    }
+    for metric, part in frame.groupby("metric", sort=True):
+        agg = part.groupby(["server", "bin"], sort=False)["value"].agg(how)
+        mat = np.full((len(servers), len(index)), np.nan)
+        rows = np.array([server_pos[s] for s in agg.index.get_level_values(0)])
+        bins_idx = pd.DatetimeIndex(agg.index.get_level_values(1))
+        cols = ((bins_idx - index[0]) // step_td).to_numpy(dtype=np.int64)
+        mat[rows, cols] = agg.to_numpy()
+        filled = 0
+        if fill == "ffill" and max_fill > 0:
+            mat, filled = _ffill_limited(mat, max_fill)
+        values[str(metric)] = mat
+        report["gaps"][str(metric)] = int(np.isnan(mat).sum())
+        report["filled"][str(metric)] = int(filled)
+    return AlignedSeries(servers, index, values, units, step_td, overlap, report)
+
+
+def _ffill_limited(
+    mat: npt.NDArray[np.float64], limit: int
+) -> tuple[npt.NDArray[np.float64], int]:
+    """Fill interior NaN runs of at most ``limit`` steps with the value before them.
+
+    Longer runs, and runs at either end of a row (which would be extrapolation),
+    stay NaN. Vectorized over the whole matrix.
+    """
+    n_rows, n = mat.shape
+    nan = np.isnan(mat)
+    if not nan.any():
+        return mat, 0
+    pos = np.broadcast_to(np.arange(n), mat.shape)
+    last = np.maximum.accumulate(np.where(~nan, pos, -1), axis=1)
+    nxt = np.minimum.accumulate(np.where(~nan, pos, n)[:, ::-1], axis=1)[:, ::-1]
+    run = nxt - last - 1
+    fill = nan & (last >= 0) & (nxt < n) & (run <= limit)
+    out = mat.copy()
+    rows = np.broadcast_to(np.arange(n_rows)[:, None], mat.shape)
+    out[fill] = mat[rows[fill], last[fill]]
+    return out, int(fill.sum())
