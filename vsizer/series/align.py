@@ -130,9 +130,8 @@ def align(
         start, end = overlap
         frame = frame[(frame["bin"] >= start) & (frame["bin"] <= end)]
     index = pd.date_range(start, end, freq=step_td, tz="UTC")
-    units = (
-        data.groupby(data["metric"].astype(str))["unit"].first().astype(str).to_dict()
-    )
+    first_unit = data.groupby(data["metric"].astype(str))["unit"].first()
+    units = {str(k): str(v) for k, v in first_unit.items()}
     server_pos = {s: i for i, s in enumerate(servers)}
     values: dict[str, npt.NDArray[np.float64]] = {}
     report: dict[str, Any] = {
