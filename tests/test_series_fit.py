@@ -1,0 +1,82 @@
+"""Placement on demand curves: hand-computed cases and a rule check (hypothesis)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_array_equal
+
+from vsizer.placement.series_fit import (
+    first_fit_series,
+    hosts_needed_peak_sum,
+    replay,
+    series_lower_bounds,
+)
+
+
+def test_peaks_that_do_not_coincide_share_a_host():
+    # DESIGN §3: two servers that each peak at 80 % at different hours fit together
+    # where their peak sum says they do not. Host capacity 1, ceiling 0.9.
+    d = np.full((2, 24, 1), 0.05)
+    d[0, 9, 0] = 0.8
+    d[1, 21, 0] = 0.8
+    assign, hosts = first_fit_series(d, np.array([0.9]))
+    assert hosts == 1
+    assert_array_equal(assign, [0, 0])
+    assert hosts_needed_peak_sum(d, np.array([0.9])) == 2
+    assert series_lower_bounds(d, np.array([0.9])) == {"series": [1], "peak_sum": [2]}
+
+
+def test_coinciding_peaks_do_not_share():
+    d = np.full((2, 24, 1), 0.05)
+    d[:, 9, 0] = 0.8
+    _, hosts = first_fit_series(d, np.array([0.9]))
+    assert hosts == 2
+
+
+def test_quantile_ignores_the_rarest_steps():
+    # Summed load exceeds 0.9 at 1 step of 100: fits at p95, not at max.
+    d = np.full((2, 100, 1), 0.3)
+    d[:, 0, 0] = 0.5
+    assert first_fit_series(d, np.array([0.9]))[1] == 2
+    assert first_fit_series(d, np.array([0.9]), quantile=0.95)[1] == 1
+
+
+def test_every_dimension_counts():
+    d = np.zeros((2, 3, 2))
+    d[:, :, 0] = 0.1  # cpu small
+    d[:, :, 1] = 0.5  # memory binds on every step
+    assert first_fit_series(d, np.array([0.6, 0.6]))[1] == 2
+
+
+def test_anti_affinity_on_curves():
+    d = np.full((2, 4, 1), 0.01)
+    assert first_fit_series(d, np.array([0.6]), groups=np.array([0, 0]))[1] == 2
+
+
+def test_replay_counts_steps_over_ceiling_and_full():
+    d = np.zeros((2, 4, 1))
+    d[0, :, 0] = [0.5, 0.7, 0.2, 1.1]
+    d[1, :, 0] = [0.0, 0.0, 0.5, 0.0]
+    r = replay(d, np.array([0, 0]), 1, np.array([1.0]), np.array([0.6]))
+    assert r == {"over_ceiling": [3], "over_100": [1]}
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(1, 12),
+    st.integers(1, 20),
+    st.integers(1, 2),
+    st.sampled_from([0.5, 0.6, 1.0]),
+    st.integers(0, 2**31 - 1),
+)
+def test_series_placement_never_exceeds_the_limit_at_any_step(n, t, d, ceiling, seed):
+    rng = np.random.default_rng(seed)
+    dem = rng.uniform(0, ceiling, size=(n, t, d))
+    assign, hosts = first_fit_series(dem, np.full(d, ceiling))
+    assert ((assign >= 0) & (assign < hosts)).all()
+    r = replay(dem, assign, hosts, np.ones(d), np.full(d, ceiling))
+    assert sum(r["over_ceiling"]) == 0
+    lb = max(series_lower_bounds(dem, np.full(d, ceiling))["series"])
+    assert lb <= hosts <= n
