@@ -65,9 +65,10 @@ def first_fit_series(
     Algorithm
         VMs by decreasing normalized peak. For each VM, hosts are tried in order:
         a host whose peak plus the VM's peak fits is accepted at once (cheap
-        bound); a host whose mean plus the VM's mean exceeds the limit is
-        skipped (no step arrangement can fit); the others get the full series
-        check, CHUNK hosts at a time. No host fits -> open a new one.
+        bound); a host is skipped when the limit is already broken at the
+        host's own peak step, at the VM's peak step, or on average (necessary
+        conditions, O(hosts x dims)); the others get the full series check,
+        CHUNK hosts at a time. No host fits -> open a new one.
     Returns
         (host index per VM, number of hosts).
     """
@@ -80,12 +81,15 @@ def first_fit_series(
         norm, None
     )  # (V, D) true peaks (bound is valid for any quantile)
     vmean = norm.mean(axis=1)
+    vpeak_t = norm.argmax(axis=1)  # (V, D) step of each VM's peak
     order = np.argsort(-vpeak.max(axis=1), kind="stable")
     lim = 1.0 + 1e-6
     cap = max(n, 1)
     loads = np.empty((cap, t, d), dtype=np.float32)
     peak = np.empty((cap, d), dtype=np.float64)
     mean = np.empty((cap, d), dtype=np.float64)
+    peak_t = np.zeros((cap, d), dtype=np.int64)  # step of each host's peak
+    dims = np.arange(d)
     base_n = (base * inv).astype(np.float32)
     occupied: list[set[int]] = []
     hosts = 0
@@ -96,6 +100,16 @@ def first_fit_series(
         if hosts:
             sure = (peak[:hosts] + vpeak[v] <= lim).all(axis=1)
             possible = (mean[:hosts] + vmean[v] <= lim).all(axis=1)
+            if quantile is None:
+                # Necessary at every step, so in particular at the host's own
+                # peak step and at the VM's peak step: cheap gathers, no scan.
+                rows = np.arange(hosts)[:, None]
+                at_host_peak = (
+                    loads[rows, peak_t[:hosts], dims] + norm[v][peak_t[:hosts], dims]
+                )
+                at_vm_peak = loads[:hosts, vpeak_t[v], dims] + vpeak[v]
+                possible &= (at_host_peak <= lim).all(axis=1)
+                possible &= (at_vm_peak <= lim).all(axis=1)
             if g >= 0:
                 free = np.array([g not in occupied[h] for h in range(hosts)])
                 sure &= free
@@ -117,7 +131,8 @@ def first_fit_series(
             loads[chosen] = base_n
             occupied.append(set())
         loads[chosen] += norm[v]
-        peak[chosen] = loads[chosen].max(axis=0)
+        peak_t[chosen] = loads[chosen].argmax(axis=0)
+        peak[chosen] = loads[chosen][peak_t[chosen], dims]
         mean[chosen] = loads[chosen].mean(axis=0)
         if g >= 0:
             occupied[chosen].add(g)
