@@ -84,7 +84,7 @@ def first_fit_series(
     vpeak_t = norm.argmax(axis=1)  # (V, D) step of each VM's peak
     order = np.argsort(-vpeak.max(axis=1), kind="stable")
     lim = 1.0 + 1e-6
-    cap = max(n, 1)
+    cap = max(min(n, 64), 1)  # host slots; doubled when full
     loads = np.empty((cap, t, d), dtype=np.float32)
     peak = np.empty((cap, d), dtype=np.float64)
     mean = np.empty((cap, d), dtype=np.float64)
@@ -126,6 +126,12 @@ def first_fit_series(
             if chosen < 0 and first_sure < hosts:
                 chosen = first_sure
         if chosen < 0:
+            if hosts == cap:
+                cap *= 2
+                loads = np.concatenate([loads, np.empty_like(loads)])
+                peak = np.concatenate([peak, np.empty_like(peak)])
+                mean = np.concatenate([mean, np.empty_like(mean)])
+                peak_t = np.concatenate([peak_t, np.zeros_like(peak_t)])
             chosen = hosts
             hosts += 1
             loads[chosen] = base_n
