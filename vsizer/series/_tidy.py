@@ -1,0 +1,299 @@
+"""Helpers shared by the Prometheus, generic CSV and public-trace readers.
+
+Private: the tidy-frame builder (dtypes and order of :mod:`vsizer.series.model`),
+the problem collector that raises one :class:`~vsizer.errors.InputError`, the
+timestamp parser of the CSV readers, the percent-or-fraction rule and the gap
+check every reader applies.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from vsizer.errors import InputError
+from vsizer.series.model import METRICS, SeriesQuality, empty_series
+
+#: Problem lines kept per file before the rest are summarized in one line.
+MAX_PROBLEMS_PER_FILE = 20
+
+#: A step longer than this multiple of the server's median step is a gap.
+GAP_FACTOR = 1.5
+
+_NS_PER_S = 1_000_000_000
+
+Int64Array = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+def file_label(path: str | os.PathLike[str]) -> str:
+    """How a file is named in problem lines: its name, as the inventory readers do."""
+    return Path(path).name
+
+
+def _shown(got: Any) -> str:
+    text = "" if got is None else str(got)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class Problems:
+    """Problems of one or more files; :meth:`raise_if_any` raises them at once.
+
+    Lines follow the house template
+    ``{file} line {n}, column '{c}': expected {what}, got '{value}'.``
+    (column left out where the format has none). After
+    :data:`MAX_PROBLEMS_PER_FILE` lines of a file the rest are counted in one line.
+    """
+
+    def __init__(self) -> None:
+        self._lines: list[str] = []
+        self._per_file: dict[str, int] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self._lines) or any(self._per_file.values())
+
+    def _keep(self, file: str, line: str) -> None:
+        n = self._per_file.get(file, 0) + 1
+        self._per_file[file] = n
+        if n <= MAX_PROBLEMS_PER_FILE:
+            self._lines.append(line)
+
+    def cell(
+        self,
+        file: str,
+        line: int,
+        expected: str,
+        got: Any,
+        *,
+        column: str | None = None,
+    ) -> None:
+        where = f"{file} line {line}" + (
+            "" if column is None else f", column '{column}'"
+        )
+        self._keep(file, f"{where}: expected {expected}, got '{_shown(got)}'.")
+
+    def whole(self, file: str, text: str) -> None:
+        """A problem of the file as a whole: ``{file}: {text}``."""
+        self._keep(file, f"{file}: {text}")
+
+    def raise_if_any(self) -> None:
+        if not self:
+            return
+        lines = list(self._lines)
+        for file, n in self._per_file.items():
+            if n > MAX_PROBLEMS_PER_FILE:
+                lines.append(
+                    f"{file}: {n - MAX_PROBLEMS_PER_FILE} more problems not listed."
+                )
+        raise InputError(lines)
+
+
+def tidy_frame(
+    server: npt.NDArray[Any] | Sequence[str],
+    timestamp_ns: Int64Array,
+    metric: npt.NDArray[Any] | Sequence[str],
+    value: FloatArray,
+    *,
+    presorted: bool = False,
+) -> pd.DataFrame:
+    """Tidy rows per :mod:`vsizer.series.model`, sorted by server, metric, timestamp.
+
+    ``timestamp_ns`` is nanoseconds since the Unix epoch (UTC); ``unit`` is
+    filled from :data:`METRICS`. With ``presorted`` the caller promises the
+    order and the sort is skipped.
+    """
+    ts = np.asarray(timestamp_ns, dtype=np.int64)
+    if len(ts) == 0:
+        return empty_series()
+    s_codes, s_names = pd.factorize(np.asarray(server, dtype=object), sort=True)
+    m_codes, m_names = pd.factorize(np.asarray(metric, dtype=object), sort=True)
+    val = np.asarray(value, dtype=np.float64)
+    if not presorted:
+        order = np.lexsort((ts, m_codes, s_codes))
+        s_codes, m_codes, ts, val = (
+            s_codes[order],
+            m_codes[order],
+            ts[order],
+            val[order],
+        )
+    return tidy_from_codes(
+        s_codes, [str(x) for x in s_names], m_codes, [str(x) for x in m_names], ts, val
+    )
+
+
+def tidy_from_codes(
+    server_code: npt.NDArray[np.integer[Any]],
+    servers: Sequence[str],
+    metric_code: npt.NDArray[np.integer[Any]],
+    metrics: Sequence[str],
+    timestamp_ns: Int64Array,
+    value: FloatArray,
+) -> pd.DataFrame:
+    """Tidy rows from integer codes into ``servers`` and ``metrics``, order as given.
+
+    The fast path for large traces (the Bitbrains month has 30 million rows):
+    no factorizing or sorting; the caller hands rows in contract order.
+    """
+    if len(timestamp_ns) == 0:
+        return empty_series()
+    server_names = np.array(list(servers), dtype=object)
+    metric_names = np.array(list(metrics), dtype=object)
+    units = np.array([METRICS[m] for m in metrics], dtype=object)
+    stamps = pd.DatetimeIndex(
+        np.asarray(timestamp_ns, dtype=np.int64).view("datetime64[ns]")
+    ).tz_localize("UTC")
+    return pd.DataFrame(
+        {
+            "server": pd.array(server_names[server_code], dtype="string"),
+            "timestamp": pd.Series(stamps).astype("datetime64[ns, UTC]"),
+            "metric": pd.array(metric_names[metric_code], dtype="string"),
+            "value": np.asarray(value, dtype=np.float64),
+            "unit": pd.array(units[metric_code], dtype="string"),
+        },
+        copy=False,
+    )
+
+
+def concat_tidy(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate tidy frames (already in order, servers disjoint and ascending)."""
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return empty_series()
+    if len(frames) == 1:
+        return frames[0]
+    return pd.concat(frames, ignore_index=True)
+
+
+def check_gaps(
+    quality: SeriesQuality, server: str, timestamp_ns: Int64Array
+) -> float | None:
+    """Add a ``gap`` issue for steps longer than 1.5 x the median step.
+
+    ``timestamp_ns`` are the server's sample times, sorted and unique.
+    Returns the median step in seconds (``None`` with fewer than two samples).
+    """
+    if len(timestamp_ns) < 2:
+        return None
+    steps = np.diff(timestamp_ns)
+    median = float(np.median(steps))
+    if median <= 0:
+        return None
+    long_steps = steps[steps > GAP_FACTOR * median]
+    if len(long_steps):
+        quality.add(
+            server,
+            "gap",
+            len(long_steps),
+            f"{len(long_steps)} step{'s' if len(long_steps) > 1 else ''} longer than {GAP_FACTOR:g} x the median step "
+            f"({median / _NS_PER_S:g} s); longest {long_steps.max() / _NS_PER_S:g} s",
+        )
+    return median / _NS_PER_S
+
+
+def median_step_s(steps_s: list[float]) -> float | None:
+    """Median over servers of their median steps, for ``metadata['step_s']``."""
+    return float(np.median(steps_s)) if steps_s else None
+
+
+# ---------------------------------------------------------------- timestamps
+
+_OFFSET_RE = re.compile(r"(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$")
+_TIME_EXPECTED = (
+    "an ISO 8601 time such as 2024-05-01T10:00:00Z or Unix seconds/milliseconds"
+)
+
+
+def unix_unit(magnitude: float) -> tuple[str, int]:
+    """Unix time unit told by the largest absolute value: name and ns per unit.
+
+    Below 1e11 the numbers are seconds (1e11 s is the year 5138), below 1e14
+    milliseconds, below 1e17 microseconds, else nanoseconds.
+    """
+    if magnitude < 1e11:
+        return "seconds", _NS_PER_S
+    if magnitude < 1e14:
+        return "milliseconds", 1_000_000
+    if magnitude < 1e17:
+        return "microseconds", 1_000
+    return "nanoseconds", 1
+
+
+def parse_timestamps(
+    raw: pd.Series,
+    *,
+    file: str,
+    column: str,
+    first_line: int,
+    problems: Problems,
+    notes: list[str],
+) -> tuple[Int64Array, npt.NDArray[np.bool_]]:
+    """Parse a column of times to ns since the epoch, UTC.
+
+    ISO 8601 texts with an offset are converted to UTC; texts without one are
+    read as UTC (noted). A column of plain numbers is Unix time, the unit told
+    by magnitude (:func:`unix_unit`, noted). Bad cells are recorded in
+    ``problems`` (line = ``first_line`` + row position).
+
+    Returns the ns values (0 where bad) and the mask of good cells.
+    """
+    text = raw.astype("string").str.strip()
+    blank = text.isna() | (text == "")
+    numbers = pd.to_numeric(text.where(~blank), errors="coerce")
+    is_number = numbers.notna() & ~blank
+    n = len(text)
+    ns = np.zeros(n, dtype=np.int64)
+    good = np.zeros(n, dtype=bool)
+    if n and bool(is_number.sum() == (~blank).sum()) and bool(is_number.any()):
+        vals = numbers.to_numpy(dtype=np.float64, na_value=np.nan)
+        finite = np.isfinite(vals)
+        name, ns_per = unix_unit(float(np.nanmax(np.abs(vals[finite]))))
+        ns[finite] = np.round(vals[finite] * ns_per).astype(np.int64)
+        good = finite & ~blank.to_numpy()
+        notes.append(f"{file}: column '{column}' read as Unix {name} (by magnitude).")
+    else:
+        parsed = pd.to_datetime(
+            text.where(~blank), format="ISO8601", utc=True, errors="coerce"
+        )
+        good = parsed.notna().to_numpy()
+        if good.any():
+            ns[good] = pd.DatetimeIndex(parsed[good]).as_unit("ns").asi8
+        naive = good & ~text.fillna("").str.contains(_OFFSET_RE).to_numpy(dtype=bool)
+        if naive.any():
+            notes.append(
+                f"{file}: {int(naive.sum())} times in column '{column}' have no UTC "
+                "offset; read as UTC."
+            )
+    for pos in np.flatnonzero(~good):
+        problems.cell(
+            file,
+            first_line + int(pos),
+            _TIME_EXPECTED,
+            "" if blank.iloc[pos] else text.iloc[pos],
+            column=column,
+        )
+    return ns, good
+
+
+# ----------------------------------------------------- percent or fraction
+
+
+def ratio_unit_by_values(values: FloatArray) -> str:
+    """The file-wide guess for a utilization without unit: all <= 1 -> fraction."""
+    finite = values[np.isfinite(values)]
+    return "fraction" if len(finite) == 0 or float(finite.max()) <= 1.0 else "%"
+
+
+def clip_fraction(values: FloatArray) -> tuple[FloatArray, int]:
+    """Clip utilization fractions above 1.0 to 1.0; returns values and the count."""
+    over = values > 1.0
+    n = int(over.sum())
+    if n:
+        values = np.where(over, 1.0, values)
+    return values, n
