@@ -42,6 +42,10 @@ class ConfigError(InputError):
     """A scenario TOML file or a parameter holds an invalid value or unknown key."""
 
 
+class SeriesError(InputError):
+    """A utilization time-series file could not be read or holds invalid values."""
+
+
 class CatalogLookupError(VsizerError, KeyError):
     """A name was not found in a catalog. The message says where valid names are listed."""
 

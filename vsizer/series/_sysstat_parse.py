@@ -1,0 +1,531 @@
+"""Parsers of the four sysstat text forms, feeding a :class:`~vsizer.series.sysstat._Collector`.
+
+Private to :mod:`vsizer.series.sysstat`, which documents the forms. Each parser
+walks the text once, reads times, recognizes activities through
+``col.activity`` and hands every row of a recognized activity to ``col.feed``;
+problems go to ``col.bad`` with the line (or JSON path) they were found at.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from vsizer.series._native import zone_offset
+
+if TYPE_CHECKING:
+    from vsizer.series.sysstat import _Collector
+
+__all__ = ["BANNER_RE", "parse_json", "parse_sadf_csv", "parse_sar_text"]
+
+#: The first line of ``sar`` text: ``Linux <release> (<host>) <date> _<arch>_ (<n> CPU)``.
+BANNER_RE = re.compile(
+    r"^(?P<os>Linux)\s+(?P<release>\S+)\s+\((?P<host>[^)]*)\)\s+"
+    r"(?P<date>\S+)(?:\s+_(?P<arch>\S+)_)?(?:\s+\((?P<ncpu>\d+)\s+CPU\))?"
+)
+_TIME_RE = re.compile(r"^(\d{1,2}):(\d{2}):(\d{2})$")
+_SADF_TIME_RE = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\s*(\S+))?$"
+)
+_DECIMAL_RE = re.compile(r"^-?\d+[.,]\d+$")
+# Key columns of sysstat activities: a sadf -dh repeating group starts at one.
+_GROUP_KEYS = frozenset(
+    {
+        "CPU",
+        "DEV",
+        "IFACE",
+        "INTR",
+        "TTY",
+        "FCHOST",
+        "FILESYSTEM",
+        "BAT",
+        "BUS",
+        "manufact",
+    }
+)
+_ACTIVITY_NAMES = {
+    "cpu": "CPU",
+    "mem": "memory",
+    "io": "I/O totals",
+    "dev": "block devices",
+    "net": "network interfaces",
+}
+
+
+# ------------------------------------------------------------------ sadf -d
+
+
+def parse_sadf_csv(lines: list[str], col: _Collector) -> None:
+    names: list[str] | None = None
+    segments: list[_Segment] | None = None
+    header_line = 0
+    stops_noted: set[str] = set()
+    time_cache: dict[str, tuple[datetime, timedelta | None] | None] = {}
+    for n, raw in enumerate(lines, 1):
+        line = raw.rstrip("\r\n")
+        if not line.strip():
+            continue
+        where = f"{col.label} line {n}"
+        if line.startswith("#"):
+            fields = [f.strip() for f in line.lstrip("#").split(";")]
+            if fields[:3] != ["hostname", "interval", "timestamp"] or len(fields) < 4:
+                col.bad(where, "a header '# hostname;interval;timestamp;...'", line)
+                names = segments = None
+                continue
+            names, header_line = fields[3:], n
+            segments = (
+                _dh_segments(names, col) if any("[...]" in f for f in names) else None
+            )
+            continue
+        parts = line.split(";")
+        if len(parts) < 4:
+            col.bad(where, "'hostname;interval;timestamp;...' fields", line)
+            continue
+        host, interval, stamp, rest = parts[0], parts[1].strip(), parts[2], parts[3:]
+        if stamp not in time_cache:
+            time_cache[stamp] = _sadf_time(stamp)
+        parsed = time_cache[stamp]
+        if parsed is None:
+            col.bad(where, "a time such as '2019-04-18 13:20:19 UTC'", stamp)
+            continue
+        col.host(host)
+        ts = col.utc(parsed[0], parsed[1], host)
+        if interval == "-1":
+            if "RESTART" in rest[0]:
+                col.restart(host, ts, rest[0])
+            continue  # LINUX-RESTART or a COM comment
+        if names is None:
+            col.bad(where, "a '# hostname;interval;timestamp;...' header first", line)
+            continue
+        try:
+            col.intervals.add(int(interval))
+        except ValueError:
+            col.bad(where, "the interval in seconds (an integer)", interval)
+            continue
+        if segments is not None:
+            _dh_row(col, segments, host, ts, rest, where, stops_noted)
+            continue
+        activity, key = col.activity(names)
+        if activity is None:
+            col.ignored[_record_label(names)] += 1
+            continue
+        if len(rest) != len(names):
+            col.bad(
+                where,
+                f"{len(names) + 3} fields as in the header on line {header_line} "
+                f"(the line has {len(parts)})",
+                line,
+            )
+            continue
+        row = dict(zip(names, rest, strict=True))
+        col.feed(activity, host, ts, row.get(key) if key else None, row, where)
+
+
+def _record_label(names: Iterable[str]) -> str:
+    shown = list(names)[:3]
+    return ";".join(shown)
+
+
+class _Segment:
+    """A run of ``sadf -dh`` header fields: fixed, or a repeating ``[...]`` group."""
+
+    def __init__(self, names: list[str], repeat: bool, col: _Collector) -> None:
+        self.names = names
+        self.repeat = repeat
+        self.variable = any(n.endswith("*") for n in names)
+        self.activity, self.key = col.activity(names) if repeat else (None, None)
+
+
+def _dh_segments(names: list[str], col: _Collector) -> list[_Segment]:
+    segments: list[_Segment] = []
+    pending: list[str] = []
+    for name in names:
+        if not name.endswith("[...]"):
+            pending.append(name)
+            continue
+        pending.append(name[: -len("[...]")])
+        start = max(
+            (i for i, f in enumerate(pending) if f in _GROUP_KEYS),
+            default=0,
+        )
+        if start:
+            segments.append(_Segment(pending[:start], False, col))
+        segments.append(_Segment(pending[start:], True, col))
+        pending = []
+    if pending:
+        segments.append(_Segment(pending, False, col))
+    return segments
+
+
+def _dh_row(
+    col: _Collector,
+    segments: list[_Segment],
+    host: str,
+    ts: datetime,
+    values: list[str],
+    where: str,
+    stops_noted: set[str],
+) -> None:
+    pos = 0
+    for i, seg in enumerate(segments):
+        width = len(seg.names)
+        if not seg.repeat:
+            chunk = values[pos : pos + width]
+            if len(chunk) < width:
+                col.bad(
+                    where, f"at least {pos + width + 3} fields", ";".join(values[:3])
+                )
+                return
+            row = dict(zip(seg.names, chunk, strict=True))
+            for activity in _fixed_activities(seg.names):
+                col.feed(activity, host, ts, None, row, where)
+            pos += width
+            continue
+        count = _dh_repeats(seg, segments[i + 1 :], values, pos)
+        if count is None:
+            later = {s.activity for s in segments[i:] if s.activity} | {
+                a
+                for s in segments[i:]
+                if not s.repeat
+                for a in _fixed_activities(s.names)
+            }
+            if later and seg.names[0] not in stops_noted:
+                stops_noted.add(seg.names[0])
+                col.notes.append(
+                    f"{col.label}: sadf -dh does not write how often the group "
+                    f"'{seg.names[0]}' repeats, so the "
+                    f"{', '.join(_ACTIVITY_NAMES[a] for a in sorted(later))} behind it "
+                    "could not be read; use sadf -d for those."
+                )
+            return
+        for _ in range(count):
+            row = dict(zip(seg.names, values[pos : pos + width], strict=True))
+            if seg.activity is not None and seg.key is not None:
+                col.feed(seg.activity, host, ts, row[seg.key], row, where)
+            pos += width
+
+
+def _fixed_activities(names: list[str]) -> list[str]:
+    present = set(names)
+    out = []
+    if present & {"kbmemused", "%memused"}:
+        out.append("mem")
+    if "tps" in present and "bread/s" in present:
+        out.append("io")
+    return out
+
+
+def _dh_repeats(
+    seg: _Segment, after: list[_Segment], values: list[str], pos: int
+) -> int | None:
+    """How often a repeating group occurs at ``pos``, or None if it cannot be told."""
+    width = len(seg.names)
+    if seg.variable:
+        return None
+    if seg.key == "CPU":
+        # CPU numbers ascend from -1 (all) and sysstat prints percentages as
+        # decimals, so a rep ends where either stops being true.
+        count, last = 0, -2
+        while pos + (count + 1) * width <= len(values):
+            rep = values[pos + count * width : pos + (count + 1) * width]
+            key = rep[0].strip()
+            number = -1 if key == "all" else _as_int(key)
+            if number is None or number <= last:
+                break
+            if not all(_DECIMAL_RE.match(v.strip()) for v in rep[1:]):
+                break
+            last, count = number, count + 1
+        return count
+    if any(s.repeat for s in after):
+        return None
+    fixed_after = sum(len(s.names) for s in after)
+    room = len(values) - pos - fixed_after
+    if room < 0 or room % width:
+        return None
+    return room // width
+
+
+def _as_int(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def _sadf_time(stamp: str) -> tuple[datetime, timedelta | None] | None:
+    """(naive time, UTC offset or None) of a sadf timestamp, None if unreadable."""
+    text = stamp.strip()
+    if text.isdigit():  # sadf -U: seconds since the epoch
+        return datetime(1970, 1, 1) + timedelta(seconds=int(text)), timedelta(0)
+    m = _SADF_TIME_RE.match(text)
+    if not m:
+        return None
+    try:
+        y, mo, d, h, mi, sec = (int(g) for g in m.groups()[:6])
+        local = datetime(y, mo, d, h, mi, sec)
+    except ValueError:
+        return None
+    zone = m.group(7)
+    return local, (None if zone is None else zone_offset(zone))
+
+
+# ------------------------------------------------------------------ sadf -j
+
+
+def parse_json(text: str, col: _Collector) -> None:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        line = text.splitlines()[exc.lineno - 1] if exc.lineno else ""
+        col.bad(
+            f"{col.label} line {exc.lineno} column {exc.colno}",
+            f"JSON ({exc.msg})",
+            line.strip(),
+        )
+        return
+    top = doc.get("sysstat") if isinstance(doc, dict) else None
+    hosts = top.get("hosts") if isinstance(top, dict) else None
+    if not isinstance(hosts, list) or not all(isinstance(h, dict) for h in hosts):
+        col.bad(f"{col.label} line 1", "sadf -j JSON with 'sysstat.hosts'", text[:40])
+        return
+    for h, host_doc in enumerate(hosts):
+        base = f"{col.label} sysstat.hosts[{h}]"
+        host = str(host_doc.get("nodename", ""))
+        col.host(host)
+        if "release" in host_doc:
+            col.release[host] = str(host_doc["release"])
+        if isinstance(host_doc.get("number-of-cpus"), int):
+            col.cpu_count[host] = host_doc["number-of-cpus"]
+        for r, item in enumerate(host_doc.get("restarts") or []):
+            boot = item.get("boot", {}) if isinstance(item, dict) else {}
+            parsed = _json_time(boot)
+            if parsed is None:
+                col.bad(f"{base}.restarts[{r}]", "a boot date and time", boot)
+                continue
+            count = boot.get("cpu_count")
+            col.restart(host, col.utc(*parsed, host), f"({count} CPU)" if count else "")
+        for s, stat in enumerate(host_doc.get("statistics") or []):
+            _json_statistics(col, host, stat, f"{base}.statistics[{s}]")
+
+
+def _json_statistics(col: _Collector, host: str, stat: Any, where: str) -> None:
+    stamp = stat.get("timestamp") if isinstance(stat, dict) else None
+    parsed = _json_time(stamp) if isinstance(stamp, dict) else None
+    if parsed is None or not isinstance(stamp, dict):
+        col.bad(where, "a 'timestamp' with 'date' and 'time'", stamp)
+        return
+    ts = col.utc(*parsed, host)
+    if isinstance(stamp.get("interval"), int):
+        col.intervals.add(stamp["interval"])
+    for name in ("cpu-load", "cpu-load-all"):
+        for i, entry in enumerate(stat.get(name) or []):
+            fields = _flat(entry)
+            col.feed(
+                "cpu",
+                host,
+                ts,
+                str(fields.pop("cpu", "")),
+                fields,
+                f"{where}.{name}[{i}]",
+            )
+    if isinstance(stat.get("memory"), dict):
+        col.feed("mem", host, ts, None, _flat(stat["memory"]), f"{where}.memory")
+    if isinstance(stat.get("io"), dict):
+        fields = _flat(stat["io"])
+        if "tps" in fields and "bread" in fields:
+            col.feed("io", host, ts, None, fields, f"{where}.io")
+    for i, entry in enumerate(stat.get("disk") or []):
+        fields = _flat(entry)
+        key = str(fields.pop("disk-device", ""))
+        col.feed("dev", host, ts, key, fields, f"{where}.disk[{i}]")
+    network = stat.get("network")
+    if isinstance(network, dict):
+        for i, entry in enumerate(network.get("net-dev") or []):
+            fields = _flat(entry)
+            key = str(fields.pop("iface", ""))
+            col.feed("net", host, ts, key, fields, f"{where}.network.net-dev[{i}]")
+    for name in stat:
+        if name not in _JSON_USED:
+            col.ignored[name] += 1
+
+
+_JSON_USED = frozenset(
+    {"timestamp", "cpu-load", "cpu-load-all", "memory", "io", "disk", "network"}
+)
+
+
+def _flat(entry: Any) -> dict[str, Any]:
+    """A JSON object with nested objects merged in (``io-reads``: {bread: ..})."""
+    out: dict[str, Any] = {}
+    if not isinstance(entry, dict):
+        return out
+    for k, v in entry.items():
+        if isinstance(v, dict):
+            out.update(_flat(v))
+        else:
+            out[k] = v
+    return out
+
+
+def _json_time(stamp: dict[str, Any]) -> tuple[datetime, timedelta | None] | None:
+    try:
+        local = datetime.fromisoformat(f"{stamp['date']} {stamp['time']}")
+    except (KeyError, TypeError, ValueError):
+        return None
+    if stamp.get("utc") == 1:
+        return local, timedelta(0)
+    zone = stamp.get("tz")
+    return local, (None if not isinstance(zone, str) else zone_offset(zone))
+
+
+# ----------------------------------------------------------------- sar text
+
+_SUMMARY_RE = re.compile(r"^[^\d\s][^:]*:$")  # Average: Summary: Moyenne: ...
+
+
+def parse_sar_text(lines: list[str], col: _Collector) -> None:
+    host: str | None = None
+    day: date | None = None
+    names: list[str] | None = None
+    activity: str | None = None
+    key: str | None = None
+    prev: datetime | None = None  # last time of the current table
+    segment: datetime | None = None  # start of the current boot segment
+    header_line = 0
+    for n, raw in enumerate(lines, 1):
+        text = raw.strip()
+        where = f"{col.label} line {n}"
+        if not text:
+            names, prev = None, None
+            continue
+        banner = BANNER_RE.match(text)
+        if banner and not _TIME_RE.match(text.split()[0]):
+            host = banner.group("host")
+            col.host(host)
+            col.release[host] = banner.group("release")
+            if banner.group("ncpu"):
+                col.cpu_count[host] = int(banner.group("ncpu"))
+            day = _banner_date(banner.group("date"), col, host, where)
+            names, prev, segment = None, None, None
+            continue
+        tokens = text.split()
+        if _SUMMARY_RE.match(tokens[0]):
+            continue  # Average:, Summary: (and their translations)
+        m = _TIME_RE.match(tokens[0])
+        if not m:
+            col.bad(
+                where,
+                "a time (HH:MM:SS) at the start of the line, 'Average:' or a "
+                "'Linux ...' banner",
+                tokens[0],
+            )
+            continue
+        if host is None or day is None:
+            col.bad(
+                where, "the banner 'Linux <release> (<host>) <date> ...' first", text
+            )
+            host, day = "", date(1970, 1, 1)  # reported once; keep checking rows
+        hour, minute, second = (int(g) for g in m.groups())
+        rest = tokens[1:]
+        if rest and rest[0].upper() in ("AM", "PM"):
+            hour = hour % 12 + (12 if rest[0].upper() == "PM" else 0)
+            rest = rest[1:]
+        if hour > 23 or minute > 59 or second > 60:
+            col.bad(where, "a time of day", tokens[0])
+            continue
+        clock = timedelta(hours=hour, minutes=minute, seconds=min(second, 59))
+        if "RESTART" in rest and "LINUX" in rest:
+            ref = prev or segment or datetime.combine(day, datetime.min.time())
+            local = _roll(ref, clock)
+            col.restart(host, col.utc(local, None, host), " ".join(rest))
+            segment, names, prev = local, None, None
+            continue
+        if rest and rest[0] == "COM":
+            continue
+        if not rest or not any(_numeric(t) for t in rest):
+            names, header_line = rest, n
+            activity, key = col.activity(rest)
+            if segment is None:
+                segment = datetime.combine(day, datetime.min.time()) + clock
+            prev = _roll(segment, clock)
+            continue
+        if names is None:
+            col.bad(where, "a table header before the rows", text)
+            continue
+        local = _roll(
+            prev or segment or datetime.combine(day, datetime.min.time()), clock
+        )
+        prev = local
+        if activity is None:
+            col.ignored[_record_label(names)] += 1
+            continue
+        if len(rest) != len(names):
+            col.bad(
+                where,
+                f"{len(names) + 1} columns as in the header on line {header_line} "
+                f"(the line has {len(rest) + 1})",
+                text,
+            )
+            continue
+        row = dict(zip(names, rest, strict=True))
+        col.feed(
+            activity,
+            host,
+            col.utc(local, None, host),
+            row.get(key) if key else None,
+            row,
+            where,
+        )
+
+
+def _numeric(token: str) -> bool:
+    try:
+        float(token.replace(",", "."))
+    except ValueError:
+        return False
+    return True
+
+
+def _roll(ref: datetime, clock: timedelta) -> datetime:
+    """The first time of day ``clock`` not more than 12 h before ``ref``."""
+    candidate = datetime.combine(ref.date(), datetime.min.time()) + clock
+    if candidate < ref - timedelta(hours=12):
+        candidate += timedelta(days=1)
+    return candidate
+
+
+def _banner_date(text: str, col: _Collector, host: str, where: str) -> date:
+    """The date of a sar banner in the C, ISO, European or Japanese form."""
+    patterns = (
+        (r"(\d{4})-(\d{2})-(\d{2})", "ymd"),
+        (r"(\d{4})/(\d{2})/(\d{2})", "ymd"),
+        (r"(\d{4})年(\d{1,2})月(\d{1,2})日", "ymd"),
+        (r"(\d{2})\.(\d{2})\.(\d{2,4})", "dmy"),
+        (r"(\d{2})/(\d{2})/(\d{2,4})", "mdy"),
+    )
+    for pattern, order in patterns:
+        m = re.fullmatch(pattern, text)
+        if not m:
+            continue
+        a, b, c = (int(g) for g in m.groups())
+        if order == "ymd":
+            y, mo, d = a, b, c
+        elif order == "dmy" or a > 12:
+            d, mo, y = a, b, c
+        else:
+            mo, d, y = a, b, c
+            if b <= 12 and a != b:
+                col.guesses.append(
+                    (host, f"banner date '{text}' read as month/day/year (C locale)")
+                )
+        if y < 100:
+            y += 2000
+        try:
+            return date(y, mo, d)
+        except ValueError:
+            break
+    col.bad(where, "a date such as 04/18/19 or 2019-04-18 in the banner", text)
+    return date(1970, 1, 1)  # reported; keeps the rows from reporting it again

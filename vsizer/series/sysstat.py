@@ -1,0 +1,581 @@
+"""Linux sysstat output -> tidy utilization series.
+
+Reads the four forms sysstat prints (``sar``/``sadf`` by S. Godard,
+https://github.com/sysstat/sysstat):
+
+``sadf -d``
+    Semicolon CSV. Each activity starts with a header line
+    ``# hostname;interval;timestamp;<fields...>``; rows carry the host name, the
+    interval [s] and the time, ``YYYY-MM-DD HH:MM:SS UTC`` (``-U``: Unix
+    seconds; ``-t``/``-T``: local time without a zone). Restarts and comments are
+    rows with interval ``-1``: ``LINUX-RESTART (9 CPU)``, ``COM text``.
+``sadf -dh``
+    One line per interval with every activity; repeating groups are marked
+    ``[...]`` in the header. Their length is not written, so a group can be
+    delimited only when its keys tell (CPU numbers ascending) or when it is the
+    last repeating group of the line; activities behind a group that cannot be
+    delimited are not read and a note says so (use ``sadf -d`` for those).
+``sadf -j``
+    JSON: ``sysstat.hosts[].statistics[]`` with a ``timestamp`` object per
+    interval, ``restarts`` per host.
+``sar`` text
+    Tables per activity under a banner ``Linux <release> (<host>) <date> ...``;
+    times ``HH:MM:SS`` (or ``hh:MM:SS AM``) local to the host, the date in the
+    banner (``04/18/19``, ``2019-04-18``, ``18.04.2019``, ``2019年04月18日``),
+    ``Average:``/``Summary:`` lines, ``LINUX RESTART`` lines.
+
+Metrics (sysstat "kB" are KiB, sectors are 512 bytes):
+
+* ``cpu_util`` = (100 - %idle) / 100 of the all-CPU row (``CPU`` = ``-1`` or
+  ``all``); per-CPU rows only tell which CPUs were offline.
+* ``mem_used_gib`` = kbmemused x 1024 / 2^30; ``mem_util`` = %memused / 100.
+* ``disk_iops`` = tps and ``disk_mb_s`` = (bread/s + bwrtn/s) x 512 / 10^6 of the
+  I/O totals (``sar -b``, physical devices as counted by sysstat); without them,
+  the sum over ``sar -d`` devices of tps and (rkB/s + wkB/s) x 1024 / 10^6 (or
+  (rd_sec/s + wr_sec/s) x 512 / 10^6), leaving out partitions of a listed disk,
+  device-mapper/md devices stacked on listed disks, and loop/ram/zram devices.
+* ``net_mbps`` = sum over interfaces other than ``lo`` of
+  (rxkB/s + txkB/s) x 8 x 1024 / 10^6.
+
+Times are converted to UTC. A time without a zone (``sar`` text, ``sadf -t``)
+is read in the ``tz`` given, else as UTC with a ``unit_guess`` issue.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from datetime import datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import Any
+
+from vsizer.errors import SeriesError
+from vsizer.series._native import (
+    Problems,
+    Rows,
+    iso,
+    median_interval,
+    parse_tz_param,
+    plural,
+    shown,
+    tidy,
+    to_utc,
+)
+from vsizer.series._sysstat_parse import (
+    BANNER_RE,
+    parse_json,
+    parse_sadf_csv,
+    parse_sar_text,
+)
+from vsizer.series.model import SeriesQuality, SeriesSet
+
+__all__ = ["VARIABLE_MAP", "read_sysstat"]
+
+#: sysstat field names (``sar``/``sadf -d`` headers and ``sadf -j`` keys) -> the
+#: quantity they hold. Only these fields are read; the rest are left aside.
+VARIABLE_MAP: dict[str, str] = {
+    # CPU: the all-CPU row only
+    "%idle": "cpu_idle_pct",
+    "idle": "cpu_idle_pct",
+    # memory
+    "kbmemused": "mem_used_kib",
+    "memused": "mem_used_kib",
+    "%memused": "mem_used_pct",
+    "memused-percent": "mem_used_pct",
+    # I/O totals (sar -b) and block devices (sar -d)
+    "tps": "tps",
+    "bread/s": "read_sectors_s",
+    "bread": "read_sectors_s",
+    "bwrtn/s": "write_sectors_s",
+    "bwrtn": "write_sectors_s",
+    "rd_sec/s": "read_sectors_s",
+    "rd_sec": "read_sectors_s",
+    "wr_sec/s": "write_sectors_s",
+    "wr_sec": "write_sectors_s",
+    "rkB/s": "read_kib_s",
+    "rkB": "read_kib_s",
+    "wkB/s": "write_kib_s",
+    "wkB": "write_kib_s",
+    # network interfaces (sar -n DEV)
+    "rxkB/s": "rx_kib_s",
+    "rxkB": "rx_kib_s",
+    "txkB/s": "tx_kib_s",
+    "txkB": "tx_kib_s",
+    "rxbyt/s": "rx_bytes_s",
+    "txbyt/s": "tx_bytes_s",
+}
+
+_KEYS = {"CPU": "cpu", "DEV": "dev", "IFACE": "net"}
+_SECTOR_BYTES = 512
+_KIB = 1024
+_GIB = 2**30
+
+_CPU_COUNT_RE = re.compile(r"\((\d+)\s*CPU\)")
+_PARTITION_RE = re.compile(r"^(?P<parent>.+?)(?:p?\d+)$")
+_DEVNUM_RE = re.compile(r"^dev(\d+)-(\d+)$")
+_SCSI_DISK_MAJORS = frozenset({8, *range(65, 72), *range(128, 136)})
+_STACKED_MAJORS = frozenset({9, 253})  # md, device-mapper
+_SKIPPED_DEVICE_RE = re.compile(r"^(?:loop|ram|zram)\d+$|^dev(?:1|7)-\d+$")
+_STACKED_DEVICE_RE = re.compile(r"^(?:dm-\d+|md\d+(?:p\d+)?)$")
+
+
+def read_sysstat(
+    path: str | os.PathLike[str],
+    *,
+    server: str | None = None,
+    tz: str | None = None,
+) -> SeriesSet:
+    """Read sysstat output (``sadf -d``, ``sadf -dh``, ``sadf -j`` or ``sar`` text).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The text ``sadf``/``sar`` printed (not the binary ``saDD`` file).
+    server : str, optional
+        Name for the server; default the host name in the file. Only for a
+        file holding one host.
+    tz : str, optional
+        Time zone of times written without one (``sar`` text, ``sadf -t``):
+        an IANA name (``"Asia/Tokyo"``) or an offset (``"+09:00"``). Default:
+        such times are read as UTC and a ``unit_guess`` issue says so.
+
+    Returns
+    -------
+    SeriesSet
+        ``source_format`` ``'sar'``; ``metadata`` holds ``variant`` (``sadf -d``,
+        ``sadf -dh``, ``sadf -j``, ``sar``), ``hosts``, ``release``,
+        ``cpu_count``, ``intervals_s``, ``median_interval_s``, ``timezone``,
+        ``disk_source`` and ``ignored_records`` (rows of activities not used,
+        counted per record type).
+
+    Raises
+    ------
+    SeriesError
+        The file is missing, not sysstat output, or holds bad values; one line
+        per problem, ``{file} line {n}: expected ..., got '...'.``
+    """
+    p = Path(path)
+    label = p.name
+    zone = parse_tz_param(tz, "read_sysstat")
+    if not p.is_file():
+        raise SeriesError(f"{label}: file not found: {os.fspath(path)}")
+    data = p.read_bytes()
+    if b"\x00" in data[:4096]:
+        raise SeriesError(
+            f"{label}: expected text printed by sadf or sar, got a binary file; "
+            "convert a binary sa file with 'sadf -d <file> -- -A'."
+        )
+    text = _decode(data)
+    col = _Collector(label, zone)
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        variant = "sadf -j"
+        parse_json(text, col)
+    elif re.search(r"^#\s*hostname;interval;timestamp", text, re.MULTILINE):
+        variant = "sadf -dh" if re.search(r"^#.*\[\.\.\.\]", text, re.M) else "sadf -d"
+        parse_sadf_csv(text.splitlines(), col)
+    elif BANNER_RE.match(stripped) or re.search(
+        r"^\d{1,2}:\d{2}:\d{2}\s", text, re.MULTILINE
+    ):
+        variant = "sar"
+        parse_sar_text(text.splitlines(), col)
+    else:
+        first = stripped.splitlines()[0] if stripped else ""
+        raise SeriesError(
+            f"{label} line 1: expected sysstat output (sadf -d, sadf -dh, sadf -j "
+            f"or sar text), got '{shown(first)}'."
+        )
+    col.problems.raise_if_any()
+    return col.result(p, variant, server)
+
+
+# --------------------------------------------------------------- collecting
+
+
+class _Collector:
+    """Values per (host, UTC time) from any of the four forms, then the series."""
+
+    def __init__(self, label: str, zone: tzinfo | None) -> None:
+        self.label = label
+        self.zone = zone
+        self.problems = Problems(label)
+        self.cpu: dict[tuple[str, datetime], float] = {}
+        self.cpu_ids: dict[tuple[str, datetime], set[str]] = defaultdict(set)
+        self.cpu_zero: dict[tuple[str, datetime], set[str]] = defaultdict(set)
+        self.mem: dict[tuple[str, datetime], tuple[float | None, float | None]] = {}
+        self.io: dict[tuple[str, datetime], tuple[float, float, float]] = {}
+        self.dev: dict[tuple[str, datetime], dict[str, tuple[float, float]]] = (
+            defaultdict(dict)
+        )
+        self.net: dict[tuple[str, datetime], dict[str, float]] = defaultdict(dict)
+        self.restarts: list[tuple[str, datetime, str]] = []
+        self.duplicates: dict[str, set[datetime]] = defaultdict(set)
+        self.dropped: dict[str, list[datetime]] = defaultdict(list)
+        self.ignored: Counter[str] = Counter()
+        self.intervals: set[int] = set()
+        self.hosts: list[str] = []
+        self.release: dict[str, str] = {}
+        self.cpu_count: dict[str, int] = {}
+        self.local_times: dict[str, set[datetime]] = defaultdict(set)
+        self.notes: list[str] = []
+        self.guesses: list[tuple[str, str]] = []
+        self._utc_cache: dict[datetime, datetime] = {}
+
+    # -- problems and values
+    def bad(self, where: str, expected: str, got: Any) -> None:
+        self.problems.bad(where, expected, got)
+
+    def activity(self, names: list[str]) -> tuple[str | None, str | None]:
+        """The activity a header describes and its key column, or (None, None)."""
+        return _activity(names)
+
+    def number(self, raw: Any, name: str, where: str) -> float | None:
+        """A field as float, or None after recording the problem."""
+        if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+            value = float(raw)
+        else:
+            text = str(raw).strip()
+            if "," in text and "." not in text:
+                text = text.replace(",", ".")  # decimal comma of some locales
+            try:
+                value = float(text)
+            except ValueError:
+                self.bad(where, f"a number for '{name}'", raw)
+                return None
+        if not math.isfinite(value):
+            self.bad(where, f"a finite number for '{name}'", raw)
+            return None
+        return value
+
+    def host(self, name: str) -> None:
+        if name not in self.hosts:
+            self.hosts.append(name)
+
+    # -- time
+    def utc(self, local: datetime, offset: timedelta | None, host: str) -> datetime:
+        """Naive UTC time of a naive time at ``offset`` (None: zone not written)."""
+        if offset is not None:
+            return local - offset
+        self.local_times[host].add(local)
+        if self.zone is None:
+            return local
+        hit = self._utc_cache.get(local)
+        if hit is None:
+            hit = self._utc_cache[local] = to_utc(local, self.zone)
+        return hit
+
+    # -- activities
+    def feed(
+        self,
+        activity: str,
+        host: str,
+        ts: datetime,
+        key: str | None,
+        fields: Mapping[str, Any],
+        where: str,
+    ) -> None:
+        """One row of an activity; ``fields`` maps sysstat names to raw values."""
+        roles = {
+            VARIABLE_MAP[n]: (n, v) for n, v in fields.items() if n in VARIABLE_MAP
+        }
+        k = (host, ts)
+        if activity == "cpu":
+            self._cpu(k, key, roles, fields, where)
+            return
+        values: dict[str, float] = {}
+        for role, (name, raw) in roles.items():
+            value = self.number(raw, name, where)
+            if value is None:
+                return
+            values[role] = value
+        if activity == "mem":
+            if k in self.mem:
+                self.duplicates[host].add(ts)
+                return
+            self.mem[k] = (values.get("mem_used_kib"), values.get("mem_used_pct"))
+        elif activity == "io":
+            if k in self.io:
+                self.duplicates[host].add(ts)
+                return
+            self.io[k] = (
+                values.get("tps", math.nan),
+                values.get("read_sectors_s", math.nan),
+                values.get("write_sectors_s", math.nan),
+            )
+        elif activity == "dev" and key is not None:
+            if key in self.dev[k]:
+                self.duplicates[host].add(ts)
+                return
+            if "read_kib_s" in values or "write_kib_s" in values:
+                rate = (
+                    values.get("read_kib_s", 0.0) + values.get("write_kib_s", 0.0)
+                ) * _KIB
+            else:
+                rate = (
+                    values.get("read_sectors_s", 0.0)
+                    + values.get("write_sectors_s", 0.0)
+                ) * _SECTOR_BYTES
+            self.dev[k][key] = (values.get("tps", math.nan), rate)
+        elif activity == "net" and key is not None:
+            if key in self.net[k]:
+                self.duplicates[host].add(ts)
+                return
+            if "rx_kib_s" in values or "tx_kib_s" in values:
+                rate = (
+                    values.get("rx_kib_s", 0.0) + values.get("tx_kib_s", 0.0)
+                ) * _KIB
+            else:
+                rate = values.get("rx_bytes_s", 0.0) + values.get("tx_bytes_s", 0.0)
+            self.net[k][key] = rate
+
+    def _cpu(
+        self,
+        k: tuple[str, datetime],
+        key: str | None,
+        roles: dict[str, tuple[str, Any]],
+        fields: Mapping[str, Any],
+        where: str,
+    ) -> None:
+        cpu = "" if key is None else str(key).strip()
+        # An offline CPU (older sysstat) or a lost sample prints all zeros.
+        zero = all(_is_zero(v) for n, v in fields.items() if n not in _KEYS)
+        if cpu not in ("-1", "all"):
+            self.cpu_ids[k].add(cpu)
+            if zero:
+                self.cpu_zero[k].add(cpu)
+            return
+        if "cpu_idle_pct" not in roles:
+            return
+        name, raw = roles["cpu_idle_pct"]
+        idle = self.number(raw, name, where)
+        if idle is None:
+            return
+        if k in self.cpu:
+            self.duplicates[k[0]].add(k[1])
+        elif zero:
+            self.dropped[k[0]].append(k[1])
+        else:
+            self.cpu[k] = idle
+
+    def restart(self, host: str, ts: datetime, text: str) -> None:
+        self.host(host)
+        m = _CPU_COUNT_RE.search(text)
+        self.restarts.append((host, ts, f" ({m.group(1)} CPU)" if m else ""))
+
+    # -- result
+    def result(self, path: Path, variant: str, server: str | None) -> SeriesSet:
+        quality = SeriesQuality()
+        if server is not None and len(self.hosts) > 1:
+            raise SeriesError(
+                f"{self.label}: the file holds {len(self.hosts)} hosts "
+                f"({', '.join(self.hosts)}); server= can only name a one-host file."
+            )
+        names = {h: (server if server is not None else h) for h in self.hosts}
+        rows = Rows()
+        disk_sources: set[str] = set()
+        keys = sorted(
+            set(self.cpu) | set(self.mem) | set(self.io) | set(self.dev) | set(self.net)
+        )
+        for k in keys:
+            host, ts = k
+            name = names.get(host, host)
+            if k in self.cpu:
+                rows.add(name, ts, "cpu_util", (100.0 - self.cpu[k]) / 100.0)
+            if k in self.mem:
+                used_kib, pct = self.mem[k]
+                if used_kib is not None:
+                    rows.add(name, ts, "mem_used_gib", used_kib * _KIB / _GIB)
+                if pct is not None:
+                    rows.add(name, ts, "mem_util", pct / 100.0)
+            if k in self.io and not any(math.isnan(v) for v in self.io[k]):
+                tps, rd, wr = self.io[k]
+                rows.add(name, ts, "disk_iops", tps)
+                rows.add(name, ts, "disk_mb_s", (rd + wr) * _SECTOR_BYTES / 1e6)
+                disk_sources.add("I/O totals (sar -b)")
+            elif self.dev.get(k):
+                devices = _whole_disks(self.dev[k])
+                tps_sum = sum(self.dev[k][d][0] for d in devices)
+                if not math.isnan(tps_sum):
+                    rows.add(name, ts, "disk_iops", tps_sum)
+                rows.add(
+                    name, ts, "disk_mb_s", sum(self.dev[k][d][1] for d in devices) / 1e6
+                )
+                disk_sources.add("sum over devices (sar -d)")
+            if self.net.get(k):
+                rate = sum(v for i, v in self.net[k].items() if i != "lo")
+                rows.add(name, ts, "net_mbps", rate * 8 / 1e6)
+        self._quality(quality, names)
+        frame = tidy(rows, quality)
+        metadata: dict[str, Any] = {
+            "variant": variant,
+            "hosts": list(self.hosts),
+            "release": dict(self.release),
+            "cpu_count": dict(self.cpu_count),
+            "intervals_s": sorted(self.intervals),
+            "median_interval_s": median_interval(frame),
+            "timezone": self._timezone_text(),
+            "disk_source": sorted(disk_sources),
+            "ignored_records": dict(self.ignored),
+            "restarts": [
+                {"server": names.get(h, h), "time": iso(t), "detail": c.strip()}
+                for h, t, c in self.restarts
+            ],
+        }
+        for note in self.notes:
+            quality.note(note)
+        return SeriesSet(
+            data=frame,
+            quality=quality,
+            source=os.fspath(path),
+            source_format="sar",
+            metadata=metadata,
+        )
+
+    def _timezone_text(self) -> str:
+        if not self.local_times:
+            return "written in the file (converted to UTC)"
+        if self.zone is None:
+            return "UTC (assumed: the file gives local times without a zone)"
+        return f"{self.zone} (tz=)"
+
+    def _quality(self, quality: SeriesQuality, names: dict[str, str]) -> None:
+        for host in self.hosts:
+            name = names[host]
+            restarts = [(t, c) for h, t, c in self.restarts if h == host]
+            if restarts:
+                quality.add(
+                    name,
+                    "restart",
+                    len(restarts),
+                    "LINUX RESTART at "
+                    + ", ".join(iso(t) + c for t, c in restarts)
+                    + "; counters start again, nothing is joined across",
+                )
+            self._offline(quality, host, name)
+            if self.dropped.get(host):
+                times = self.dropped[host]
+                quality.add(
+                    name,
+                    "dropped",
+                    len(times),
+                    "all-CPU rows with every field 0 (no sample) not read as 100 % "
+                    f"busy: {', '.join(iso(t) for t in times[:5])}",
+                )
+            if self.duplicates.get(host):
+                dups = sorted(self.duplicates[host])
+                quality.add(
+                    name,
+                    "duplicate",
+                    len(dups),
+                    f"{plural(len(dups), 'time')} read twice, the first kept "
+                    f"(first at {iso(dups[0])})",
+                )
+            if self.local_times.get(host) and self.zone is None:
+                quality.add(
+                    name,
+                    "unit_guess",
+                    len(self.local_times[host]),
+                    "times without a time zone read as UTC; pass tz= with the "
+                    "host's zone",
+                )
+        for server_name, text in self.guesses:
+            quality.add(server_name, "unit_guess", 1, text)
+
+    def _offline(self, quality: SeriesQuality, host: str, name: str) -> None:
+        per_ts = {k[1]: ids for k, ids in self.cpu_ids.items() if k[0] == host and ids}
+        if not per_ts:
+            return
+        every = set().union(*per_ts.values())
+        missing: Counter[str] = Counter()
+        intervals = 0
+        for ts, ids in per_ts.items():
+            absent = (every - ids) | self.cpu_zero.get((host, ts), set())
+            if absent:
+                intervals += 1
+                missing.update(absent)
+        if intervals:
+            listed = ", ".join(
+                f"CPU {c} x{n}" for c, n in sorted(missing.items(), key=_cpu_order)
+            )
+            quality.add(
+                name,
+                "offline",
+                intervals,
+                f"per-CPU rows absent or all zero (CPU offline or hot-plugged) in "
+                f"{intervals} of {len(per_ts)} intervals: {listed}; cpu_util uses "
+                "the all-CPU row",
+            )
+
+
+def _cpu_order(item: tuple[str, int]) -> tuple[int, str]:
+    cpu = item[0]
+    return (int(cpu), "") if cpu.lstrip("-").isdigit() else (1 << 30, cpu)
+
+
+def _is_zero(raw: Any) -> bool:
+    try:
+        return float(str(raw).replace(",", ".")) == 0.0
+    except ValueError:
+        return False
+
+
+def _whole_disks(devices: dict[str, tuple[float, float]]) -> list[str]:
+    """Devices whose I/O is not counted again in another listed device."""
+    names = set(devices)
+    keep = []
+    for dev in names:
+        if _SKIPPED_DEVICE_RE.match(dev):
+            continue
+        m = _DEVNUM_RE.match(dev)
+        if m:
+            major, minor = int(m.group(1)), int(m.group(2))
+            if (
+                major in _SCSI_DISK_MAJORS
+                and minor % 16
+                and f"dev{major}-{minor - minor % 16}" in names
+            ):
+                continue
+        else:
+            p = _PARTITION_RE.match(dev)
+            if p and p.group("parent") in names:
+                continue
+        keep.append(dev)
+    stacked = [d for d in keep if _STACKED_DEVICE_RE.match(d) or _stacked_devnum(d)]
+    if len(stacked) < len(keep):
+        keep = [d for d in keep if d not in stacked]
+    return sorted(keep)
+
+
+def _stacked_devnum(dev: str) -> bool:
+    m = _DEVNUM_RE.match(dev)
+    return m is not None and int(m.group(1)) in _STACKED_MAJORS
+
+
+def _activity(names: list[str]) -> tuple[str | None, str | None]:
+    """The activity a header describes and its key column, or (None, None)."""
+    present = set(names)
+    roles = {VARIABLE_MAP[n] for n in names if n in VARIABLE_MAP}
+    if "CPU" in present and "cpu_idle_pct" in roles:
+        return "cpu", "CPU"
+    if "DEV" in present and "tps" in roles:
+        return "dev", "DEV"
+    if "IFACE" in present and roles & {"rx_kib_s", "rx_bytes_s"}:
+        return "net", "IFACE"
+    if roles & {"mem_used_kib", "mem_used_pct"}:
+        return "mem", None
+    if "tps" in roles and "read_sectors_s" in roles and not present & set(_KEYS):
+        return "io", None
+    return None, None
+
+
+def _decode(data: bytes) -> str:
+    """Text of sysstat output: UTF-8 (any locale's sar), else cp932, else Latin-1."""
+    for encoding in ("utf-8-sig", "cp932"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return data.decode("latin-1")
