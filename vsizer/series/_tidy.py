@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import numpy.typing as npt
@@ -84,8 +84,11 @@ class Problems:
         self._keep(file, f"{file}: {text}")
 
     def raise_if_any(self) -> None:
-        if not self:
-            return
+        if self:
+            self.raise_all()
+
+    def raise_all(self) -> NoReturn:
+        """Raise the problems found (call after recording at least one)."""
         lines = list(self._lines)
         for file, n in self._per_file.items():
             if n > MAX_PROBLEMS_PER_FILE:
@@ -230,7 +233,7 @@ def parse_timestamps(
     *,
     file: str,
     column: str,
-    first_line: int,
+    lines: Int64Array,
     problems: Problems,
     notes: list[str],
 ) -> tuple[Int64Array, npt.NDArray[np.bool_]]:
@@ -239,7 +242,7 @@ def parse_timestamps(
     ISO 8601 texts with an offset are converted to UTC; texts without one are
     read as UTC (noted). A column of plain numbers is Unix time, the unit told
     by magnitude (:func:`unix_unit`, noted). Bad cells are recorded in
-    ``problems`` (line = ``first_line`` + row position).
+    ``problems`` with their file line from ``lines`` (one per row).
 
     Returns the ns values (0 where bad) and the mask of good cells.
     """
@@ -273,7 +276,7 @@ def parse_timestamps(
     for pos in np.flatnonzero(~good):
         problems.cell(
             file,
-            first_line + int(pos),
+            int(lines[pos]),
             _TIME_EXPECTED,
             "" if blank.iloc[pos] else text.iloc[pos],
             column=column,

@@ -625,14 +625,13 @@ def read_alibaba_machine_usage(
     """
     file = file_label(path)
     problems = Problems()
-    t0_or_none = _utc_ns(start)
-    if t0_or_none is None:
+    t0 = _utc_ns(start)
+    if t0 is None:
         problems.whole(
             "start",
             f"expected an ISO 8601 time such as 2018-01-01T00:00:00Z, got '{start}'.",
         )
-        problems.raise_if_any()
-    t0 = int(t0_or_none or 0)
+        problems.raise_all()
     wanted = None if machines is None else {str(m) for m in machines}
     parts: list[pd.DataFrame] = []
     rows = 0
