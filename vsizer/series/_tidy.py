@@ -1,9 +1,9 @@
 """Helpers shared by the Prometheus, generic CSV and public-trace readers.
 
 Private: the tidy-frame builder (dtypes and order of :mod:`vsizer.series.model`),
-the problem collector that raises one :class:`~vsizer.errors.InputError`, the
-timestamp parser of the CSV readers, the percent-or-fraction rule and the gap
-check every reader applies.
+the problem collector that raises one :class:`~vsizer.errors.SeriesError` (an
+:class:`~vsizer.errors.InputError`), the timestamp parser of the CSV readers,
+unit factors, the percent-or-fraction rule and the gap check every reader applies.
 """
 
 from __future__ import annotations
@@ -18,8 +18,14 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from vsizer.errors import InputError
+from vsizer.errors import SeriesError
 from vsizer.series.model import METRICS, SeriesQuality, empty_series
+from vsizer.units import (
+    clock_to_mhz,
+    memory_to_gib,
+    rate_to_mb_s,
+    rate_to_mbps,
+)
 
 #: Problem lines kept per file before the rest are summarized in one line.
 MAX_PROBLEMS_PER_FILE = 20
@@ -95,7 +101,7 @@ class Problems:
                 lines.append(
                     f"{file}: {n - MAX_PROBLEMS_PER_FILE} more problems not listed."
                 )
-        raise InputError(lines)
+        raise SeriesError(lines)
 
 
 def tidy_frame(
@@ -287,10 +293,62 @@ def parse_timestamps(
 # ----------------------------------------------------- percent or fraction
 
 
+#: Utilizations up to 1 + this still read as fractions (float rounding of rates).
+FRACTION_TOLERANCE = 1e-6
+
+
 def ratio_unit_by_values(values: FloatArray) -> str:
-    """The file-wide guess for a utilization without unit: all <= 1 -> fraction."""
+    """The file-wide guess for a utilization without unit: all <= 1 -> fraction.
+
+    Values may exceed 1 by :data:`FRACTION_TOLERANCE` (``1.0000000002`` from a
+    rate computation is a fraction; it is then clipped to 1 and counted).
+    """
     finite = values[np.isfinite(values)]
-    return "fraction" if len(finite) == 0 or float(finite.max()) <= 1.0 else "%"
+    if len(finite) == 0 or float(finite.max()) <= 1.0 + FRACTION_TOLERANCE:
+        return "fraction"
+    return "%"
+
+
+#: Kind of unit each metric is given in.
+KIND_OF_METRIC = {
+    "cpu_util": "ratio",
+    "mem_util": "ratio",
+    "cpu_mhz": "clock",
+    "cpu_capacity_mhz": "clock",
+    "mem_used_gib": "memory",
+    "mem_capacity_gib": "memory",
+    "disk_iops": "count",
+    "disk_mb_s": "throughput",
+    "net_mbps": "network",
+}
+UNITS_EXPECTED = {
+    "ratio": "% or fraction",
+    "clock": "Hz, kHz, MHz or GHz",
+    "memory": "a memory size unit (B, KB, MB, GB, KiB, MiB, GiB)",
+    "count": "IOPS",
+    "throughput": "a throughput unit such as MB/s, kB/s or B/s",
+    "network": "a network rate unit such as Mbit/s, kbit/s, Gbit/s or MB/s",
+}
+
+
+def unit_factor(metric: str, unit: str) -> float:
+    """Multiplier from ``unit`` to the metric's canonical unit; ValueError if unfit."""
+    kind = KIND_OF_METRIC[metric]
+    if kind == "ratio":
+        if unit not in ("%", "fraction"):
+            raise ValueError(unit)
+        return 0.01 if unit == "%" else 1.0
+    if kind == "clock":
+        return clock_to_mhz(1.0, unit)
+    if kind == "memory":
+        return memory_to_gib(1.0, unit)
+    if kind == "count":
+        if unit != "count":
+            raise ValueError(unit)
+        return 1.0
+    if kind == "throughput":
+        return rate_to_mb_s(1.0, unit)
+    return rate_to_mbps(1.0, unit)
 
 
 def clip_fraction(values: FloatArray) -> tuple[FloatArray, int]:

@@ -32,7 +32,7 @@ Conventions, applied to both:
   ``gap``. Rows of metrics vsizer does not read are counted as ``dropped`` and
   listed in ``metadata['skipped_metrics']``.
 
-Bad cells raise one :class:`~vsizer.errors.InputError`, one line each:
+Bad cells raise one :class:`~vsizer.errors.SeriesError`, one line each:
 ``series.csv line 7, column 'value': expected a non-negative number, got 'n/a'.``
 """
 
@@ -50,6 +50,8 @@ import pandas as pd
 
 from vsizer.errors import ConfigError
 from vsizer.series._tidy import (
+    KIND_OF_METRIC,
+    UNITS_EXPECTED,
     FloatArray,
     Int64Array,
     Problems,
@@ -59,16 +61,10 @@ from vsizer.series._tidy import (
     parse_timestamps,
     ratio_unit_by_values,
     tidy_frame,
+    unit_factor,
 )
 from vsizer.series.model import METRICS, SeriesQuality, SeriesSet
-from vsizer.units import (
-    canonical_unit,
-    clock_to_mhz,
-    memory_to_gib,
-    normalize_text,
-    rate_to_mb_s,
-    rate_to_mbps,
-)
+from vsizer.units import canonical_unit, normalize_text
 
 __all__ = ["COLUMN_ALIASES", "VARIABLE_MAP", "read_long", "read_wide"]
 
@@ -152,25 +148,6 @@ _UNIT_SUFFIX_RE = re.compile(
     r"^(?P<base>.*?)\s*[\(\[（［](?P<unit>[^\)\]）］]+)[\)\]）］]$"
 )
 _EXPECTED_NUMBER = "a non-negative number"
-_KIND_OF_METRIC = {
-    "cpu_util": "ratio",
-    "mem_util": "ratio",
-    "cpu_mhz": "clock",
-    "cpu_capacity_mhz": "clock",
-    "mem_used_gib": "memory",
-    "mem_capacity_gib": "memory",
-    "disk_iops": "count",
-    "disk_mb_s": "throughput",
-    "net_mbps": "network",
-}
-_UNITS_EXPECTED = {
-    "ratio": "% or fraction",
-    "clock": "Hz, kHz, MHz or GHz",
-    "memory": "a memory size unit (B, KB, MB, GB, KiB, MiB, GiB)",
-    "count": "IOPS",
-    "throughput": "a throughput unit such as MB/s, kB/s or B/s",
-    "network": "a network rate unit such as Mbit/s, kbit/s, Gbit/s or MB/s",
-}
 
 
 def read_long(path: str | os.PathLike[str]) -> SeriesSet:
@@ -192,7 +169,7 @@ def read_long(path: str | os.PathLike[str]) -> SeriesSet:
 
     Raises
     ------
-    InputError
+    SeriesError
         A missing column, a bad time, value or unit (one line per cell).
     """
     file = file_label(path)
@@ -355,7 +332,7 @@ def read_wide(
     ------
     ConfigError
         ``metric`` or ``unit`` is unknown or does not fit the metric.
-    InputError
+    SeriesError
         No server column, a repeated server header, bad times or values.
     """
     resolved = _resolve_metric(metric)
@@ -371,11 +348,11 @@ def read_wide(
     if unit is not None:
         try:
             implied = canonical_unit(unit)
-            _factor(canonical, implied)
+            unit_factor(canonical, implied)
         except ValueError:
             raise ConfigError(
                 f"The 'unit' parameter of read_wide must be "
-                f"{_UNITS_EXPECTED[_KIND_OF_METRIC[canonical]]} for metric "
+                f"{UNITS_EXPECTED[KIND_OF_METRIC[canonical]]} for metric "
                 f"'{canonical}'. Got {unit!r} instead."
             ) from None
     file = file_label(path)
@@ -610,26 +587,6 @@ def _numbers(
     return num, blank
 
 
-def _factor(metric: str, unit: str) -> float:
-    """Multiplier from ``unit`` to the metric's canonical unit; ValueError if unfit."""
-    kind = _KIND_OF_METRIC[metric]
-    if kind == "ratio":
-        if unit not in ("%", "fraction"):
-            raise ValueError(unit)
-        return 0.01 if unit == "%" else 1.0
-    if kind == "clock":
-        return clock_to_mhz(1.0, unit)
-    if kind == "memory":
-        return memory_to_gib(1.0, unit)
-    if kind == "count":
-        if unit != "count":
-            raise ValueError(unit)
-        return 1.0
-    if kind == "throughput":
-        return rate_to_mb_s(1.0, unit)
-    return rate_to_mbps(1.0, unit)
-
-
 def _convert(
     file: str,
     server: npt.NDArray[Any],
@@ -649,7 +606,7 @@ def _convert(
         idx = np.asarray(positions, dtype=np.intp)
         m, u = str(key[0]), str(key[1])
         if u == "":
-            if _KIND_OF_METRIC[m] != "ratio":
+            if KIND_OF_METRIC[m] != "ratio":
                 continue  # canonical unit
             no_unit = value[idx]  # every value of m given without a unit
             u = ratio_unit_by_values(no_unit)
@@ -663,13 +620,13 @@ def _convert(
                     name, "unit_guess", cnt, f"{m} has no unit; read as {u}: {why}"
                 )
         try:
-            factor = _factor(m, u)
+            factor = unit_factor(m, u)
         except ValueError:
             for pos in idx:
                 problems.cell(
                     file,
                     int(lines[pos]),
-                    f"a unit of {m}: {_UNITS_EXPECTED[_KIND_OF_METRIC[m]]}",
+                    f"a unit of {m}: {UNITS_EXPECTED[KIND_OF_METRIC[m]]}",
                     u,
                     column=unit_column,
                 )
