@@ -4,7 +4,7 @@ Each returns a :class:`~vsizer.series.model.SeriesSet` whose ``data`` is tidy
 (UTC, canonical units, sorted by server, metric, timestamp) and whose
 ``quality`` counts every row that was clipped, dropped or duplicated and every
 step longer than 1.5 x the server's median step. Bad cells raise one
-:class:`~vsizer.errors.InputError` listing all of them:
+:class:`~vsizer.errors.SeriesError` listing all of them:
 ``{file} line {n}, column '{c}': expected {what}, got '{value}'.``
 
 References
@@ -94,7 +94,7 @@ def read_planetlab(
 
     Raises
     ------
-    InputError
+    SeriesError
         A line that is not a whole number 0-100 (over 100 is clipped and counted
         instead), an empty file, no day for ``start``, or no file in the folder.
 
@@ -302,7 +302,7 @@ def read_bitbrains(path: str | os.PathLike[str]) -> SeriesSet:
 
     Raises
     ------
-    InputError
+    SeriesError
         A missing column, a cell that is not a non-negative number, an
         unreadable or truncated file, two files for one server.
 
@@ -610,7 +610,7 @@ def read_alibaba_machine_usage(
 
     Raises
     ------
-    InputError
+    SeriesError
         A line without nine fields, a ``time_stamp`` that is not a number, a
         utilization that is neither a number nor empty.
 
