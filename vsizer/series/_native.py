@@ -42,30 +42,36 @@ _OFFSET_RE = re.compile(r"^(?:UTC|GMT)?([+-])(\d{1,2}):?(\d{2})?$")
 class Problems:
     """Problem lines of one file, raised at once as a :class:`SeriesError`.
 
-    Lines read ``{where}: expected {what}, got '{value}'.``; after
-    :data:`MAX_PROBLEMS` lines the rest are counted in one line.
+    Lines read ``{where}: expected {what}, got '{value}'.``, listed in the
+    order given by ``order`` (else as found); after :data:`MAX_PROBLEMS` lines
+    the rest are counted in one line.
     """
 
     def __init__(self, label: str) -> None:
         self.label = label
-        self.lines: list[str] = []
-        self.count = 0
+        self._found: list[tuple[tuple[int, ...], int, str]] = []
 
     def __bool__(self) -> bool:
-        return self.count > 0
+        return bool(self._found)
 
-    def bad(self, where: str, expected: str, got: Any) -> None:
-        self.count += 1
-        if self.count <= MAX_PROBLEMS:
-            self.lines.append(f"{where}: expected {expected}, got '{shown(got)}'.")
+    def bad(
+        self, where: str, expected: str, got: Any, order: tuple[int, ...] = ()
+    ) -> None:
+        line = f"{where}: expected {expected}, got '{shown(got)}'."
+        self._found.append((order, len(self._found), line))
+
+    @property
+    def lines(self) -> list[str]:
+        return [line for _, _, line in sorted(self._found)]
 
     def raise_if_any(self) -> None:
-        if not self.count:
+        if not self._found:
             return
-        lines = list(self.lines)
-        if self.count > MAX_PROBLEMS:
+        lines = self.lines[:MAX_PROBLEMS]
+        if len(self._found) > MAX_PROBLEMS:
             lines.append(
-                f"{self.label}: {self.count - MAX_PROBLEMS} more problems not listed."
+                f"{self.label}: {len(self._found) - MAX_PROBLEMS} more problems "
+                "not listed."
             )
         raise SeriesError(lines)
 

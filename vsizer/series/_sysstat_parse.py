@@ -61,6 +61,8 @@ _ACTIVITY_NAMES = {
 def parse_sadf_csv(lines: list[str], col: _Collector) -> None:
     names: list[str] | None = None
     segments: list[_Segment] | None = None
+    activity: str | None = None
+    key: str | None = None
     header_line = 0
     stops_noted: set[str] = set()
     time_cache: dict[str, tuple[datetime, timedelta | None] | None] = {}
@@ -79,12 +81,21 @@ def parse_sadf_csv(lines: list[str], col: _Collector) -> None:
             segments = (
                 _dh_segments(names, col) if any("[...]" in f for f in names) else None
             )
+            activity, key = col.activity(names)
             continue
         parts = line.split(";")
         if len(parts) < 4:
             col.bad(where, "'hostname;interval;timestamp;...' fields", line)
             continue
         host, interval, stamp, rest = parts[0], parts[1].strip(), parts[2], parts[3:]
+        if (
+            names is not None
+            and segments is None
+            and activity is None
+            and interval != "-1"
+        ):
+            col.ignored[_record_label(names)] += 1
+            continue
         if stamp not in time_cache:
             time_cache[stamp] = _sadf_time(stamp)
         parsed = time_cache[stamp]
@@ -108,10 +119,8 @@ def parse_sadf_csv(lines: list[str], col: _Collector) -> None:
         if segments is not None:
             _dh_row(col, segments, host, ts, rest, where, stops_noted)
             continue
-        activity, key = col.activity(names)
         if activity is None:
-            col.ignored[_record_label(names)] += 1
-            continue
+            continue  # counted above
         if len(rest) != len(names):
             col.bad(
                 where,
@@ -119,6 +128,9 @@ def parse_sadf_csv(lines: list[str], col: _Collector) -> None:
                 f"(the line has {len(parts)})",
                 line,
             )
+            continue
+        if activity == "cpu" and names[0] == "CPU" and rest[0] not in ("-1", "all"):
+            col.cpu_seen(host, ts, rest[0], rest[1:])  # per-CPU rows: fast path
             continue
         row = dict(zip(names, rest, strict=True))
         col.feed(activity, host, ts, row.get(key) if key else None, row, where)

@@ -340,13 +340,12 @@ class _Collector:
         where: str,
     ) -> None:
         cpu = "" if key is None else str(key).strip()
-        # An offline CPU (older sysstat) or a lost sample prints all zeros.
-        zero = all(_is_zero(v) for n, v in fields.items() if n not in _KEYS)
+        others = [v for n, v in fields.items() if n not in _KEYS]
         if cpu not in ("-1", "all"):
-            self.cpu_ids[k].add(cpu)
-            if zero:
-                self.cpu_zero[k].add(cpu)
+            self.cpu_seen(k[0], k[1], cpu, others)
             return
+        # An offline CPU (older sysstat) or a lost sample prints all zeros.
+        zero = all(_is_zero(v) for v in others)
         if "cpu_idle_pct" not in roles:
             return
         name, raw = roles["cpu_idle_pct"]
@@ -359,6 +358,13 @@ class _Collector:
             self.dropped[k[0]].append(k[1])
         else:
             self.cpu[k] = idle
+
+    def cpu_seen(self, host: str, ts: datetime, cpu: str, values: list[str]) -> None:
+        """A per-CPU row: only which CPUs are online (all-zero rows are not)."""
+        k = (host, ts)
+        self.cpu_ids[k].add(cpu)
+        if all(_is_zero(v) for v in values):
+            self.cpu_zero[k].add(cpu)
 
     def restart(self, host: str, ts: datetime, text: str) -> None:
         self.host(host)
