@@ -451,3 +451,15 @@ def test_any_mix_of_rows_reads_or_raises_series_error(
         except SeriesError:
             return
     assert_contract(s.data)
+
+
+def test_undecodable_file(tmp_path: Path) -> None:
+    (tmp_path / "odd.csv").write_bytes(
+        b'"(PDH-CSV 4.0) (x)(0)","\\\\H\\\x81\x98\x98\x81\xfd\xfe"\n'
+    )
+    with pytest.raises(
+        SeriesError,
+        match=r"^odd.csv: cannot decode the file as utf-8-sig, cp932, cp1252, cp1251; "
+        r"pass encoding=.$",
+    ):
+        read_perfmon(tmp_path / "odd.csv")

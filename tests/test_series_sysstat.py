@@ -491,3 +491,85 @@ def test_any_mix_of_lines_reads_or_raises_series_error(lines: list[str]) -> None
         except SeriesError:
             return
     assert_contract(s.data)
+
+
+HEADER = "# hostname;interval;timestamp;CPU;%user;%nice;%system;%iowait;%steal;%idle"
+BANNER = "Linux 5.1 (h) \t2024-01-01 \t_x86_64_\t(2 CPU)\n\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "problems"),
+    [
+        (
+            "noheader.csv",
+            f"h;60;2024-01-01 00:00:00 UTC;-1;1;0;1;0;0;50\n{HEADER}\n",
+            [
+                "noheader.csv line 1: expected a '# hostname;interval;timestamp;...' "
+                "header first, got 'h;60;2024-01-01 00:00:00 UTC;-1;1;0;1;0;0;50'."
+            ],
+        ),
+        (
+            "interval.csv",
+            f"{HEADER}\nh;sixty;2024-01-01 00:00:00 UTC;-1;1;0;1;0;0;50\n",
+            [
+                "interval.csv line 2: expected the interval in seconds (an integer), "
+                "got 'sixty'."
+            ],
+        ),
+        (
+            "short.csv",
+            f"{HEADER}\nh;60\n",
+            [
+                "short.csv line 2: expected 'hostname;interval;timestamp;...' fields, "
+                "got 'h;60'."
+            ],
+        ),
+        (
+            "inf.csv",
+            f"{HEADER}\nh;60;2024-01-01 00:00:00 UTC;-1;1;0;1;0;0;inf\n",
+            ["inf.csv line 2: expected a finite number for '%idle', got 'inf'."],
+        ),
+        (
+            "dh.csv",
+            "# hostname;interval;timestamp;CPU;%idle[...];kbmemfree;kbmemused;%memused\n"
+            "h;60;2024-01-01 00:00:00 UTC;-1;50.00;1\n",
+            [
+                "dh.csv line 2: expected at least 8 fields for the header (the line has "
+                "6), got '-1;50.00;1'."
+            ],
+        ),
+        (
+            "nohdr.txt",
+            f"{BANNER}10:00:01 all 1.00 2.00\n",
+            [
+                "nohdr.txt line 3: expected a table header before the rows, got "
+                "'10:00:01 all 1.00 2.00'."
+            ],
+        ),
+        (
+            "hour.txt",
+            f"{BANNER}10:00:01 CPU %user %idle\n25:10:01 all 1.00 2.00\n",
+            ["hour.txt line 4: expected a time of day, got '25:10:01'."],
+        ),
+        (
+            "stamp.json",
+            '{"sysstat": {"hosts": [{"nodename": "h", "statistics": [{"timestamp": '
+            '{"date": "2024-13-01", "time": "00:00:00"}}], "restarts": [{"boot": '
+            '{"date": "x"}}]}]}}',
+            [
+                "stamp.json sysstat.hosts[0].restarts[0]: expected a boot date and "
+                "time, got '{'date': 'x'}'.",
+                "stamp.json sysstat.hosts[0].statistics[0]: expected a 'timestamp' "
+                "with 'date' and 'time', got '{'date': '2024-13-01', 'time': "
+                "'00:00:00'}'.",
+            ],
+        ),
+    ],
+)
+def test_each_problem_line(
+    tmp_path: Path, name: str, text: str, problems: list[str]
+) -> None:
+    (tmp_path / name).write_text(text)
+    with pytest.raises(SeriesError, match=r" expected ") as info:
+        read_sysstat(tmp_path / name)
+    assert info.value.problems == problems

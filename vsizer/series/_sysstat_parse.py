@@ -188,7 +188,10 @@ def _dh_row(
             chunk = values[pos : pos + width]
             if len(chunk) < width:
                 col.bad(
-                    where, f"at least {pos + width + 3} fields", ";".join(values[:3])
+                    where,
+                    f"at least {pos + width + 3} fields for the header "
+                    f"(the line has {len(values) + 3})",
+                    ";".join(values),
                 )
                 return
             row = dict(zip(seg.names, chunk, strict=True))
