@@ -252,39 +252,46 @@ def parse_timestamps(
 
     Returns the ns values (0 where bad) and the mask of good cells.
     """
-    text = raw.astype("string").str.strip()
-    blank = text.isna() | (text == "")
+    # Times repeat across servers and metrics: parse each distinct text once.
+    codes, uniques = pd.factorize(raw.astype(object), use_na_sentinel=False)
+    text = pd.Series(uniques, dtype="string").str.strip()
+    blank = (text.isna() | (text == "")).to_numpy(dtype=bool)
     numbers = pd.to_numeric(text.where(~blank), errors="coerce")
-    is_number = numbers.notna() & ~blank
-    n = len(text)
-    ns = np.zeros(n, dtype=np.int64)
-    good = np.zeros(n, dtype=bool)
-    if n and bool(is_number.sum() == (~blank).sum()) and bool(is_number.any()):
+    is_number = numbers.notna().to_numpy(dtype=bool) & ~blank
+    u_ns = np.zeros(len(text), dtype=np.int64)
+    u_good = np.zeros(len(text), dtype=bool)
+    if bool(is_number.any()) and bool(is_number.sum() == (~blank).sum()):
         vals = numbers.to_numpy(dtype=np.float64, na_value=np.nan)
         finite = np.isfinite(vals)
         name, ns_per = unix_unit(float(np.nanmax(np.abs(vals[finite]))))
-        ns[finite] = np.round(vals[finite] * ns_per).astype(np.int64)
-        good = finite & ~blank.to_numpy()
+        u_ns[finite] = np.round(vals[finite] * ns_per).astype(np.int64)
+        u_good = finite & ~blank
         notes.append(f"{file}: column '{column}' read as Unix {name} (by magnitude).")
+        naive_u = np.zeros(len(text), dtype=bool)
     else:
         parsed = pd.to_datetime(
             text.where(~blank), format="ISO8601", utc=True, errors="coerce"
         )
-        good = parsed.notna().to_numpy()
-        if good.any():
-            ns[good] = pd.DatetimeIndex(parsed[good]).as_unit("ns").asi8
-        naive = good & ~text.fillna("").str.contains(_OFFSET_RE).to_numpy(dtype=bool)
-        if naive.any():
-            notes.append(
-                f"{file}: {int(naive.sum())} times in column '{column}' have no UTC "
-                "offset; read as UTC."
-            )
+        u_good = parsed.notna().to_numpy(dtype=bool)
+        if u_good.any():
+            u_ns[u_good] = pd.DatetimeIndex(parsed[u_good]).as_unit("ns").asi8
+        has_offset = text.fillna("").str.contains(_OFFSET_RE).to_numpy(dtype=bool)
+        naive_u = u_good & ~has_offset
+    ns = u_ns[codes]
+    good = u_good[codes]
+    n_naive = int(naive_u[codes].sum())
+    if n_naive:
+        notes.append(
+            f"{file}: {n_naive} times in column '{column}' have no UTC offset; "
+            "read as UTC."
+        )
     for pos in np.flatnonzero(~good):
+        u = codes[pos]
         problems.cell(
             file,
             int(lines[pos]),
             _TIME_EXPECTED,
-            "" if blank.iloc[pos] else text.iloc[pos],
+            "" if blank[u] else text.iloc[u],
             column=column,
         )
     return ns, good

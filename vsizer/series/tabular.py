@@ -190,7 +190,7 @@ def read_long(path: str | os.PathLike[str]) -> SeriesSet:
     notes: list[str] = []
     quality = SeriesQuality()
 
-    server = col["server"].str.strip()
+    server = _stripped(col["server"])
     for pos in np.flatnonzero((server == "").to_numpy()):
         problems.cell(file, int(lines[pos]), "a server name", "", column=head["server"])
     ts, ts_ok = parse_timestamps(
@@ -203,7 +203,7 @@ def read_long(path: str | os.PathLike[str]) -> SeriesSet:
     )
 
     # Metric names: canonical, alias, or skipped (counted).
-    names = col["metric"].str.strip()
+    names = _stripped(col["metric"])
     codes, uniques = pd.factorize(names)
     resolved = [_resolve_metric(str(u)) for u in uniques]
     metric_of = np.array([r[0] if r else "" for r in resolved], dtype=object)[codes]
@@ -220,13 +220,12 @@ def read_long(path: str | os.PathLike[str]) -> SeriesSet:
     known &= (names != "").to_numpy()
 
     # Values.
-    raw = col["value"].str.strip()
-    value, blank = _numbers(raw, file, lines, head["value"], problems)
+    value, blank = _numbers(col["value"], file, lines, head["value"], problems)
 
     # Units: the unit column, else the one the name implies.
     unit = np.where(pd.isna(header_unit), implied, header_unit)
     if "unit" in col:
-        unit_text = col["unit"].str.strip()
+        unit_text = _stripped(col["unit"])
         u_codes, u_uniques = pd.factorize(unit_text)
         canon: list[str | None] = []
         bad_unit: list[bool] = []
@@ -414,7 +413,7 @@ def read_wide(
     values: list[FloatArray] = []
     blanks: list[npt.NDArray[np.bool_]] = []
     for idx in server_cols:
-        v, b = _numbers(body[idx].str.strip(), file, lines, header[idx], problems)
+        v, b = _numbers(body[idx], file, lines, header[idx], problems)
         values.append(v)
         blanks.append(b)
     problems.raise_if_any()
@@ -560,7 +559,10 @@ def _read_text_frame(
         )
         return None
     frame = frame.fillna("")
-    empty = (frame.apply(lambda c: c.str.strip()) == "").all(axis=1).to_numpy()
+    # A blank line is one empty field (or only white space in the first).
+    empty = (frame.iloc[:, 0].str.strip() == "").to_numpy(dtype=bool, copy=True)
+    if frame.shape[1] > 1:
+        empty = empty & (frame.iloc[:, 1:] == "").all(axis=1).to_numpy(dtype=bool)
     line_no = np.arange(1, len(frame) + 1, dtype=np.int64)
     header_pos = int(np.flatnonzero(~empty)[0])
     header = [normalize_text(h) for h in frame.iloc[header_pos]]
@@ -571,18 +573,34 @@ def _read_text_frame(
     return header, columns, line_no[keep]
 
 
+def _stripped(column: pd.Series) -> pd.Series:
+    """The column with white space stripped, stripping each distinct text once."""
+    codes, uniques = pd.factorize(column.astype(object), use_na_sentinel=False)
+    clean = np.array([str(u).strip() for u in uniques], dtype=object)
+    return pd.Series(clean[codes], index=column.index, dtype=object)
+
+
 def _numbers(
     text: pd.Series, file: str, lines: Int64Array, column: str, problems: Problems
 ) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
     """Non-negative numbers of a text column (NaN where blank) and the blank mask."""
-    blank = (text == "").to_numpy()
-    num = pd.to_numeric(text.where(~text.eq("")), errors="coerce").to_numpy(
+    num = pd.to_numeric(text, errors="coerce").to_numpy(
         dtype=np.float64, na_value=np.nan
     )
+    blank = np.zeros(len(num), dtype=bool)
+    not_number = np.flatnonzero(~np.isfinite(num))
+    if len(not_number):  # blank cells, or cells to report
+        blank[not_number] = (
+            text.iloc[not_number].str.strip().eq("").to_numpy(dtype=bool, copy=True)
+        )
     bad = (~blank & ~np.isfinite(num)) | (num < 0)
     for pos in np.flatnonzero(bad):
         problems.cell(
-            file, int(lines[pos]), _EXPECTED_NUMBER, text.iloc[pos], column=column
+            file,
+            int(lines[pos]),
+            _EXPECTED_NUMBER,
+            text.iloc[pos].strip(),
+            column=column,
         )
     return num, blank
 
@@ -650,9 +668,10 @@ def _count_by(server: npt.NDArray[Any]) -> dict[str, int]:
 def _units_read(
     metric: npt.NDArray[Any], unit: npt.NDArray[Any]
 ) -> dict[str, list[str]]:
+    pairs = pd.DataFrame({"m": metric.astype(str), "u": unit}).drop_duplicates()
     found: dict[str, set[str]] = {}
-    for m, u in zip(metric, unit, strict=True):
-        found.setdefault(str(m), set()).add("" if u is None else str(u))
+    for m, u in zip(pairs["m"], pairs["u"], strict=True):
+        found.setdefault(str(m), set()).add("" if u is None or u != u else str(u))
     return {
         m: sorted(u or "(none)" for u in units) for m, units in sorted(found.items())
     }
