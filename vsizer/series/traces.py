@@ -716,7 +716,7 @@ def read_alibaba_machine_usage(
     else:
         data = empty_series()
     start_ts = pd.Timestamp(t0, tz="UTC")
-    real = start != "1970-01-01T00:00:00Z"
+    real = t0 != 0  # the Unix epoch is the stand-in, however it was written
     quality.note(
         "time_stamp counts seconds from the trace start, which the trace does not "
         f"date; placed at {start_ts.isoformat()} + time_stamp"
