@@ -139,7 +139,8 @@ def test_long_gap(tmp_path):
     assert _issues(result) == [("a", "gap", 1), ("a", "unit_guess", 5)]
     gap = next(i for i in result.quality.issues if i["kind"] == "gap")
     assert gap["detail"] == (
-        "1 step longer than 1.5 x the median step (300 s); longest 1200 s"
+        "1 step longer than 1.5 x the median step (300 s); longest 1200 s "
+        "after 2024-05-01T00:10:00Z"
     )
     assert result.metadata["step_s"] == 300.0
 

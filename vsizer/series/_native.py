@@ -18,13 +18,11 @@ import numpy as np
 import pandas as pd
 
 from vsizer.errors import SeriesError
+from vsizer.series._tidy import check_gaps
 from vsizer.series.model import METRICS, SeriesQuality, empty_series
 
 #: Problem lines listed per file; the rest are counted in one line.
 MAX_PROBLEMS = 20
-
-#: A step longer than this multiple of the server's median step is a gap.
-GAP_FACTOR = 1.5
 
 #: Time-zone abbreviations (``sadf -t``, ``sadf -j`` "tz") whose UTC offset is
 #: unambiguous [h].
@@ -176,23 +174,9 @@ def tidy(rows: Rows, quality: SeriesQuality) -> pd.DataFrame:
 
 
 def flag_gaps(quality: SeriesQuality, server: str, stamps: pd.Series) -> None:
+    """Record a ``gap`` issue for the server's long steps (one rule for every reader)."""
     times = np.unique(stamps.to_numpy(dtype="datetime64[ns]").astype(np.int64))
-    if len(times) < 3:
-        return
-    steps = np.diff(times) / 1e9
-    median = float(np.median(steps))
-    long = steps > GAP_FACTOR * median
-    if long.any():
-        worst = int(np.argmax(steps))
-        quality.add(
-            server,
-            "gap",
-            int(long.sum()),
-            f"{plural(int(long.sum()), 'step')} longer than {GAP_FACTOR:g} x the median step "
-            f"({median:g} s); "
-            f"longest {steps[worst]:g} s after "
-            f"{iso(pd.Timestamp(times[worst], tz='UTC'))}",
-        )
+    check_gaps(quality, server, times)
 
 
 def median_interval(frame: pd.DataFrame) -> float | None:

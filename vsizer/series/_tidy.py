@@ -194,14 +194,20 @@ def check_gaps(
     median = float(np.median(steps))
     if median <= 0:
         return None
-    long_steps = steps[steps > GAP_FACTOR * median]
-    if len(long_steps):
+    long = steps > GAP_FACTOR * median
+    if long.any():
+        n_long = int(long.sum())
+        worst = int(np.argmax(steps))
+        after = pd.Timestamp(int(timestamp_ns[worst]), unit="ns").strftime(
+            "%Y-%m-%dT%H:%M:%SZ"
+        )
         quality.add(
             server,
             "gap",
-            len(long_steps),
-            f"{len(long_steps)} step{'s' if len(long_steps) > 1 else ''} longer than {GAP_FACTOR:g} x the median step "
-            f"({median / _NS_PER_S:g} s); longest {long_steps.max() / _NS_PER_S:g} s",
+            n_long,
+            f"{n_long} step{'s' if n_long > 1 else ''} longer than {GAP_FACTOR:g} x "
+            f"the median step ({median / _NS_PER_S:g} s); longest "
+            f"{steps[worst] / _NS_PER_S:g} s after {after}",
         )
     return median / _NS_PER_S
 
