@@ -493,6 +493,19 @@ def test_any_mix_of_lines_reads_or_raises_series_error(lines: list[str]) -> None
     assert_contract(s.data)
 
 
+def test_truncated_json_on_the_line_after_a_final_newline(tmp_path: Path) -> None:
+    # Found by the mixed-lines property test: the JSON error sits on line 2, the
+    # empty line after the final newline; it must be one problem line, not a crash.
+    path = tmp_path / "cut.json"
+    path.write_text("{\n")
+    with pytest.raises(SeriesError) as exc:
+        read_sysstat(path)
+    assert exc.value.problems == [
+        "cut.json line 2 column 1: expected JSON (Expecting property name enclosed "
+        "in double quotes), got ''."
+    ]
+
+
 HEADER = "# hostname;interval;timestamp;CPU;%user;%nice;%system;%iowait;%steal;%idle"
 BANNER = "Linux 5.1 (h) \t2024-01-01 \t_x86_64_\t(2 CPU)\n\n"
 

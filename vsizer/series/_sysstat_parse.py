@@ -294,7 +294,10 @@ def parse_json(text: str, col: _Collector) -> None:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        line = text.splitlines()[exc.lineno - 1] if exc.lineno else ""
+        # split("\n"), not splitlines(): the error may sit on the empty line
+        # after a final newline, which splitlines() drops.
+        lines = text.split("\n")
+        line = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else ""
         col.bad(
             f"{col.label} line {exc.lineno} column {exc.colno}",
             f"JSON ({exc.msg})",
