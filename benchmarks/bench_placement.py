@@ -13,7 +13,6 @@ Skips (exit 0) when ../shared/data is absent.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gzip
 import sys
 import time
@@ -32,15 +31,13 @@ from vsizer.study import ConsolidationStudy
 DATA = (
     Path(__file__).resolve().parents[2] / "shared" / "data" / "bitbrains_rnd" / "2013-8"
 )
-CACHE = Path("/tmp/vsizer-bench-bitbrains-summary.parquet")
+CACHE = Path("/tmp/vsizer-bench-bitbrains-summary.csv")
 
 
 def summarize_bitbrains() -> pd.DataFrame:
     """One row per VM: cores, MHz per core, avg/peak CPU, memory, peak disk/net."""
     if CACHE.exists():
-        return (
-            pd.read_parquet(CACHE) if CACHE.suffix == ".parquet" else pd.read_csv(CACHE)
-        )
+        return pd.read_csv(CACHE)
     rows = []
     for path in sorted(DATA.glob("*.csv.gz"), key=lambda p: int(p.name.split(".")[0])):
         with gzip.open(path, "rt") as fh:
@@ -76,8 +73,7 @@ def summarize_bitbrains() -> pd.DataFrame:
             }
         )
     out = pd.DataFrame(rows)
-    with contextlib.suppress(ImportError):
-        out.to_parquet(CACHE)
+    out.to_csv(CACHE, index=False)
     return out
 
 

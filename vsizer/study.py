@@ -25,7 +25,6 @@ from vsizer.catalogs.server_power import (
 )
 from vsizer.config import Rules
 from vsizer.errors import ConfigError, InventoryError
-from vsizer.failover import scenario_count
 from vsizer.inventory import Inventory, read_inventory
 from vsizer.models import power as power_model
 from vsizer.models.memory_overhead import esxi_vm_overhead_mib
@@ -386,12 +385,6 @@ def plan(
         inventory, host, rules, cpu_catalog=cpu_catalog, host_catalog_name=catalog_name
     )
     return study.run(progress)
-
-
-def total_scenarios(plan_: ConsolidationPlan) -> int:
-    return sum(
-        scenario_count(p.sizing.placement.n_hosts, p.failures) for p in plan_.pools
-    )
 
 
 def host_power_w(host: HostModel, util: np.ndarray) -> np.ndarray:
