@@ -12,16 +12,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from vsizer import __version__
+from vsizer._cli_common import _fail, _progress, err, out
 from vsizer.errors import ConfigError, VsizerError
 
 app = typer.Typer(
@@ -35,18 +28,6 @@ catalog_app = typer.Typer(
     help="Inspect and import CPU and host catalogs.", no_args_is_help=True
 )
 app.add_typer(catalog_app, name="catalog")
-
-err = Console(stderr=True)
-out = Console()
-
-EXIT_INPUT = 2
-
-
-def _fail(exc: VsizerError) -> typer.Exit:
-    for line in str(exc).splitlines() or [type(exc).__name__]:
-        err.print(f"error: {line}", markup=False, highlight=False, soft_wrap=True)
-    return typer.Exit(EXIT_INPUT)
-
 
 def _version(value: bool) -> None:
     if value:
@@ -238,49 +219,19 @@ def _write(doc: dict[str, Any], path: Path, lang: str) -> None:
         path.write_text(
             json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
         )
-    else:
+    elif path.suffix.lower() == ".xlsx":
         from vsizer.reporting.excel import write_plan_xlsx
 
         write_plan_xlsx(doc, path, lang=lang)
+    elif path.suffix.lower() in (".html", ".htm"):
+        from vsizer.reporting.html import write_plan_html
 
-
-class _progress:
-    """Rich progress bar fed by the study's progress events (stderr, only on a terminal)."""
-
-    def __init__(self, quiet: bool | None) -> None:
-        self.enabled = not quiet and err.is_terminal
-        self.bar: Progress | None = None
-        self.task: Any = None
-
-    def __enter__(self) -> Any:
-        if not self.enabled:
-            return None
-        self.bar = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=err,
-            transient=True,
+        write_plan_html(doc, path, lang=lang)
+    else:
+        raise ConfigError(
+            f"output {path}: expected a .json, .xlsx or .html file name, "
+            f"got {path.suffix or 'no suffix'!r}"
         )
-        self.bar.__enter__()
-        return self._event
-
-    def _event(self, event: str, detail: Any) -> None:
-        assert self.bar is not None
-        if event == "pool":
-            name, n_vms, _k = detail
-            if self.task is not None:
-                self.bar.remove_task(self.task)
-            self.task = self.bar.add_task(
-                f"pool {name}: {n_vms} VMs, failover scenarios", total=None
-            )
-        elif event == "scenario" and self.task is not None:
-            self.bar.advance(self.task)
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
 
 
 @catalog_app.command("list")
@@ -431,6 +382,17 @@ def catalog_import_specpower(
         out.print(f"wrote {len(df)} host models to {output}")
     except VsizerError as exc:
         raise _fail(exc) from None
+
+
+def _register_command_groups() -> None:
+    """Commands kept in their own modules (series, models, reports, bench)."""
+    from vsizer import cli_bench, cli_models, cli_report, cli_series
+
+    for module in (cli_series, cli_models, cli_report, cli_bench):
+        module.register(app)
+
+
+_register_command_groups()
 
 
 def main() -> None:
