@@ -45,7 +45,7 @@ def test_unknown_keys_are_errors_all_reported(tmp_path):
         f"{f}: unknown key 'sizing.ceil'; accepted: ceiling, failures, min_hosts, "
         "vcpu_per_core, failover_limit, cpu_basis, assume_util.",
         f"{f}: unknown section [foo]; accepted: [hosts], [sizing], [overhead], [power], "
-        "[space], [inventory], [targets], [pools].",
+        "[space], [inventory], [series], [targets], [pools].",
         f"{f}: unknown key 'targets.speed'; accepted: host_ratio, rack_ratio, "
         "power_ratio, consolidation_ratio.",
     ]
@@ -94,3 +94,32 @@ def test_bad_toml_and_missing_file(tmp_path):
 def test_unknown_pool_key():
     with pytest.raises(ConfigError, match=r"unknown key 'pools\.dev\.ram'"):
         rules_from_dict({"pools": {"dev": {"ram": 1}}})
+
+
+def test_series_section_and_percentile():
+    r = rules_from_dict(
+        {"series": {"step": "10min", "percentile": "p95", "solver": "cp-sat",
+                    "time_limit": 5, "vm_cpu_mhz": 1000, "vm_mem_gib": 1}}
+    )
+    assert (r.step, r.percentile, r.solver, r.time_limit) == ("10min", "p95", "cp-sat", 5.0)
+    assert r.quantile == 0.95
+    assert Rules(percentile="p99.9").quantile == pytest.approx(0.999)
+    assert Rules().quantile is None
+    assert (r.vm_cpu_mhz, r.vm_mem_gib) == (1000.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"percentile": "p100"}, "The 'percentile' parameter of plan must be 'max' or 'pNN' with 0 < NN < 100 (e.g. 'p95', 'p99.9'). Got 'p100' instead."),
+        ({"percentile": "95"}, "The 'percentile' parameter of plan must be 'max' or 'pNN' with 0 < NN < 100 (e.g. 'p95', 'p99.9'). Got '95' instead."),
+        ({"step": "soon"}, "The 'step' parameter of plan must be a positive duration like '5min' or '30s'. Got 'soon' instead."),
+        ({"step": "-5min"}, "The 'step' parameter of plan must be a positive duration like '5min' or '30s'. Got '-5min' instead."),
+        ({"solver": "gurobi"}, "The 'solver' parameter of plan must be one of 'heuristic', 'cp-sat'. Got 'gurobi' instead."),
+        ({"gap_fill": "interpolate"}, "The 'gap_fill' parameter of plan must be one of 'peak', 'zero'. Got 'interpolate' instead."),
+    ],
+)
+def test_series_parameter_errors(kwargs, message):
+    with pytest.raises(ConfigError) as exc:
+        Rules(**kwargs)
+    assert str(exc.value) == message

@@ -71,10 +71,10 @@ def test_sample_plan_rules_hold(sample_plan):
             assert h["util"]["vcpu"] <= 1 + 1e-6
         assert pool["failover"]["survives"]
         assert pool["failover"]["worst_survivor_util"] <= 1 + 1e-6
-        assert pool["host_count"] >= pool["lower_bound"] >= pool["min_hosts"]
+        assert pool["host_count"] >= pool["lower_bound"]["hosts"] >= pool["min_hosts"]
     prod = p["pools"][0]
     assert prod["failures"] == 1 and prod["min_hosts"] == 3
-    assert prod["failover"]["scenarios"] == prod["host_count"]
+    assert prod["failover"]["scenario_count"] == prod["host_count"] == len(prod["failover"]["scenarios"])
     dev = p["pools"][1]
     assert (dev["failures"], dev["ceiling"], dev["min_hosts"]) == (0, 0.8, 1)
     # Redundant pairs never share a host (7 pairs in the sample).
@@ -205,5 +205,5 @@ def test_network_and_disk_are_placed_on_when_the_host_states_capacity():
     for pool in p1["pools"]:
         for h in pool["hosts"]:
             assert h["util"]["net_mbps"] <= pool["ceiling"] + 1e-6
-    assert p1["pools"][0]["lower_bound_detail"]["net_mbps"] >= 4
+    assert p1["pools"][0]["lower_bound"]["detail"]["net_mbps"] >= 4
     assert not any("net_mbps (37 servers)" in w for w in p1["warnings"])

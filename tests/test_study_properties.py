@@ -104,7 +104,7 @@ def test_plan_never_breaks_a_rule(case):
             if a in host_of:
                 assert host_of[a] != host_of[b]
         assert pool["failover"]["survives"]
-        for sc in pool["failover"]["detail"]:
+        for sc in pool["failover"]["scenarios"]:
             where = dict(host_of)
             where.update({m["vm"]: m["to"] for m in sc["moves"]})
             assert not set(where.values()) & set(sc["failed"])

@@ -30,6 +30,17 @@ A scenario TOML file mirrors the CLI flags::
     rack_ratio = 0.67      # rack units after / before at most
     power_ratio = 0.5      # watts after / before at most
 
+    [series]               # only used when the plan is given time series
+    step = "5min"          # grid every series is resampled to
+    percentile = "max"     # share of steps that must fit: "max" (all), "p99", "p95"
+    resample = "mean"      # within a step: "mean" or "max"
+    gap_fill = "peak"      # steps with no data: the VM's own peak, or "zero"
+    mem_basis = "auto"     # memory curve ("used") if given, else configured size
+    solver = "heuristic"   # or "cp-sat" (OR-Tools, `vsizer[solver]`)
+    time_limit = 30.0      # seconds for cp-sat
+    vm_cpu_mhz = 1000      # one size for every VM when there is no inventory
+    vm_mem_gib = 1
+
     [pools."開発"]          # per-pool overrides of ceiling, failures, min_hosts
     failures = 0
     ceiling = 0.8
@@ -44,6 +55,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from vsizer._validation import Interval, OneOf, check_param
 from vsizer.errors import ConfigError
@@ -86,6 +99,16 @@ class Rules:
     host_model: str | None = None
     host_catalog: str | None = None
     cpu_catalog: str | None = None
+    # Time-series sizing (used when the plan is given series; see [series] above).
+    step: str = "5min"
+    percentile: str = "max"
+    resample: str = "mean"
+    gap_fill: str = "peak"
+    mem_basis: str = "auto"
+    solver: str = "heuristic"
+    time_limit: float = 30.0
+    vm_cpu_mhz: float | None = None
+    vm_mem_gib: float | None = None
     targets: dict[str, float] = field(default_factory=dict)
     pools: dict[str, PoolRules] = field(default_factory=dict)
 
@@ -124,6 +147,33 @@ class Rules:
         check_param("pue", self.pue, Interval(float, 1, None), where)
         check_param("years", self.years, Interval(int, 1, None), where)
         check_param("rack_size_u", self.rack_size_u, Interval(int, 1, None), where)
+        try:
+            step_td = pd.Timedelta(self.step)
+        except (ValueError, TypeError):
+            step_td = pd.Timedelta(0)
+        if step_td <= pd.Timedelta(0):
+            raise ConfigError(
+                f"The 'step' parameter of plan must be a positive duration like "
+                f"'5min' or '30s'. Got {self.step!r} instead."
+            )
+        if self.percentile != "max" and percentile_quantile(self.percentile) is None:
+            raise ConfigError(
+                "The 'percentile' parameter of plan must be 'max' or 'pNN' with "
+                f"0 < NN < 100 (e.g. 'p95', 'p99.9'). Got {self.percentile!r} instead."
+            )
+        check_param("resample", self.resample, OneOf(("mean", "max")), where)
+        check_param("gap_fill", self.gap_fill, OneOf(("peak", "zero")), where)
+        check_param(
+            "mem_basis", self.mem_basis, OneOf(("auto", "used", "configured")), where
+        )
+        check_param("solver", self.solver, OneOf(("heuristic", "cp-sat")), where)
+        check_param(
+            "time_limit", self.time_limit, Interval(float, 0, None, "neither"), where
+        )
+        for name in ("vm_cpu_mhz", "vm_mem_gib"):
+            value = getattr(self, name)
+            if value is not None:
+                check_param(name, value, Interval(float, 0, None, "neither"), where)
         if self.ceiling > self.failover_limit:
             raise ConfigError(
                 f"The 'ceiling' parameter of plan ({self.ceiling}) must not exceed "
@@ -140,6 +190,11 @@ class Rules:
                 check_param("failures", pr.failures, Interval(int, 0, None), w)
             if pr.min_hosts is not None:
                 check_param("min_hosts", pr.min_hosts, Interval(int, 1, None), w)
+
+    @property
+    def quantile(self) -> float | None:
+        """Share of steps that must fit: None for every step ('max'), 0.95 for 'p95'."""
+        return percentile_quantile(self.percentile)
 
     def for_pool(self, pool: str) -> tuple[float, int, int]:
         """(ceiling, failures, min_hosts) in force for ``pool``."""
@@ -161,6 +216,17 @@ class Rules:
         return dataclasses.replace(
             self, **{k: v for k, v in changes.items() if v is not None}
         )
+
+
+def percentile_quantile(text: str) -> float | None:
+    """'p95' -> 0.95, 'p99.9' -> 0.999; 'max' or anything else -> None."""
+    if not isinstance(text, str) or not text.startswith("p"):
+        return None
+    try:
+        value = float(text[1:])
+    except ValueError:
+        return None
+    return value / 100.0 if 0 < value < 100 else None
 
 
 #: Stated targets and how each is judged (actual <= target unless noted).
@@ -194,6 +260,20 @@ _SECTIONS: dict[str, dict[str, str]] = {
     "power": {k: k for k in ("price_kwh", "currency", "pue", "years")},
     "space": {"rack_size_u": "rack_size_u"},
     "inventory": {"include_powered_off": "include_powered_off"},
+    "series": {
+        k: k
+        for k in (
+            "step",
+            "percentile",
+            "resample",
+            "gap_fill",
+            "mem_basis",
+            "solver",
+            "time_limit",
+            "vm_cpu_mhz",
+            "vm_mem_gib",
+        )
+    },
 }
 _FLOAT_FIELDS = {f.name for f in dataclasses.fields(Rules) if "float" in str(f.type)}
 

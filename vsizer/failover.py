@@ -32,6 +32,7 @@ class Scenario:
     worst_host: str | None
     worst_util: float
     survivor_util: dict[str, dict[str, float]]
+    worst_dimension: str = ""
 
 
 @dataclass
@@ -148,6 +149,7 @@ def check(
             unplaced=unplaced,
             worst_host=p.host_id(int(surv[wrow])) if wrow is not None else None,
             worst_util=worst,
+            worst_dimension=wdim,
             survivor_util={
                 p.host_id(h): {
                     p.dims[i]: float(loads[h, i] / p.capacity[i]) for i in util_idx

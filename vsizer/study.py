@@ -24,13 +24,17 @@ from vsizer.catalogs.server_power import (
     read_server_power_catalog,
 )
 from vsizer.config import Rules
-from vsizer.errors import ConfigError, InventoryError
+from vsizer.errors import ConfigError, InputError, InventoryError, SeriesError
 from vsizer.inventory import Inventory, read_inventory
 from vsizer.models import power as power_model
 from vsizer.models.memory_overhead import esxi_vm_overhead_mib
+from vsizer.placement.curve_sizing import CurveSizing, size_pool_on_curves
 from vsizer.placement.problem import DIMENSIONS, PlacementProblem
 from vsizer.placement.sizing import PoolSizing, size_pool
 from vsizer.quality import QualityReport
+from vsizer.series.align import AlignedSeries, align
+from vsizer.series.demand import cpu_util_stats, demand_curves
+from vsizer.series.model import SeriesQuality, SeriesSet
 
 #: Progress callback: (event, detail) with events 'pool' (a pool starts; detail =
 #: (name, vm count, worst-case scenarios)) and 'scenario' (one failover scenario done).
@@ -43,7 +47,24 @@ class PoolResult:
     ceiling: float
     failures: int
     min_hosts: int
-    sizing: PoolSizing
+    sizing: PoolSizing | None
+    problem: PlacementProblem | None = None
+    curve: CurveSizing | None = None
+    vm_curves: np.ndarray | None = None  # (n_vms, T, D) demand, pool order
+
+
+@dataclass
+class SeriesInfo:
+    """What the plan's time series were and how they were used."""
+
+    source: str
+    source_format: str
+    aligned: AlignedSeries
+    demand_report: dict[str, Any]
+    matched: int
+    series_only: list[str]
+    inventory_only: list[str]
+    quality: SeriesQuality
 
 
 @dataclass
@@ -60,6 +81,7 @@ class ConsolidationPlan:
     pools: list[PoolResult]
     quality: QualityReport
     warnings: list[str] = field(default_factory=list)
+    series: SeriesInfo | None = None
 
     def to_dict(self) -> dict[str, Any]:
         from vsizer.result import plan_to_dict
@@ -83,7 +105,13 @@ class ConsolidationStudy:
         *,
         cpu_catalog: CpuCatalog | None = None,
         host_catalog_name: str = "builtin",
+        series: SeriesSet | None = None,
+        aligned: AlignedSeries | None = None,
     ) -> None:
+        self.series = series
+        self.aligned = aligned
+        if series is not None and aligned is None:
+            self.aligned = align_for_plan(series, rules)
         self.inventory = inventory
         self.host = host
         self.rules = rules
@@ -96,8 +124,15 @@ class ConsolidationStudy:
         rules, host = self.rules, self.host
         quality = copy.deepcopy(self.inventory.quality)
         warnings: list[str] = []
+        inv_servers = self.inventory.servers
+        series_info: SeriesInfo | None = None
+        if self.series is not None:
+            assert self.aligned is not None
+            inv_servers, series_info = _match_series(
+                inv_servers, self.series, self.aligned, quality, warnings
+            )
         servers, unit = normalize_cpu(
-            self.inventory.servers,
+            inv_servers,
             host,
             self.cpu_catalog,
             quality,
@@ -125,6 +160,11 @@ class ConsolidationStudy:
         demand_all = np.column_stack(
             [servers[demand_cols[d]].astype(float).fillna(0.0).to_numpy() for d in dims]
         )
+        curves_all: np.ndarray | None = None
+        if series_info is not None:
+            curves_all = _curves(
+                servers, series_info, dims, demand_all, unit, host, rules
+            )
         groups = _anti_affinity_groups(servers, warnings)
         pools: list[PoolResult] = []
         servers["host"] = pd.Series([None] * len(servers), dtype="object")
@@ -147,10 +187,30 @@ class ConsolidationStudy:
             if progress:
                 progress("pool", (str(pool), len(idx), failures))
             on_scenario = (lambda: progress("scenario", None)) if progress else None
-            sizing = size_pool(problem, on_scenario=on_scenario)
-            hosts_of = sizing.placement.assignment
+            if curves_all is not None:
+                vm_curves = curves_all[idx]
+                curve = size_pool_on_curves(
+                    problem,
+                    vm_curves,
+                    quantile=rules.quantile,
+                    solver=rules.solver,
+                    time_limit=rules.time_limit,
+                    on_scenario=on_scenario,
+                )
+                hosts_of = curve.assignment
+                warnings.extend(f"pool '{pool}': {n}" for n in curve.notes)
+                result = PoolResult(
+                    str(pool), ceiling, failures, min_hosts, None, problem, curve,
+                    vm_curves,
+                )
+            else:
+                sizing = size_pool(problem, on_scenario=on_scenario)
+                hosts_of = sizing.placement.assignment
+                result = PoolResult(
+                    str(pool), ceiling, failures, min_hosts, sizing, problem
+                )
             servers.loc[idx, "host"] = [problem.host_id(int(h)) for h in hosts_of]
-            pools.append(PoolResult(str(pool), ceiling, failures, min_hosts, sizing))
+            pools.append(result)
         return ConsolidationPlan(
             inventory=self.inventory,
             host=host,
@@ -162,7 +222,118 @@ class ConsolidationStudy:
             pools=pools,
             quality=quality,
             warnings=warnings,
+            series=series_info,
         )
+
+
+def align_for_plan(series: SeriesSet, rules: Rules) -> AlignedSeries:
+    """Resample ``series`` to the plan's step (``rules.step``, ``rules.resample``)."""
+    try:
+        return align(series.data, step=rules.step, how=rules.resample)
+    except ValueError as exc:
+        raise SeriesError(f"series {series.source}: {exc}") from None
+
+
+def _match_series(
+    inv: pd.DataFrame,
+    series: SeriesSet,
+    aligned: AlignedSeries,
+    quality: QualityReport,
+    warnings: list[str],
+) -> tuple[pd.DataFrame, SeriesInfo]:
+    """Pair inventory rows with series by name; utilization from the CPU curves."""
+    names = inv["name"].astype(str).tolist()
+    in_series = set(aligned.servers)
+    inventory_only = [n for n in names if n not in in_series]
+    known = set(names)
+    series_only = [s for s in aligned.servers if s not in known]
+    matched = len(names) - len(inventory_only)
+    if matched == 0:
+        raise InputError(
+            f"series {series.source}: no server name matches the inventory "
+            f"({len(names)} servers, e.g. '{names[0] if names else ''}'; series has "
+            f"{len(aligned.servers)}, e.g. '{aligned.servers[0] if aligned.servers else ''}')."
+        )
+    if inventory_only:
+        warnings.append(
+            f"{len(inventory_only)} server(s) have no series and are sized on their "
+            f"inventory figures (flat): {_names(inventory_only)}."
+        )
+    if series_only:
+        warnings.append(
+            f"{len(series_only)} series server(s) are not in the inventory and are "
+            f"not planned: {_names(series_only)}."
+        )
+    inv = inv.copy()
+    if aligned.servers != []:
+        mhz = (
+            pd.to_numeric(inv["sockets"], errors="coerce").fillna(1).to_numpy(float)
+            * pd.to_numeric(inv["cores_per_socket"], errors="coerce")
+            .fillna(1)
+            .to_numpy(float)
+            * pd.to_numeric(inv["cpu_mhz"], errors="coerce").to_numpy(float)
+        )
+        avg, peak = cpu_util_stats(aligned, names, mhz)
+        has = ~np.isnan(peak)
+        if has.any():
+            inv["cpu_avg_util"] = inv["cpu_avg_util"].astype("Float64")
+            inv["cpu_peak_util"] = inv["cpu_peak_util"].astype("Float64")
+            inv.loc[has, "cpu_avg_util"] = avg[has]
+            inv.loc[has, "cpu_peak_util"] = peak[has]
+            for i in np.flatnonzero(has).tolist():
+                for f in ("cpu_avg_util", "cpu_peak_util"):
+                    quality.record(names[i], f, "derived", "from the CPU series")
+    info = SeriesInfo(
+        source=series.source,
+        source_format=series.source_format,
+        aligned=aligned,
+        demand_report={},
+        matched=matched,
+        series_only=series_only,
+        inventory_only=inventory_only,
+        quality=series.quality,
+    )
+    return inv, info
+
+
+def _names(names: list[str], limit: int = 5) -> str:
+    shown = ", ".join(f"'{n}'" for n in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _curves(
+    servers: pd.DataFrame,
+    info: SeriesInfo,
+    dims: tuple[str, ...],
+    flat: np.ndarray,
+    unit: str,
+    host: HostModel,
+    rules: Rules,
+) -> np.ndarray:
+    names = servers["name"].astype(str).tolist()
+    mhz = (
+        pd.to_numeric(servers["sockets"], errors="coerce").fillna(1).to_numpy(float)
+        * pd.to_numeric(servers["cores_per_socket"], errors="coerce")
+        .fillna(1)
+        .to_numpy(float)
+        * pd.to_numeric(servers["cpu_mhz"], errors="coerce").to_numpy(float)
+    )
+    mem = servers["mem_gib"].to_numpy(dtype=np.float64, na_value=np.nan)
+    overhead = servers["vm_mem_gib"].to_numpy(dtype=np.float64, na_value=np.nan) - mem
+    curves, report = demand_curves(
+        info.aligned,
+        names,
+        dims,
+        flat,
+        cpu_capacity=servers["cpu_capacity"].to_numpy(dtype=np.float64),
+        capacity_mhz=mhz,
+        mem_gib=mem,
+        mem_overhead_gib=np.nan_to_num(overhead),
+        mem_basis=rules.mem_basis,
+        gap_fill=rules.gap_fill,
+    )
+    info.demand_report = report
+    return curves
 
 
 @functools.cache
@@ -181,7 +352,8 @@ def _vm_overhead_gib(servers: pd.DataFrame, rules: Rules) -> np.ndarray:
     if rules.vm_memory_overhead_mib is not None:
         return np.full(len(servers), rules.vm_memory_overhead_mib / 1024.0)
     mem_mib = servers["mem_gib"].astype(float).to_numpy() * 1024.0
-    vcpus = servers["vcpus"].astype(float).to_numpy()
+    # Unknown vCPU count (VMs from series alone): the table's 1-vCPU row.
+    vcpus = np.nan_to_num(servers["vcpus"].astype(float).to_numpy(), nan=1.0)
     return esxi_vm_overhead_mib(mem_mib, vcpus) / 1024.0
 
 
@@ -337,24 +509,32 @@ def resolve_host(
 
 
 def plan(
-    inventory: Inventory | str | Path,
+    inventory: Inventory | str | Path | None = None,
     hosts: HostModel | HostCatalog | str | Path | None = None,
     *,
     rules: Rules | None = None,
     progress: Progress | None = None,
+    series: SeriesSet | None = None,
     **overrides: Any,
 ) -> ConsolidationPlan:
     """Plan the consolidation of ``inventory`` onto ``hosts``.
 
     Parameters
     ----------
-    inventory : Inventory or path
-        A server list, or a file for :func:`vsizer.read_inventory`.
+    inventory : Inventory or path, optional
+        A server list, or a file for :func:`vsizer.read_inventory`. May be
+        omitted when ``series`` gives every VM's size (Bitbrains) or
+        ``vm_cpu_mhz`` and ``vm_mem_gib`` give one size for all (PlanetLab).
     hosts : HostModel, HostCatalog, path to a host catalog CSV, model name, or None
         None = the shipped catalog's default host model.
     rules : Rules, optional
         Base rules (e.g. from a scenario TOML); ``overrides`` replace fields,
         e.g. ``ceiling=0.7, failures=2, host_model="..."``.
+    series : SeriesSet, optional
+        Utilization series (see :mod:`vsizer.series`): VMs are then placed on
+        their demand curves (``rules.step``, ``rules.percentile``,
+        ``rules.solver``), failover is checked on the curves and the curves are
+        replayed on the plan.
 
     Examples
     --------
@@ -371,7 +551,22 @@ def plan(
             + "."
         )
     rules = (rules or Rules()).replace(**overrides)
-    if not isinstance(inventory, Inventory):
+    aligned = align_for_plan(series, rules) if series is not None else None
+    if inventory is None:
+        if series is None or aligned is None:
+            raise ConfigError(
+                "plan needs an inventory file, or time series that give every VM's "
+                "size (or vm_cpu_mhz and vm_mem_gib for one size for all)."
+            )
+        from vsizer.series.as_inventory import inventory_from_series
+
+        inventory = inventory_from_series(
+            aligned,
+            source=series.source,
+            vm_cpu_mhz=rules.vm_cpu_mhz,
+            vm_mem_gib=rules.vm_mem_gib,
+        )
+    elif not isinstance(inventory, Inventory):
         inventory = read_inventory(
             inventory, include_powered_off=rules.include_powered_off
         )
@@ -382,7 +577,13 @@ def plan(
         read_cpu_catalog(rules.cpu_catalog, merge=True) if rules.cpu_catalog else None
     )
     study = ConsolidationStudy(
-        inventory, host, rules, cpu_catalog=cpu_catalog, host_catalog_name=catalog_name
+        inventory,
+        host,
+        rules,
+        cpu_catalog=cpu_catalog,
+        host_catalog_name=catalog_name,
+        series=series,
+        aligned=aligned,
     )
     return study.run(progress)
 

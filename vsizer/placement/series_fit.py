@@ -7,6 +7,9 @@ different hours fit on one host at ceiling 0.6 where their peak sum (1.0) does n
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -72,9 +75,37 @@ def first_fit_series(
     Returns
         (host index per VM, number of hosts).
     """
+    out, hosts = fit_curves(
+        demand, max_load, quantile=quantile, groups=groups, base_load=base_load
+    )
+    assert out is not None
+    return out, hosts
+
+
+def fit_curves(
+    demand: npt.NDArray[np.floating],
+    max_load: npt.NDArray[np.float64],
+    *,
+    quantile: float | None = None,
+    groups: npt.NDArray[np.int64] | None = None,
+    base_load: npt.NDArray[np.float64] | None = None,
+    n_hosts: int | None = None,
+    spread: bool = False,
+    pins: npt.NDArray[np.int64] | None = None,
+) -> tuple[npt.NDArray[np.int64] | None, int]:
+    """Place VMs on their curves: first fit (open hosts as needed) or onto a fixed count.
+
+    ``n_hosts`` None opens hosts as needed (first-fit decreasing, see
+    :func:`first_fit_series`); an int places onto exactly that many hosts and
+    returns ``(None, n_hosts)`` when some VM fits nowhere. ``spread`` tries hosts
+    in increasing order of their current peak (balanced: leaves headroom on every
+    host for failover) instead of in index order (packed). ``pins`` (host index
+    per VM, -1 free) places those VMs first, on their host, unconditionally.
+    """
     n, t, d = demand.shape
     base = np.zeros(d) if base_load is None else np.asarray(base_load, dtype=float)
     groups = np.full(n, -1, dtype=np.int64) if groups is None else groups
+    pins = np.full(n, -1, dtype=np.int64) if pins is None else pins
     inv = 1.0 / max_load
     norm = demand.astype(np.float32) * inv.astype(np.float32)  # (V, T, D)
     vpeak = _step_stat(
@@ -83,49 +114,61 @@ def first_fit_series(
     vmean = norm.mean(axis=1)
     vpeak_t = norm.argmax(axis=1)  # (V, D) step of each VM's peak
     order = np.argsort(-vpeak.max(axis=1), kind="stable")
+    pinned = pins >= 0
+    order = np.concatenate([order[pinned[order]], order[~pinned[order]]])
     lim = 1.0 + 1e-6
-    cap = max(min(n, 64), 1)  # host slots; doubled when full
+    opened = max(int(pins.max()) + 1 if pinned.any() else 0, n_hosts or 0)
+    cap = max(min(n, 64), opened, 1)  # host slots; doubled when full
     loads = np.empty((cap, t, d), dtype=np.float32)
     peak = np.empty((cap, d), dtype=np.float64)
     mean = np.empty((cap, d), dtype=np.float64)
     peak_t = np.zeros((cap, d), dtype=np.int64)  # step of each host's peak
     dims = np.arange(d)
     base_n = (base * inv).astype(np.float32)
-    occupied: list[set[int]] = []
-    hosts = 0
+    occupied: list[set[int]] = [set() for _ in range(opened)]
+    loads[:opened] = base_n
+    peak[:opened] = base_n
+    mean[:opened] = base_n
+    hosts = opened
     out = np.full(n, -1, dtype=np.int64)
     for v in order:
         g = int(groups[v])
-        chosen = -1
-        if hosts:
-            sure = (peak[:hosts] + vpeak[v] <= lim).all(axis=1)
-            possible = (mean[:hosts] + vmean[v] <= lim).all(axis=1)
+        chosen = int(pins[v])
+        if chosen < 0 and hosts:
+            perm = (
+                np.argsort(peak[:hosts].max(axis=1), kind="stable")
+                if spread
+                else np.arange(hosts)
+            )
+            hp, hm, ht = peak[perm], mean[perm], peak_t[perm]
+            sure = (hp + vpeak[v] <= lim).all(axis=1)
+            possible = (hm + vmean[v] <= lim).all(axis=1)
             if quantile is None:
                 # Necessary at every step, so in particular at the host's own
                 # peak step and at the VM's peak step: cheap gathers, no scan.
-                rows = np.arange(hosts)[:, None]
-                at_host_peak = (
-                    loads[rows, peak_t[:hosts], dims] + norm[v][peak_t[:hosts], dims]
-                )
-                at_vm_peak = loads[:hosts, vpeak_t[v], dims] + vpeak[v]
+                rows = perm[:, None]
+                at_host_peak = loads[rows, ht, dims] + norm[v][ht, dims]
+                at_vm_peak = loads[perm][:, vpeak_t[v], dims] + vpeak[v]
                 possible &= (at_host_peak <= lim).all(axis=1)
                 possible &= (at_vm_peak <= lim).all(axis=1)
             if g >= 0:
-                free = np.array([g not in occupied[h] for h in range(hosts)])
+                free = np.array([g not in occupied[h] for h in perm.tolist()])
                 sure &= free
                 possible &= free
             first_sure = int(np.argmax(sure)) if sure.any() else hosts
             cand = np.flatnonzero(possible[:first_sure] & ~sure[:first_sure])
             for i in range(0, len(cand), CHUNK):
-                idx = cand[i : i + CHUNK]
+                idx = perm[cand[i : i + CHUNK]]
                 stat = _step_stat(loads[idx] + norm[v], quantile)  # (c, D)
                 ok = np.flatnonzero((stat <= lim).all(axis=1))
                 if ok.size:
                     chosen = int(idx[ok[0]])
                     break
             if chosen < 0 and first_sure < hosts:
-                chosen = first_sure
+                chosen = int(perm[first_sure])
         if chosen < 0:
+            if n_hosts is not None:
+                return None, n_hosts
             if hosts == cap:
                 cap *= 2
                 loads = np.concatenate([loads, np.empty_like(loads)])
@@ -178,9 +221,6 @@ def hosts_needed_peak_sum(
     return hosts
 
 
-__all__ = ["first_fit_series", "hosts_needed_peak_sum", "replay", "series_lower_bounds"]
-
-
 def failover_on_curves(
     demand: npt.NDArray[np.floating],
     assignment: npt.NDArray[np.int64],
@@ -188,78 +228,101 @@ def failover_on_curves(
     capacity: npt.NDArray[np.float64],
     *,
     failures: int = 1,
-    failover_limit: float = 1.0,
+    failover_limit: float | npt.NDArray[np.float64] = 1.0,
     groups: npt.NDArray[np.int64] | None = None,
     base_load: npt.NDArray[np.float64] | None = None,
-) -> list[dict[str, object]]:
+    quantile: float | None = None,
+    report_dims: npt.NDArray[np.bool_] | None = None,
+    stop_at_first_failure: bool = False,
+    on_scenario: Callable[[], None] | None = None,
+) -> list[dict[str, Any]]:
     """For every set of ``failures`` hosts, re-place their VMs on the survivors using the curves.
 
     Each displaced VM (largest peak first) goes to the survivor with the lowest
-    current peak on which the whole curve stays within ``failover_limit`` x
-    capacity; if none can take it, to the survivor where the resulting peak is
-    lowest, and the scenario records how far over 100 % that goes. Anti-affinity
-    groups are kept where possible. The input placement is not modified.
+    current peak on which the curve stays within ``failover_limit`` x capacity
+    at every step (or at the ``quantile`` of steps); if none can take it, to the
+    survivor where the resulting peak is lowest, and the scenario records it as
+    forced. Anti-affinity groups are kept where possible. The input placement is
+    not modified.
 
     Returns one row per scenario: ``failed`` (host indices), ``moves`` ({vm index:
     host index}), ``unplaced_within_limit`` (VM indices forced over the limit),
-    ``worst_host``, ``worst_step``, ``worst_util`` (highest utilization of any
-    survivor at any step, any dimension) and ``steps_over_100`` (survivor-steps
-    above 100 %).
+    ``worst_host``, ``worst_step``, ``worst_dim`` (index), ``worst_util``
+    (highest utilization of any survivor at any step over ``report_dims``,
+    default all), ``steps_over_100`` (survivor-steps above 100 % on those
+    dimensions) and ``survivor_peak`` ({host index: per-dimension peak
+    utilization} for the survivors that received VMs).
     """
     import itertools
 
     n, t, d = demand.shape
     groups = np.full(n, -1, dtype=np.int64) if groups is None else groups
     base = np.zeros(d) if base_load is None else np.asarray(base_load, dtype=float)
+    limit = np.broadcast_to(np.asarray(failover_limit, dtype=float), (d,))
+    shown = np.ones(d, dtype=bool) if report_dims is None else report_dims
     norm = (demand / capacity).astype(np.float32)  # utilization units
     host_load = np.zeros((n_hosts, t, d), dtype=np.float32)
     np.add.at(host_load, assignment, norm)
     host_load += (base / capacity).astype(np.float32)
-    vpeak = norm.max(axis=1).max(axis=1)
-    lim = failover_limit * (1 + 1e-6)
-    rows: list[dict[str, object]] = []
+    scale = (1.0 / limit).astype(np.float32)  # to units of the failover limit
+    vpeak = (norm * scale).max(axis=1).max(axis=1)
+    lim = 1.0 + 1e-6
+    rows: list[dict[str, Any]] = []
     for failed in itertools.combinations(range(n_hosts), failures):
         survivors = [h for h in range(n_hosts) if h not in failed]
+        displaced = np.flatnonzero(np.isin(assignment, failed))
         if not survivors:
             rows.append(
                 {
                     "failed": list(failed),
                     "moves": {},
-                    "unplaced_within_limit": [],
+                    "unplaced_within_limit": displaced.tolist(),
                     "worst_host": None,
                     "worst_step": None,
+                    "worst_dim": None,
                     "worst_util": float("inf"),
                     "steps_over_100": 0,
+                    "survivor_peak": {},
                 }
             )
+            if on_scenario is not None:
+                on_scenario()
+            if stop_at_first_failure:
+                break
             continue
         loads = host_load[survivors].copy()  # (S, T, D)
         occupied = [set(groups[assignment == h].tolist()) - {-1} for h in survivors]
-        displaced = np.flatnonzero(np.isin(assignment, failed))
         displaced = displaced[np.argsort(-vpeak[displaced], kind="stable")]
         moves: dict[int, int] = {}
         forced: list[int] = []
         for v in displaced:
             g = int(groups[v])
-            peaks = loads.max(axis=(1, 2))
+            peaks = (loads * scale).max(axis=(1, 2))
             order = np.argsort(peaks, kind="stable")
             allowed = [i for i in order if g < 0 or g not in occupied[i]] or list(order)
             chosen = -1
             for i in allowed:
-                if (loads[i] + norm[v]).max() <= lim:
+                trial = (loads[i] + norm[v]) * scale
+                if (_step_stat(trial, quantile) <= lim).all():
                     chosen = int(i)
                     break
             if chosen < 0:
                 forced.append(int(v))
                 chosen = int(
-                    min(allowed, key=lambda i: float((loads[i] + norm[v]).max()))
+                    min(
+                        allowed,
+                        key=lambda i: float(((loads[i] + norm[v]) * scale).max()),
+                    )
                 )
             loads[chosen] += norm[v]
             if g >= 0:
                 occupied[chosen].add(g)
             moves[int(v)] = survivors[chosen]
-        flat = int(np.argmax(loads))
-        s_idx, step, _ = np.unravel_index(flat, loads.shape)
+        view = np.where(shown, loads, -np.inf)
+        flat = int(np.argmax(view))
+        s_idx, step, dim = np.unravel_index(flat, loads.shape)
+        received = sorted({s for s in moves.values()})
+        peak_of = loads.max(axis=1)  # (S, D)
         rows.append(
             {
                 "failed": list(failed),
@@ -267,8 +330,27 @@ def failover_on_curves(
                 "unplaced_within_limit": forced,
                 "worst_host": survivors[int(s_idx)],
                 "worst_step": int(step),
-                "worst_util": float(loads.reshape(-1)[flat]),
-                "steps_over_100": int((loads > 1 + 1e-6).any(axis=2).sum()),
+                "worst_dim": int(dim),
+                "worst_util": float(loads[s_idx, step, dim]),
+                "steps_over_100": int((loads[:, :, shown] > 1 + 1e-6).any(axis=2).sum()),
+                "survivor_peak": {
+                    h: peak_of[survivors.index(h)].astype(float).tolist()
+                    for h in received
+                },
             }
         )
+        if on_scenario is not None:
+            on_scenario()
+        if forced and stop_at_first_failure:
+            break
     return rows
+
+
+__all__ = [
+    "failover_on_curves",
+    "first_fit_series",
+    "fit_curves",
+    "hosts_needed_peak_sum",
+    "replay",
+    "series_lower_bounds",
+]
