@@ -1,0 +1,468 @@
+"""``vsizer collect``: sample the local machine with psutil into a series store.
+
+For servers that have no monitoring. Every ``interval_s`` seconds (scheduled on
+the monotonic clock, so the sampling does not drift) one sample of the
+metrics below is appended to a journal in ``STORE/journal/`` and fsynced
+before it is reported; every ``segment_samples`` samples, at a clean exit
+(count or duration reached, SIGTERM, SIGINT/Ctrl-C) and at the next start
+after a crash, the journal is sealed into a Parquet part. A ``kill -9`` thus
+loses at most the sample being written. Memory stays bounded: the collector
+keeps only the previous counter reading; the journal is re-read from disk to
+seal it (at most one segment).
+
+Metrics (canonical names and units of :data:`vsizer.series.model.METRICS`),
+defined as the node_exporter reader defines them so collected and scraped
+series compare:
+
+==================== ==========================================================
+``cpu_util``         1 - delta(idle) / delta(total CPU time), all CPUs
+                     (``psutil.cpu_times``); iowait counts as busy, as in the
+                     sysstat (100 - %idle) and node_exporter readers; guest
+                     time is already inside user/nice and is not added twice
+``mem_used_gib``     (total - available) / 2^30 (``psutil.virtual_memory``;
+                     "available" is the kernel's MemAvailable on Linux)
+``mem_capacity_gib`` total / 2^30
+``disk_iops``        delta(reads + writes completed) / delta(t), whole disks
+``disk_mb_s``        delta(bytes read + written) / 10^6 / delta(t)
+``net_mbps``         delta(bytes received + sent) x 8 / 10^6 / delta(t)
+==================== ==========================================================
+
+Rates cover the interval ending at the sample's time (the first sample comes
+one interval after the start). Disks: ``psutil.disk_io_counters(perdisk=True)``
+minus the devices matching :data:`DEFAULT_DISK_EXCLUDE` (partitions, loop, ram,
+zram, device-mapper and md devices, floppies and CD-ROMs), so I/O is counted
+once, on the physical disk. Network: ``net_io_counters(pernic=True)`` minus the
+loopback (:data:`COLLECT_NET_EXCLUDE`); bridges and veth pairs of containers
+are counted like any interface (pass ``net_exclude`` to leave them out). A
+counter that goes down (device reset or replaced) contributes nothing to
+that interval. The collector opens no socket and listens on nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import signal
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType
+from typing import Any, Protocol
+
+from vsizer._validation import Interval, check_param
+from vsizer.errors import ConfigError, SeriesError
+from vsizer.series._journal import JournalWriter, is_locked
+from vsizer.series.prometheus import DEFAULT_DISK_EXCLUDE
+from vsizer.series.store import PartInfo, SeriesStore, safe_name
+
+__all__ = [
+    "COLLECT_NET_EXCLUDE",
+    "DEFAULT_DISK_EXCLUDE",
+    "CollectReport",
+    "PsutilSampler",
+    "Reading",
+    "Sample",
+    "collect",
+    "parse_duration",
+    "rates",
+]
+
+#: Network interfaces left out: the loopback (Linux ``lo``, BSD/macOS ``lo0``,
+#: Windows ``Loopback Pseudo-Interface 1``).
+COLLECT_NET_EXCLUDE = r"^(lo\d*|Loopback Pseudo-Interface \d+)$"
+_GIB = 2.0**30
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Counters read at one instant.
+
+    Attributes
+    ----------
+    mono_s : float
+        ``time.monotonic()`` at the reading [s].
+    cpu_total_s, cpu_idle_s : float
+        CPU time since boot, all CPUs, total and idle [s].
+    disk : mapping of device -> (operations, bytes)
+        Completed reads + writes and bytes read + written, per included disk.
+    net : mapping of interface -> bytes
+        Bytes received + sent, per included interface.
+    mem_total, mem_available : float
+        [bytes].
+    """
+
+    mono_s: float
+    cpu_total_s: float
+    cpu_idle_s: float
+    disk: Mapping[str, tuple[float, float]]
+    net: Mapping[str, float]
+    mem_total: float
+    mem_available: float
+
+
+def rates(prev: Reading, cur: Reading) -> dict[str, float]:
+    """Metric values for the interval from *prev* to *cur* (definitions: module doc).
+
+    Returns
+    -------
+    dict of str -> float
+        ``cpu_util`` [fraction], ``mem_used_gib``, ``mem_capacity_gib`` [GiB],
+        ``disk_iops`` [IOPS], ``disk_mb_s`` [MB/s], ``net_mbps`` [Mbit/s]. A
+        rate is left out when it cannot be told (no time elapsed, no CPU time
+        counted, no disk or interface in both readings).
+    """
+    out: dict[str, float] = {}
+    dt = cur.mono_s - prev.mono_s
+    d_total = cur.cpu_total_s - prev.cpu_total_s
+    if d_total > 0:
+        busy = 1.0 - (cur.cpu_idle_s - prev.cpu_idle_s) / d_total
+        out["cpu_util"] = min(1.0, max(0.0, busy))
+    if cur.mem_total > 0:
+        out["mem_used_gib"] = (cur.mem_total - cur.mem_available) / _GIB
+        out["mem_capacity_gib"] = cur.mem_total / _GIB
+    if dt > 0:
+        common = [d for d in cur.disk if d in prev.disk]
+        if common:
+            ops = sum(max(0.0, cur.disk[d][0] - prev.disk[d][0]) for d in common)
+            nbytes = sum(max(0.0, cur.disk[d][1] - prev.disk[d][1]) for d in common)
+            out["disk_iops"] = ops / dt
+            out["disk_mb_s"] = nbytes / 1e6 / dt
+        nics = [n for n in cur.net if n in prev.net]
+        if nics:
+            nbytes = sum(max(0.0, cur.net[n] - prev.net[n]) for n in nics)
+            out["net_mbps"] = nbytes * 8 / 1e6 / dt
+    return out
+
+
+class Sampler(Protocol):
+    def read(self) -> Reading: ...
+
+
+class PsutilSampler:
+    """Read the local machine's counters with psutil.
+
+    Parameters
+    ----------
+    disk_exclude, net_exclude : str
+        Regular expressions of device / interface names left out.
+    """
+
+    def __init__(
+        self,
+        disk_exclude: str = DEFAULT_DISK_EXCLUDE,
+        net_exclude: str = COLLECT_NET_EXCLUDE,
+    ) -> None:
+        try:
+            import psutil
+        except ImportError:  # pragma: no cover - the test environment has the extra
+            raise ConfigError(
+                "vsizer collect needs psutil: pip install 'vsizer[series]'"
+            ) from None
+        self._psutil = psutil
+        self.disk_re = _compile("disk_exclude", disk_exclude)
+        self.net_re = _compile("net_exclude", net_exclude)
+
+    def read(self) -> Reading:
+        ps = self._psutil
+        t = ps.cpu_times()
+        total = sum(t)
+        # Linux counts guest time inside user and nice as well (psutil docs)
+        total -= getattr(t, "guest", 0.0) + getattr(t, "guest_nice", 0.0)
+        disks = ps.disk_io_counters(perdisk=True) or {}
+        nics = ps.net_io_counters(pernic=True) or {}
+        mem = ps.virtual_memory()
+        return Reading(
+            mono_s=time.monotonic(),
+            cpu_total_s=float(total),
+            cpu_idle_s=float(t.idle),
+            disk={
+                name: (
+                    float(c.read_count + c.write_count),
+                    float(c.read_bytes + c.write_bytes),
+                )
+                for name, c in disks.items()
+                if not self.disk_re.match(name)
+            },
+            net={
+                name: float(c.bytes_recv + c.bytes_sent)
+                for name, c in nics.items()
+                if not self.net_re.match(name)
+            },
+            mem_total=float(mem.total),
+            mem_available=float(mem.available),
+        )
+
+
+def _compile(name: str, pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise ConfigError(
+            f"The '{name}' parameter of collect must be a regular expression. "
+            f"Got {pattern!r} instead ({exc})."
+        ) from None
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One sample written: UTC time, values, how many written so far, journal."""
+
+    time: datetime
+    values: dict[str, float]
+    index: int
+    journal: Path
+
+
+@dataclass
+class CollectReport:
+    """What a :func:`collect` run did."""
+
+    server: str
+    store: Path
+    samples: int = 0
+    resumed: list[PartInfo] = field(default_factory=list)
+    sealed: list[PartInfo] = field(default_factory=list)
+    stopped_by: str = ""
+
+
+class _Wake(Exception):
+    """Raised by the signal handler to cut a sleep short."""
+
+
+class _Stop:
+    """SIGTERM/SIGINT set a flag; a sleep in progress is cut short."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.signal: int | None = None
+        self._sleeping = False
+        self._saved: dict[int, Any] = {}
+
+    def _handler(self, signum: int, frame: FrameType | None) -> None:
+        self.requested = True
+        self.signal = signum
+        if self._sleeping:
+            self._sleeping = False
+            raise _Wake
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return  # signal handlers can only be set in the main thread
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            self._saved[sig] = signal.signal(sig, self._handler)
+
+    def restore(self) -> None:
+        for sig, old in self._saved.items():
+            signal.signal(sig, old)
+        self._saved.clear()
+
+    def sleep(self, seconds: float) -> None:
+        try:
+            self._sleeping = True
+            if not self.requested and seconds > 0:
+                time.sleep(seconds)
+            self._sleeping = False
+        except _Wake:
+            self._sleeping = False
+
+
+def parse_duration(text: str | float, option: str = "interval") -> float:
+    """Seconds in ``'30s'``, ``'500ms'``, ``'5min'``, ``'5m'``, ``'1h'``, ``'2d'`` or a number.
+
+    Raises
+    ------
+    ConfigError
+        Not a positive duration.
+    """
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        value = float(text)
+    else:
+        m = re.fullmatch(
+            r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|sec|m|min|h|d)?\s*", str(text), re.I
+        )
+        if not m:
+            raise ConfigError(
+                f"The '--{option}' option must be a duration such as 30s, 5min or 1h. "
+                f"Got {text!r} instead."
+            )
+        scale = {
+            None: 1.0,
+            "ms": 1e-3,
+            "s": 1.0,
+            "sec": 1.0,
+            "m": 60.0,
+            "min": 60.0,
+            "h": 3600.0,
+            "d": 86400.0,
+        }
+        unit = m.group(2).lower() if m.group(2) else None
+        value = float(m.group(1)) * scale[unit]
+    if not (value > 0 and math.isfinite(value)):
+        raise ConfigError(
+            f"The '--{option}' option must be a duration greater than zero. "
+            f"Got {text!r} instead."
+        )
+    return value
+
+
+def _journal_name(server: str) -> str:
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    return f"{safe_name(server)}-{stamp}-{os.getpid()}.jsonl"
+
+
+def collect(
+    store: str | os.PathLike[str] | SeriesStore,
+    interval_s: float,
+    duration_s: float | None = None,
+    count: int | None = None,
+    server: str | None = None,
+    on_sample: Callable[[Sample], None] | None = None,
+    *,
+    on_event: Callable[[str, Any], None] | None = None,
+    segment_samples: int = 720,
+    sampler: Sampler | None = None,
+) -> CollectReport:
+    """Sample this machine every *interval_s* seconds into a series store.
+
+    Parameters
+    ----------
+    store : path or SeriesStore
+        Store directory; created if absent. Journals left by a crash or a
+        ``kill -9`` are sealed first (the run resumes the same store).
+    interval_s : float
+        Sampling interval [s], > 0.
+    duration_s : float, optional
+        Stop after this long [s] (the last sample is at or before it).
+    count : int, optional
+        Stop after this many samples. Without count and duration: until
+        SIGTERM or SIGINT.
+    server : str, optional
+        Server name of the samples; default the host name.
+    on_sample : callable, optional
+        Called with each :class:`Sample` after it is on disk (fsynced).
+    on_event : callable, optional
+        ``on_event(name, detail)``: ``'resumed'`` (list of PartInfo sealed from
+        journals left behind), ``'sealed'`` (PartInfo of a sealed segment, or
+        None when it was empty).
+    segment_samples : int
+        Samples per journal before it is sealed into a part (default 720:
+        6 h at 30 s).
+    sampler : object with ``read() -> Reading``, optional
+        Default :class:`PsutilSampler`.
+
+    Returns
+    -------
+    CollectReport
+
+    Raises
+    ------
+    ConfigError
+        A parameter out of range; psutil missing.
+    SeriesError
+        The store cannot be opened, or another collector writes the same
+        server into it.
+    """
+    where = "collect"
+    check_param("interval_s", interval_s, Interval(float, 0, None, "neither"), where)
+    if duration_s is not None:
+        check_param(
+            "duration_s", duration_s, Interval(float, 0, None, "neither"), where
+        )
+    if count is not None:
+        check_param("count", count, Interval(int, 1, None), where)
+    check_param("segment_samples", segment_samples, Interval(int, 1, None), where)
+    st = store if isinstance(store, SeriesStore) else SeriesStore.create(store)
+    name = server or socket.gethostname()
+    if not name.strip():
+        raise ConfigError(
+            "The 'server' parameter of collect must be a non-empty name. Got '' instead."
+        )
+    smp = sampler or PsutilSampler()
+    report = CollectReport(server=name, store=st.path)
+    report.resumed = st.seal_stale_journals()
+    _check_no_live_collector(st, name)
+    if on_event:
+        on_event("resumed", report.resumed)
+
+    st.journal_dir.mkdir(parents=True, exist_ok=True)
+    stop = _Stop()
+    stop.install()
+    writer: JournalWriter | None = None
+    try:
+        writer = JournalWriter(st.journal_dir / _journal_name(name), name, interval_s)
+        prev = smp.read()
+        t0 = prev.mono_s
+        k = 0
+        while True:
+            if count is not None and report.samples >= count:
+                report.stopped_by = "count"
+                break
+            k += 1
+            if duration_s is not None and k * interval_s > duration_s + 1e-9:
+                report.stopped_by = "duration"
+                break
+            now = time.monotonic()
+            # fell behind (suspend, slow disk): skip the ticks missed
+            if t0 + k * interval_s < now:
+                k = int((now - t0) // interval_s) + 1
+                if duration_s is not None and k * interval_s > duration_s + 1e-9:
+                    report.stopped_by = "duration"
+                    break
+            stop.sleep(t0 + k * interval_s - time.monotonic())
+            if stop.requested:
+                break
+            cur = smp.read()
+            stamp = datetime.now(UTC)
+            values = rates(prev, cur)
+            prev = cur
+            writer.append(stamp, values)
+            report.samples += 1
+            if on_sample:
+                on_sample(Sample(stamp, values, report.samples, writer.path))
+            if writer.samples >= segment_samples:
+                writer.close()
+                _seal(st, writer.path, report, on_event)
+                writer = JournalWriter(
+                    st.journal_dir / _journal_name(name), name, interval_s
+                )
+        if stop.requested:
+            sig = stop.signal
+            report.stopped_by = signal.Signals(sig).name if sig else "signal"
+    finally:
+        try:
+            if writer is not None:
+                writer.close()
+                _seal(st, writer.path, report, on_event)
+        finally:
+            stop.restore()
+    return report
+
+
+def _seal(
+    st: SeriesStore,
+    path: Path,
+    report: CollectReport,
+    on_event: Callable[[str, Any], None] | None,
+) -> None:
+    info = st.seal_journal(path)
+    if info is not None:
+        report.sealed.append(info)
+    if on_event:
+        on_event("sealed", info)
+
+
+def _check_no_live_collector(st: SeriesStore, server: str) -> None:
+    pattern = re.compile(
+        rf"^{re.escape(safe_name(server))}-\d{{8}}T\d{{12}}Z-\d+\.jsonl$"
+    )
+    for path in st.journal_paths():
+        if pattern.match(path.name) and is_locked(path):
+            raise SeriesError(
+                f"{st.path}: another vsizer collect is writing server {server!r} "
+                f"into this store (journal/{path.name}); stop it or give --server"
+            )
