@@ -1,9 +1,429 @@
-"""CLI commands: performance models, fit and predict."""
+"""CLI commands: performance models, fit and predict.
+
+``vsizer model cpu|disk|network|queue|platform`` evaluates one model for what-if
+inputs; ``vsizer fit`` calibrates a model on measured samples and saves a
+profile; ``vsizer predict`` adds per-VM and per-host predictions to a plan.
+"""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+
+from vsizer._cli_common import _fail, err, out
+from vsizer._validation import Interval, OneOf, check_param
+from vsizer.errors import InputError, VsizerError
+
+model_app = typer.Typer(
+    help="What-if evaluation of the overhead models (CPU, disk, network, queueing).",
+    no_args_is_help=True,
+)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+ProfileOpt = Annotated[
+    Path | None,
+    typer.Option("--profile", help="Profile (.json/.toml) from 'vsizer fit' or by hand."),
+]
+
+
+def _row(table: Table, *cells: str) -> None:
+    """Add a row of plain text (user strings are never read as rich markup)."""
+    table.add_row(*(escape(str(c)) for c in cells))
+
+
+def _emit(result: dict[str, Any], as_json: bool, rows: list[tuple[str, Any]]) -> None:
+    if as_json:
+        out.print_json(json.dumps(result, ensure_ascii=False, sort_keys=False))
+    else:
+        table = Table(show_header=False, box=None)
+        for label, value in rows:
+            _row(table, label, "-" if value is None else str(value))
+        out.print(table)
+        out.print(f"source: {result.get('source', '')}", markup=False, highlight=False)
+    for line in result.get("warnings", []):
+        err.print(f"warning: {line}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _load_profile(path: Path | None) -> Any:
+    from vsizer.profile import Profile, load_profile
+
+    return load_profile(path) if path else Profile()
+
+
+@model_app.command("cpu")
+def model_cpu(
+    vms: Annotated[int, typer.Option("--vms", help="Running VMs (or vCPUs).")],
+    physical_cpus: Annotated[
+        int, typer.Option("--physical-cpus", help="Physical CPU cores of the host.")
+    ],
+    total_util_pct: Annotated[
+        float,
+        typer.Option("--total-util-pct", help="Total VM CPU utilization [% of one CPU]."),
+    ],
+    basis: Annotated[
+        str,
+        typer.Option(help="'demand' (what the workloads need) or 'guest' (summed guest-reported, as DESIGN §6.1)."),
+    ] = "demand",
+    profile: ProfileOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Per-VM CPU performance relative to one VM alone (DESIGN.md §6.1).
+
+    Example:
+
+        vsizer model cpu --vms 12 --physical-cpus 4 --total-util-pct 900 --json
+    """
+    from vsizer.models.whatif import cpu_whatif
+
+    try:
+        where = "model cpu"
+        check_param("vms", vms, Interval(int, 1, None), where)
+        check_param("physical_cpus", physical_cpus, Interval(int, 1, None), where)
+        check_param("total_util_pct", total_util_pct, Interval(float, 0, None), where)
+        check_param("basis", basis, OneOf(("demand", "guest")), where)
+        coeff = _load_profile(profile).cpu_coefficients()
+        res = cpu_whatif(vms, physical_cpus, total_util_pct, basis, coeff)
+    except VsizerError as exc:
+        raise _fail(exc) from None
+    _emit(res, as_json, [
+        ("relative to a single VM alone", res["relative_to_single_vm"]),
+        ("relative performance (Pentium III = 1)", res["relative_performance"]),
+        ("total demand [% of one CPU]", res["demand_pct"]),
+        ("guest-reported total [%]", res["guest_reported_util_pct"]),
+        ("overcommit (demand / CPUs)", res["overcommit"]),
+    ])
+
+
+@model_app.command("disk")
+def model_disk(
+    access_spec: Annotated[
+        str,
+        typer.Option("--access-spec", help="sequential_read, sequential_write, database or file_server."),
+    ] = "database",
+    queue_depth: Annotated[float, typer.Option("--queue-depth", help="Outstanding I/Os.")] = 1.0,
+    backing: Annotated[str, typer.Option(help="pass-through or file.")] = "file",
+    vms_on_volume: Annotated[
+        int, typer.Option("--vms-on-volume", help="VMs doing I/O on the volume(s).")
+    ] = 1,
+    volumes: Annotated[int, typer.Option(help="Volumes the VMs are spread over.")] = 1,
+    disk_format: Annotated[
+        str, typer.Option("--format", help="volume, preallocated or sparse.")
+    ] = "preallocated",
+    write_cache: Annotated[
+        bool, typer.Option("--write-cache/--no-write-cache", help="Controller write cache.")
+    ] = True,
+    write_fraction: Annotated[
+        float, typer.Option("--write-fraction", help="Share of writes [fraction].")
+    ] = 0.33,
+    nfs: Annotated[
+        str | None, typer.Option(help="VM disk on NFS: read-write or read-only.")
+    ] = None,
+    rsize_kb: Annotated[
+        float | None, typer.Option("--rsize-kb", help="NFS rsize/wsize [KiB].")
+    ] = None,
+    nfs_cache_short: Annotated[
+        bool, typer.Option("--nfs-cache-short", help="NFS server cache < working set.")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Disk throughput VM / native, volume contention, format and NFS (DESIGN.md §6.2).
+
+    Example:
+
+        vsizer model disk --access-spec sequential_read --queue-depth 2 --backing pass-through --vms-on-volume 4
+    """
+    from vsizer.models.whatif import disk_whatif
+
+    try:
+        where = "model disk"
+        check_param("access_spec", access_spec, OneOf(("sequential_read", "sequential_write", "database", "file_server")), where)
+        check_param("queue_depth", queue_depth, Interval(float, 1, None), where)
+        check_param("backing", backing, OneOf(("pass-through", "file")), where)
+        check_param("vms_on_volume", vms_on_volume, Interval(int, 1, None), where)
+        check_param("volumes", volumes, Interval(int, 1, None), where)
+        check_param("format", disk_format, OneOf(("volume", "preallocated", "sparse")), where)
+        check_param("write_fraction", write_fraction, Interval(float, 0, 1), where)
+        if nfs is not None:
+            check_param("nfs", nfs, OneOf(("read-write", "read-only")), where)
+        res = disk_whatif(access_spec, queue_depth, backing, vms_on_volume, volumes,
+                          disk_format, write_cache, write_fraction, nfs, rsize_kb,
+                          nfs_cache_short)
+    except VsizerError as exc:
+        raise _fail(exc) from None
+    _emit(res, as_json, [
+        ("throughput VM / native", res["throughput_ratio"]),
+        ("share of a volume per VM", res["volume_share"]),
+        ("guest-reported utilization x", res["guest_util_inflation"]),
+        ("guest-reported utilization trustworthy", res["guest_util_trustworthy"]),
+        ("format risk", f"{res['format_risk']}: {res['format_reason']}"),
+        ("NFS / local", res["nfs_ratio"]),
+    ])
+
+
+@model_app.command("network")
+def model_network(
+    nic_gbps: Annotated[float, typer.Option("--nic-gbps", help="NIC speed [Gbit/s].")] = 1.0,
+    direction: Annotated[str, typer.Option(help="send or receive.")] = "send",
+    vmq: Annotated[bool, typer.Option("--vmq/--no-vmq", help="VM queues on the NIC.")] = False,
+    senders: Annotated[int, typer.Option(help="VM-to-VM: sending VMs.")] = 1,
+    receivers: Annotated[int, typer.Option(help="VM-to-VM: receiving VMs.")] = 1,
+    xen_vms: Annotated[
+        int | None, typer.Option("--xen-vms", help="Xen: VMs running at once.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Network throughput: wire limit, VM-to-VM, VMQ, Xen (DESIGN.md §6.3).
+
+    Example:
+
+        vsizer model network --nic-gbps 10 --vmq --senders 4 --xen-vms 1
+    """
+    from vsizer.models.whatif import network_whatif
+
+    try:
+        where = "model network"
+        check_param("nic_gbps", nic_gbps, Interval(float, 0, None, "neither"), where)
+        check_param("direction", direction, OneOf(("send", "receive")), where)
+        check_param("senders", senders, Interval(int, 1, None), where)
+        check_param("receivers", receivers, Interval(int, 1, None), where)
+        if xen_vms is not None:
+            check_param("xen_vms", xen_vms, Interval(int, 1, None), where)
+        res = network_whatif(nic_gbps, direction, vmq, senders, receivers, xen_vms)
+    except VsizerError as exc:
+        raise _fail(exc) from None
+    _emit(res, as_json, [
+        ("wire limit [Mbit/s]", res["wire_limit_mbps"]),
+        ("VM-to-VM total [Mbit/s]", res["vm_to_vm_mbps"]),
+        ("Xen VMs / physical", res["xen_relative_throughput"]),
+    ])
+
+
+@model_app.command("queue")
+def model_queue(
+    service_ms: Annotated[float, typer.Option("--service-ms", help="Service time per request [ms].")],
+    arrival_rate: Annotated[
+        float | None, typer.Option("--arrival-rate", help="Open model: requests per second.")
+    ] = None,
+    servers: Annotated[int, typer.Option(help="Servers (vCPUs) c.")] = 1,
+    clients: Annotated[
+        int | None, typer.Option(help="Closed model: client threads N.")
+    ] = None,
+    think_ms: Annotated[float, typer.Option("--think-ms", help="Closed model: think time [ms].")] = 0.0,
+    as_json: JsonOpt = False,
+) -> None:
+    """Response time: open M/M/1, M/M/c (Erlang C) or closed loop (MVA with think time).
+
+    Example:
+
+        vsizer model queue --service-ms 10 --arrival-rate 150 --servers 2
+        vsizer model queue --service-ms 10 --clients 100 --think-ms 100
+    """
+    from vsizer.models.whatif import queue_whatif
+
+    try:
+        where = "model queue"
+        check_param("service_ms", service_ms, Interval(float, 0, None, "neither"), where)
+        check_param("servers", servers, Interval(int, 1, None), where)
+        check_param("think_ms", think_ms, Interval(float, 0, None), where)
+        if (arrival_rate is None) == (clients is None):
+            from vsizer.errors import ConfigError
+
+            raise ConfigError("model queue: give either --arrival-rate (open) or --clients (closed).")
+        if arrival_rate is not None:
+            check_param("arrival_rate", arrival_rate, Interval(float, 0, None), where)
+        if clients is not None:
+            check_param("clients", clients, Interval(int, 1, None), where)
+        res = queue_whatif(service_ms, arrival_rate, servers, clients, think_ms)
+    except VsizerError as exc:
+        raise _fail(exc) from None
+    _emit(res, as_json, [(k.replace("_", " "), v) for k, v in res.items()
+                         if k not in ("inputs", "warnings", "source", "model")])
+
+
+@model_app.command("platform")
+def model_platform(as_json: JsonOpt = False) -> None:
+    """List the named platform scenarios of DESIGN.md §6.4 with their factors.
+
+    Example:
+
+        vsizer model platform --json
+    """
+    from dataclasses import asdict
+
+    from vsizer.models.platform import SCENARIOS
+
+    if as_json:
+        out.print_json(json.dumps([asdict(s) for s in SCENARIOS.values()], ensure_ascii=False))
+        return
+    table = Table("scenario", "factor", "power", "description")
+    for s in SCENARIOS.values():
+        power = (f"+{s.power_delta_w:g} W" if s.power_delta_w is not None
+                 else f"x{s.power_ratio:g}" if s.power_ratio is not None else "")
+        _row(table, s.name, (">= " if s.lower_bound else "") + f"{s.factor:g}", power, s.description)
+    out.print(table)
+
+
+def fit(
+    measurements: Annotated[Path, typer.Argument(help="Measurement CSV (columns in docs/models.md).")],
+    model: Annotated[str, typer.Option("--model", help="cpu, disk or network.")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Profile to write (.json or .toml).")
+    ] = None,
+    profile: Annotated[
+        Path | None, typer.Option("--profile", help="Existing profile to update.")
+    ] = None,
+    confidence: Annotated[float, typer.Option(help="Confidence level of the intervals.")] = 0.95,
+    as_json: JsonOpt = False,
+) -> None:
+    """Fit a model's parameters to measured samples; print estimates and predicted vs measured.
+
+    Example:
+
+        vsizer fit bench-results.csv --model cpu -o site-profile.json
+    """
+    from vsizer.models.fit import FITTERS
+    from vsizer.models.measurements import read_measurements
+    from vsizer.profile import save_profile
+
+    try:
+        check_param("model", model, OneOf(tuple(FITTERS)), "fit")
+        check_param("confidence", confidence, Interval(float, 0, 1, "neither"), "fit")
+        frame = read_measurements(measurements, model)
+        result = FITTERS[model](frame, confidence)
+        base = _load_profile(profile)
+        doc = result.to_dict()
+        report = {"file": measurements.name, "confidence": confidence,
+                  "samples": len(doc["samples"]), "parameters": doc["parameters"],
+                  "notes": doc["notes"]}
+        new = base.with_fit(model, result.profile_section, report)
+        if base.source == "defaults":
+            new = type(new)(**{**new.__dict__, "source": f"vsizer fit {measurements.name}"})
+        if output:
+            save_profile(new, output)
+    except VsizerError as exc:
+        raise _fail(exc) from None
+    if as_json:
+        out.print_json(json.dumps(doc, ensure_ascii=False))
+    else:
+        est = Table("parameter", "value", f"{confidence:.0%} CI", "std. error", "n",
+                    title=f"{model} fit: {measurements.name}")
+        for name, e in doc["parameters"].items():
+            _row(est, name, f"{e['value']:.4g}", f"[{e['ci_low']:.4g}, {e['ci_high']:.4g}]",
+                        f"{e['stderr']:.3g}", str(e["n"]))
+        out.print(est)
+        cmp = Table("row", "experiment", "sample", "measured", "predicted", "residual",
+                    "used for", title="predicted vs measured")
+        for s in doc["samples"]:
+            _row(cmp, str(s["row"]), s["experiment"], s["label"], f"{s['measured']:.4g}",
+                        f"{s['predicted']:.4g}", f"{s['residual']:+.3g}", s["used_for"])
+        out.print(cmp)
+        for note in doc["notes"]:
+            out.print(f"note: {note}", markup=False, highlight=False)
+    if output:
+        err.print(f"wrote {output}", markup=False, highlight=False)
+
+
+def predict(
+    plan: Annotated[Path, typer.Argument(help="Plan JSON written by 'vsizer plan -o plan.json'.")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write the plan with 'predictions' (.json).")
+    ] = None,
+    profile: ProfileOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Predict per-VM performance and per-host risks of a plan.
+
+    Example:
+
+        vsizer predict vsizer-demo/plan.json --profile site-profile.json -o plan-predicted.json
+    """
+    from vsizer.predict import predict_plan
+
+    try:
+        if output is not None and output.suffix.lower() != ".json":
+            raise InputError(f"-o {output}: expected a .json file name, got '{output.suffix or 'no suffix'}'.")
+        doc = _read_plan(plan)
+        preds = predict_plan(doc, _load_profile(profile))
+    except VsizerError as exc:
+        raise _fail(exc) from None
+    doc["predictions"] = preds
+    if as_json:
+        out.print_json(json.dumps(preds, ensure_ascii=False))
+    else:
+        _print_predictions(preds)
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        err.print(f"wrote {output}", markup=False, highlight=False)
+
+
+def _read_plan(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the plan ({exc.strerror}).") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{path.name} line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})."
+        ) from None
+    if not isinstance(doc, dict):
+        raise InputError(f"{path.name}: expected a plan object, got {type(doc).__name__}.")
+    return doc
+
+
+def _fmt(v: Any, spec: str = ".3g") -> str:
+    return "-" if v is None else format(v, spec)
+
+
+def _table(title: str, *columns: str, no_wrap: int = 1) -> Table:
+    """A table whose first ``no_wrap`` columns (names) are never wrapped."""
+    t = Table(title=title, box=box.SIMPLE_HEAD)
+    for i, c in enumerate(columns):
+        t.add_column(c, no_wrap=i < no_wrap)
+    return t
+
+
+def _print_predictions(preds: dict[str, Any]) -> None:
+    vms = _table("per-VM predictions (CPU = performance vs one VM alone; "
+                 "resp x = response time vs the source server)",
+                 "VM", "host", "vCPU", "CPU", "util", "resp x", "disk", "disk risk",
+                 "net", no_wrap=2)
+    for v in preds["vms"]:
+        _row(vms, v["name"], v["host"], str(v["vcpus"]), _fmt(v["relative_cpu"]),
+             _fmt(v["cpu_util"], ".0%"), _fmt(v["response_time_inflation"]),
+             _fmt(v["disk_ratio"]), v["disk_risk"], v["network_risk"])
+    out.print(vms)
+    hosts = _table("per-host (demand in physical cores, ratio = demand / cores; net in Mbit/s)",
+                   "host", "VMs", "vCPU", "cores", "demand", "ratio", "VMs/vol",
+                   "net", "net limit", "risks")
+    for h in preds["hosts"]:
+        _row(hosts, h["id"], str(h["vm_count"]), str(h["vcpus"]),
+             str(h["physical_cores"]), _fmt(h["cpu_demand_cores"]),
+             _fmt(h["overcommit"]), str(h["vms_on_volume"]),
+             _fmt(h["net_mbps"], ".4g"), _fmt(h["net_limit_mbps"], ".4g"),
+             str(len(h["risks"])))
+    out.print(hosts)
+    if preds["warnings"]:
+        warn = _table("warnings", "scope", "name", "model", "reason", no_wrap=3)
+        for w in preds["warnings"]:
+            _row(warn, w["scope"], w["name"], w["model"], w["reason"])
+        out.print(warn)
+    else:
+        out.print("no warnings")
+    for a in preds["assumptions"]:
+        out.print(f"assumption: {a}", markup=False, highlight=False)
 
 
 def register(app: typer.Typer) -> None:
     """Add the performance models, fit and predict commands to *app*."""
+    app.add_typer(model_app, name="model")
+    app.command("fit")(fit)
+    app.command("predict")(predict)

@@ -42,6 +42,8 @@ def linear(util: npt.ArrayLike, idle_w: float, max_w: float) -> npt.NDArray[np.f
     ``P(u) = P_idle + (P_max - P_idle) * u`` [2]_. Valid for 0 <= u <= 1;
     values outside are clipped since a server cannot run beyond full load.
 
+    Validity: 0 <= util <= 1 (clipped); servers whose power is near-linear in load.
+
     References
     ----------
     .. [2] L. A. Barroso and U. Hölzle, IEEE Computer 40(12), 2007, :doi:`10.1109/MC.2007.443`.
@@ -71,6 +73,8 @@ def specpower_curve(
     -----
     Piecewise-linear interpolation between the published load points [1]_.
 
+    Validity: 0 <= util <= 1 (clipped); the measured server configuration.
+
     References
     ----------
     .. [1] SPEC, "SPECpower_ssj2008," https://www.spec.org/power_ssj2008/.
@@ -79,3 +83,44 @@ def specpower_curve(
         raise ValueError(f"a SPECpower curve has 11 points, got {len(curve_w)}")
     u = np.clip(np.asarray(util, dtype=float), 0.0, 1.0)
     return np.interp(u, SPECPOWER_LOADS, np.asarray(curve_w, dtype=float))
+
+
+def host_power_w(
+    util: npt.ArrayLike,
+    idle_w: float,
+    max_w: float,
+    curve_w: Sequence[float] | None = None,
+) -> npt.NDArray[np.float64]:
+    """Host power at ``util``: the SPECpower curve when known, else linear idle-max.
+
+    Parameters
+    ----------
+    util : array_like
+        CPU utilization [fraction]; clipped to [0, 1].
+    idle_w : float
+        Active-idle power [W] (used when ``curve_w`` is None).
+    max_w : float
+        Power at 100 % load [W] (used when ``curve_w`` is None).
+    curve_w : sequence of 11 floats, optional
+        SPECpower_ssj2008 curve [W].
+
+    Returns
+    -------
+    ndarray
+        Power [W].
+
+    Notes
+    -----
+    :func:`specpower_curve` when an 11-point curve is given [1]_, else
+    :func:`linear` [2]_ (DESIGN.md §7).
+
+    Validity: 0 <= util <= 1 (clipped); the curve's server configuration.
+
+    References
+    ----------
+    .. [1] SPEC, "SPECpower_ssj2008," https://www.spec.org/power_ssj2008/.
+    .. [2] L. A. Barroso and U. Hölzle, IEEE Computer 40(12), 2007, :doi:`10.1109/MC.2007.443`.
+    """
+    if curve_w is not None:
+        return specpower_curve(util, curve_w)
+    return linear(util, idle_w, max_w)

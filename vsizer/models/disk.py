@@ -1,0 +1,310 @@
+"""Virtual disk throughput: queue depth, volume contention, format, NFS backing.
+
+References
+----------
+.. [1] vsizer design brief, ``DESIGN.md`` §6.2 "Disk": contention (VMware ESX),
+   throughput vs queue depth (Hyper-V, Windows Server 2008 R2, access
+   specifications sequential 64 KB write/read, database 8 KB random 67 % read,
+   file server 64 KB random 67 % read, queue depths 1-32), virtual disk formats
+   (Xen), NFS-backed VM disks (PostgreSQL pgbench TPC-B and select-only).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
+from vsizer.models.range import warn_outside
+
+_D = OVERHEAD_MODEL_PARAMETERS["disk"]
+QUEUE_DEPTH: dict[str, Any] = _D["queue_depth"]
+ACCESS_SPECS = ("sequential_read", "sequential_write", "database", "file_server")
+BACKINGS = ("pass-through", "file")
+FORMATS: tuple[str, ...] = _D["format"]["order"]
+NFS_WORKLOADS = ("read-write", "read-only")
+_SRC_QD = "DESIGN.md §6.2, Hyper-V R2 queue depths 1-32"
+
+
+def throughput_ratio(
+    queue_depth: npt.ArrayLike,
+    access_spec: str,
+    backing: str = "file",
+    *,
+    parameters: dict[str, Any] | None = None,
+) -> npt.NDArray[np.float64]:
+    """Disk throughput of a VM relative to the same disk used natively.
+
+    Parameters
+    ----------
+    queue_depth : array_like
+        Outstanding I/Os [count].
+    access_spec : {'sequential_read', 'sequential_write', 'database', 'file_server'}
+        Access specification of §6.2: sequential 64 KB read / write, database
+        8 KB random 67 % read, file server 64 KB random 67 % read.
+    backing : {'pass-through', 'file'}
+        Pass-through physical disk or fixed-size file (VHD) on a volume.
+    parameters : dict, optional
+        Replacement for ``OVERHEAD_MODEL_PARAMETERS['disk']['queue_depth']``
+        (a fitted profile); same structure.
+
+    Returns
+    -------
+    ndarray
+        Throughput VM / native [fraction].
+
+    Notes
+    -----
+    ``ratio = 1`` for ``queue_depth >= q_sat``, else the published minimum
+    ``r_min`` [1]_: sequential read q_sat = 4, r_min = 0.77 pass-through / 0.72
+    file; sequential write q_sat = 8, r_min = 0.86 / 0.84; the random database and
+    file-server patterns are close to native at every depth (disk latency
+    dominates the VM's overhead), r_min = 1. Below q_sat the source gives only a
+    lower bound, so the prediction is conservative.
+
+    Validity: queue depths 1-32, Hyper-V on Windows Server 2008 R2, fixed-size
+    virtual disks; dynamically expanding disks fragment and are outside it.
+
+    References
+    ----------
+    .. [1] DESIGN.md §6.2 "Throughput vs queue depth (Hyper-V, Windows Server
+       2008 R2)".
+    """
+    table = parameters or QUEUE_DEPTH
+    if access_spec not in ACCESS_SPECS:
+        raise ValueError(f"access_spec must be one of {ACCESS_SPECS}, got {access_spec!r}")
+    if backing not in BACKINGS:
+        raise ValueError(f"backing must be one of {BACKINGS}, got {backing!r}")
+    qd = np.asarray(queue_depth, dtype=float)
+    lo, hi = QUEUE_DEPTH["queue_depth_range"]
+    warn_outside("disk.throughput_ratio", "queue depth", qd, lo, hi, _SRC_QD)
+    spec = table[access_spec]
+    floor = float(spec["floor"][backing])
+    return np.where(qd >= spec["saturation_queue_depth"], 1.0, floor)
+
+
+def volume_share(
+    vms_on_volume: npt.ArrayLike, volumes: npt.ArrayLike = 1
+) -> npt.NDArray[np.float64]:
+    """Share of one volume's throughput each VM gets when VMs compete for it.
+
+    Parameters
+    ----------
+    vms_on_volume : array_like
+        VMs doing I/O, spread evenly over ``volumes`` [count].
+    volumes : array_like
+        Logical volumes (LUNs) they are spread over [count].
+
+    Returns
+    -------
+    ndarray
+        Per-VM share of one volume's throughput [fraction], ``min(1, V / N)``.
+
+    Notes
+    -----
+    N VMs on one volume each get about 1/N; spreading over two volumes doubled
+    the load handled [1]_, hence V / N.
+
+    Validity: VMware ESX, VMs with similar I/O on a shared logical volume; the
+    source measured up to 12 VMs.
+
+    References
+    ----------
+    .. [1] DESIGN.md §6.2 "Contention (ESX)".
+    """
+    n = np.asarray(vms_on_volume, dtype=float)
+    v = np.asarray(volumes, dtype=float)
+    if np.any(n < 1) or np.any(v < 1):
+        raise ValueError("volume_share needs vms_on_volume >= 1 and volumes >= 1")
+    return np.minimum(1.0, v / n)
+
+
+def guest_reported_util(
+    volume_util: npt.ArrayLike, vms_on_volume: npt.ArrayLike
+) -> npt.NDArray[np.float64]:
+    """Summed guest-reported disk utilization for a given true volume utilization.
+
+    Parameters
+    ----------
+    volume_util : array_like
+        True utilization of the shared volume [fraction].
+    vms_on_volume : array_like
+        VMs sharing it [count].
+
+    Returns
+    -------
+    ndarray
+        Sum over guests of their reported disk utilization [fraction], ``N * u``.
+
+    Notes
+    -----
+    Each guest reports the volume's busy time as its own (its share shows as
+    100 %), so summed guest disk utilization rises about N-fold for the same
+    load [1]_. With 4 or more VMs on a volume guest-reported disk utilization is
+    not trustworthy (:func:`guest_util_trustworthy`).
+
+    Validity: VMware ESX, one logical volume, up to 12 VMs.
+
+    References
+    ----------
+    .. [1] DESIGN.md §6.2 "Contention (ESX)".
+    """
+    return np.asarray(vms_on_volume, dtype=float) * np.asarray(volume_util, dtype=float)
+
+
+def guest_util_trustworthy(vms_on_volume: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """Whether guest-reported disk utilization can be believed with N VMs on a volume.
+
+    Parameters
+    ----------
+    vms_on_volume : array_like
+        VMs on the volume [count].
+
+    Returns
+    -------
+    ndarray of bool
+        True for fewer than 4 VMs.
+
+    Notes
+    -----
+    Not trustworthy with 4 or more VMs on a volume [1]_.
+
+    Validity: VMware ESX shared volumes.
+
+    References
+    ----------
+    .. [1] DESIGN.md §6.2 "Contention (ESX)".
+    """
+    limit = _D["contention"]["untrustworthy_vms"]
+    return np.asarray(vms_on_volume, dtype=float) < limit
+
+
+def format_risk(
+    disk_format: str, write_cache: bool, write_fraction: float
+) -> tuple[str, str]:
+    """Risk of a virtual disk format losing throughput on writes.
+
+    Parameters
+    ----------
+    disk_format : {'volume', 'preallocated', 'sparse'}
+        Logical volume (LVM / pass-through), preallocated file, or sparse
+        (dynamically expanding) file.
+    write_cache : bool
+        The storage controller has a (battery-backed) write cache.
+    write_fraction : float
+        Share of I/O that are writes [fraction].
+
+    Returns
+    -------
+    (str, str)
+        Risk ``'low'``, ``'medium'`` or ``'high'``, and the reason.
+
+    Notes
+    -----
+    Ordering volume >= preallocated >= sparse, all close with a controller write
+    cache; without write cache sparse files drop sharply on writes (more
+    synchronous I/O, also on bare metal), and sync-heavy databases behave the
+    same: write cache matters most [1]_. The source gives an ordering, not
+    ratios, so this returns a risk class: ``low`` with write cache or without
+    writes; ``high`` for a sparse file without write cache on a write-heavy load
+    (>= 33 % writes); otherwise ``medium`` when there is no write cache.
+
+    Validity: Xen, local disks; the ordering, not a throughput figure.
+
+    References
+    ----------
+    .. [1] DESIGN.md §6.2 "Virtual disk formats (Xen)".
+    """
+    if disk_format not in FORMATS:
+        raise ValueError(f"disk_format must be one of {FORMATS}, got {disk_format!r}")
+    heavy = write_fraction >= _D["format"]["write_heavy_fraction"]
+    if write_cache or write_fraction <= 0:
+        return "low", "formats perform alike with a controller write cache"
+    if disk_format == "sparse" and heavy:
+        return "high", "sparse file without write cache drops sharply on writes"
+    return "medium", f"no write cache: {disk_format} disk slows on synchronous writes"
+
+
+def nfs_ratio(
+    workload: str = "read-write",
+    *,
+    rsize_wsize_kb: float | None = None,
+    cache_covers_working_set: bool = True,
+    parameters: dict[str, Any] | None = None,
+) -> float:
+    """Database throughput on an NFS-backed VM disk relative to a local disk.
+
+    Parameters
+    ----------
+    workload : {'read-write', 'read-only'}
+        pgbench TPC-B-like (read-write) or select-only (read-only).
+    rsize_wsize_kb : float, optional
+        NFS mount rsize/wsize [KiB]; 8 = the tuned case of the source.
+    cache_covers_working_set : bool
+        The NFS server's cache holds the VMs' working set.
+    parameters : dict, optional
+        Replacement for ``OVERHEAD_MODEL_PARAMETERS['disk']['nfs']``.
+
+    Returns
+    -------
+    float
+        Throughput NFS / local [fraction].
+
+    Notes
+    -----
+    Read-write 0.65; 0.70 with rsize/wsize = 8192; 0.17 when the server cache
+    cannot hold the working set; read-only about 1 [1]_.
+
+    Validity: PostgreSQL pgbench (scale 20, about 300 MB, 20 clients), NFS v3
+    era servers; other databases or NFS versions are outside it.
+
+    References
+    ----------
+    .. [1] DESIGN.md §6.2 "NFS-backed VM disks (PostgreSQL, pgbench TPC-B)".
+    """
+    p = parameters or _D["nfs"]
+    if workload not in NFS_WORKLOADS:
+        raise ValueError(f"workload must be one of {NFS_WORKLOADS}, got {workload!r}")
+    if workload == "read-only":
+        return float(p["read_only"])
+    if not cache_covers_working_set:
+        return float(p["cache_short"])
+    if rsize_wsize_kb is not None and rsize_wsize_kb == 8:
+        return float(p["read_write_8k"])
+    return float(p["read_write"])
+
+
+def nfs_cache_pressure(
+    working_set_gib: npt.ArrayLike, server_cache_gib: float
+) -> float:
+    """Working set of the VMs on one NFS server relative to its cache.
+
+    Parameters
+    ----------
+    working_set_gib : array_like
+        Working set of each VM on the NFS server [GiB].
+    server_cache_gib : float
+        NFS server cache (memory) [GiB].
+
+    Returns
+    -------
+    float
+        ``sum(working_set) / cache`` [ratio]; above 1 the cache is short and
+        read-write throughput falls to :func:`nfs_ratio` with
+        ``cache_covers_working_set=False``.
+
+    Notes
+    -----
+    More VMs put more pressure on the NFS server cache [1]_.
+
+    Validity: as :func:`nfs_ratio`.
+
+    References
+    ----------
+    .. [1] DESIGN.md §6.2 "NFS-backed VM disks".
+    """
+    if server_cache_gib <= 0:
+        raise ValueError("server_cache_gib must be > 0")
+    return float(np.sum(np.asarray(working_set_gib, dtype=float)) / server_cache_gib)

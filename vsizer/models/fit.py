@@ -1,0 +1,360 @@
+"""Fit the overhead models' coefficients to measured samples, with confidence intervals.
+
+``fit_cpu``, ``fit_disk`` and ``fit_network`` take the frame of
+:func:`vsizer.models.measurements.read_measurements` and return a
+:class:`FitResult`: estimates with standard errors and t-based confidence
+intervals, predicted vs measured per sample, and the profile section that
+``vsizer plan/predict --profile`` applies.
+
+References
+----------
+.. [1] N. R. Draper and H. Smith, *Applied Regression Analysis*, 3rd ed. New York:
+   Wiley, 1998, ch. 1-3 (least squares, t intervals for coefficients).
+.. [2] DESIGN.md §6.1-§6.3 (the models being fitted).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from vsizer.errors import InputError, VsizerError
+from vsizer.models import cpu as cpu_model
+from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
+
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A fitted parameter: value, standard error, confidence interval, samples."""
+
+    value: float
+    stderr: float
+    ci_low: float
+    ci_high: float
+    n: int
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {
+            "value": _r(self.value),
+            "stderr": _r(self.stderr),
+            "ci_low": _r(self.ci_low),
+            "ci_high": _r(self.ci_high),
+            "n": self.n,
+        }
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """Outcome of one fit: estimates, per-sample comparison, profile section."""
+
+    model: str
+    parameters: dict[str, Estimate]
+    samples: pd.DataFrame  # row, experiment, label, measured, predicted, residual, used_for
+    profile_section: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+    confidence: float = CONFIDENCE
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, deterministic."""
+        return {
+            "model": self.model,
+            "confidence": self.confidence,
+            "parameters": {k: v.to_dict() for k, v in self.parameters.items()},
+            "samples": [
+                {
+                    "row": int(r["row"]),
+                    "experiment": str(r["experiment"]),
+                    "label": str(r["label"]),
+                    "measured": _r(r["measured"]),
+                    "predicted": _r(r["predicted"]),
+                    "residual": _r(r["residual"]),
+                    "used_for": str(r["used_for"]),
+                }
+                for r in self.samples.to_dict("records")
+            ],
+            "notes": list(self.notes),
+        }
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def _r(x: Any) -> float:
+    x = float(x)
+    return x if not math.isfinite(x) else float(f"{x:.6g}")
+
+
+def _t(dof: int, confidence: float) -> float:
+    try:
+        from scipy import stats
+    except ImportError:  # pragma: no cover - scipy ships with the 'fit' extra
+        raise VsizerError(
+            "vsizer fit needs scipy: pip install 'vsizer[fit]'."
+        ) from None
+    return float(stats.t.ppf(0.5 + confidence / 2.0, dof))
+
+
+def _mean_ci(values: np.ndarray, confidence: float) -> Estimate:
+    n = values.size
+    mean = float(values.mean())
+    if n < 2:
+        return Estimate(mean, math.nan, math.nan, math.nan, n)
+    se = float(values.std(ddof=1) / math.sqrt(n))
+    h = _t(n - 1, confidence) * se
+    return Estimate(mean, se, mean - h, mean + h, n)
+
+
+def _ols(x: np.ndarray, y: np.ndarray, confidence: float) -> tuple[Estimate, Estimate]:
+    """Intercept and slope of y = a + b x with t intervals (n - 2 dof)."""
+    n = x.size
+    design = np.column_stack([np.ones(n), x])
+    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+    resid = y - design @ coef
+    dof = n - 2
+    s2 = float(resid @ resid) / dof if dof > 0 else math.nan
+    cov = s2 * np.linalg.inv(design.T @ design)
+    t = _t(dof, confidence) if dof > 0 else math.nan
+    out = []
+    for i in range(2):
+        se = math.sqrt(cov[i, i]) if math.isfinite(s2) else math.nan
+        out.append(Estimate(float(coef[i]), se, coef[i] - t * se, coef[i] + t * se, n))
+    return out[0], out[1]
+
+
+def cpu_observed(frame: pd.DataFrame) -> np.ndarray:
+    """Per-VM performance of each cpu sample: ``relative``, else ``mu = lambda / rho``."""
+    rel = pd.to_numeric(frame["relative"], errors="coerce").to_numpy(float)
+    lam = pd.to_numeric(frame["throughput"], errors="coerce").to_numpy(float)
+    rho = frame["total_util_pct"].to_numpy(float) / 100.0
+    return np.where(np.isnan(rel), cpu_model.processing_rate(lam, rho), rel)
+
+
+def fit_cpu(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> FitResult:
+    """Fit the CPU model (linear in VMs, contention exponent beyond the CPUs).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        cpu samples from :func:`~vsizer.models.measurements.read_measurements`.
+    confidence : float
+        Confidence level of the intervals [fraction].
+
+    Returns
+    -------
+    FitResult
+        ``intercept``, ``slope`` and (with >= 2 overcommitted samples)
+        ``contention_exponent``.
+
+    Notes
+    -----
+    1. Samples with ``total_util_pct <= 100 * physical_cpus`` (within the CPUs):
+       ordinary least squares of performance on ``x = max(vms * 4 / physical_cpus, 1)``
+       (DESIGN.md §6.1 regression; on the §6.1 table: slope -0.0715, intercept 2.096).
+    2. Overcommitted samples: with ``g = k / (1 + k)``,
+       ``ln(r_lin / r) = g ln(U / (100 P))`` (see :func:`vsizer.models.cpu.relative_performance`
+       with ``basis='guest'``); g by least squares through the origin, then
+       ``k = g / (1 - g)`` and its interval mapped through the same monotone function.
+    """
+    f = frame.reset_index(drop=True)
+    ref = OVERHEAD_MODEL_PARAMETERS["cpu"]["esx252"]["reference_cpus"]
+    y = cpu_observed(f)
+    vms = f["vms"].to_numpy(float)
+    p = f["physical_cpus"].to_numpy(float)
+    u = f["total_util_pct"].to_numpy(float)
+    x = np.maximum(vms * ref / p, 1.0)
+    within = u <= 100.0 * p
+    if within.sum() < 3 or np.unique(x[within]).size < 2:
+        raise InputError(
+            "cpu fit: need at least 3 samples within the physical CPUs "
+            "(total_util_pct <= 100 x physical_cpus) at 2 or more VM counts; "
+            f"got {int(within.sum())}."
+        )
+    a, b = _ols(x[within], y[within], confidence)
+    params = {"intercept": a, "slope": b}
+    section: dict[str, Any] = {"intercept": _r(a.value), "slope": _r(b.value),
+                               "reference_cpus": ref}
+    notes: list[str] = []
+    over = ~within
+    k = cpu_model.CONTENTION_EXPONENT
+    if over.sum() >= 2:
+        lin = a.value + b.value * x[over]
+        xc = np.log(u[over] / (100.0 * p[over]))
+        yc = np.log(lin / y[over])
+        sxx = float(xc @ xc)
+        g = float(xc @ yc) / sxx
+        m = int(over.sum())
+        se = math.sqrt(float(((yc - g * xc) ** 2).sum()) / (m - 1) / sxx)
+        h = _t(m - 1, confidence) * se
+        if not 0 < g < 1:
+            raise InputError(
+                f"cpu fit: the overcommitted samples give g = {g:.3g}; expected "
+                "0 < g < 1 (performance falling with overcommit)."
+            )
+
+        def to_k(v: float) -> float:
+            return v / (1.0 - v) if v < 1 else math.inf
+
+        lo, hi = max(g - h, 0.0), g + h
+        k = to_k(g)
+        params["contention_exponent"] = Estimate(k, se / (1.0 - g) ** 2, to_k(lo), to_k(hi), m)
+        section["contention_exponent"] = _r(k)
+    else:
+        notes.append(
+            f"contention_exponent not fitted ({int(over.sum())} overcommitted "
+            f"samples, need 2); default {k:g} kept."
+        )
+    pred = cpu_model.relative_performance(
+        vms, p, u, basis="guest", intercept=a.value, slope=b.value,
+        reference_cpus=ref, contention_exponent=k,
+    )
+    labels = [f"{int(n)} VMs / {c:g} CPUs @ {t:g} %" for n, c, t in zip(vms, p, u, strict=True)]
+    used = np.where(within, "linear", "contention")
+    return FitResult("cpu", params, _samples(f, labels, y, pred, used), section, notes, confidence)
+
+
+def _samples(
+    f: pd.DataFrame, labels: list[str], y: np.ndarray, pred: np.ndarray, used: Any
+) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "row": f["row"].to_numpy(int),
+            "experiment": f["experiment"].astype(str).to_numpy(),
+            "label": labels,
+            "measured": y,
+            "predicted": pred,
+            "residual": y - pred,
+            "used_for": used,
+        }
+    )
+
+
+def _ratio(frame: pd.DataFrame) -> np.ndarray:
+    rel = pd.to_numeric(frame["relative"], errors="coerce").to_numpy(float)
+    thr = pd.to_numeric(frame["throughput"], errors="coerce").to_numpy(float)
+    nat = pd.to_numeric(frame["native_throughput"], errors="coerce").to_numpy(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.isnan(rel), thr / nat, rel)
+
+
+def fit_disk(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> FitResult:
+    """Fit the disk queue-depth model: the ratio below and at saturation per spec/backing.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        disk samples from :func:`~vsizer.models.measurements.read_measurements`.
+    confidence : float
+        Confidence level [fraction].
+
+    Returns
+    -------
+    FitResult
+        ``{spec}.{backing}.floor`` (mean ratio below the saturation queue depth of
+        DESIGN.md §6.2) and ``{spec}.{backing}.saturated`` (mean ratio at or above
+        it; the model assumes 1).
+    """
+    f = frame.reset_index(drop=True)
+    table = copy.deepcopy(OVERHEAD_MODEL_PARAMETERS["disk"]["queue_depth"])
+    y = _ratio(f)
+    qd = f["queue_depth"].to_numpy(float)
+    spec = f["access_spec"].astype(str).to_numpy()
+    backing = f["backing"].astype(str).to_numpy()
+    sat = np.array([table[s]["saturation_queue_depth"] for s in spec], dtype=float)
+    params: dict[str, Estimate] = {}
+    section: dict[str, Any] = {"queue_depth": {}}
+    for s, bk in sorted(set(zip(spec, backing, strict=True))):
+        grp = (spec == s) & (backing == bk)
+        below = grp & (qd < sat)
+        above = grp & (qd >= sat)
+        if below.any():
+            est = _mean_ci(y[below], confidence)
+            params[f"{s}.{bk}.floor"] = est
+            table[s]["floor"][bk] = est.value
+            section["queue_depth"].setdefault(s, {"floor": {}})["floor"][bk] = _r(est.value)
+        if above.any():
+            params[f"{s}.{bk}.saturated"] = _mean_ci(y[above], confidence)
+    pred = np.array(
+        [1.0 if q >= sq else table[s]["floor"][bk]
+         for q, sq, s, bk in zip(qd, sat, spec, backing, strict=True)]
+    )
+    labels = [f"{s} {bk} qd {q:g}" for s, bk, q in zip(spec, backing, qd, strict=True)]
+    used = np.where(qd < sat, "floor", "saturated")
+    return FitResult("disk", params, _samples(f, labels, y, pred, used), section, [], confidence)
+
+
+def fit_network(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> FitResult:
+    """Fit the network figures: wire throughput, VM-to-VM totals, Xen single-VM ratio.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        network samples from :func:`~vsizer.models.measurements.read_measurements`.
+    confidence : float
+        Confidence level [fraction].
+
+    Returns
+    -------
+    FitResult
+        ``wire.{nic}g.{direction}[.vmq]`` mean Mbit/s, ``vm_to_vm.{senders}``
+        mean Mbit/s, ``xen.vms{n}`` mean ratio, each with its interval.
+    """
+    f = frame.reset_index(drop=True)
+    y = pd.to_numeric(f["throughput"], errors="coerce").to_numpy(float)
+    xen = f["direction"].isna().to_numpy() & (
+        f["hypervisor"].fillna("").astype(str).str.lower() == "xen"
+    ).to_numpy()
+    y = np.where(xen, _ratio(f), y)
+    keys: list[str] = []
+    records: list[dict[str, Any]] = f.to_dict("records")  # type: ignore[assignment]
+    for r, is_xen in zip(records, xen, strict=True):
+        if is_xen:
+            keys.append(f"xen.vms{int(r['vms'])}")
+        elif r["direction"] == "vm_to_vm":
+            senders = r["senders"]
+            keys.append(f"vm_to_vm.{1 if _missing(senders) else int(senders)}")
+        else:
+            vmq = ".vmq" if r["vmq"] is True else ""
+            keys.append(f"wire.{float(r['nic_gbps']):g}g.{r['direction']}{vmq}")
+    key_arr = np.array(keys)
+    params = {k: _mean_ci(y[key_arr == k], confidence) for k in sorted(set(keys))}
+    pred = np.array([params[k].value for k in keys])
+    section = _network_section(params)
+    return FitResult("network", params, _samples(f, keys, y, pred, key_arr), section, [], confidence)
+
+
+def _network_section(params: dict[str, Estimate]) -> dict[str, Any]:
+    """Profile overrides for the network model from the fitted group means."""
+    section: dict[str, Any] = {}
+    wire: dict[str, Any] = {}
+    if "wire.1g.send" in params:
+        wire.setdefault("1", {})["send"] = _r(params["wire.1g.send"].value)
+    if "wire.1g.receive" in params:
+        wire.setdefault("1", {})["receive"] = _r(params["wire.1g.receive"].value)
+    vmq = [params[k].value for k in ("wire.10g.send.vmq", "wire.10g.receive.vmq") if k in params]
+    if vmq:
+        wire.setdefault("10", {})["vmq"] = _r(min(vmq))
+        plain = [params[k].value for k in ("wire.10g.send", "wire.10g.receive") if k in params]
+        if plain:
+            wire["10"]["vmq_gain"] = _r(min(vmq) / min(plain))
+    if wire:
+        section["wire"] = wire
+    senders = sorted(int(k.split(".")[1]) for k in params if k.startswith("vm_to_vm."))
+    if senders:
+        section["vm_to_vm"] = {
+            "senders": senders,
+            "mbps": [_r(params[f"vm_to_vm.{s}"].value) for s in senders],
+        }
+    if "xen.vms1" in params:
+        section["xen"] = {"single_vm_ratio": _r(params["xen.vms1"].value)}
+    return section
+
+
+FITTERS = {"cpu": fit_cpu, "disk": fit_disk, "network": fit_network}

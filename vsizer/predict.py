@@ -1,0 +1,331 @@
+"""Per-VM and per-host performance predictions for a consolidation plan.
+
+:func:`predict_plan` is the single entry point: it reads a plan document (the
+dict of ``Plan.to_dict()``, see ``docs/plan-schema.md``), applies the overhead
+models of :mod:`vsizer.models` with an optional :class:`~vsizer.profile.Profile`,
+and returns the ``predictions`` section. Pure and deterministic: same plan and
+profile, same dict (floats rounded to 6 decimals, lists in plan order, warnings
+sorted).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+from vsizer.errors import InputError, ModelRangeWarning
+from vsizer.models import cpu, disk, network, queueing
+from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
+from vsizer.profile import ENVIRONMENT_DEFAULTS, Profile
+
+_VM_SATURATION = OVERHEAD_MODEL_PARAMETERS["cpu"]["vm_saturation_util"]["value"]
+
+
+def _r(x: float | None) -> float | None:
+    if x is None or not math.isfinite(x):
+        return None
+    return round(float(x), 6) + 0.0
+
+
+def _num(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _models(profile: Profile) -> dict[str, Any]:
+    coeff = profile.cpu_coefficients()
+    p = OVERHEAD_MODEL_PARAMETERS
+    return {
+        "cpu": {
+            "function": "vsizer.models.cpu.relative_to_single_vm",
+            "coefficients": {k: _r(v) for k, v in coeff.items()},
+            "source": p["cpu"]["esx252"]["source"],
+            "validity": "at most 3 VMs per physical CPU; overcommit at most 1.5",
+        },
+        "cpu_saturation": {
+            "threshold": _VM_SATURATION,
+            "source": p["cpu"]["vm_saturation_util"]["source"],
+        },
+        "response_time": {
+            "function": "vsizer.models.queueing.mmc_response_time",
+            "source": "L. Kleinrock, Queueing Systems, Vol. 1, Wiley, 1975, §3.5 "
+            "(M/M/c, Erlang C)",
+            "validity": "Poisson arrivals, exponential service, utilization < 1",
+        },
+        "disk": {
+            "function": "vsizer.models.disk.throughput_ratio, volume_share, "
+            "format_risk, nfs_ratio",
+            "source": p["disk"]["queue_depth"]["source"] + " " + p["disk"]["contention"]["source"]
+            + " " + p["disk"]["format"]["source"] + " " + p["disk"]["nfs"]["source"],
+            "validity": "queue depths 1-32; ESX volume sharing; pgbench on NFS",
+        },
+        "network": {
+            "function": "vsizer.models.network.wire_limit_mbps, xen_relative_throughput",
+            "source": p["network"]["wire"]["source"] + " " + p["network"]["xen"]["source"],
+            "validity": "1 GbE and 10 GbE NICs",
+        },
+        "profile": profile.source,
+    }
+
+
+def _assumptions(env: dict[str, Any], profile: Profile) -> list[str]:
+    said = "from the profile" if profile.environment else "default"
+    out = [
+        f"CPU: VMs counted by {env['cpu_count']} (the §6.1 VMs had 1 vCPU each); "
+        f"demand at the {env['cpu_demand']} utilization of each server.",
+        "CPU: the 4-CPU §6.1 slope is scaled by VMs per physical core; hosts with "
+        "fewer VMs per core than 1 VM on 4 cores get the single-VM value.",
+        "Response time: each VM is an M/M/c queue with c = its vCPUs, compared with "
+        "the source server (c = its cores) at the same request rate.",
+        f"Disk ({said}): {env['disk_backing']} virtual disks, {env['disk_format']} "
+        f"format, write cache {'on' if env['write_cache'] else 'off'}, access "
+        f"'{env['access_spec']}' at queue depth {env['queue_depth']:g}, "
+        f"{env['write_fraction']:g} writes, {env['volumes_per_host']} volume(s) per "
+        "host shared by its VMs.",
+    ]
+    if env["nfs"]:
+        out.append(
+            f"NFS ({said}): VM disks on NFS, server cache {env['nfs_server_cache_gib']:g} "
+            "GiB; each VM's working set taken as its memory size."
+        )
+    else:
+        out.append(f"NFS ({said}): VM disks not on NFS; NFS cache pressure not assessed.")
+    out.append(
+        f"Network ({said}): {env['nics_per_host']} x {env['nic_gbps']:g} GbE per host, "
+        f"VMQ {'on' if env['vmq'] else 'off'}, hypervisor '{env['hypervisor']}'."
+    )
+    return out
+
+
+def _range_warnings(caught: list[warnings.WarningMessage], scope: str, name: str) -> list[dict[str, str]]:
+    out = []
+    for w in caught:
+        if issubclass(w.category, ModelRangeWarning):
+            text = str(w.message)
+            out.append({"scope": scope, "name": name, "model": text.split(":", 1)[0],
+                        "kind": "model-range", "reason": text})
+    return out
+
+
+def _host_cpu(
+    n_count: float, cores: int, demand_pct: float, coeff: dict[str, float]
+) -> tuple[float, float, list[warnings.WarningMessage]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rel = float(cpu.relative_to_single_vm(
+            max(n_count, 1.0), cores, demand_pct, intercept=coeff["intercept"],
+            slope=coeff["slope"], reference_cpus=coeff["reference_cpus"],
+            contention_exponent=coeff["contention_exponent"]))
+        guest = float(cpu.guest_reported_util_pct(
+            demand_pct, cores, contention_exponent=coeff["contention_exponent"]))
+    return rel, guest, list(caught)
+
+
+def predict_plan(doc: dict[str, Any], profile: Profile | None = None) -> dict[str, Any]:
+    """Predict per-VM performance and per-host risks of a plan.
+
+    Parameters
+    ----------
+    doc : dict
+        A plan document (``Plan.to_dict()`` or a parsed ``plan.json``).
+    profile : Profile, optional
+        Fitted coefficients and site facts; defaults to the published
+        coefficients and :data:`vsizer.profile.ENVIRONMENT_DEFAULTS`.
+
+    Returns
+    -------
+    dict
+        ``{"models": {...}, "assumptions": [str], "vms": [...], "hosts": [...],
+        "warnings": [...]}`` as documented in ``docs/plan-schema.md``
+        ("predictions").
+
+    Raises
+    ------
+    InputError
+        The document lacks ``host_model``, ``servers`` or ``pools``.
+    """
+    profile = profile or Profile()
+    env = {**ENVIRONMENT_DEFAULTS, **profile.environment}
+    coeff = profile.cpu_coefficients()
+    missing = [k for k in ("host_model", "servers", "pools") if k not in doc]
+    if missing:
+        raise InputError(
+            "plan: missing key(s) " + ", ".join(f"'{k}'" for k in missing)
+            + "; expected a document written by 'vsizer plan -o plan.json'."
+        )
+    hm = doc["host_model"]
+    cores = int(hm["sockets"]) * int(hm["cores_per_socket"])
+    logical = cores * int(hm.get("threads_per_core") or 1)
+    per_core = float(hm["capacity"]["cpu"]) / cores  # capacity units per physical core
+    servers = {s["name"]: s for s in doc["servers"]}
+    demand_key = "cpu_peak_demand" if env["cpu_demand"] == "peak" else "cpu_avg_demand"
+    util_key = "cpu_peak_util" if env["cpu_demand"] == "peak" else "cpu_avg_util"
+    qd_table = profile.section("disk", "queue_depth")
+    nfs_p = profile.section("disk", "nfs")
+    wire_p = profile.section("network", "wire")
+    xen_p = profile.section("network", "xen")
+    warn_list: list[dict[str, str]] = []
+    vms_out: list[dict[str, Any]] = []
+    hosts_out: list[dict[str, Any]] = []
+
+    def warn(scope: str, name: str, model: str, reason: str) -> None:
+        warn_list.append({"scope": scope, "name": name, "model": model,
+                          "kind": "risk", "reason": reason})
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        disk_ratio = float(disk.throughput_ratio(
+            env["queue_depth"], env["access_spec"], env["disk_backing"], parameters=qd_table))
+        fmt_risk, fmt_reason = disk.format_risk(
+            env["disk_format"], bool(env["write_cache"]), float(env["write_fraction"]))
+        nic_limit = network.wire_limit_mbps(
+            env["nic_gbps"], "send", vmq=bool(env["vmq"]), parameters=wire_p)
+        if env["hypervisor"] == "xen":
+            nic_limit *= network.xen_relative_throughput(1, parameters=xen_p)
+    warn_list += _range_warnings(list(caught), "plan", "environment")
+
+    for pool in doc["pools"]:
+        for host in pool["hosts"]:
+            vms = [servers[n] for n in host["vms"] if n in servers]
+            hid = str(host["id"])
+            vcpus = sum(int(s.get("vcpus") or 1) for s in vms)
+            n_count = float(vcpus if env["cpu_count"] == "vcpus" else len(vms))
+            demand_cu = sum(float(s.get(demand_key) or 0.0) for s in vms)
+            demand_pct = 100.0 * demand_cu / per_core
+            overcommit = demand_pct / (100.0 * cores)
+            rel, guest_pct, cw = _host_cpu(n_count, cores, demand_pct, coeff)
+            warn_list += _range_warnings(cw, "host", hid)
+            risks: list[str] = []
+            if overcommit > 1.0:
+                risks.append("cpu-overcommit")
+                warn("host", hid, "cpu.contention_factor",
+                     f"total VM CPU demand {demand_pct / 100:.3g} cores exceeds the "
+                     f"{cores} physical cores (overcommit {overcommit:.3g}); per-VM "
+                     "performance collapses beyond the physical CPUs (DESIGN.md §5, §6.1).")
+            io_vms = [s for s in vms if (s.get("disk_iops") or 0) > 0] or vms
+            volumes = max(int(env["volumes_per_host"]), 1)
+            on_volume = max(math.ceil(len(io_vms) / volumes), 1) if vms else 0
+            share = float(disk.volume_share(on_volume, 1)) if on_volume else 1.0
+            if on_volume and not bool(disk.guest_util_trustworthy(on_volume)):
+                risks.append("disk-volume-contention")
+                warn("host", hid, "disk.guest_util_trustworthy",
+                     f"{on_volume} VMs share a volume: each gets about 1/{on_volume} of it "
+                     "and guest-reported disk utilization is not trustworthy with 4 or "
+                     "more (DESIGN.md §6.2).")
+            nfs_pressure = None
+            nfs_r = None
+            if env["nfs"]:
+                ws = [float(s.get("mem_gib") or 0.0) for s in vms]
+                cache = float(env["nfs_server_cache_gib"])
+                nfs_pressure = disk.nfs_cache_pressure(ws, cache) if cache > 0 else math.inf
+                short = nfs_pressure > 1.0
+                nfs_r = disk.nfs_ratio(
+                    "read-write", rsize_wsize_kb=env["nfs_rsize_wsize_kb"] or None,
+                    cache_covers_working_set=not short, parameters=nfs_p)
+                if short:
+                    risks.append("nfs-cache-pressure")
+                    warn("host", hid, "disk.nfs_cache_pressure",
+                         f"VM working sets ({sum(ws):.4g} GiB) exceed the NFS server "
+                         f"cache ({cache:g} GiB): read-write throughput about "
+                         f"{nfs_r:.2f} of local disk (DESIGN.md §6.2).")
+            net = sum(float(s.get("net_mbps") or 0.0) for s in vms)
+            host_limit = nic_limit * max(int(env["nics_per_host"]), 1)
+            if net > host_limit:
+                risks.append("network-wire-limit")
+                warn("host", hid, "network.wire_limit_mbps",
+                     f"VM network traffic {net:.4g} Mbit/s exceeds the planned wire "
+                     f"limit {host_limit:.4g} Mbit/s (DESIGN.md §6.3).")
+            hosts_out.append({
+                "id": hid, "pool": pool["name"], "vm_count": len(vms), "vcpus": vcpus,
+                "physical_cores": cores, "logical_cpus": logical,
+                "cpu_demand_cores": _r(demand_pct / 100.0),
+                "overcommit": _r(overcommit),
+                "guest_reported_util_pct": _r(guest_pct),
+                "relative_cpu": _r(rel),
+                "vms_on_volume": on_volume, "volume_share": _r(share),
+                "disk_iops": _r(sum(float(s.get("disk_iops") or 0.0) for s in vms)),
+                "nfs_cache_pressure": _r(nfs_pressure) if nfs_pressure is not None else None,
+                "net_mbps": _r(net), "net_limit_mbps": _r(host_limit),
+                "risks": risks,
+            })
+            for s in vms:
+                vms_out.append(_predict_vm(
+                    s, hid, pool["name"], rel, per_core, demand_key, util_key,
+                    disk_ratio, share, fmt_risk, fmt_reason, on_volume, nfs_r, nic_limit, warn,
+                ))
+    order = {"host": 0, "vm": 1, "plan": 2}
+    unique = {tuple(w.items()): w for w in warn_list}
+    ordered = sorted(unique.values(), key=lambda w: (order.get(w["scope"], 3), w["name"], w["model"], w["reason"]))
+    return {
+        "models": _models(profile),
+        "assumptions": _assumptions(env, profile),
+        "vms": vms_out,
+        "hosts": hosts_out,
+        "warnings": ordered,
+    }
+
+
+def _predict_vm(
+    s: dict[str, Any], hid: str, pool: str, rel: float, per_core: float,
+    demand_key: str, util_key: str, disk_ratio: float, share: float, fmt_risk: str,
+    fmt_reason: str, on_volume: int, nfs_r: float | None, nic_limit: float, warn: Any,
+) -> dict[str, Any]:
+    name = str(s["name"])
+    vcpus = int(s.get("vcpus") or 1)
+    demand = float(s.get(demand_key) or 0.0)
+    util = demand / (vcpus * per_core) / rel  # guest-visible utilization of its vCPUs
+    risks: list[str] = []
+    if util >= _VM_SATURATION:
+        risks.append("cpu-saturated")
+        warn("vm", name, "cpu.vm_saturation_util",
+             f"the VM will run at {util:.0%} of its {vcpus} vCPUs; a VM near 100 % "
+             "fails even when the host is idle (DESIGN.md §6.1): give it more vCPUs.")
+    # response time now (source server, c = its cores) and after (VM, c = vCPUs)
+    old_cores = int(s.get("sockets") or 1) * int(s.get("cores_per_socket") or 1)
+    old_util = float(s.get(util_key) or 0.0)
+    old_capacity = _num(s.get("cpu_capacity"))
+    inflation: float | None = None
+    if old_capacity and 0 < old_util < 1:
+        s_old = 1.0  # service time unit on the source server [-]
+        lam = old_util * old_cores / s_old
+        s_new = s_old * (old_capacity / old_cores) / per_core / rel
+        r_old = queueing.mmc_response_time(lam, s_old, old_cores)
+        r_new = queueing.mmc_response_time(lam, s_new, vcpus)
+        inflation = r_new / r_old
+        if not math.isfinite(inflation):
+            risks.append("response-time-unbounded")
+            warn("vm", name, "queueing.mmc_response_time",
+                 "utilization of its vCPUs reaches 100 %: response time grows without "
+                 "bound (M/M/c).")
+    disk_risk = fmt_risk
+    reasons = [fmt_reason] if fmt_risk != "low" else []
+    if on_volume >= 4 and (s.get("disk_iops") or 0) > 0:
+        disk_risk = "high" if disk_risk != "low" else "medium"
+        reasons.append(f"shares a volume with {on_volume - 1} other VMs (1/{on_volume} each)")
+    if nfs_r is not None and nfs_r < 0.5:
+        disk_risk = "high"
+        reasons.append(f"NFS server cache short: about {nfs_r:.2f} of local disk")
+    if disk_risk != "low":
+        risks.append(f"disk-{disk_risk}")
+    if fmt_risk == "high":
+        warn("vm", name, "disk.format_risk", fmt_reason + " (DESIGN.md §6.2).")
+    net = float(s.get("net_mbps") or 0.0)
+    net_risk = "high" if net > nic_limit else "low"
+    if net_risk == "high":
+        risks.append("network-high")
+        warn("vm", name, "network.wire_limit_mbps",
+             f"{net:.4g} Mbit/s exceeds one NIC's planned limit {nic_limit:.4g} Mbit/s "
+             "(DESIGN.md §6.3).")
+    return {
+        "name": name, "host": hid, "pool": pool, "vcpus": vcpus,
+        "relative_cpu": _r(rel),
+        "cpu_util": _r(util),
+        "response_time_inflation": _r(inflation) if inflation is not None else None,
+        "disk_ratio": _r(disk_ratio * (nfs_r if nfs_r is not None else 1.0)),
+        "volume_share": _r(share),
+        "disk_risk": disk_risk,
+        "disk_notes": reasons,
+        "net_mbps": _r(net),
+        "network_risk": net_risk,
+        "risks": risks,
+    }
