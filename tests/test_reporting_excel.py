@@ -198,7 +198,7 @@ def test_every_sheet_freezes_its_header_and_has_an_autofilter(
     # the failover sheet filters its scenario table, the longest one
     fo = sheet(wb, "sheet_failover", lang)
     top = find_row(fo, 1, label("section_failover_scenarios", lang)) + 1
-    assert fo.auto_filter.ref == f"A{top}:E{top + 5}"
+    assert fo.auto_filter.ref == f"A{top}:I{top + 5}"
 
 
 def test_column_widths_are_fitted(wb: Workbook, lang: str) -> None:
@@ -342,7 +342,10 @@ def test_failover_sheet(wb: Workbook, lang: str) -> None:
     assert ws.cell(row=2, column=6).value == label("dim_mem", lang)
     _, scenarios = table_below(ws, label("section_failover_scenarios", lang))
     assert len(scenarios) == 5
-    assert scenarios[0][:5] == ("prod", "prod-h01", "prod-h03", 0.74496, 2)
+    # schema "1" scenarios name no worst dimension per scenario
+    assert scenarios[0][:6] == ("prod", "prod-h01", "prod-h03", None, 0.74496, 2)
+    assert scenarios[0][7:9] == (0, None)
+    assert scenarios[3][6:9] == ("dev01 → @SUM(1)-h02", 1, "test01")
     _, failed = table_below(ws, label("section_failed_scenarios", lang))
     assert [r[:4] for r in failed] == [
         ("'@SUM(1)", "'@SUM(1)-h01", 1, "test01"),
@@ -477,8 +480,8 @@ def test_plan_missing_keys_are_all_listed(plan: dict, tmp_path: Path) -> None:
 
 
 def test_plan_of_another_schema_version_is_refused(plan: dict, tmp_path: Path) -> None:
-    other = {**plan, "schema_version": "2"}
-    with pytest.raises(InputError, match="expected '1', got '2'"):
+    other = {**plan, "schema_version": "3"}
+    with pytest.raises(InputError, match="expected '1' or '2', got '3'"):
         write_plan_xlsx(other, tmp_path / "x.xlsx")
 
 

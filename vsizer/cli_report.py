@@ -1,9 +1,138 @@
-"""CLI commands: what-if comparison reports."""
+"""CLI commands: what-if comparison reports (``vsizer compare``)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+
+from vsizer._cli_common import _fail, _progress, out
+from vsizer.errors import ConfigError, VsizerError
+
+_SUFFIXES = (".json", ".html", ".htm", ".xlsx")
+
+
+def compare(
+    scenarios: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Two or more scenario TOML files (the 'plan --config' format, plus an "
+            "optional \\[scenario] table: name, description, inventory)."
+        ),
+    ],
+    inventory: Annotated[
+        Path | None,
+        typer.Option(
+            "--inventory",
+            help="Server list to plan under every scenario (default: the one named "
+            "in the scenarios' \\[scenario] inventory).",
+        ),
+    ] = None,
+    output: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Write the comparison; format from the suffix (.html, .json, .xlsx). "
+            "Repeatable.",
+        ),
+    ] = None,
+    lang: Annotated[str, typer.Option(help="Report language: en or ja.")] = "en",
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No terminal summary.")
+    ] = False,
+) -> None:
+    """Plan the same inventory under several scenarios and compare them side by side.
+
+    Each scenario may change the host model, ceiling, failures, pools and power
+    price. The report lists hosts, racks, power, cost, worst failover and predicted
+    performance per scenario, and recommends one, naming the criterion.
+
+    Example:
+
+        vsizer compare vsizer/data/scenarios/older-r740-8180.toml vsizer/data/scenarios/current-rx2530m6-8380.toml -o compare.html -o compare.json
+    """
+    from vsizer.compare import compare as run_compare
+
+    try:
+        if lang not in ("en", "ja"):
+            raise ConfigError(
+                f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead."
+            )
+        bad = [p for p in output or [] if p.suffix.lower() not in _SUFFIXES]
+        if bad:
+            raise ConfigError(
+                [
+                    f"-o {p}: unsupported output format '{p.suffix}'; use .html, "
+                    ".json or .xlsx."
+                    for p in bad
+                ]
+            )
+        with _progress(quiet) as progress:
+            doc = run_compare(scenarios, inventory, progress=progress)
+        if not quiet:
+            _print_summary(doc)
+        for path in output or []:
+            _write(doc, path, lang)
+            if not quiet:
+                out.print(f"wrote {path}", markup=False, highlight=False)
+    except VsizerError as exc:
+        raise _fail(exc) from None
+
+
+def _print_summary(doc: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    entries = doc["scenarios"]
+    table = Table("", *(e["name"] for e in entries), title="Scenarios")
+    rows = (
+        ("host model", lambda e: e["host_model"]),
+        ("hosts", lambda e: str(e["hosts"])),
+        ("racks after", lambda e: str(e["racks_after"])),
+        ("power after [W]", lambda e: f"{e['power_after_w']:,.0f}"),
+        (
+            "annual cost after",
+            lambda e: (
+                "—"
+                if e["annual_cost_after"] is None
+                else f"{e['annual_cost_after']:,.0f} {e['currency']}"
+            ),
+        ),
+        ("worst failover", lambda e: f"{e['worst_survivor_util']:.1%}"),
+        ("survives failover", lambda e: "yes" if e["survives_failover"] else "no"),
+        ("targets met", lambda e: f"{e['targets_met']} / {e['targets_evaluated']}"),
+    )
+    for name, get in rows:
+        table.add_row(name, *(get(e) for e in entries))
+    out.print(table)
+    rec = doc["recommendation"]
+    text = (
+        f"Recommendation: {rec['scenario']} — {rec['reason']}"
+        if rec["scenario"]
+        else f"Recommendation: none — {rec['reason']}"
+    )
+    out.print(text, markup=False, highlight=False)
+
+
+def _write(doc: dict[str, Any], path: Path, lang: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        path.write_text(
+            json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+        )
+    elif suffix == ".xlsx":
+        from vsizer.reporting._xlsx_compare import write_compare_xlsx
+
+        write_compare_xlsx(doc, path, lang=lang)
+    else:
+        from vsizer.reporting._html_compare import write_compare_html
+
+        write_compare_html(doc, path, lang=lang)
 
 
 def register(app: typer.Typer) -> None:
-    """Add the what-if comparison reports commands to *app*."""
+    """Add the what-if comparison command (``compare``) to *app*."""
+    app.command("compare")(compare)

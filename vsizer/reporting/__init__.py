@@ -10,6 +10,10 @@ SHEET_KEYS
     Label keys of the workbook's sheets, in order.
 label(key, lang="en", **fields), LABELS, LANGS, with_unit(text, unit)
     English/Japanese text of every label, shared with the terminal summary.
+write_plan_html(plan, path, *, lang="en"), plan_html(plan, *, lang="en")
+    The self-contained HTML report of a plan (plotly.js embedded).
+write_compare_html(doc, path, *, lang="en"), write_compare_xlsx(doc, path, *, lang="en")
+    The HTML and Excel reports of a what-if comparison (vsizer.compare).
 excel_safe(value), set_safe_value(cell, value)
     Neutralize user strings a spreadsheet would evaluate as formulas.
 
@@ -23,7 +27,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # static types for the lazily imported names
+    from vsizer.reporting._html_compare import write_compare_html
+    from vsizer.reporting._xlsx_compare import write_compare_xlsx
     from vsizer.reporting.excel import SHEET_KEYS, plan_workbook, write_plan_xlsx
+    from vsizer.reporting.html import plan_html, write_plan_html
     from vsizer.reporting.labels import LABELS, LANGS, label, with_unit
     from vsizer.reporting.safe import excel_safe, set_safe_value
 
@@ -33,9 +40,13 @@ __all__ = [
     "SHEET_KEYS",
     "excel_safe",
     "label",
+    "plan_html",
     "plan_workbook",
     "set_safe_value",
     "with_unit",
+    "write_compare_html",
+    "write_compare_xlsx",
+    "write_plan_html",
     "write_plan_xlsx",
 ]
 
@@ -47,6 +58,10 @@ _HOME = {
     "SHEET_KEYS": "excel",
     "plan_workbook": "excel",
     "write_plan_xlsx": "excel",
+    "plan_html": "html",
+    "write_plan_html": "html",
+    "write_compare_html": "_html_compare",
+    "write_compare_xlsx": "_xlsx_compare",
     "excel_safe": "safe",
     "set_safe_value": "safe",
 }

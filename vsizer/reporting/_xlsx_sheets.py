@@ -14,6 +14,14 @@ from typing import Any
 from openpyxl.chart import BarChart, LineChart, Reference
 from openpyxl.utils import get_column_letter
 
+from vsizer.reporting._plan_view import (
+    failover_scenarios,
+    host_rows,
+    predictions,
+    replay,
+    scenario_count,
+    series_times,
+)
 from vsizer.reporting._xlsx import (
     DEC1,
     DEC2,
@@ -28,12 +36,14 @@ from vsizer.reporting._xlsx import (
 from vsizer.reporting.labels import LABELS, with_unit
 
 __all__ = [
+    "curves_sheet",
     "demand_sheet",
     "excluded_sheet",
     "failover_sheet",
     "hosts_sheet",
     "placement_sheet",
     "power_sheet",
+    "predictions_sheet",
     "quality_sheet",
     "servers_sheet",
     "warnings_sheet",
@@ -292,7 +302,12 @@ def placement_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
 
 # -- failover -------------------------------------------------------------------------
 def failover_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
-    """Per pool result, one row per failure scenario, then failed scenarios."""
+    """Per pool result, then one row per failure scenario (schema "1" or "2").
+
+    A scenario row names the failed hosts, where each of their VMs goes, the
+    VMs left without a place, the worst survivor and, for plans checked on
+    time series, the worst step and how many steps exceed 100 %.
+    """
     pools = plan["pools"]
     per_pool = []
     for pool in pools:
@@ -303,7 +318,7 @@ def failover_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
                 pool["name"],
                 fo["failures"],
                 w.yes_no(fo["survives"]),
-                fo["scenarios"],
+                scenario_count(pool),
                 fo["worst_survivor_util"],
                 w.dim(fo["worst_dimension"]) if fo.get("worst_dimension") else None,
                 join(worst.get("failed")) or None,
@@ -324,39 +339,49 @@ def failover_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
         per_pool,
         [None, INT, None, INT, PCT, None, None, None],
     )
+    rows = [(pool["name"], row) for pool in pools for row in failover_scenarios(pool)]
+    with_steps = any(row["worst_step"] is not None for _, row in rows)
+    headers = [
+        w.t("pool"),
+        w.t("failed_hosts"),
+        w.t("worst_host"),
+        w.t("worst_dimension"),
+        w.t("worst_util"),
+        w.t("moves"),
+        w.t("moves_to"),
+        w.t("unplaced_count"),
+        w.t("unplaced"),
+    ]
+    formats: list[str | None] = [None, None, None, None, PCT, INT, None, INT, None]
+    if with_steps:
+        headers += [w.t("worst_step"), w.t("steps_over_100")]
+        formats += [None, INT]
     scenarios = [
         [
-            pool["name"],
-            join(d.get("failed")),
-            d.get("worst_host"),
-            d.get("worst_util"),
-            len(d.get("moves", [])),
+            name,
+            join(row["failed"]),
+            row["worst_host"],
+            w.dim(row["worst_dimension"]) if row["worst_dimension"] else None,
+            row["worst_util"],
+            len(row["moves"]),
+            join(f"{m.get('vm')} → {m.get('to')}" for m in row["moves"]),
+            len(row["unplaced"]),
+            join(row["unplaced"]),
+            *([row["worst_step"], row["steps_over_100"]] if with_steps else []),
         ]
-        for pool in pools
-        for d in pool["failover"].get("detail", [])
+        for name, row in rows
     ]
     w.section(
         w.t("section_failover_scenarios"),
-        [
-            w.t("pool"),
-            w.t("failed_hosts"),
-            w.t("worst_host"),
-            w.t("worst_util"),
-            w.t("moves"),
-        ],
+        headers,
         scenarios,
-        [None, None, None, PCT, INT],
+        formats,
         autofilter=True,
     )
     failed = [
-        [
-            pool["name"],
-            join(f.get("failed")),
-            len(f.get("unplaced", [])),
-            join(f.get("unplaced")),
-        ]
-        for pool in pools
-        for f in pool["failover"].get("failed_scenarios", [])
+        [name, join(row["failed"]), len(row["unplaced"]), join(row["unplaced"])]
+        for name, row in rows
+        if row["unplaced"]
     ]
     w.section(
         w.t("section_failed_scenarios"),
@@ -497,4 +522,121 @@ def warnings_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
     """Numbered warnings of the plan."""
     rows = [[i, text] for i, text in enumerate(plan["warnings"], start=1)]
     w.table([w.t("number"), w.t("warning")], rows, [INT, None], autofilter=True)
+    w.finish()
+
+
+# -- curves (schema "2" with series) ----------------------------------------------------
+def curves_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
+    """CPU utilization of every host at every sampled step, a line chart of it,
+    then the replay of every step per host."""
+    hosts = [
+        (ceiling, host)
+        for _, ceiling, host in host_rows(plan)
+        if (host.get("curves") or {}).get("cpu")
+    ]
+    width = max(len(host["curves"]["cpu"]) for _, host in hosts)
+    times = series_times(plan, width)
+    headers = [w.t("axis_time"), *(str(host["id"]) for _, host in hosts)]
+    rows = [
+        [times[i], *(_at(host["curves"]["cpu"], i) for _, host in hosts)]
+        for i in range(width)
+    ]
+    rng = w.table(headers, rows, [None, *([PCT] * len(hosts))], autofilter=True)
+    replay_rows = []
+    for pool in plan["pools"]:
+        rep = replay(pool) or {}
+        for h in rep.get("hosts") or ():
+            dim = h.get("worst_dimension")
+            replay_rows.append(
+                [
+                    pool["name"],
+                    h.get("id"),
+                    h.get("steps_over_ceiling"),
+                    h.get("steps_over_100"),
+                    h.get("worst_util"),
+                    w.dim(dim) if dim else None,
+                    h.get("worst_step"),
+                ]
+            )
+    if replay_rows:
+        w.section(
+            w.t("section_replay"),
+            [
+                w.t("pool"),
+                w.t("host_id"),
+                w.t("steps_over_ceiling"),
+                w.t("steps_over_100"),
+                w.t("worst_util"),
+                w.t("worst_dimension"),
+                w.t("worst_step"),
+            ],
+            replay_rows,
+            [None, None, INT, INT, PCT, None, None],
+        )
+    w.finish(freeze_col=2)
+    chart = LineChart()
+    chart.title = w.t("util_cpu")
+    chart.legend.position = "b"
+    chart.x_axis.delete = False
+    chart.y_axis.delete = False
+    chart.y_axis.number_format = "0%"
+    chart.y_axis.scaling.min = 0.0
+    chart.y_axis.title = w.t("axis_util")
+    chart.x_axis.title = w.t("axis_time")
+    for col in range(2, rng.last_col + 1):
+        data = Reference(
+            w.ws, min_col=col, min_row=rng.header_row, max_row=rng.last_row
+        )
+        chart.add_data(data, titles_from_data=True)
+    chart.set_categories(
+        Reference(w.ws, min_col=1, min_row=rng.first_row, max_row=rng.last_row)
+    )
+    for series in chart.series:
+        series.marker.symbol = "none"
+        series.smooth = False
+    chart.width, chart.height = 24.0, 10.0
+    w.ws.add_chart(chart, f"{get_column_letter(rng.last_col + 2)}2")
+
+
+def _at(values: list[Any], i: int) -> Any:
+    return values[i] if i < len(values) else None
+
+
+def has_curves(plan: Mapping[str, Any]) -> bool:
+    """Whether any host of ``plan`` has a CPU curve (schema "2" with series)."""
+    return any((host.get("curves") or {}).get("cpu") for _, _, host in host_rows(plan))
+
+
+# -- predictions ------------------------------------------------------------------------
+def predictions_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
+    """Predicted performance per VM, per host, and the prediction warnings."""
+    pred = predictions(plan) or {}
+    first = True
+    for key, title in (("vms", "vm"), ("hosts", "host_id")):
+        rows = [r for r in pred.get(key) or () if isinstance(r, Mapping)]
+        if not rows:
+            continue
+        keys = list(dict.fromkeys(k for r in rows for k in r))
+        table_rows = [[_cell(r.get(k)) for k in keys] for r in rows]
+        formats = [
+            DEC2 if any(isinstance(r.get(k), float) for r in rows) else None
+            for k in keys
+        ]
+        if not first:
+            w.title(w.t(title))
+        w.table(keys, table_rows, formats, autofilter=first)
+        first = False
+    notes = [str(a) for a in pred.get("assumptions") or ()]
+    for item in pred.get("warnings") or ():
+        if isinstance(item, Mapping):
+            notes.append(
+                f"{item.get('scope', '')} {item.get('name', '')} "
+                f"[{item.get('model', '')}]: {item.get('reason', '')}"
+            )
+        else:
+            notes.append(str(item))
+    if notes:
+        if not first:
+            w.title(w.t("notes"))
+        w.table([w.t("number"), w.t("note")], [[i, n] for i, n in enumerate(notes, 1)])
     w.finish()

@@ -1,12 +1,14 @@
 """The Excel workbook of a plan.
 
-:func:`write_plan_xlsx` renders the plan dict of ``docs/plan-schema.md`` into
-ten sheets (summary, servers, demand, hosts, placement, failover, power,
+:func:`write_plan_xlsx` renders the plan dict of ``docs/plan-schema.md``
+(schema "1" or "2") into ten sheets (summary, servers, demand, hosts, placement, failover, power,
 quality, excluded, warnings) with labels in English or Japanese. Every sheet
 has a frozen header row, an autofilter, fitted column widths and number formats
 (``0.0%`` for utilizations and fractions, ``#,##0`` for W, kWh and money with
 the currency in the header, ``0.00`` for ratios). The hosts and power sheets
-carry native Excel bar charts.
+carry native Excel bar charts. A plan with time-series curves adds a sheet of
+host CPU utilization per step with a native line chart and the step replay; a
+plan with predictions adds a predictions sheet.
 
 Every string from the plan passes through
 :func:`~vsizer.reporting.safe.excel_safe` and is stored as text, so the
@@ -30,8 +32,8 @@ from typing import Any
 from openpyxl import Workbook
 from openpyxl.xml.functions import tostring
 
-from vsizer.errors import InputError
 from vsizer.reporting import _xlsx_sheets as sheets
+from vsizer.reporting._plan_view import check_plan, lower_bound_hosts, predictions
 from vsizer.reporting._xlsx import (
     DEC1,
     DEC2,
@@ -45,13 +47,22 @@ from vsizer.reporting._xlsx import (
 )
 from vsizer.reporting.labels import check_lang, label, with_unit
 
-__all__ = ["FIXED_TIMESTAMP", "SHEET_KEYS", "plan_workbook", "write_plan_xlsx"]
+__all__ = [
+    "FIXED_TIMESTAMP",
+    "OPTIONAL_SHEET_KEYS",
+    "SHEET_KEYS",
+    "plan_workbook",
+    "reproducible_bytes",
+    "write_plan_xlsx",
+]
 
 #: Creation/modification time written into every workbook, and the time of its
 #: zip entries: the earliest a zip file can record, so no real date is implied.
 FIXED_TIMESTAMP = datetime(1980, 1, 1, 0, 0, 0)
 
-#: Label keys of the sheets, in workbook order.
+#: Label keys of the sheets every workbook has, in workbook order; a plan with
+#: time-series curves adds ``sheet_curves``, one with predictions
+#: ``sheet_predictions`` (:data:`OPTIONAL_SHEET_KEYS`, in that order).
 SHEET_KEYS: tuple[str, ...] = (
     "sheet_summary",
     "sheet_servers",
@@ -65,23 +76,9 @@ SHEET_KEYS: tuple[str, ...] = (
     "sheet_warnings",
 )
 
-_REQUIRED_KEYS: tuple[str, ...] = (
-    "schema_version",
-    "inputs",
-    "parameters",
-    "host_model",
-    "summary",
-    "demand",
-    "servers",
-    "excluded",
-    "pools",
-    "power",
-    "space",
-    "targets",
-    "quality",
-    "warnings",
-)
-_SCHEMA_VERSION = "1"
+#: Sheets written only when the plan has their content.
+OPTIONAL_SHEET_KEYS: tuple[str, ...] = ("sheet_curves", "sheet_predictions")
+
 
 #: Key figures of the summary sheet.
 _KEY_FIGURES: tuple[Figure, ...] = (
@@ -157,28 +154,6 @@ _HOST_MODEL: tuple[Figure, ...] = (
 )
 
 
-def _check_plan(plan: Any) -> None:
-    """Raise :class:`InputError` listing every top-level problem of ``plan``."""
-    if not isinstance(plan, Mapping):
-        raise InputError(
-            f"plan: expected a dict as described in docs/plan-schema.md, "
-            f"got {type(plan).__name__}."
-        )
-    problems = [
-        f"plan: missing key {key!r} (see docs/plan-schema.md)."
-        for key in _REQUIRED_KEYS
-        if key not in plan
-    ]
-    version = plan.get("schema_version")
-    if "schema_version" in plan and version != _SCHEMA_VERSION:
-        problems.append(
-            f"plan: key 'schema_version': expected {_SCHEMA_VERSION!r}, "
-            f"got {version!r}."
-        )
-    if problems:
-        raise InputError(problems)
-
-
 def _text(value: Any) -> Any:
     """A list or dict parameter (added by a later schema) as compact JSON text."""
     if isinstance(value, (list, dict)):
@@ -217,7 +192,7 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
             p["name"],
             p["servers"],
             p["host_count"],
-            p["lower_bound"],
+            lower_bound_hosts(p),
             p["gap"],
             w.dim(p["binding_dimension"]),
             p["strategy"],
@@ -315,7 +290,7 @@ def plan_workbook(plan: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     Parameters
     ----------
     plan : dict
-        A plan as described in ``docs/plan-schema.md`` (``schema_version`` "1").
+        A plan as described in ``docs/plan-schema.md`` (``schema_version`` "1" or "2").
     lang : {"en", "ja"}, default "en"
         Language of sheet names, headers, labels and translated values.
 
@@ -333,12 +308,19 @@ def plan_workbook(plan: Mapping[str, Any], *, lang: str = "en") -> Workbook:
         ``schema_version``; every problem is listed.
     """
     check_lang(lang, "write_plan_xlsx")
-    _check_plan(plan)
+    check_plan(plan)
     wb = Workbook()
     wb.remove(wb.active)
     for key in SHEET_KEYS:
         ws = wb.create_sheet(label(key, lang))
         _SHEETS[key](SheetWriter(ws, lang), plan)
+    # sheets of what the plan has: time-series curves, predictions
+    if sheets.has_curves(plan):
+        ws = wb.create_sheet(label("sheet_curves", lang))
+        sheets.curves_sheet(SheetWriter(ws, lang), plan)
+    if predictions(plan) is not None:
+        ws = wb.create_sheet(label("sheet_predictions", lang))
+        sheets.predictions_sheet(SheetWriter(ws, lang), plan)
     props = wb.properties
     props.title = label("workbook_title", lang)
     props.creator = f"vsizer {plan.get('vsizer_version') or ''}".strip()
@@ -348,8 +330,9 @@ def plan_workbook(plan: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     return wb
 
 
-def _reproducible_bytes(wb: Workbook) -> bytes:
+def reproducible_bytes(wb: Workbook) -> bytes:
     """Save ``wb`` and rewrite the parts openpyxl stamps with the current time."""
+    wb.properties.created = FIXED_TIMESTAMP
     raw = io.BytesIO()
     wb.save(raw)  # sets wb.properties.modified to now
     wb.properties.modified = FIXED_TIMESTAMP
@@ -377,7 +360,7 @@ def write_plan_xlsx(
     Parameters
     ----------
     plan : dict
-        A plan as described in ``docs/plan-schema.md`` (``schema_version`` "1").
+        A plan as described in ``docs/plan-schema.md`` (``schema_version`` "1" or "2").
     path : str or os.PathLike
         Target ``.xlsx`` file; overwritten if it exists.
     lang : {"en", "ja"}, default "en"
@@ -402,6 +385,6 @@ def write_plan_xlsx(
     >>> plan = json.load(open("plan.json", encoding="utf-8"))  # doctest: +SKIP
     >>> write_plan_xlsx(plan, "plan.xlsx", lang="ja")  # doctest: +SKIP
     """
-    data = _reproducible_bytes(plan_workbook(plan, lang=lang))
+    data = reproducible_bytes(plan_workbook(plan, lang=lang))
     with open(path, "wb") as fh:
         fh.write(data)

@@ -45,6 +45,8 @@ LABELS: dict[str, dict[str, str]] = {
     "sheet_quality": {"en": "Data quality", "ja": "データ品質"},
     "sheet_excluded": {"en": "Excluded", "ja": "移行対象外"},
     "sheet_warnings": {"en": "Warnings", "ja": "警告"},
+    "sheet_curves": {"en": "Utilization over time", "ja": "使用率の推移"},
+    "sheet_predictions": {"en": "Predictions", "ja": "性能予測"},
     # -- section titles --------------------------------------------------------
     "section_pools": {"en": "Per pool", "ja": "プール別"},
     "section_targets": {"en": "Targets", "ja": "目標の達成状況"},
@@ -291,6 +293,116 @@ LABELS: dict[str, dict[str, str]] = {
     "value_failover": {"en": "failover", "ja": "障害時の収容"},
     "value_min_hosts": {"en": "minimum hosts", "ja": "最小ホスト数"},
     "value_anti_affinity": {"en": "anti-affinity", "ja": "アンチアフィニティ"},
+    # -- HTML report -----------------------------------------------------------
+    "report_title": {"en": "Consolidation plan", "ja": "サーバー統合計画"},
+    "report_subtitle": {
+        "en": "Inventory {inventory} · host model {host} · vsizer {version}",
+        "ja": "サーバー台帳 {inventory} ・ホスト機種 {host} ・vsizer {version}",
+    },
+    "section_power": {"en": "Power and cost", "ja": "消費電力とコスト"},
+    "section_placement": {
+        "en": "Placement (hosts × VMs)",
+        "ja": "VM配置（ホスト × VM）",
+    },
+    "section_heatmap": {
+        "en": "Host utilization over time",
+        "ja": "ホスト使用率の推移（ヒートマップ）",
+    },
+    "section_curves": {
+        "en": "Demand curves per host",
+        "ja": "ホスト別の需要推移（積み上げ）",
+    },
+    "section_failover": {"en": "Failover scenarios", "ja": "障害シナリオ（縮退時）"},
+    "section_predictions": {"en": "Predicted performance", "ja": "性能予測"},
+    "section_inputs_parameters": {
+        "en": "Inputs and parameters",
+        "ja": "入力とパラメーター",
+    },
+    "section_replay": {
+        "en": "Replay of every step on the plan",
+        "ja": "全時刻での再検証",
+    },
+    "section_series": {"en": "Time series", "ja": "時系列データ"},
+    "racks": {"en": "Racks", "ja": "ラック数"},
+    "targets_met": {"en": "Targets met", "ja": "目標の達成"},
+    "no_price": {"en": "no price given", "ja": "電力単価の指定なし"},
+    "no_targets": {"en": "No targets stated.", "ja": "目標の指定はありません。"},
+    "no_warnings": {"en": "No warnings.", "ja": "警告はありません。"},
+    "no_series": {
+        "en": "No time series given: sized on peak/average figures.",
+        "ja": "時系列データの指定なし：ピーク値・平均値でサイジングしています。",
+    },
+    "no_failover": {
+        "en": "No failure scenarios: no pool tolerates a host failure (failures = 0).",
+        "ja": "障害シナリオなし：ホスト障害を想定するプールがありません（failures = 0）。",
+    },
+    "no_predictions": {
+        "en": "No performance predictions in this plan.",
+        "ja": "このプランには性能予測が含まれていません。",
+    },
+    "placement_note": {
+        "en": "{hosts} hosts; each bar stacks the VMs of one host by their share "
+        "of the host (CPU as sized, memory with overheads and the hypervisor "
+        "reserve). Dashed lines: ceiling and 100 %.",
+        "ja": "ホスト{hosts}台。各棒はホスト1台に載るVMを、ホストに対する割合で積み上げたもの"
+        "（CPUはサイジング基準の需要、メモリはオーバーヘッドとハイパーバイザー予約を含む）。"
+        "破線は使用率の上限と100 %。",
+    },
+    "series_info": {
+        "en": "Source {source}: {steps} steps of {step} s, shown every {stride} step(s) "
+        "(maximum over each stride).",
+        "ja": "データ {source}：{step}秒間隔 {steps}時点、{stride}時点ごとの最大値を表示。",
+    },
+    "axis_time": {"en": "Time (UTC)", "ja": "時刻（UTC）"},
+    "stack_other": {"en": "(other VMs)", "ja": "（その他のVM）"},
+    "moves_to": {"en": "Where its VMs go", "ja": "VMの移動先"},
+    "worst_step": {"en": "Worst step", "ja": "最悪時刻"},
+    "steps_over_100": {"en": "Steps over 100 %", "ja": "100 %超過の時点数"},
+    "steps_over_ceiling": {"en": "Steps over ceiling", "ja": "上限超過の時点数"},
+    # -- what-if comparison ----------------------------------------------------
+    "compare_title": {"en": "Scenario comparison", "ja": "構成案の比較"},
+    "compare_subtitle": {
+        "en": "Inventory {inventory} · {n} scenarios · vsizer {version}",
+        "ja": "サーバー台帳 {inventory} ・構成案 {n}件 ・vsizer {version}",
+    },
+    "sheet_scenarios": {"en": "Scenarios", "ja": "構成案の比較"},
+    "section_scenarios": {"en": "Scenarios side by side", "ja": "構成案の一覧"},
+    "section_compare_charts": {"en": "At a glance", "ja": "グラフで比較"},
+    "scenario": {"en": "Scenario", "ja": "構成案"},
+    "recommendation": {"en": "Recommendation", "ja": "推奨案"},
+    "criterion": {"en": "Criterion", "ja": "判断基準"},
+    "no_recommendation": {
+        "en": "No recommendation: no scenario survives its failover check.",
+        "ja": "推奨案なし：障害時の検証を満たす構成案がありません。",
+    },
+    "rec_total_cost": {
+        "en": "Recommended: {name} — criterion: lowest cost over {years} years "
+        "(host purchase + electricity), {value} {currency}.",
+        "ja": "推奨：{name} — 判断基準：{years}年間の総コスト（ホスト購入費＋電気代）"
+        "が最小、{value} {currency}。",
+    },
+    "rec_hosts": {
+        "en": "Recommended: {name} — criterion: fewest hosts ({hosts}), then lowest "
+        "power after consolidation ({power} W), among scenarios that survive "
+        "failover and meet the targets.",
+        "ja": "推奨：{name} — 判断基準：障害時の検証と目標を満たす案のうちホスト台数が"
+        "最少（{hosts}台）、次に統合後の消費電力が最小（{power} W）。",
+    },
+    "rec_runner_up": {
+        "en": "Next: {name} ({value}).",
+        "ja": "次点：{name}（{value}）。",
+    },
+    "host_cores": {"en": "Cores per host", "ja": "ホストあたりのコア数"},
+    "hosts_cost": {"en": "Host purchase", "ja": "ホスト購入費"},
+    "total_cost_over_years": {
+        "en": "Cost over {years} years (hosts + electricity)",
+        "ja": "{years}年間の総コスト（ホスト＋電気代）",
+    },
+    "predicted_performance": {"en": "Predicted performance", "ja": "性能予測"},
+    "pred_summary": {
+        "en": "{metric}: mean {mean}, min {min}",
+        "ja": "{metric}：平均 {mean}、最小 {min}",
+    },
 }
 
 
