@@ -1,9 +1,162 @@
-"""CLI commands: benchmark harness."""
+"""CLI commands: benchmark harness (``vsizer bench ...``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+from vsizer._cli_common import _fail, err, out
+from vsizer.errors import VsizerError
+
+DEFAULT_STORE = Path("bench-results/samples.jsonl")
+
+bench_app = typer.Typer(
+    help="Measure this host and QEMU guests (DESIGN §8); report and export for 'vsizer fit'.",
+    no_args_is_help=True,
+)
+
+StoreOpt = Annotated[
+    Path, typer.Option("--store", help="JSONL sample store (appended to).")
+]
+
+
+def _say(msg: str) -> None:
+    err.print(f"[bench] {msg}", markup=False, highlight=False)
+
+
+@bench_app.command("run")
+def run_cmd(
+    suite: Annotated[str, typer.Argument(help="Suite TOML file, or a bundled suite name (quick, standard).")],
+    env: Annotated[str, typer.Option("--env", help="physical, vm or both.")] = "both",
+    quick: Annotated[bool, typer.Option("--quick", help="Cap runs at 5 s; 1 warm-up, 3 measured runs.")] = False,
+    workload: Annotated[list[str] | None, typer.Option("--workload", "-w", help="Run only this workload (repeatable).")] = None,
+    store: StoreOpt = DEFAULT_STORE,
+    report: Annotated[Path | None, typer.Option("--report", help="Report written after the run (.html or .xlsx). Default: report.html beside the store.")] = None,
+) -> None:
+    """Run a benchmark suite physically and/or in QEMU guests; append samples to the store.
+
+    Installs what it needs with apt (tools, QEMU, the guest kernel), boots guests
+    with the host root shared read-only over virtiofs, and leaves nothing running.
+    Under TCG (no real VT-x/AMD-V) guest samples are labelled emulated.
+
+    Example: vsizer bench run quick --env both
+    """
+    from vsizer.bench.harness import run_suite
+    from vsizer.bench.report import write_report
+    from vsizer.bench.suite import load_suite
+
+    try:
+        s = load_suite(suite)
+        if quick:
+            s = s.quick()
+        if workload:
+            s = s.only(workload)
+        summary = run_suite(s, env=env, store=store, progress=_say)
+        target = report or store.parent / "report.html"
+        write_report(store, target)
+    except VsizerError as exc:
+        raise _fail(exc) from None
+    out.print(f"run {summary.run_id}: {summary.samples} samples appended to {store} "
+              f"in {summary.seconds:.0f} s; report {target}", markup=False, highlight=False)
+    for agg in summary.aggregates:
+        m = agg.metadata
+        if agg.metric in _HEADLINE.get(str(m.get("workload")), ()):
+            label = " (emulated)" if m.get("emulated") else ""
+            cv = m.get("cv")
+            out.print(f"  {m.get('environment')}{label} {m.get('workload')} {agg.metric} "
+                      f"{_case(m)}: {agg.value:.4g} {agg.unit}, CV {cv if cv is None else f'{cv:.1%}'}",
+                      markup=False, highlight=False)
+    if summary.failures:
+        for line in summary.failures:
+            err.print(f"error: {line}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+
+
+_HEADLINE = {
+    "cpu": ("events_per_s_host",), "disk": ("iops",), "network": ("received_mbit_s",),
+    "database": ("tps_host",), "web": ("throughput_rps",),
+}
+_CASE_KEYS = ("threads", "backing", "write_cache", "access_spec", "queue_depth",
+              "block_size", "direction", "mode", "vms")
+
+
+def _case(meta: dict[str, object]) -> str:
+    return " ".join(f"{k}={meta[k]}" for k in _CASE_KEYS if k in meta)
+
+
+@bench_app.command("tiles")
+def tiles_cmd(
+    max_tiles: Annotated[int, typer.Option("--max", help="Run 1..N tiles at once.")] = 4,
+    tile: Annotated[str, typer.Option("--tile", help="Guests in one tile, comma separated: cpu, database, web, idle.")] = "cpu",
+    time_s: Annotated[int, typer.Option("--time", help="Seconds per measured run.")] = 5,
+    repetitions: Annotated[int, typer.Option("--repetitions", help="Measured runs per tile count.")] = 3,
+    warmup: Annotated[int, typer.Option("--warmup", help="Warm-up runs discarded.")] = 1,
+    store: StoreOpt = DEFAULT_STORE,
+) -> None:
+    """Run 1..N consolidation tiles at once; report per-tile score and per-VM relative performance.
+
+    A tile is a set of single-vCPU guests (DESIGN §8); the default tile is one CPU
+    guest, so --max 4 measures 1..4 guests contending for this host's cores.
+
+    Example: vsizer bench tiles --max 4 --tile cpu --time 5
+    """
+    from vsizer.bench.tiles import run_tiles
+
+    try:
+        rows = run_tiles(max_tiles, [t.strip() for t in tile.split(",") if t.strip()],
+                         time_s=time_s, repetitions=repetitions, warmup=warmup, store=store,
+                         progress=_say)
+    except VsizerError as exc:
+        raise _fail(exc) from None
+    for row in rows:
+        out.print(row, markup=False, highlight=False)
+
+
+@bench_app.command("report")
+def report_cmd(
+    store: StoreOpt = DEFAULT_STORE,
+    output: Annotated[list[Path] | None, typer.Option("-o", "--output", help="Report file(s): .html and/or .xlsx. Repeatable.")] = None,
+) -> None:
+    """Write the benchmark report: charts vs queue depth, block size, VM count; physical vs VM.
+
+    Example: vsizer bench report --store bench-results/samples.jsonl -o bench.html -o bench.xlsx
+    """
+    from vsizer.bench.report import write_report
+
+    targets = output or [store.parent / "report.html"]
+    try:
+        for target in targets:
+            write_report(store, target)
+    except VsizerError as exc:
+        raise _fail(exc) from None
+    for target in targets:
+        out.print(f"wrote {target}", markup=False, highlight=False)
+
+
+@bench_app.command("export")
+def export_cmd(
+    for_fit: Annotated[bool, typer.Option("--for-fit", help="Write the measurement CSV that 'vsizer fit' reads.")] = False,
+    store: StoreOpt = DEFAULT_STORE,
+    output: Annotated[Path, typer.Option("-o", "--output", help="CSV file to write.")] = Path("bench-results/measurements.csv"),
+) -> None:
+    """Export measured contention (tiles) as the long-format measurement CSV of 'vsizer fit'.
+
+    Example: vsizer bench export --for-fit -o measurements.csv
+    """
+    from vsizer.bench.export import export_for_fit
+
+    if not for_fit:
+        err.print("error: choose an export format: --for-fit", markup=False, highlight=False)
+        raise typer.Exit(2)
+    try:
+        n = export_for_fit(store, output)
+    except VsizerError as exc:
+        raise _fail(exc) from None
+    out.print(f"wrote {n} rows to {output}", markup=False, highlight=False)
 
 
 def register(app: typer.Typer) -> None:
     """Add the benchmark harness commands to *app*."""
+    app.add_typer(bench_app, name="bench")

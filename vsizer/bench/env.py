@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from vsizer.bench.procs import Reaper
 from vsizer.bench.prereq import tool_version
+from vsizer.bench.procs import Reaper
 
 __all__ = [
     "Environment",

@@ -23,7 +23,6 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from vsizer._validation import Interval, check_param
 from vsizer.bench.samples import Sample
@@ -253,7 +252,7 @@ def run_repeated(
 
 _RUN_KEYS = (
     "run", "warmup", "attempt", "foreign_busy", "steal", "loadavg_1m",
-    "foreign_load_exceeded", "elapsed_s",
+    "foreign_load_exceeded", "elapsed_s", "total_util_pct",
 )
 
 

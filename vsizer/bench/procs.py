@@ -70,7 +70,7 @@ class Reaper:
     def __init__(self, grace_s: float = 3.0) -> None:
         self.grace_s = grace_s
         self.procs: list[subprocess.Popen[Any]] = []
-        self.cleanups: list[tuple[str, Callable[[], None]]] = []
+        self.cleanups: list[tuple[str, Callable[[], object]]] = []
         self.errors: list[str] = []
         self._old: dict[int, Any] = {}
 
@@ -111,7 +111,7 @@ class Reaper:
                 self.procs.remove(proc)
         return subprocess.CompletedProcess(list(argv), proc.returncode, stdout, stderr)
 
-    def add_cleanup(self, label: str, fn: Callable[[], None]) -> None:
+    def add_cleanup(self, label: str, fn: Callable[[], object]) -> None:
         """Run ``fn`` at teardown (last added, first run)."""
         self.cleanups.append((label, fn))
 

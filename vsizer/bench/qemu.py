@@ -279,6 +279,13 @@ class VmEnv:
     def live_pids(self) -> list[int]:
         return self.guest.live_pids()
 
+    def forwarded(self, guest_port: int) -> int:
+        """The 127.0.0.1 port on the host that reaches ``guest_port`` in the guest."""
+        for host, guest in self.guest.spec.forwards:
+            if guest == guest_port:
+                return host
+        raise BenchmarkRunError(f"guest {self.guest.spec.name}: port {guest_port} is not forwarded.")
+
 
 def boot(spec: GuestSpec, image: GuestImage, reaper: Reaper, workdir: Path) -> VmEnv:
     """Start a guest with the accelerator this host supports; return it as an environment."""

@@ -1,0 +1,79 @@
+"""Export measured CPU contention (tiles) as the measurement CSV of ``vsizer fit``.
+
+Long format, one row per measured run and CPU guest (warm-ups dropped), in the
+columns ``vsizer.models.measurements`` reads (docs/models.md, "Measurement CSV")
+plus the harness's own: ``env``, ``accelerator``, ``emulated``,
+``vcpus_per_vm``, ``metric``, ``value``, ``unit``, ``run``, ``foreign_load_exceeded``.
+
+* ``throughput`` = the guest's sysbench events/s timed on the host;
+* ``relative`` = that divided by the trimmed mean of a lone guest (1 tile) of the
+  same series — DESIGN §6.1's per-VM relative performance, with one guest as the
+  reference instead of a Pentium III;
+* ``total_util_pct`` = summed guest-reported utilization (each vCPU = 100 %).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from vsizer.bench.samples import Sample, read_samples
+from vsizer.errors import InputError
+
+__all__ = ["COLUMNS", "export_for_fit", "fit_rows"]
+
+COLUMNS = (
+    "model", "experiment", "env", "accelerator", "emulated", "hypervisor", "vms",
+    "physical_cpus", "vcpus_per_vm", "total_util_pct", "throughput", "unit", "relative",
+    "metric", "value", "run", "foreign_load_exceeded",
+)
+
+
+def fit_rows(samples: list[Sample]) -> list[dict[str, object]]:
+    """Rows of the measurement CSV from tile samples (pure)."""
+    cpu = [s for s in samples if s.metadata.get("workload") == "tiles"
+           and s.metadata.get("tile_kind") == "cpu" and s.metric == "events_per_s_host"]
+    base = {s.metadata["run_id"]: s.value for s in cpu
+            if s.metadata.get("aggregate") and s.metadata.get("tiles") == 1
+            and s.metadata.get("tile") == 0}
+    rows = []
+    for s in cpu:
+        m = s.metadata
+        if m.get("aggregate") or m.get("warmup"):
+            continue
+        ref = base.get(m["run_id"])
+        rows.append({
+            "model": "cpu", "experiment": m["run_id"], "env": m.get("environment", "vm"),
+            "accelerator": m.get("accelerator", ""), "emulated": str(bool(m.get("emulated"))).lower(),
+            "hypervisor": m.get("hypervisor", ""), "vms": m["vms"],
+            "physical_cpus": m.get("host_cores", ""), "vcpus_per_vm": m.get("vcpus", 1),
+            "total_util_pct": m["total_util_pct"], "throughput": round(s.value, 3),
+            "unit": s.unit, "relative": round(s.value / ref, 6) if ref else "",
+            "metric": s.metric, "value": round(s.value, 3), "run": m.get("run", ""),
+            "foreign_load_exceeded": str(bool(m.get("foreign_load_exceeded"))).lower(),
+        })
+    rows.sort(key=lambda r: (str(r["experiment"]), int(r["vms"]), int(r["run"] or 0)))
+    return rows
+
+
+def export_for_fit(store: str | Path, output: str | Path) -> int:
+    """Write the measurement CSV from the tile samples in ``store``; return the row count.
+
+    Raises
+    ------
+    InputError
+        The store holds no tile CPU samples (run ``vsizer bench tiles`` first).
+    """
+    rows = fit_rows(read_samples(store))
+    if not rows:
+        raise InputError(
+            f"{Path(store).name}: no CPU tile samples to export; run "
+            "'vsizer bench tiles --max 4 --tile cpu' first."
+        )
+    out = Path(output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return len(rows)

@@ -1,0 +1,231 @@
+"""Benchmark report: HTML (plotly charts, embedded) or Excel, from the sample store.
+
+Charts, the classic ones of the consolidation studies (DESIGN §6, §8):
+throughput vs queue depth per access specification (disk), vs block size
+(network), per-VM relative performance and tile score vs VM count (tiles), and
+VM / physical ratios with error bars (min-max of the measured runs). Every chart
+and table row from a TCG guest says "emulated": those ratios measure software
+emulation, never virtualization overhead. All user strings are HTML-escaped;
+spreadsheet cells go through :func:`vsizer.reporting.safe.set_safe_value`.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from vsizer.bench.samples import Sample, read_samples
+from vsizer.errors import InputError
+
+__all__ = ["summary_frame", "ratio_frame", "write_report"]
+
+EMULATED_NOTE = (
+    "Guests ran under TCG (software emulation, no hardware virtualization): VM figures "
+    "and VM / physical ratios are labelled 'emulated' and measure emulation, not "
+    "virtualization overhead."
+)
+_CASE = ["threads", "backing", "write_cache", "access_spec", "queue_depth", "block_size",
+         "direction", "mode", "tiles", "tile", "slot", "tile_kind"]
+_HEADLINE = {"cpu": "events_per_s_host", "disk": "iops", "network": "received_mbit_s",
+             "database": "tps_host", "web": "throughput_rps", "tiles": "events_per_s_host"}
+
+
+def summary_frame(samples: list[Sample]) -> pd.DataFrame:
+    """One row per aggregate sample: run, workload, environment, case, metric, value, CV."""
+    rows = []
+    for s in samples:
+        m = s.metadata
+        if m.get("aggregate") != "trimmed_mean":
+            continue
+        env = str(m.get("environment", ""))
+        rows.append({
+            "run_id": m.get("run_id", ""), "workload": m.get("workload", ""),
+            "environment": env + (" (emulated)" if m.get("emulated") else ""),
+            "env": env, "accelerator": m.get("accelerator", ""),
+            "emulated": bool(m.get("emulated")),
+            **{k: m.get(k) for k in _CASE},
+            "metric": s.metric, "value": s.value, "unit": s.unit,
+            "min": m.get("min"), "max": m.get("max"), "cv": m.get("cv"),
+            "n_runs": m.get("n_runs"), "foreign_load_exceeded": m.get("foreign_load_exceeded"),
+        })
+    return pd.DataFrame(rows)
+
+
+def ratio_frame(summary: pd.DataFrame) -> pd.DataFrame:
+    """VM / physical ratio of each headline metric, per case, latest run of each side.
+
+    ``low``/``high`` are the ratio's bounds from the runs' min and max (error bars).
+    """
+    if summary.empty:
+        return summary
+    head = summary[[m == _HEADLINE.get(w) for w, m in zip(summary["workload"], summary["metric"], strict=True)]]
+    keys = ["workload", "metric"] + [k for k in _CASE if k in head and head[k].notna().any()]
+    out = []
+    for key, grp in head.groupby(keys, dropna=False, sort=True):
+        phys = grp[grp["env"] == "physical"].tail(1)
+        vm = grp[grp["env"] == "vm"].tail(1)
+        if phys.empty or vm.empty or not phys["value"].iloc[0]:
+            continue
+        p, v = phys.iloc[0], vm.iloc[0]
+        out.append({
+            **dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True)),
+            "physical": p["value"], "vm": v["value"], "ratio": v["value"] / p["value"],
+            "low": (v["min"] or v["value"]) / (p["max"] or p["value"]),
+            "high": (v["max"] or v["value"]) / (p["min"] or p["value"]),
+            "emulated": bool(v["emulated"]),
+        })
+    return pd.DataFrame(out)
+
+
+def _label(row: pd.Series, keys: list[str]) -> str:
+    return " ".join(f"{k}={row[k]}" for k in keys if k in row and pd.notna(row[k]))
+
+
+def _charts(summary: pd.DataFrame, ratios: pd.DataFrame) -> list[tuple[str, Any]]:
+    import plotly.graph_objects as go
+
+    charts: list[tuple[str, Any]] = []
+    disk = summary[(summary["workload"] == "disk") & (summary["metric"] == "iops")]
+    for spec, grp in disk.groupby("access_spec", sort=True):
+        fig = go.Figure()
+        for (env, backing, cache), g in grp.groupby(["environment", "backing", "write_cache"], sort=True):
+            g = g.sort_values("queue_depth")
+            fig.add_scatter(x=g["queue_depth"], y=g["value"], mode="lines+markers",
+                            name=f"{env} {backing} cache {cache}")
+        fig.update_layout(title=f"Disk {spec}: IOPS vs queue depth", xaxis_type="log",
+                          xaxis_title="queue depth", yaxis_title="IO/s")
+        charts.append((f"Disk {spec}: throughput vs queue depth", fig))
+    net = summary[(summary["workload"] == "network") & (summary["metric"] == "received_mbit_s")]
+    if not net.empty:
+        fig = go.Figure()
+        for (env, direction), g in net.groupby(["environment", "direction"], sort=True):
+            order = g.assign(_b=g["block_size"].map(_bytes)).sort_values("_b")
+            fig.add_scatter(x=order["block_size"], y=order["value"], mode="lines+markers",
+                            name=f"{env} {direction}")
+        fig.update_layout(title="Network: throughput vs block size", xaxis_title="block size",
+                          yaxis_title="Mbit/s")
+        charts.append(("Network: throughput vs block size", fig))
+    tiles = summary[(summary["workload"] == "tiles") & (summary["metric"] == "events_per_s_host")]
+    if not tiles.empty:
+        fig = go.Figure()
+        for env, g in tiles.groupby("environment", sort=True):
+            per = g.groupby("tiles")["value"].mean().reset_index()
+            base = per["value"].iloc[0] if len(per) else 1.0
+            fig.add_scatter(x=per["tiles"], y=per["value"] / base, mode="lines+markers",
+                            name=f"{env}: per-VM relative performance")
+        fig.update_layout(title="Tiles: per-VM relative performance vs VM count",
+                          xaxis_title="tiles (VMs)", yaxis_title="relative to one VM")
+        charts.append(("Tiles: per-VM relative performance vs VM count", fig))
+    if not ratios.empty:
+        labels = [_label(r, [c for c in ratios.columns if c in _CASE or c == "workload"])
+                  + (" (emulated)" if r["emulated"] else "") for _, r in ratios.iterrows()]
+        fig = go.Figure(go.Bar(
+            x=labels, y=ratios["ratio"],
+            error_y={"type": "data", "symmetric": False,
+                     "array": ratios["high"] - ratios["ratio"],
+                     "arrayminus": ratios["ratio"] - ratios["low"]}))
+        fig.update_layout(title="VM / physical (error bars: min-max of measured runs)",
+                          yaxis_title="ratio")
+        charts.append(("VM / physical ratios", fig))
+    return charts
+
+
+def _bytes(size: Any) -> float:
+    text = str(size).upper()
+    mult = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:], 1)
+    try:
+        return float(text.rstrip("KMG")) * mult
+    except ValueError:
+        return 0.0
+
+
+def _table(frame: pd.DataFrame) -> str:
+    if frame.empty:
+        return "<p>(none)</p>"
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(_fmt(v))}</td>" for v in row) + "</tr>"
+        for row in frame.itertuples(index=False)
+    )
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _fmt(value: Any) -> str:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def _html(summary: pd.DataFrame, ratios: pd.DataFrame) -> str:
+    import plotly.io as pio
+
+    parts = ["<!doctype html><html><head><meta charset='utf-8'>",
+             "<title>vsizer benchmark report</title>",
+             "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;"
+             "font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px}"
+             ".warn{background:#fff3cd;padding:8px;border:1px solid #e0c36c}</style>",
+             "</head><body><h1>vsizer benchmark report</h1>"]
+    if summary["emulated"].any():
+        parts.append(f"<p class='warn'>{html.escape(EMULATED_NOTE)}</p>")
+    first = True
+    for title, fig in _charts(summary, ratios):
+        parts.append(f"<h2>{html.escape(title)}</h2>")
+        parts.append(pio.to_html(fig, full_html=False, include_plotlyjs=first))
+        first = False
+    parts.append("<h2>VM / physical ratios</h2>" + _table(ratios))
+    cols = [c for c in summary.columns if c not in ("env", "emulated")
+            and summary[c].notna().any()]
+    parts.append("<h2>All results (trimmed means)</h2>" + _table(summary[cols]))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _xlsx(summary: pd.DataFrame, ratios: pd.DataFrame, path: Path) -> None:
+    from openpyxl import Workbook
+
+    from vsizer.reporting.safe import set_safe_value
+
+    wb = Workbook()
+    sheets = [("results", summary), ("vm_vs_physical", ratios)]
+    for i, (name, frame) in enumerate(sheets):
+        ws = wb.active if i == 0 else wb.create_sheet()
+        assert ws is not None
+        ws.title = name
+        if summary["emulated"].any():
+            set_safe_value(ws.cell(1, 1), EMULATED_NOTE)
+        for j, col in enumerate(frame.columns, start=1):
+            set_safe_value(ws.cell(2, j), str(col))
+        for r, row in enumerate(frame.itertuples(index=False), start=3):
+            for j, value in enumerate(row, start=1):
+                if value is None or (isinstance(value, float) and pd.isna(value)):
+                    continue
+                set_safe_value(ws.cell(r, j), value.item() if hasattr(value, "item") else value)
+    wb.save(path)
+
+
+def write_report(store: str | Path, output: str | Path) -> Path:
+    """Write the report for every aggregate in ``store``; format from the suffix (.html/.xlsx).
+
+    Raises
+    ------
+    InputError
+        Unknown suffix, or no aggregate samples in the store.
+    """
+    out = Path(output)
+    if out.suffix not in (".html", ".xlsx"):
+        raise InputError(f"{out}: expected a .html or .xlsx report file, got '{out.suffix}'.")
+    summary = summary_frame(read_samples(store))
+    if summary.empty:
+        raise InputError(f"{Path(store).name}: no aggregate samples to report; run 'vsizer bench run' first.")
+    ratios = ratio_frame(summary)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.suffix == ".html":
+        out.write_text(_html(summary, ratios), encoding="utf-8")
+    else:
+        _xlsx(summary, ratios, out)
+    return out
