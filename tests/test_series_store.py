@@ -323,3 +323,20 @@ def test_parts_are_readable_without_vsizer(tmp_path):
     frame = pd.read_parquet(store.parts_dir)
     assert len(frame) == 6
     assert np.isclose(frame[frame.metric == "disk_iops"].value.iloc[0], 1234.5)
+
+
+def test_doc_describes_the_layout_and_every_collected_metric():
+    from pathlib import Path
+
+    from vsizer.series.collect import Reading as R
+    from vsizer.series.collect import rates
+
+    doc = (Path(__file__).parents[1] / "docs" / "series-store.md").read_text("utf-8")
+    for name in (STORE_MARKER, "parts/", "journal/", "sealed_from", "flock"):
+        assert name in doc, name
+    full = rates(
+        R(0, 10, 5, {"sda": (0, 0)}, {"eth0": 0}, 8, 4),
+        R(1, 20, 10, {"sda": (1, 1)}, {"eth0": 1}, 8, 4),
+    )
+    for metric in full:
+        assert f"| `{metric}` [" in doc, metric
