@@ -184,6 +184,14 @@ def test_collect_writes_samples_seals_segments_and_keeps_time_order(tmp_path):
     assert set(data.server) == {"fake01"}
 
 
+class SlowSampler(FakeSampler):
+    """Each reading takes 30 ms, as a slow machine might."""
+
+    def read(self):
+        time.sleep(0.03)
+        return super().read()
+
+
 def test_collect_schedule_does_not_drift(tmp_path):
     seen = []
     collect(
@@ -192,11 +200,12 @@ def test_collect_schedule_does_not_drift(tmp_path):
         count=8,
         server="s",
         on_sample=seen.append,
-        sampler=FakeSampler(),
+        sampler=SlowSampler(),
     )
     t = [s.time.timestamp() for s in seen]
-    # 7 intervals of 50 ms: the last sample is on the grid, not 7 x (50 ms + work)
-    assert t[-1] - t[0] == pytest.approx(0.35, abs=0.04)
+    # 7 intervals of 50 ms on the monotonic grid: 0.35 s from first to last sample.
+    # Sleeping 50 ms after each 30 ms reading would drift to 7 x 80 ms = 0.56 s.
+    assert 0.30 < t[-1] - t[0] < 0.45
 
 
 def test_collect_duration_bounds_the_run(tmp_path):
