@@ -125,7 +125,8 @@ def _ols(x: np.ndarray, y: np.ndarray, confidence: float) -> tuple[Estimate, Est
     out = []
     for i in range(2):
         se = math.sqrt(cov[i, i]) if math.isfinite(s2) else math.nan
-        out.append(Estimate(float(coef[i]), se, coef[i] - t * se, coef[i] + t * se, n))
+        c = float(coef[i])
+        out.append(Estimate(c, se, c - t * se, c + t * se, n))
     return out[0], out[1]
 
 
