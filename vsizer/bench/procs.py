@@ -108,7 +108,8 @@ class Reaper:
             if proc.poll() is not None:
                 # a tool may leave helpers in its group: end them too
                 self._end_group(proc.pid)
-                self.procs.remove(proc)
+                if proc in self.procs:
+                    self.procs.remove(proc)
         return subprocess.CompletedProcess(list(argv), proc.returncode, stdout, stderr)
 
     def add_cleanup(self, label: str, fn: Callable[[], object]) -> None:

@@ -115,7 +115,7 @@ def _charts(summary: pd.DataFrame, ratios: pd.DataFrame) -> list[tuple[str, Any]
             per = g.groupby("tiles")["value"].mean().reset_index()
             base = per["value"].iloc[0] if len(per) else 1.0
             fig.add_scatter(x=per["tiles"], y=per["value"] / base, mode="lines+markers",
-                            name=f"{env}: per-VM relative performance")
+                            name=f"{env!s}: per-VM relative performance")
         fig.update_layout(title="Tiles: per-VM relative performance vs VM count",
                           xaxis_title="tiles (VMs)", yaxis_title="relative to one VM")
         charts.append(("Tiles: per-VM relative performance vs VM count", fig))
