@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed-dev
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench bench-e2e clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,7 @@ $(STAMP): $(BIN)/python pyproject.toml
 demo: $(STAMP)
 	$(BIN)/vsizer plan vsizer/data/samples/inventory_ja.xlsx \
 	    --config vsizer/data/samples/scenario.toml \
-	    -o vsizer-demo/plan.json -o vsizer-demo/plan.xlsx
+	    -o vsizer-demo/plan.json -o vsizer-demo/plan.xlsx -o vsizer-demo/report.html
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
@@ -30,6 +30,9 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_placement.py
+
+bench-e2e: $(STAMP)
+	$(BIN)/python -m pytest -q -m e2e tests/test_bench_e2e.py
 
 clean:
 	rm -rf vsizer-demo .pytest_cache
