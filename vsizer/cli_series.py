@@ -245,7 +245,14 @@ def collect_series(
         interval_s = parse_duration(interval, "interval")
         duration_s = None if duration is None else parse_duration(duration, "duration")
 
+        target = f"{count} samples" if count else (duration or "until stopped")
+
         def on_event(name: str, detail: Any) -> None:
+            if name == "resumed":  # parameters checked, store open: say what we do
+                _say(
+                    f"collecting {server or 'this host'} every {interval_s:g} s "
+                    f"({target}) into {out_store}; Ctrl-C or SIGTERM stops and seals"
+                )
             if name == "resumed" and detail:
                 rows = sum(p.rows for p in detail)
                 _say(
@@ -262,11 +269,6 @@ def collect_series(
                 )
                 sys.stdout.flush()
 
-        target = f"{count} samples" if count else (duration or "until stopped")
-        _say(
-            f"collecting {server or 'this host'} every {interval_s:g} s ({target}) "
-            f"into {out_store}; Ctrl-C or SIGTERM stops and seals"
-        )
         report = collect(
             out_store,
             interval_s,
