@@ -145,3 +145,18 @@ def test_predict_errors(tmp_path):
     assert r.exit_code == 2 and "error: p.json: unknown key 'cpu.slop'." in r.stderr
     r = run("predict", str(DATA / "plan_small.json"), "-o", str(tmp_path / "x.xlsx"))
     assert r.exit_code == 2 and "expected a .json file name" in r.stderr
+
+
+def test_docs_profile_example_loads_and_every_command_is_documented():
+    import re
+    import tomllib
+
+    from vsizer.profile import profile_from_dict
+
+    text = (Path(__file__).parents[1] / "docs" / "models.md").read_text(encoding="utf-8")
+    block = re.search(r"```toml\n(.*?)```", text, re.S).group(1)
+    prof = profile_from_dict(tomllib.loads(block), "docs/models.md")
+    assert prof.environment["cpu_demand"] == "peak"
+    for cmd in ("vsizer model cpu", "vsizer model disk", "vsizer model network",
+                "vsizer model queue", "vsizer model platform", "vsizer fit", "vsizer predict"):
+        assert cmd in text, cmd
