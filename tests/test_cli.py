@@ -121,7 +121,7 @@ def test_bad_parameter_and_output_suffix_exit_2(tmp_path):
     )
     r = run("plan", str(SAMPLES / "inventory_ja.csv"), "-o", str(tmp_path / "p.pdf"))
     assert r.exit_code == 2
-    assert "unsupported output format '.pdf'; use .json or .xlsx." in r.output
+    assert "unsupported output format '.pdf'; use .json, .xlsx or .html." in r.output
     r = run("plan", str(SAMPLES / "inventory_ja.csv"), "--lang", "fr")
     assert r.exit_code == 2 and "'lang' option must be 'en' or 'ja'" in r.output
 

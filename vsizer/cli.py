@@ -50,11 +50,84 @@ def _root(
 @app.command()
 def plan(
     inventory: Annotated[
-        Path,
+        Path | None,
         typer.Argument(
-            help="Server list: .xlsx/.csv (English or Japanese headers), RVTools .xlsx, Azure Migrate .csv."
+            help="Server list: .xlsx/.csv (English or Japanese headers), RVTools .xlsx, "
+            "Azure Migrate .csv. Optional with --series when the series give every "
+            "VM's size (Bitbrains) or --vm-cpu-mhz/--vm-mem-gib do."
         ),
-    ],
+    ] = None,
+    series: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--series",
+            help="Utilization series: a store ('vsizer import'/'vsizer collect') or, "
+            "with --series-format, files/folders. Repeatable. VMs are then placed on "
+            "their demand curves.",
+        ),
+    ] = None,
+    series_format: Annotated[
+        str | None,
+        typer.Option(
+            "--series-format",
+            help="Format of --series files: sar, perfmon, prometheus, long, wide, "
+            "planetlab, bitbrains, alibaba. Omit for a store.",
+        ),
+    ] = None,
+    step: Annotated[
+        str | None,
+        typer.Option(help="Series grid step, e.g. 5min, 30s, 1h. Default 5min."),
+    ] = None,
+    percentile: Annotated[
+        str | None,
+        typer.Option(
+            help="Share of steps that must fit under the ceiling: max (every step), "
+            "p99, p95. Default max."
+        ),
+    ] = None,
+    resample: Annotated[
+        str | None,
+        typer.Option(help="Samples within a step: mean or max. Default mean."),
+    ] = None,
+    gap_fill: Annotated[
+        str | None,
+        typer.Option(
+            "--gap-fill",
+            help="Steps without data: the VM's own peak (peak) or zero. Default peak.",
+        ),
+    ] = None,
+    mem_basis: Annotated[
+        str | None,
+        typer.Option(
+            "--mem-basis",
+            help="Memory: auto (the memory curve if any, else configured), used, "
+            "configured. Default auto.",
+        ),
+    ] = None,
+    solver: Annotated[
+        str | None,
+        typer.Option(
+            help="Placement on curves: heuristic or cp-sat (OR-Tools; exact for up "
+            "to a few hundred VMs, reports the gap). Default heuristic."
+        ),
+    ] = None,
+    time_limit: Annotated[
+        float | None,
+        typer.Option("--time-limit", help="Seconds for cp-sat per pool. Default 30."),
+    ] = None,
+    vm_cpu_mhz: Annotated[
+        float | None,
+        typer.Option(
+            "--vm-cpu-mhz",
+            help="Without inventory: CPU size of every VM [MHz] (PlanetLab gives only %).",
+        ),
+    ] = None,
+    vm_mem_gib: Annotated[
+        float | None,
+        typer.Option(
+            "--vm-mem-gib", help="Without inventory: memory of every VM [GiB]."
+        ),
+    ] = None,
     hosts: Annotated[
         Path | None,
         typer.Option("--hosts", help="Host catalog CSV (merged over the shipped one)."),
@@ -157,6 +230,10 @@ def plan(
     Example:
 
         vsizer plan servers.xlsx --host-model "Dell PowerEdge R740 2x Platinum 8180" --ceiling 0.6 --failures 1 --price-kwh 31 --currency JPY -o plan.json -o plan.xlsx
+
+        vsizer plan servers.xlsx --series store/ --percentile p99 -o plan.json
+
+        vsizer plan --series planetlab/20110303 --series-format planetlab --vm-cpu-mhz 1000 --vm-mem-gib 1 --hosts hosts.csv -o plan.json
     """
     from vsizer.config import Rules, load_rules
     from vsizer.study import plan as run_plan
@@ -167,10 +244,18 @@ def plan(
                 f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead."
             )
         for path in output or []:
-            if path.suffix.lower() not in (".json", ".xlsx"):
+            if path.suffix.lower() not in (".json", ".xlsx", ".html", ".htm"):
                 raise ConfigError(
-                    f"-o {path}: unsupported output format '{path.suffix}'; use .json or .xlsx."
+                    f"-o {path}: unsupported output format '{path.suffix}'; use .json, "
+                    ".xlsx or .html."
                 )
+        if inventory is None and not series:
+            raise ConfigError(
+                "give an inventory file, or --series (with --vm-cpu-mhz and "
+                "--vm-mem-gib when the series carry no sizes); see 'vsizer plan --help'."
+            )
+        if series_format is not None and not series:
+            raise ConfigError("--series-format needs --series.")
         rules = load_rules(config) if config else Rules()
         targets = dict(rules.targets)
         for key, value in (
@@ -195,9 +280,29 @@ def plan(
             host_catalog=str(hosts) if hosts else None,
             cpu_catalog=str(cpus) if cpus else None,
             targets=targets,
+            step=step,
+            percentile=percentile,
+            resample=resample,
+            gap_fill=gap_fill,
+            mem_basis=mem_basis,
+            solver=solver,
+            time_limit=time_limit,
+            vm_cpu_mhz=vm_cpu_mhz,
+            vm_mem_gib=vm_mem_gib,
         )
+        series_set = None
+        if series:
+            from vsizer.series.sources import load_series
+
+            if not quiet and err.is_terminal:
+                with err.status(f"reading series from {len(series)} source(s)"):
+                    series_set = load_series(series, series_format)
+            else:
+                series_set = load_series(series, series_format)
         with _progress(quiet) as progress:
-            result = run_plan(inventory, rules=rules, progress=progress)
+            result = run_plan(
+                inventory, rules=rules, progress=progress, series=series_set
+            )
         doc = result.to_dict()
         if not quiet:
             from vsizer.reporting.terminal import print_summary

@@ -8,6 +8,7 @@ host's load is a curve: VMs whose peaks do not coincide share a host.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ import numpy.typing as npt
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement.problem import EPS, PlacementProblem
 from vsizer.placement.series_fit import (
+    _step_stat,
     failover_on_curves,
     fit_curves,
     replay,
@@ -137,7 +139,11 @@ def size_pool_on_curves(
         No count up to one host per VM plus k spares and the minimum works.
     """
     p = problem
-    p.check_each_vm_fits()
+    # Each VM alone must fit: its own curve's statistic (peak, or the quantile).
+    stat = np.asarray(
+        _step_stat(np.asarray(curves, dtype=np.float64), quantile), dtype=np.float64
+    )
+    dataclasses.replace(p, demand=stat).check_each_vm_fits()
     lb, detail, series_lb, peak_sum, binding = curve_lower_bounds(p, curves, quantile)
     n_vms, t, d = curves.shape
     util_mask = np.array([dim in UTIL_DIMS for dim in p.dims])

@@ -111,12 +111,15 @@ def fit_curves(
     vpeak = _step_stat(
         norm, None
     )  # (V, D) true peaks (bound is valid for any quantile)
-    vmean = norm.mean(axis=1)
+    vmean = norm.mean(axis=1, dtype=np.float64)
     vpeak_t = norm.argmax(axis=1)  # (V, D) step of each VM's peak
     order = np.argsort(-vpeak.max(axis=1), kind="stable")
     pinned = pins >= 0
     order = np.concatenate([order[pinned[order]], order[~pinned[order]]])
     lim = 1.0 + 1e-6
+    # The cheap bounds only filter candidates for the exact check, so they allow
+    # for float32 round-off rather than wrongly discard a host that fits exactly.
+    prune = 1.0 + 1e-4
     opened = max(int(pins.max()) + 1 if pinned.any() else 0, n_hosts or 0)
     cap = max(min(n, 64), opened, 1)  # host slots; doubled when full
     loads = np.empty((cap, t, d), dtype=np.float32)
@@ -142,15 +145,18 @@ def fit_curves(
             )
             hp, hm, ht = peak[perm], mean[perm], peak_t[perm]
             sure = (hp + vpeak[v] <= lim).all(axis=1)
-            possible = (hm + vmean[v] <= lim).all(axis=1)
+            possible = np.ones(len(perm), dtype=bool)
             if quantile is None:
+                # The mean is a necessary bound only when every step must fit
+                # (with a quantile the steps left out may carry the mean over).
+                possible &= (hm + vmean[v] <= prune).all(axis=1)
                 # Necessary at every step, so in particular at the host's own
                 # peak step and at the VM's peak step: cheap gathers, no scan.
                 rows = perm[:, None]
                 at_host_peak = loads[rows, ht, dims] + norm[v][ht, dims]
                 at_vm_peak = loads[perm][:, vpeak_t[v], dims] + vpeak[v]
-                possible &= (at_host_peak <= lim).all(axis=1)
-                possible &= (at_vm_peak <= lim).all(axis=1)
+                possible &= (at_host_peak <= prune).all(axis=1)
+                possible &= (at_vm_peak <= prune).all(axis=1)
             if g >= 0:
                 free = np.array([g not in occupied[h] for h in perm.tolist()])
                 sure &= free
@@ -182,7 +188,7 @@ def fit_curves(
         loads[chosen] += norm[v]
         peak_t[chosen] = loads[chosen].argmax(axis=0)
         peak[chosen] = loads[chosen][peak_t[chosen], dims]
-        mean[chosen] = loads[chosen].mean(axis=0)
+        mean[chosen] = loads[chosen].mean(axis=0, dtype=np.float64)
         if g >= 0:
             occupied[chosen].add(g)
         out[v] = chosen

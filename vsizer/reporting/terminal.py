@@ -19,6 +19,128 @@ def _num(x: float | None, digits: int = 0) -> str:
     return "—" if x is None else f"{x:,.{digits}f}"
 
 
+def _lb(value: Any) -> Any:
+    """Pool lower bound: an object since schema 2, an int before."""
+    return value["hosts"] if isinstance(value, dict) else value
+
+
+#: Labels of the time-series sections (en, ja).
+_SERIES_LABELS: dict[str, tuple[str, str]] = {
+    "title": ("Time series", "時系列"),
+    "source": ("Source", "データ"),
+    "window": ("Window (UTC)", "期間 (UTC)"),
+    "steps": ("Steps", "ステップ数"),
+    "percentile": ("Steps that must fit", "収める対象"),
+    "curves": ("Hosts on curves", "時系列配置のホスト数"),
+    "peak_sum": ("Hosts needed by peak sum", "ピーク合計で必要なホスト数"),
+    "series_lb": ("Lower bound (busiest step)", "下限 (最繁ステップ)"),
+    "over_ceiling": ("Replay: steps over ceiling", "再生: 上限超過ステップ"),
+    "over_100": ("Replay: steps over 100 %", "再生: 100 % 超過ステップ"),
+    "fo_title": (
+        "Failover on the curves (worst scenarios first)",
+        "時系列での障害時再配置 (厳しい順)",
+    ),
+    "failed": ("Failed host(s)", "障害ホスト"),
+    "moved": ("VMs moved", "移動VM数"),
+    "worst_host": ("Worst survivor", "最も厳しいホスト"),
+    "worst_util": ("Peak util", "最大使用率"),
+    "worst_step": ("At (UTC)", "時刻 (UTC)"),
+    "steps_over_100": ("Steps > 100 %", "100 % 超過ステップ"),
+    "unplaced": ("Over the limit", "上限超過VM"),
+    "more": (
+        "{n} more scenario(s) in the JSON/Excel report",
+        "ほか {n} シナリオは JSON/Excel を参照",
+    ),
+    "all_steps": ("all (max)", "全ステップ (最大)"),
+}
+
+
+def _sl(key: str, lang: str, **kw: Any) -> str:
+    en, ja = _SERIES_LABELS[key]
+    return (ja if lang == "ja" else en).format(**kw)
+
+
+def _print_series(plan: dict[str, Any], console: Console, lang: str) -> None:
+    """Time-series facts, per-pool curve vs peak-sum, and failover scenarios on curves."""
+    sr = plan["series"]
+    head = Table(title=_sl("title", lang), show_header=False, title_justify="left")
+    head.add_column(style="bold")
+    head.add_column()
+    head.add_row(_sl("source", lang), Text(f"{sr['source']} ({sr['format']})"))
+    head.add_row(_sl("window", lang), f"{sr['start']} → {sr['end']}")
+    head.add_row(_sl("steps", lang), f"{sr['steps']} × {sr['step_seconds']} s")
+    pct = sr["percentile"]
+    head.add_row(
+        _sl("percentile", lang), _sl("all_steps", lang) if pct == "max" else pct
+    )
+    console.print(head)
+    pools = Table(title_justify="left")
+    for key in ("curves", "peak_sum", "series_lb", "over_ceiling", "over_100"):
+        pools.add_column(_sl(key, lang), justify="right")
+    pools.add_column("", justify="left")
+    for p in plan["pools"]:
+        lb, rp = p["lower_bound"], p.get("replay")
+        if not isinstance(lb, dict) or rp is None:
+            continue
+        peak = max(lb["peak_sum"].values()) if lb.get("peak_sum") else None
+        series = max(lb["series"].values()) if lb.get("series") else None
+        pools.add_row(
+            str(p["host_count"]),
+            "—" if peak is None else str(peak),
+            "—" if series is None else str(series),
+            Text(
+                str(rp["steps_over_ceiling"]),
+                style="green" if rp["steps_over_ceiling"] == 0 else "yellow",
+            ),
+            Text(
+                str(rp["steps_over_100"]),
+                style="green" if rp["steps_over_100"] == 0 else "bold red",
+            ),
+            Text(p["name"]),
+        )
+    console.print(pools)
+    rows = [
+        (p["name"], sc)
+        for p in plan["pools"]
+        for sc in p["failover"].get("scenarios", [])
+        if isinstance(sc, dict) and sc.get("worst_step") is not None
+    ]
+    if not rows:
+        return
+    rows.sort(key=lambda r: -(r[1]["worst_util"] or 0.0))
+    fo = Table(title=_sl("fo_title", lang), title_justify="left")
+    for key in (
+        "failed",
+        "moved",
+        "worst_host",
+        "worst_util",
+        "worst_step",
+        "steps_over_100",
+        "unplaced",
+    ):
+        fo.add_column(
+            _sl(key, lang),
+            justify="left" if key in ("failed", "worst_host") else "right",
+        )
+    shown = 10
+    for _pool, sc in rows[:shown]:
+        over = (sc["worst_util"] or 0.0) > 1.0 + 1e-6
+        fo.add_row(
+            Text(", ".join(sc["failed"])),
+            str(len(sc["moves"])),
+            Text(str(sc["worst_host"])),
+            Text(_pct(sc["worst_util"]), style="bold red" if over else "green"),
+            str(sc["worst_step"]),
+            str(sc["steps_over_100"]),
+            Text(str(len(sc["unplaced"])), style="bold red" if sc["unplaced"] else ""),
+        )
+    console.print(fo)
+    if len(rows) > shown:
+        console.print(
+            _sl("more", lang, n=len(rows) - shown), markup=False, highlight=False
+        )
+
+
 def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -> None:
     """Print the key figures, pools, failover and power of ``plan``.
 
@@ -65,7 +187,7 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
             Text(p["name"]),
             str(p["servers"]),
             str(p["host_count"]),
-            str(p["lower_bound"]),
+            str(_lb(p["lower_bound"])),
             p["binding_dimension"],
             str(p["failures"]),
             _pct(fo["worst_survivor_util"]),
@@ -75,6 +197,9 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
             ),
         )
     console.print(pools)
+
+    if plan.get("series"):
+        _print_series(plan, console, lang)
 
     hosts = Table(title=L("sheet_hosts"), title_justify="left")
     dims = [
