@@ -279,3 +279,35 @@ def test_bad_plans_are_refused_with_every_problem(plan1: dict[str, Any]) -> None
         "plan: missing key 'power' (see docs/plan-schema.md).",
         "plan: key 'schema_version': expected '1' or '2', got '9'.",
     ]
+
+
+def test_series_plan_scales_cpu_segments_to_host_util(
+    plan2: dict[str, Any], html2: str
+) -> None:
+    fig = next(
+        f for f in figures(html2).values() if f["layout"].get("barmode") == "stack"
+    )
+    cpu = [t for t in fig["data"] if t["yaxis"] == "y"]
+    host = plan2["pools"][0]["hosts"][0]
+    i = cpu[0]["x"].index(host["id"])
+    total = sum(t["y"][i] for t in cpu if t["y"][i] is not None)
+    assert total == pytest.approx(host["util"]["cpu"], abs=1e-5)
+    assert label("placement_note_series", "ja") in html2
+
+
+def test_series_only_plan_without_power_before_renders(plan2: dict[str, Any]) -> None:
+    # a plan from series alone knows no source-server power or price
+    doc = {**plan2, "power": dict(plan2["power"])}
+    for key in (
+        "before_w",
+        "annual_kwh_before",
+        "annual_cost_before",
+        "annual_cost_after",
+        "annual_saving",
+        "saving_over_years",
+    ):
+        doc["power"][key] = None
+    text = plan_html(doc)
+    assert f'<div class="v">— → {doc["power"]["after_w"]:,.0f}</div>' in text
+    power = next(iter(figures(text).values()))
+    assert power["data"][0]["y"][0] is None and len(power["data"]) == 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from vsizer.reporting._html_page import chart_text
+from vsizer.reporting._html_page import chart_text, fmt_num
 from vsizer.reporting._plan_view import (
     failover_scenarios,
     host_rows,
@@ -100,7 +100,10 @@ def power_chart(plan: Mapping[str, Any], t: Label) -> dict[str, Any]:
             "y": [power["before_w"], power["after_w"]],
             "marker": {"color": ["#9fb3c8", "#1f4e79"]},
             "name": f"{t('power_w')} [W]",
-            "text": [f"{power['before_w']:,.0f} W", f"{power['after_w']:,.0f} W"],
+            "text": [
+                f"{fmt_num(power['before_w'])} W",
+                f"{fmt_num(power['after_w'])} W",
+            ],
             "textposition": "auto",
             "xaxis": "x",
             "yaxis": "y",
@@ -115,7 +118,7 @@ def power_chart(plan: Mapping[str, Any], t: Label) -> dict[str, Any]:
         power.get("annual_cost_before"),
         power.get("annual_cost_after"),
     )
-    if cost_before is not None and cost_after is not None:
+    if cost_before is not None or cost_after is not None:
         cur = chart_text(power.get("currency"))
         data.append(
             {
@@ -124,7 +127,7 @@ def power_chart(plan: Mapping[str, Any], t: Label) -> dict[str, Any]:
                 "y": [cost_before, cost_after],
                 "marker": {"color": ["#9fb3c8", "#1b7f3b"]},
                 "name": f"{t('annual_cost')} [{cur}]",
-                "text": [f"{cost_before:,.0f}", f"{cost_after:,.0f}"],
+                "text": [fmt_num(cost_before), fmt_num(cost_after)],
                 "textposition": "auto",
                 "xaxis": "x2",
                 "yaxis": "y2",
@@ -162,6 +165,14 @@ def placement_chart(plan: Mapping[str, Any], t: Label) -> dict[str, Any] | None:
         for _, _, host in hosts
     ]
     depth = max((len(vms) for vms in ordered), default=0)
+    # Sized on curves, a host holds VMs whose peaks do not coincide: its CPU
+    # segments are scaled so they add up to the host's planned utilization.
+    scale = []
+    for (_, _, host), vms in zip(hosts, ordered, strict=True):
+        total = sum(shares.get(str(v), {}).get("cpu", 0.0) for v in vms)
+        util = (host.get("util") or {}).get("cpu")
+        curved = bool((host.get("curves") or {}).get("cpu"))
+        scale.append(util / total if curved and total and util is not None else 1.0)
     data: list[dict[str, Any]] = []
     for panel, dim in ((1, "cpu"), (2, "mem")):
         axis = "" if panel == 1 else "2"
@@ -186,8 +197,8 @@ def placement_chart(plan: Mapping[str, Any], t: Label) -> dict[str, Any] | None:
                     "type": "bar",
                     "x": x,
                     "y": [
-                        shares.get(str(n), {}).get(dim) if n is not None else None
-                        for n in names
+                        _share(shares, n, dim, f if dim == "cpu" else 1.0)
+                        for n, f in zip(names, scale, strict=True)
                     ],
                     "text": [chart_text(n) if n is not None else "" for n in names],
                     "textposition": "inside",
@@ -237,6 +248,15 @@ def placement_chart(plan: Mapping[str, Any], t: Label) -> dict[str, Any] | None:
         uniformtext={"minsize": 8, "mode": "hide"},
     )
     return {"data": data, "layout": layout}
+
+
+def _share(
+    shares: Mapping[str, Mapping[str, float]], name: Any, dim: str, factor: float
+) -> float | None:
+    if name is None:
+        return None
+    value = shares.get(str(name), {}).get(dim)
+    return None if value is None else round(value * factor, 6)
 
 
 def _curves(plan: Mapping[str, Any], dim: str) -> tuple[list[str], list[list[float]]]:

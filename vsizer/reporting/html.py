@@ -106,7 +106,7 @@ def _summary(page: Page, plan: Mapping[str, Any], t: Label) -> str:
         _card(t("consolidation_ratio"), fmt_num(s["consolidation_ratio"], 2)),
         _card(
             t("racks"),
-            f"{space['racks_before']} → {space['racks_after']}",
+            f"{fmt_num(space['racks_before'])} → {fmt_num(space['racks_after'])}",
             f"{fmt_num(space['rack_u_before'])} U → {fmt_num(space['rack_u_after'])} U",
         ),
         _card(
@@ -116,7 +116,7 @@ def _summary(page: Page, plan: Mapping[str, Any], t: Label) -> str:
         _card(
             with_unit(t("annual_cost"), cur),
             f"{fmt_num(cost_b)} → {fmt_num(cost_a)}"
-            if cost_b is not None
+            if cost_b is not None or cost_a is not None
             else t("no_price"),
         ),
         _card(
@@ -284,6 +284,8 @@ def _placement(page: Page, plan: Mapping[str, Any], t: Label) -> str:
         row_classes=classes,
     )
     note = f'<p class="note">{esc(t("placement_note", hosts=n_hosts))}</p>'
+    if any((h.get("curves") or {}).get("cpu") for _, _, h in host_rows(plan)):
+        note += f'<p class="note">{esc(t("placement_note_series"))}</p>'
     return note + chart + host_table
 
 

@@ -348,6 +348,13 @@ LABELS: dict[str, dict[str, str]] = {
         "（CPUはサイジング基準の需要、メモリはオーバーヘッドとハイパーバイザー予約を含む）。"
         "破線は使用率の上限と100 %。",
     },
+    "placement_note_series": {
+        "en": "Sized on time series: the VMs' peaks do not coincide, so each host's "
+        "CPU segments are scaled in proportion to the VMs' own peaks to add up to "
+        "the host's planned peak utilization.",
+        "ja": "時系列でサイジング：VMのピークは同時には来ないため、各ホストのCPUの積み上げは"
+        "VMごとのピークに比例させ、ホストの計画ピーク使用率に合わせて縮尺しています。",
+    },
     "series_info": {
         "en": "Source {source}: {steps} steps of {step} s, shown every {stride} step(s) "
         "(maximum over each stride).",
