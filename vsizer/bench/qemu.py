@@ -223,11 +223,12 @@ class Guest:
         if self._sock is not None:
             with contextlib.suppress(OSError):
                 self._sock.sendall(b'{"op": "exit"}\n')
+            # keep the socket open until QEMU exits: closing it may drop the unread line
+            if self._procs:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self._procs[-1].wait(10)
             self._sock.close()
             self._sock = None
-        if self._procs:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self._procs[-1].wait(10)
         for proc in reversed(self._procs):
             self.reaper.stop(proc)
         self._procs.clear()
