@@ -19,7 +19,7 @@ $(STAMP): $(BIN)/python pyproject.toml
 demo: $(STAMP)
 	$(BIN)/vsizer plan vsizer/data/samples/inventory_ja.xlsx \
 	    --config vsizer/data/samples/scenario.toml \
-	    -o vsizer-demo/plan.json -o vsizer-demo/plan.xlsx -o vsizer-demo/report.html
+	    --predict -o vsizer-demo/plan.json -o vsizer-demo/plan.xlsx -o vsizer-demo/report.html
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

@@ -285,3 +285,23 @@ def test_cli_planetlab_day_from_shared_data(shared_data, tmp_path):
     assert pool["failover"]["survives"]
     names = {p.name for p in day.iterdir()}
     assert {v for h in pool["hosts"] for v in h["vms"]} == names
+
+
+def test_cli_plan_predict_adds_predictions(tmp_path):
+    out = tmp_path / "plan.json"
+    r = run("plan", str(SAMPLES / "inventory_ja.xlsx"), "--config",
+            str(SAMPLES / "scenario.toml"), "--predict", "-q", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())
+    pred = doc["predictions"]
+    assert {v["name"] for v in pred["vms"]} == {s["name"] for s in doc["servers"]}
+    assert {h["host"] if "host" in h else h["id"] for h in pred["hosts"]} == {
+        h["id"] for p in doc["pools"] for h in p["hosts"]
+    }
+
+
+def test_cli_plan_profile_that_does_not_exist_exits_2(tmp_path):
+    r = run("plan", str(SAMPLES / "inventory_ja.xlsx"), "--profile",
+            str(tmp_path / "none.toml"), "-q")
+    assert r.exit_code == 2
+    assert "none.toml" in r.output and r.output.startswith("error:")

@@ -212,6 +212,21 @@ def plan(
         bool,
         typer.Option("--include-powered-off", help="Plan powered-off RVTools VMs too."),
     ] = False,
+    predict: Annotated[
+        bool,
+        typer.Option(
+            "--predict",
+            help="Add per-VM performance predictions from the cited overhead "
+            "models (docs/models.md).",
+        ),
+    ] = False,
+    profile: Annotated[
+        Path | None,
+        typer.Option(
+            "--profile",
+            help="Model profile from 'vsizer fit' for --predict (implies --predict).",
+        ),
+    ] = None,
     lang: Annotated[str, typer.Option(help="Report language: en or ja.")] = "en",
     output: Annotated[
         list[Path] | None,
@@ -304,6 +319,13 @@ def plan(
                 inventory, rules=rules, progress=progress, series=series_set
             )
         doc = result.to_dict()
+        if predict or profile is not None:
+            from vsizer.predict import predict_plan
+            from vsizer.profile import load_profile
+
+            doc["predictions"] = predict_plan(
+                doc, load_profile(profile) if profile is not None else None
+            )
         if not quiet:
             from vsizer.reporting.terminal import print_summary
 

@@ -138,12 +138,12 @@ def fit_curves(
         g = int(groups[v])
         chosen = int(pins[v])
         if chosen < 0 and hosts:
-            perm = (
-                np.argsort(peak[:hosts].max(axis=1), kind="stable")
-                if spread
-                else np.arange(hosts)
-            )
-            hp, hm, ht = peak[perm], mean[perm], peak_t[perm]
+            if spread:
+                perm = np.argsort(peak[:hosts].max(axis=1), kind="stable")
+                hp, hm, ht = peak[perm], mean[perm], peak_t[perm]
+            else:  # index order: views, no copies
+                perm = np.arange(hosts)
+                hp, hm, ht = peak[:hosts], mean[:hosts], peak_t[:hosts]
             sure = (hp + vpeak[v] <= lim).all(axis=1)
             possible = np.ones(len(perm), dtype=bool)
             if quantile is None:
@@ -154,7 +154,7 @@ def fit_curves(
                 # peak step and at the VM's peak step: cheap gathers, no scan.
                 rows = perm[:, None]
                 at_host_peak = loads[rows, ht, dims] + norm[v][ht, dims]
-                at_vm_peak = loads[perm][:, vpeak_t[v], dims] + vpeak[v]
+                at_vm_peak = loads[rows, vpeak_t[v][None, :], dims] + vpeak[v]
                 possible &= (at_host_peak <= prune).all(axis=1)
                 possible &= (at_vm_peak <= prune).all(axis=1)
             if g >= 0:
