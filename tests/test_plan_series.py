@@ -305,3 +305,33 @@ def test_cli_plan_profile_that_does_not_exist_exits_2(tmp_path):
             str(tmp_path / "none.toml"), "-q")
     assert r.exit_code == 2
     assert "none.toml" in r.output and r.output.startswith("error:")
+
+
+def test_cli_plans_from_a_store_that_import_filled(tmp_path):
+    pytest.importorskip("pyarrow")
+    folder = write_planetlab(
+        tmp_path / "20260105",
+        {"vm-a": [50] * 144 + [10] * 144, "vm-b": [10] * 144 + [50] * 144},
+    )
+    store = tmp_path / "store"
+    r = run("import", str(folder), "--format", "planetlab", "--store", str(store))
+    assert r.exit_code == 0, r.output
+    out = tmp_path / "plan.json"
+    r = run("plan", "--series", str(store), "--vm-cpu-mhz", "10000", "--vm-mem-gib", "1",
+            "--failures", "0", "-q", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())
+    assert doc["series"]["format"] == "store"
+    assert doc["pools"][0]["hosts"][0]["vms"] == ["vm-a", "vm-b"]
+    # 0.6 x 10,000 MHz at every step on the default host (2 x 28 cores x 2,500 MHz;
+    # MHz converted at the host's score per MHz, DESIGN §4 fallback)
+    assert doc["pools"][0]["hosts"][0]["util"]["cpu"] == pytest.approx(
+        6000 / (56 * 2500), abs=1e-6
+    )
+
+
+def test_cli_series_path_without_format_that_is_not_a_store_exits_2(tmp_path):
+    folder = write_planetlab(tmp_path / "20260105", {"vm-a": [10] * 288})
+    r = run("plan", "--series", str(folder), "--vm-cpu-mhz", "1000", "--vm-mem-gib", "1")
+    assert r.exit_code == 2
+    assert "is not a vsizer series store" in r.output
