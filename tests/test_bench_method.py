@@ -46,9 +46,11 @@ def test_cv():
 def test_parse_proc_stat_and_loadavg():
     text = "cpu  195385 10 35862 349813 1433 5 417 313 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n"
     t = parse_proc_stat(text, clk_tck=100)
-    assert t.busy == pytest.approx((195385 + 10 + 35862 + 5 + 417) / 100)
+    assert t.busy == pytest.approx((195385 + 10 + 35862) / 100)
     assert t.idle == pytest.approx((349813 + 1433) / 100)
     assert t.steal == pytest.approx(3.13)
+    assert t.irq == pytest.approx((5 + 417) / 100)
+    assert t.total == pytest.approx((195385 + 10 + 35862 + 349813 + 1433 + 5 + 417 + 313) / 100)
     assert parse_loadavg("0.49 0.76 0.86 1/87 30089\n") == 0.49
 
 

@@ -4,8 +4,10 @@ DESIGN §8: pgbench TPC-B-like and select-only; scale 20 (about 2,000,000 rows,
 300 MB) and 20 clients by default. The harness creates its own cluster (initdb,
 trust authentication) in scratch space with Debian's PostgreSQL, on a free port
 of 127.0.0.1 (physical) or in the guest on an ext4 file system on its own virtio
-disk (VM), and removes it afterwards. pgbench always runs on the host (load from
-outside the VM) over TCP, through QEMU's loopback port forward for a guest.
+disk (VM), and removes it afterwards. On the host the cluster lives in
+``/var/tmp/vsizer-pg-*`` so the postgres user can reach it wherever the store is.
+pgbench always runs on the host (load from outside the VM) over TCP, through
+QEMU's loopback port forward for a guest.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import glob
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -109,9 +112,8 @@ def _wait_ready(reaper: Reaper, port: int, timeout: float = 120) -> None:
 
 def _prepare_physical(env: Environment, config: dict[str, Any], reaper: Reaper) -> dict[str, Any]:
     bindir = _bindir()
-    root = Path(env.scratch) / "pg"
-    shutil.rmtree(root, ignore_errors=True)
-    root.mkdir(parents=True)
+    # on disk (not tmpfs), and reachable by the postgres user whatever the store's path
+    root = Path(tempfile.mkdtemp(prefix="vsizer-pg-", dir="/var/tmp"))
     reaper.add_cleanup(f"remove {root}", lambda: shutil.rmtree(root, ignore_errors=True))
     shutil.chown(root, "postgres")
     as_pg = ["runuser", "-u", "postgres", "--"]
