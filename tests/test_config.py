@@ -45,7 +45,7 @@ def test_unknown_keys_are_errors_all_reported(tmp_path):
         f"{f}: unknown key 'sizing.ceil'; accepted: ceiling, failures, min_hosts, "
         "vcpu_per_core, failover_limit, cpu_basis, assume_util.",
         f"{f}: unknown section [foo]; accepted: [hosts], [sizing], [overhead], [power], "
-        "[space], [inventory], [series], [targets], [pools].",
+        "[space], [inventory], [platform], [series], [targets], [pools].",
         f"{f}: unknown key 'targets.speed'; accepted: host_ratio, rack_ratio, "
         "power_ratio, consolidation_ratio.",
     ]
@@ -123,3 +123,18 @@ def test_series_parameter_errors(kwargs, message):
     with pytest.raises(ConfigError) as exc:
         Rules(**kwargs)
     assert str(exc.value) == message
+
+
+def test_platform_section_and_errors():
+    r = rules_from_dict(
+        {"platform": {"scenarios": "hyperv-r2-java", "hyperthreading": "off"}}
+    )
+    assert (r.platform, r.hyperthreading) == (("hyperv-r2-java",), "off")
+    with pytest.raises(ConfigError) as exc:
+        Rules(platform=("warp-drive",))
+    assert str(exc.value).startswith(
+        "The 'platform' parameter of plan must be one of 'hyperv-r2-java', "
+    )
+    assert str(exc.value).endswith("Got 'warp-drive' instead.")
+    with pytest.raises(ConfigError, match="'hyperthreading' parameter of plan"):
+        Rules(hyperthreading="maybe")

@@ -207,3 +207,18 @@ def test_network_and_disk_are_placed_on_when_the_host_states_capacity():
             assert h["util"]["net_mbps"] <= pool["ceiling"] + 1e-6
     assert p1["pools"][0]["lower_bound"]["detail"]["net_mbps"] >= 4
     assert not any("net_mbps (37 servers)" in w for w in p1["warnings"])
+
+
+def test_platform_factors_scale_cpu_capacity_and_host_power():
+    base = vsizer.plan(SAMPLES / "inventory_ja.xlsx").to_dict()
+    doc = vsizer.plan(
+        SAMPLES / "inventory_ja.xlsx",
+        platform=("power-plan-high-performance",),
+        hyperthreading="off",
+    ).to_dict()
+    cap0, cap = base["host_model"]["capacity"]["cpu"], doc["host_model"]["capacity"]["cpu"]
+    assert cap == pytest.approx(cap0 * 1.36 / 1.038, rel=1e-6)  # DESIGN §6.4
+    idle0, idle = base["host_model"]["power_idle_w"], doc["host_model"]["power_idle_w"]
+    assert idle == pytest.approx(idle0 / 1.094 + 16.0, rel=1e-6)  # HT off, +16 W plan
+    assert doc["parameters"]["platform"] == ["power-plan-high-performance"]
+    assert any(w.startswith("Hyper-Threading off: CPU / 1.038") for w in doc["warnings"])

@@ -212,6 +212,21 @@ def plan(
         bool,
         typer.Option("--include-powered-off", help="Plan powered-off RVTools VMs too."),
     ] = False,
+    platform: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--platform",
+            help="Named platform comparison applied to the host (DESIGN §6.4), e.g. "
+            "hyperv-r2-java; repeatable. List: 'vsizer model platform'.",
+        ),
+    ] = None,
+    hyperthreading: Annotated[
+        str | None,
+        typer.Option(
+            "--hyperthreading",
+            help="catalog (as measured), on, or off (CPU / 1.038, power / 1.094).",
+        ),
+    ] = None,
     predict: Annotated[
         bool,
         typer.Option(
@@ -304,6 +319,8 @@ def plan(
             time_limit=time_limit,
             vm_cpu_mhz=vm_cpu_mhz,
             vm_mem_gib=vm_mem_gib,
+            platform=tuple(platform) if platform else None,
+            hyperthreading=hyperthreading,
         )
         series_set = None
         if series:

@@ -41,6 +41,10 @@ A scenario TOML file mirrors the CLI flags::
     vm_cpu_mhz = 1000      # one size for every VM when there is no inventory
     vm_mem_gib = 1
 
+    [platform]             # what-if factors on the host (DESIGN §6.4)
+    scenarios = ["hyperv-r2-java"]   # names: vsizer.models.platform.SCENARIOS
+    hyperthreading = "off"           # "catalog" (as measured), "on", "off"
+
     [pools."開発"]          # per-pool overrides of ceiling, failures, min_hosts
     failures = 0
     ceiling = 0.8
@@ -109,6 +113,10 @@ class Rules:
     time_limit: float = 30.0
     vm_cpu_mhz: float | None = None
     vm_mem_gib: float | None = None
+    # Platform what-if (DESIGN §6.4, vsizer.models.platform): named published
+    # comparisons applied to the host's CPU capacity and power; Hyper-Threading.
+    platform: tuple[str, ...] = ()
+    hyperthreading: str = "catalog"
     targets: dict[str, float] = field(default_factory=dict)
     pools: dict[str, PoolRules] = field(default_factory=dict)
 
@@ -170,6 +178,13 @@ class Rules:
         check_param(
             "time_limit", self.time_limit, Interval(float, 0, None, "neither"), where
         )
+        check_param(
+            "hyperthreading", self.hyperthreading, OneOf(("catalog", "on", "off")), where
+        )
+        from vsizer.models.platform import SCENARIOS as PLATFORM_SCENARIOS
+
+        for name in self.platform:
+            check_param("platform", name, OneOf(tuple(PLATFORM_SCENARIOS)), where)
         for name in ("vm_cpu_mhz", "vm_mem_gib"):
             value = getattr(self, name)
             if value is not None:
@@ -260,6 +275,7 @@ _SECTIONS: dict[str, dict[str, str]] = {
     "power": {k: k for k in ("price_kwh", "currency", "pue", "years")},
     "space": {"rack_size_u": "rack_size_u"},
     "inventory": {"include_powered_off": "include_powered_off"},
+    "platform": {"scenarios": "platform", "hyperthreading": "hyperthreading"},
     "series": {
         k: k
         for k in (
@@ -343,6 +359,8 @@ def rules_from_dict(data: dict[str, Any], source: str = "config") -> Rules:
                 value = (
                     str(base_path / value) if not Path(value).is_absolute() else value
                 )
+            if name == "platform":
+                value = tuple([value] if isinstance(value, str) else value)
             kwargs[name] = _num(value) if name in _FLOAT_FIELDS else value
     if problems:
         raise ConfigError(problems)

@@ -194,6 +194,8 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
             "currency": rules.currency,
             "pue": _r(pue),
             "years": years,
+            "platform": list(rules.platform),
+            "hyperthreading": rules.hyperthreading,
             "targets": {k: _r(v) for k, v in rules.targets.items()},
             "pools": {
                 k: {kk: _r(vv) for kk, vv in asdict(v).items() if vv is not None}

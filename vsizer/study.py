@@ -5,6 +5,7 @@ failover checked -> power, cost, space, targets. The chain behind ``vsizer plan`
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -147,7 +148,11 @@ class ConsolidationStudy:
         )
         if servers["pool"].isna().any():
             servers["pool"] = servers["pool"].fillna("default")
+        host, cpu_factor, platform_notes = platform_adjustment(host, rules)
+        self.host = host
+        warnings.extend(platform_notes)
         capacity = _host_capacity(host, unit, rules, servers, warnings)
+        capacity["cpu"] *= cpu_factor
         dims = tuple(d for d in DIMENSIONS if d in capacity)
         demand_cols = {
             "cpu": "cpu_peak_demand" if rules.cpu_basis == "peak" else "cpu_avg_demand",
@@ -586,6 +591,58 @@ def plan(
         aligned=aligned,
     )
     return study.run(progress)
+
+
+#: Hyper-Threading factor: the one published measurement (DESIGN §6.4), reused.
+HT_SCENARIO = "hyperthreading-x5570"
+
+
+def platform_adjustment(
+    host: HostModel, rules: Rules
+) -> tuple[HostModel, float, list[str]]:
+    """Apply the rules' platform scenarios and Hyper-Threading choice to ``host``.
+
+    Returns the host with its power scaled, the CPU capacity factor, and notes.
+    Each named scenario multiplies CPU capacity by its published throughput
+    ratio and applies its power change (ratio, or watts added at every load).
+    ``hyperthreading="off"`` on a host with 2 threads per core divides capacity
+    by 1.038 and power by 1.094 (the X5570 measurement inverted: catalog scores
+    and power curves are measured with Hyper-Threading on); "on" on a host with
+    one thread per core cannot add threads and is noted.
+    """
+    from vsizer.models.platform import SCENARIOS
+
+    factor, ratio, delta = 1.0, 1.0, 0.0
+    notes: list[str] = []
+    for name in rules.platform:
+        sc = SCENARIOS[name]
+        factor *= sc.factor
+        ratio *= sc.power_ratio or 1.0
+        delta += sc.power_delta_w or 0.0
+        notes.append(f"platform '{name}': CPU x {sc.factor:g} ({sc.source}).")
+    if rules.hyperthreading == "off" and host.threads_per_core > 1:
+        ht = SCENARIOS[HT_SCENARIO]
+        factor /= ht.factor
+        ratio /= ht.power_ratio or 1.0
+        notes.append(
+            f"Hyper-Threading off: CPU / {ht.factor:g}, power / {ht.power_ratio:g} "
+            f"({ht.source})."
+        )
+    elif rules.hyperthreading == "on" and host.threads_per_core <= 1:
+        notes.append(
+            f"Hyper-Threading on was asked, but host model '{host.model}' has one "
+            "thread per core; nothing changed."
+        )
+    if ratio != 1.0 or delta != 0.0:
+        host = dataclasses.replace(
+            host,
+            power_idle_w=host.power_idle_w * ratio + delta,
+            power_max_w=host.power_max_w * ratio + delta,
+            power_curve_w=tuple(w * ratio + delta for w in host.power_curve_w)
+            if host.power_curve_w
+            else None,
+        )
+    return host, factor, notes
 
 
 def host_power_w(host: HostModel, util: np.ndarray) -> np.ndarray:
