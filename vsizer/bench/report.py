@@ -81,7 +81,7 @@ def ratio_frame(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def _label(row: pd.Series, keys: list[str]) -> str:
-    return " ".join(f"{k}={row[k]}" for k in keys if k in row and pd.notna(row[k]))
+    return " ".join(f"{k}={_fmt(row[k])}" for k in keys if k in row and pd.notna(row[k]))
 
 
 def _charts(summary: pd.DataFrame, ratios: pd.DataFrame) -> list[tuple[str, Any]]:
@@ -157,7 +157,7 @@ def _fmt(value: Any) -> str:
     if value is None or (isinstance(value, float) and pd.isna(value)):
         return ""
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.4g}"
     return str(value)
 
 
