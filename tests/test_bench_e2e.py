@@ -80,7 +80,7 @@ def machine():
 def _leftovers(tag: str) -> list[str]:
     """Processes whose command line mentions ``tag`` (read-only check)."""
     done = subprocess.run(["pgrep", "-af", tag], capture_output=True, text=True, check=False)
-    return [ln for ln in done.stdout.splitlines() if "pgrep" not in ln and "pytest" not in ln]
+    return [ln for ln in done.stdout.splitlines() if int(ln.split()[0]) != os.getpid()]
 
 
 def _cli(*args, timeout=900):

@@ -170,3 +170,17 @@ def test_export_without_tiles(tmp_path):
     append_samples(store, [Sample("iops", 1.0, "IO/s", {"workload": "disk"})])
     with pytest.raises(InputError, match=r"s.jsonl: no CPU tile samples to export; run 'vsizer bench tiles --max 4 --tile cpu' first\."):
         export_for_fit(store, tmp_path / "m.csv")
+
+
+def test_committed_tcg_contention_export_reads_and_follows_fair_share():
+    # measured here: 1..4 single-vCPU TCG guests on 2 cores (README, "Verifying by benchmark")
+    from pathlib import Path
+
+    from vsizer.models.measurements import read_measurements
+
+    frame = read_measurements(Path(__file__).parent / "data" / "bench" / "tiles_cpu_tcg_2cores.csv", "cpu")
+    assert sorted(set(frame["vms"])) == [1, 2, 3, 4]
+    assert set(frame["emulated"]) == {"true"} and set(frame["accelerator"]) == {"tcg"}
+    mean = frame.groupby("vms")["relative"].mean()
+    for n, value in mean.items():
+        assert value == pytest.approx(min(1.0, 2.0 / n), rel=0.08)
