@@ -222,3 +222,15 @@ def test_platform_factors_scale_cpu_capacity_and_host_power():
     assert idle == pytest.approx(idle0 / 1.094 + 16.0, rel=1e-6)  # HT off, +16 W plan
     assert doc["parameters"]["platform"] == ["power-plan-high-performance"]
     assert any(w.startswith("Hyper-Threading off: CPU / 1.038") for w in doc["warnings"])
+
+
+def test_running_a_study_twice_gives_the_same_plan():
+    # platform factors change the host's power: they must not compound per run
+    from vsizer.catalogs.host_catalog import read_host_catalog
+    from vsizer.config import Rules
+    from vsizer.study import ConsolidationStudy
+
+    inv = vsizer.read_inventory(SAMPLES / "inventory_ja.xlsx")
+    rules = Rules(platform=("power-plan-high-performance",), hyperthreading="off")
+    study = ConsolidationStudy(inv, read_host_catalog().default, rules)
+    assert study.run().to_json() == study.run().to_json()

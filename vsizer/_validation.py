@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,3 +72,9 @@ def check_param(name: str, value: Any, constraint: Interval | OneOf, where: str)
             f"Got {value!r} instead."
         )
     return value
+
+
+def quoted_list(names: Sequence[str], limit: int = 5) -> str:
+    """Names for a message: "'a', 'b' and 3 more" (at most ``limit`` shown)."""
+    shown = ", ".join(f"'{n}'" for n in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")

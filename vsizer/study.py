@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from vsizer._validation import quoted_list
 from vsizer.catalogs.cpu_catalog import CpuCatalog, read_cpu_catalog
 from vsizer.catalogs.host_catalog import HostCatalog, read_host_catalog
 from vsizer.catalogs.model import HostModel
@@ -149,7 +150,6 @@ class ConsolidationStudy:
         if servers["pool"].isna().any():
             servers["pool"] = servers["pool"].fillna("default")
         host, cpu_factor, platform_notes = platform_adjustment(host, rules)
-        self.host = host
         warnings.extend(platform_notes)
         capacity = _host_capacity(host, unit, rules, servers, warnings)
         capacity["cpu"] *= cpu_factor
@@ -262,23 +262,16 @@ def _match_series(
     if inventory_only:
         warnings.append(
             f"{len(inventory_only)} server(s) have no series and are sized on their "
-            f"inventory figures (flat): {_names(inventory_only)}."
+            f"inventory figures (flat): {quoted_list(inventory_only)}."
         )
     if series_only:
         warnings.append(
             f"{len(series_only)} series server(s) are not in the inventory and are "
-            f"not planned: {_names(series_only)}."
+            f"not planned: {quoted_list(series_only)}."
         )
     inv = inv.copy()
     if aligned.servers != []:
-        mhz = (
-            pd.to_numeric(inv["sockets"], errors="coerce").fillna(1).to_numpy(float)
-            * pd.to_numeric(inv["cores_per_socket"], errors="coerce")
-            .fillna(1)
-            .to_numpy(float)
-            * pd.to_numeric(inv["cpu_mhz"], errors="coerce").to_numpy(float)
-        )
-        avg, peak = cpu_util_stats(aligned, names, mhz)
+        avg, peak = cpu_util_stats(aligned, names, _server_mhz(inv))
         has = ~np.isnan(peak)
         if has.any():
             inv["cpu_avg_util"] = inv["cpu_avg_util"].astype("Float64")
@@ -301,9 +294,13 @@ def _match_series(
     return inv, info
 
 
-def _names(names: list[str], limit: int = 5) -> str:
-    shown = ", ".join(f"'{n}'" for n in names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+def _server_mhz(servers: pd.DataFrame) -> np.ndarray:
+    """CPU capacity in MHz per server (sockets x cores x clock; NaN without a clock),
+    the divisor of ``cpu_mhz`` series."""
+    def col(name: str, default: float) -> np.ndarray:
+        return pd.to_numeric(servers[name], errors="coerce").fillna(default).to_numpy(float)
+
+    return col("sockets", 1.0) * col("cores_per_socket", 1.0) * col("cpu_mhz", np.nan)
 
 
 def _curves(
@@ -316,13 +313,7 @@ def _curves(
     rules: Rules,
 ) -> np.ndarray:
     names = servers["name"].astype(str).tolist()
-    mhz = (
-        pd.to_numeric(servers["sockets"], errors="coerce").fillna(1).to_numpy(float)
-        * pd.to_numeric(servers["cores_per_socket"], errors="coerce")
-        .fillna(1)
-        .to_numpy(float)
-        * pd.to_numeric(servers["cpu_mhz"], errors="coerce").to_numpy(float)
-    )
+    mhz = _server_mhz(servers)
     mem = servers["mem_gib"].to_numpy(dtype=np.float64, na_value=np.nan)
     overhead = servers["vm_mem_gib"].to_numpy(dtype=np.float64, na_value=np.nan) - mem
     curves, report = demand_curves(

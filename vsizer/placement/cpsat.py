@@ -40,7 +40,7 @@ from vsizer.errors import ConfigError
 
 #: Integer scale of one host's usable load.
 SCALE = 10_000
-#: Extra steps added per round and host that is over.
+#: Most solve rounds (each adds the steps where the last solution was over).
 MAX_ROUNDS = 20
 
 

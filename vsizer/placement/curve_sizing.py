@@ -20,11 +20,11 @@ import numpy.typing as npt
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement.problem import EPS, PlacementProblem
 from vsizer.placement.series_fit import (
-    _step_stat,
     failover_on_curves,
     fit_curves,
     replay,
     series_lower_bounds,
+    step_stat,
 )
 from vsizer.placement.sizing import lower_bound as peak_lower_bound
 
@@ -141,7 +141,7 @@ def size_pool_on_curves(
     p = problem
     # Each VM alone must fit: its own curve's statistic (peak, or the quantile).
     stat = np.asarray(
-        _step_stat(np.asarray(curves, dtype=np.float64), quantile), dtype=np.float64
+        step_stat(np.asarray(curves, dtype=np.float64), quantile), dtype=np.float64
     )
     dataclasses.replace(p, demand=stat).check_each_vm_fits()
     lb, detail, series_lb, peak_sum, binding = curve_lower_bounds(p, curves, quantile)

@@ -39,7 +39,7 @@ def series_lower_bounds(
     return {"series": series.tolist(), "peak_sum": peak_sum.tolist()}
 
 
-def _step_stat(
+def step_stat(
     loads: npt.NDArray[np.floating], quantile: float | None
 ) -> npt.NDArray[np.floating]:
     """Max (quantile None) or quantile over the step axis (axis -2)."""
@@ -108,7 +108,7 @@ def fit_curves(
     pins = np.full(n, -1, dtype=np.int64) if pins is None else pins
     inv = 1.0 / max_load
     norm = demand.astype(np.float32) * inv.astype(np.float32)  # (V, T, D)
-    vpeak = _step_stat(
+    vpeak = step_stat(
         norm, None
     )  # (V, D) true peaks (bound is valid for any quantile)
     vmean = norm.mean(axis=1, dtype=np.float64)
@@ -165,7 +165,7 @@ def fit_curves(
             cand = np.flatnonzero(possible[:first_sure] & ~sure[:first_sure])
             for i in range(0, len(cand), CHUNK):
                 idx = perm[cand[i : i + CHUNK]]
-                stat = _step_stat(loads[idx] + norm[v], quantile)  # (c, D)
+                stat = step_stat(loads[idx] + norm[v], quantile)  # (c, D)
                 ok = np.flatnonzero((stat <= lim).all(axis=1))
                 if ok.size:
                     chosen = int(idx[ok[0]])
@@ -301,15 +301,15 @@ def failover_on_curves(
         displaced = displaced[np.argsort(-vpeak[displaced], kind="stable")]
         moves: dict[int, int] = {}
         forced: list[int] = []
+        peaks = (loads * scale).max(axis=(1, 2))  # kept current: one host changes per move
         for v in displaced:
             g = int(groups[v])
-            peaks = (loads * scale).max(axis=(1, 2))
             order = np.argsort(peaks, kind="stable")
             allowed = [i for i in order if g < 0 or g not in occupied[i]] or list(order)
             chosen = -1
             for i in allowed:
                 trial = (loads[i] + norm[v]) * scale
-                if (_step_stat(trial, quantile) <= lim).all():
+                if (step_stat(trial, quantile) <= lim).all():
                     chosen = int(i)
                     break
             if chosen < 0:
@@ -321,6 +321,7 @@ def failover_on_curves(
                     )
                 )
             loads[chosen] += norm[v]
+            peaks[chosen] = (loads[chosen] * scale).max()
             if g >= 0:
                 occupied[chosen].add(g)
             moves[int(v)] = survivors[chosen]

@@ -13,20 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from vsizer._validation import quoted_list
 from vsizer.errors import InputError
 from vsizer.inventory.model import Inventory, empty_frame
 from vsizer.quality import QualityReport
 from vsizer.series.align import AlignedSeries
-from vsizer.series.demand import (
-    capacity_mhz_from_series,
-    cpu_util_stats,
-    mem_capacity_from_series,
-)
-
-
-def _listed(names: list[str], limit: int = 5) -> str:
-    shown = ", ".join(f"'{n}'" for n in names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+from vsizer.series.demand import cpu_util_stats, series_max
 
 
 def inventory_from_series(
@@ -45,8 +37,8 @@ def inventory_from_series(
     """
     names = list(aligned.servers)
     n = len(names)
-    cap_mhz = capacity_mhz_from_series(aligned, names)
-    mem = mem_capacity_from_series(aligned, names)
+    cap_mhz = series_max(aligned, "cpu_capacity_mhz", names)
+    mem = series_max(aligned, "mem_capacity_gib", names)
     quality = QualityReport()
     cpu_from = np.where(np.isnan(cap_mhz), "option", "series")
     mem_from = np.where(np.isnan(mem), "option", "series")
@@ -61,14 +53,14 @@ def inventory_from_series(
     if no_cpu:
         problems.append(
             f"series {source}: {len(no_cpu)} server(s) have no CPU size "
-            f"({_listed(no_cpu)}): expected a cpu_capacity_mhz series or an "
+            f"({quoted_list(no_cpu)}): expected a cpu_capacity_mhz series or an "
             "inventory; give --vm-cpu-mhz F (one size for every VM) or an inventory file."
         )
     no_mem = [names[i] for i in np.flatnonzero(np.isnan(mem) | (mem <= 0))]
     if no_mem:
         problems.append(
             f"series {source}: {len(no_mem)} server(s) have no memory size "
-            f"({_listed(no_mem)}): expected a mem_capacity_gib series or an "
+            f"({quoted_list(no_mem)}): expected a mem_capacity_gib series or an "
             "inventory; give --vm-mem-gib F (one size for every VM) or an inventory file."
         )
     if problems:

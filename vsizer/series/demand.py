@@ -92,13 +92,9 @@ def _cpu_fraction(
 ) -> FloatArray:
     util = _rows(aligned, "cpu_util", names)
     mhz = _rows(aligned, "cpu_mhz", names)
-    cap_series = _rows(aligned, "cpu_capacity_mhz", names)
+    from_series = series_max(aligned, "cpu_capacity_mhz", names)
+    cap = np.where(np.isnan(from_series), capacity_mhz, from_series)
     with np.errstate(all="ignore"):
-        cap = np.where(
-            ~np.isnan(cap_series).all(axis=1),
-            np.nanmax(np.where(np.isnan(cap_series), -np.inf, cap_series), axis=1),
-            capacity_mhz,
-        )
         from_mhz = mhz / cap[:, None]
     use_mhz = np.isnan(util).all(axis=1) & ~np.isnan(mhz).all(axis=1)
     use_mhz &= np.isfinite(cap) & (cap > 0)
@@ -106,23 +102,13 @@ def _cpu_fraction(
     return util
 
 
-def capacity_mhz_from_series(aligned: AlignedSeries, names: Sequence[str]) -> FloatArray:
-    """Provisioned MHz per server from a ``cpu_capacity_mhz`` series (max), NaN if none."""
-    cap = _rows(aligned, "cpu_capacity_mhz", names)
+def series_max(aligned: AlignedSeries, metric: str, names: Sequence[str]) -> FloatArray:
+    """Largest value of ``metric`` per server (e.g. provisioned MHz or memory), NaN if none."""
+    mat = _rows(aligned, metric, names)
     out = np.full(len(names), np.nan)
-    has = ~np.isnan(cap).all(axis=1)
+    has = ~np.isnan(mat).all(axis=1)
     if has.any():
-        out[has] = np.nanmax(cap[has], axis=1)
-    return out
-
-
-def mem_capacity_from_series(aligned: AlignedSeries, names: Sequence[str]) -> FloatArray:
-    """Configured memory per server from a ``mem_capacity_gib`` series (max), NaN if none."""
-    cap = _rows(aligned, "mem_capacity_gib", names)
-    out = np.full(len(names), np.nan)
-    has = ~np.isnan(cap).all(axis=1)
-    if has.any():
-        out[has] = np.nanmax(cap[has], axis=1)
+        out[has] = np.nanmax(mat[has], axis=1)
     return out
 
 
