@@ -154,6 +154,7 @@ def test_fit_rows_and_csv_read_by_fit(tmp_path):
     ]
     rows = fit_rows(samples)
     assert [(r["vms"], r["relative"], r["total_util_pct"]) for r in rows] == [(1, 1.0, 99.0), (3, 0.7, 297.0)]
+    assert {r["util_basis"] for r in rows} == {"demand"}  # saturated guests: util = demand
     store = tmp_path / "s.jsonl"
     append_samples(store, samples)
     out = tmp_path / "m.csv"

@@ -105,6 +105,18 @@ def test_fit_table61_prints_estimates_and_writes_a_profile(tmp_path):
     assert json.loads(r.stdout)["coefficients"]["slope"] == pytest.approx(-0.0714767, abs=1e-6)
 
 
+def test_fit_measured_tiles_prints_the_curve_and_the_emulated_note(tmp_path):
+    prof = tmp_path / "tcg.json"
+    r = run("fit", str(DATA / "bench" / "tiles_cpu_tcg_2cores.csv"), "--model", "cpu", "-o", str(prof))
+    assert r.exit_code == 0, r.output
+    assert "measured (mean) vs fitted, by VM count" in r.stdout
+    assert "│ 3   │ 2    │ demand │ 9  │ 297.5  │ 0.643    │ 0.546 │ 0.723 │ 0.638  │" in r.stdout
+    assert "contention_exponent │ 1.09 " in r.stdout
+    assert "note: 30 of 30 samples were measured in emulated guests (QEMU TCG)" in r.stdout
+    assert "ModelRangeWarning" not in r.output
+    assert json.loads(prof.read_text())["cpu"]["contention_exponent"] == pytest.approx(1.09, abs=5e-4)
+
+
 def test_fit_bad_csv_lists_every_row_problem(tmp_path):
     bad = tmp_path / "m.csv"
     bad.write_text("model,experiment,vms,physical_cpus,total_util_pct,relative\n"

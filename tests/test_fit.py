@@ -114,6 +114,7 @@ def test_fit_network_group_means(tmp_path):
         ("model,experiment,direction,throughput\nnetwork,a,send,900\n",
          "m.csv row 2, column 'nic_gbps': expected a number > 0 for a network sample, got ''."),
         ("model,experiment,vmq\nnetwork,a,maybe\n", "m.csv row 2, column 'vmq': expected true or false, got 'maybe'."),
+        ("model,experiment,util_basis\ncpu,a,host\n", "m.csv row 2, column 'util_basis': expected one of guest, demand, got 'host'."),
     ],
 )
 def test_reader_errors_name_file_row_column(tmp_path, text, message):
@@ -181,3 +182,63 @@ def test_profile_file_errors(tmp_path):
     with pytest.raises(ConfigError, match="cannot read the profile"):
         load_profile(tmp_path / "none.json")
     assert json.loads(bad.read_text(encoding="utf-8").replace("oops", '"a": 1')) == {"a": 1}
+
+
+DEMAND_HEADER = "model,experiment,vms,physical_cpus,total_util_pct,util_basis,relative\n"
+
+
+def test_fit_cpu_demand_basis_recovers_an_exact_exponent(tmp_path):
+    # within the 2 CPUs: relative 1 at 1 and 2 VMs -> intercept 1, slope 0; beyond:
+    # r = (D / 200)^-k with k = 1.2 at 3 and 4 saturated guests -> k = 1.2 exactly
+    rows = ["cpu,t,1,2,100,demand,1", "cpu,t,2,2,200,demand,1", "cpu,t,2,2,200,demand,1",
+            f"cpu,t,3,2,300,demand,{1.5 ** -1.2!r}", f"cpu,t,4,2,400,demand,{2 ** -1.2!r}"]
+    res = fit_cpu(read_measurements(_write(tmp_path, DEMAND_HEADER + "\n".join(rows) + "\n"), "cpu"))
+    k = res.parameters["contention_exponent"]
+    assert k.value == pytest.approx(1.2, abs=1e-9) and k.n == 2
+    assert res.parameters["intercept"].value == pytest.approx(1.0)
+    assert res.parameters["slope"].value == pytest.approx(0.0, abs=1e-12)
+    assert res.profile_section["contention_exponent"] == pytest.approx(1.2)
+    assert np.allclose(res.samples.residual, 0.0, atol=1e-9)
+    assert [(c["vms"], c["samples"], c["fitted"]) for c in res.curve] == [
+        (1, 1, 1.0), (2, 2, 1.0), (3, 1, pytest.approx(0.614739, abs=1e-6)),
+        (4, 1, pytest.approx(0.435275, abs=1e-6))]
+
+
+def test_fit_cpu_guest_basis_on_saturated_guests_explains_util_basis(tmp_path):
+    # fair share (r = 200 / D) read as guest-reported utilization gives g = 1
+    rows = ["cpu,t,1,2,100,,1", "cpu,t,2,2,200,,1", "cpu,t,2,2,200,,1", "cpu,t,3,2,300,,0.6", "cpu,t,4,2,400,,0.45"]
+    with pytest.raises(InputError) as info:
+        fit_cpu(read_measurements(_write(tmp_path, DEMAND_HEADER + "\n".join(rows) + "\n"), "cpu"))
+    assert str(info.value) == (
+        "cpu fit: the overcommitted samples give g = 1.18; expected 0 < g < 1 (performance "
+        "falling with overcommit). Samples of saturated guests (each asking for a whole vCPU) "
+        "measure demand, not guest-reported utilization: set util_basis = demand.")
+
+
+def test_fit_cpu_errors_on_mixed_bases_and_rising_performance(tmp_path):
+    rows = ["cpu,t,1,2,100,demand,1", "cpu,t,2,2,200,demand,1", "cpu,t,2,2,200,demand,1",
+            "cpu,t,3,2,300,guest,0.7", "cpu,t,4,2,400,demand,0.5"]
+    with pytest.raises(InputError, match=r"^cpu fit: the overcommitted samples mix util_basis "
+                       r"guest \(rows 5\) and demand \(rows 6\); fit them separately\.$"):
+        fit_cpu(read_measurements(_write(tmp_path, DEMAND_HEADER + "\n".join(rows) + "\n"), "cpu"))
+    rows[3:] = ["cpu,t,3,2,300,demand,1.1", "cpu,t,4,2,400,demand,1.2"]
+    with pytest.raises(InputError, match=r"^cpu fit: the overcommitted samples \(util_basis demand\) "
+                       r"give k = -0\.25\d*; expected k > 0"):
+        fit_cpu(read_measurements(_write(tmp_path, DEMAND_HEADER + "\n".join(rows) + "\n"), "cpu"))
+
+
+def test_fit_cpu_on_the_measured_tcg_tiles_export():
+    # measured here: 1..4 single-vCPU TCG guests on 2 cores (README, "Verifying by benchmark")
+    path = Path(__file__).parent / "data" / "bench" / "tiles_cpu_tcg_2cores.csv"
+    res = fit_cpu(read_measurements(path, "cpu"))
+    k = res.parameters["contention_exponent"]
+    assert k.value == pytest.approx(1.090, abs=5e-4) and k.n == 21
+    assert k.ci_low == pytest.approx(1.040, abs=5e-4) and k.ci_high == pytest.approx(1.141, abs=5e-4)
+    assert k.ci_low > 1.0  # slower than the fair share: switching guests costs the emulator
+    assert res.parameters["slope"].ci_low < 0 < res.parameters["slope"].ci_high
+    measured = [round(c["measured_mean"], 3) for c in res.curve]
+    fitted = [round(c["fitted"], 3) for c in res.curve]
+    assert measured == [0.995, 0.989, 0.643, 0.465]
+    assert fitted == [0.995, 0.989, 0.638, 0.466]
+    assert any(n.startswith("30 of 30 samples were measured in emulated guests (QEMU TCG)")
+               for n in res.notes)

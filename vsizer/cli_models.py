@@ -317,6 +317,14 @@ def fit(
             _row(est, name, f"{e['value']:.4g}", f"[{e['ci_low']:.4g}, {e['ci_high']:.4g}]",
                         f"{e['stderr']:.3g}", str(e["n"]))
         out.print(est)
+        if doc["curve"]:
+            curve = Table("VMs", "CPUs", "basis", "n", "util %", "measured", "min", "max",
+                          "fitted", title="measured (mean) vs fitted, by VM count")
+            for c in doc["curve"]:
+                _row(curve, str(c["vms"]), f"{c['physical_cpus']:g}", c["util_basis"],
+                     str(c["samples"]), f"{c['total_util_pct']:.4g}", f"{c['measured_mean']:.3f}",
+                     f"{c['measured_min']:.3f}", f"{c['measured_max']:.3f}", f"{c['fitted']:.3f}")
+            out.print(curve)
         cmp = Table("row", "experiment", "sample", "measured", "predicted", "residual",
                     "used for", title="predicted vs measured")
         for s in doc["samples"]:

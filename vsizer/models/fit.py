@@ -11,12 +11,15 @@ References
 .. [1] N. R. Draper and H. Smith, *Applied Regression Analysis*, 3rd ed. New York:
    Wiley, 1998, ch. 1-3 (least squares, t intervals for coefficients).
 .. [2] DESIGN.md §6.1-§6.3 (the models being fitted).
+.. [3] L. Kleinrock, *Queueing Systems, Volume 2: Computer Applications*. New York:
+   Wiley, 1976, §4.4 (processor sharing).
 """
 
 from __future__ import annotations
 
 import copy
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +29,7 @@ import pandas as pd
 from vsizer.errors import InputError, VsizerError
 from vsizer.models import cpu as cpu_model
 from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
+from vsizer.models.range import ModelRangeWarning
 
 CONFIDENCE = 0.95
 
@@ -60,6 +64,7 @@ class FitResult:
     profile_section: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     confidence: float = CONFIDENCE
+    curve: list[dict[str, Any]] = field(default_factory=list)  # cpu: per VM count
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, deterministic."""
@@ -79,6 +84,7 @@ class FitResult:
                 }
                 for r in self.samples.to_dict("records")
             ],
+            "curve": [dict(c) for c in self.curve],
             "notes": list(self.notes),
         }
 
@@ -159,10 +165,16 @@ def fit_cpu(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> FitResult:
     1. Samples with ``total_util_pct <= 100 * physical_cpus`` (within the CPUs):
        ordinary least squares of performance on ``x = max(vms * 4 / physical_cpus, 1)``
        (DESIGN.md §6.1 regression; on the §6.1 table: slope -0.0715, intercept 2.096).
-    2. Overcommitted samples: with ``g = k / (1 + k)``,
-       ``ln(r_lin / r) = g ln(U / (100 P))`` (see :func:`vsizer.models.cpu.relative_performance`
-       with ``basis='guest'``); g by least squares through the origin, then
-       ``k = g / (1 - g)`` and its interval mapped through the same monotone function.
+    2. Overcommitted samples whose ``util_basis`` is ``guest`` (the default; the
+       §6.1 table): with ``g = k / (1 + k)``, ``ln(r_lin / r) = g ln(U / (100 P))``
+       (see :func:`vsizer.models.cpu.relative_performance` with ``basis='guest'``);
+       g by least squares through the origin, then ``k = g / (1 - g)`` and its
+       interval mapped through the same monotone function.
+    3. Overcommitted samples whose ``util_basis`` is ``demand`` (saturated guests,
+       as ``vsizer bench export --for-fit`` writes): ``ln(r_lin / r) = k ln(D / (100 P))``,
+       k by least squares through the origin with a t interval. Processor sharing
+       at the fair share gives k = 1 (Kleinrock 1976, §4.4); k > 1 means per-VM performance falls
+       faster than the fair share (the cost of switching VMs).
     """
     f = frame.reset_index(drop=True)
     ref = OVERHEAD_MODEL_PARAMETERS["cpu"]["esx252"]["reference_cpus"]
@@ -185,40 +197,110 @@ def fit_cpu(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> FitResult:
     notes: list[str] = []
     over = ~within
     k = cpu_model.CONTENTION_EXPONENT
+    basis = _util_basis(f)
     if over.sum() >= 2:
-        lin = a.value + b.value * x[over]
-        xc = np.log(u[over] / (100.0 * p[over]))
-        yc = np.log(lin / y[over])
-        sxx = float(xc @ xc)
-        g = float(xc @ yc) / sxx
-        m = int(over.sum())
-        se = math.sqrt(float(((yc - g * xc) ** 2).sum()) / (m - 1) / sxx)
-        h = _t(m - 1, confidence) * se
-        if not 0 < g < 1:
-            raise InputError(
-                f"cpu fit: the overcommitted samples give g = {g:.3g}; expected "
-                "0 < g < 1 (performance falling with overcommit)."
-            )
-
-        def to_k(v: float) -> float:
-            return v / (1.0 - v) if v < 1 else math.inf
-
-        lo, hi = max(g - h, 0.0), g + h
-        k = to_k(g)
-        params["contention_exponent"] = Estimate(k, se / (1.0 - g) ** 2, to_k(lo), to_k(hi), m)
+        k, est = _fit_contention(f, over, basis, a.value + b.value * x, y, u / (100.0 * p),
+                                 confidence)
+        params["contention_exponent"] = est
         section["contention_exponent"] = _r(k)
     else:
         notes.append(
             f"contention_exponent not fitted ({int(over.sum())} overcommitted "
             f"samples, need 2); default {k:g} kept."
         )
-    pred = cpu_model.relative_performance(
-        vms, p, u, basis="guest", intercept=a.value, slope=b.value,
-        reference_cpus=ref, contention_exponent=k,
-    )
+    kw = {"intercept": a.value, "slope": b.value, "reference_cpus": ref,
+          "contention_exponent": k}
+    with warnings.catch_warnings():
+        # the fit describes the measured range itself; no range warning about §6.1's
+        warnings.simplefilter("ignore", ModelRangeWarning)
+        pred = np.where(
+            basis == "demand",
+            cpu_model.relative_performance(vms, p, u, basis="demand", **kw),
+            cpu_model.relative_performance(vms, p, u, basis="guest", **kw),
+        )
+    emulated = _emulated_rows(f)
+    if emulated:
+        notes.append(
+            f"{emulated} of {len(f)} samples were measured in emulated guests (QEMU TCG): "
+            "the fit describes the emulator on this host, not hardware virtualization."
+        )
     labels = [f"{int(n)} VMs / {c:g} CPUs @ {t:g} %" for n, c, t in zip(vms, p, u, strict=True)]
     used = np.where(within, "linear", "contention")
-    return FitResult("cpu", params, _samples(f, labels, y, pred, used), section, notes, confidence)
+    return FitResult("cpu", params, _samples(f, labels, y, pred, used), section, notes,
+                     confidence, _cpu_curve(vms, p, u, basis, y, pred))
+
+
+def _emulated_rows(f: pd.DataFrame) -> int:
+    if "emulated" not in f.columns:
+        return 0
+    return int(f["emulated"].astype(str).str.strip().str.lower().isin(("true", "1", "yes")).sum())
+
+
+def _cpu_curve(
+    vms: np.ndarray, p: np.ndarray, u: np.ndarray, basis: np.ndarray, y: np.ndarray,
+    pred: np.ndarray,
+) -> list[dict[str, Any]]:
+    """Measured mean and range vs the fitted model, one row per (CPUs, VMs, basis)."""
+    frame = pd.DataFrame({"physical_cpus": p, "vms": vms, "util_basis": basis,
+                          "total_util_pct": u, "measured": y, "fitted": pred})
+    rows = []
+    for (cpus, n, b), g in frame.groupby(["physical_cpus", "vms", "util_basis"], sort=True):
+        rows.append({
+            "physical_cpus": _r(cpus), "vms": int(float(str(n))), "util_basis": str(b),
+            "samples": len(g), "total_util_pct": _r(g["total_util_pct"].mean()),
+            "measured_mean": _r(g["measured"].mean()), "measured_min": _r(g["measured"].min()),
+            "measured_max": _r(g["measured"].max()), "fitted": _r(g["fitted"].mean()),
+        })
+    return rows
+
+
+def _util_basis(f: pd.DataFrame) -> np.ndarray:
+    """Per-row ``util_basis`` ('guest' when the column or the cell is empty)."""
+    if "util_basis" not in f.columns:
+        return np.full(len(f), "guest", dtype=object)
+    return f["util_basis"].map(lambda v: "guest" if _missing(v) else str(v)).to_numpy(object)
+
+
+def _fit_contention(
+    f: pd.DataFrame, over: np.ndarray, basis: np.ndarray, lin: np.ndarray, y: np.ndarray,
+    ratio: np.ndarray, confidence: float,
+) -> tuple[float, Estimate]:
+    """Contention exponent k from the overcommitted samples (see :func:`fit_cpu` Notes)."""
+    kinds = sorted(set(basis[over]))
+    if len(kinds) > 1:
+        rows = {b: ", ".join(str(int(r)) for r in f["row"][over & (basis == b)]) for b in kinds}
+        raise InputError(
+            "cpu fit: the overcommitted samples mix util_basis guest (rows "
+            f"{rows['guest']}) and demand (rows {rows['demand']}); fit them separately."
+        )
+    m = int(over.sum())
+    xc = np.log(ratio[over])
+    yc = np.log(lin[over] / y[over])
+    sxx = float(xc @ xc)
+    e = float(xc @ yc) / sxx
+    se = math.sqrt(float(((yc - e * xc) ** 2).sum()) / (m - 1) / sxx)
+    h = _t(m - 1, confidence) * se
+    if kinds == ["demand"]:
+        if not e > 0:
+            raise InputError(
+                f"cpu fit: the overcommitted samples (util_basis demand) give k = {e:.3g}; "
+                "expected k > 0 (per-VM performance falling as demand exceeds the CPUs)."
+            )
+        return e, Estimate(e, se, max(e - h, 0.0), e + h, m)
+    if not 0 < e < 1:
+        hint = (" Samples of saturated guests (each asking for a whole vCPU) measure "
+                "demand, not guest-reported utilization: set util_basis = demand."
+                if e >= 1 else "")
+        raise InputError(
+            f"cpu fit: the overcommitted samples give g = {e:.3g}; expected "
+            f"0 < g < 1 (performance falling with overcommit).{hint}"
+        )
+
+    def to_k(v: float) -> float:
+        return v / (1.0 - v) if v < 1 else math.inf
+
+    k = to_k(e)
+    return k, Estimate(k, se / (1.0 - e) ** 2, to_k(max(e - h, 0.0)), to_k(e + h), m)
 
 
 def _samples(

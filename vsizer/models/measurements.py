@@ -27,7 +27,10 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "experiment": ("text", "run identifier (bench run ID or table name)"),
     "vms": ("int", "running VMs [count]"),
     "physical_cpus": ("float", "physical CPUs (cores) of the host [count]"),
-    "total_util_pct": ("float", "summed guest-reported CPU utilization [% of one vCPU]"),
+    "total_util_pct": ("float", "summed CPU utilization of the VMs [% of one vCPU]; see util_basis"),
+    "util_basis": ("text", "what total_util_pct is: guest (guest-reported, inflated by waiting "
+                   "for a CPU, as in DESIGN §6.1; the default) or demand (CPU the VMs ask for, "
+                   "e.g. N saturated 1-vCPU guests = N x 100)"),
     "queue_depth": ("float", "outstanding I/Os [count]"),
     "access_spec": ("text", "sequential_read, sequential_write, database or file_server"),
     "backing": ("text", "pass-through or file"),
@@ -50,6 +53,7 @@ _ENUMS = {
     "access_spec": ("sequential_read", "sequential_write", "database", "file_server"),
     "backing": ("pass-through", "file"),
     "direction": ("send", "receive", "vm_to_vm"),
+    "util_basis": ("guest", "demand"),
 }
 
 
