@@ -42,10 +42,45 @@ def test_tiles_bad_kind():
     assert "error: bench tiles: unknown guest kind(s) 'java'" in res.output
 
 
-def test_export_needs_format(tmp_path):
-    res = runner.invoke(app, ["bench", "export", "--store", str(tmp_path / "s.jsonl")])
+def test_export_needs_exactly_one_format(tmp_path):
+    for extra in ([], ["--for-fit", "--parquet"]):
+        res = runner.invoke(app, ["bench", "export", *extra, "--store", str(tmp_path / "s.jsonl")])
+        assert res.exit_code == 2
+        assert res.output == "error: choose one export format: --for-fit or --parquet\n"
+
+
+def test_export_parquet_keeps_every_sample_typed(tmp_path):
+    import pandas as pd
+
+    store = tmp_path / "s.jsonl"
+    append_samples(store, [
+        Sample("events_per_s", 505.25, "events/s",
+               {"workload": "cpu", "threads": 1, "emulated": True, "loads": [0.1, 0.2]}, 1.0),
+        Sample("events_per_s", 990.5, "events/s",
+               {"workload": "cpu", "threads": "all", "emulated": True}, 2.0),
+        Sample("iops", 1200.0, "IO/s", {"workload": "disk", "queue_depth": 16}, 3.0),
+    ])
+    out = tmp_path / "x" / "samples.parquet"
+    res = runner.invoke(app, ["bench", "export", "--parquet", "--store", str(store), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert " ".join(res.output.split()) == f"wrote 3 rows to {out}"
+    frame = pd.read_parquet(out)
+    assert list(frame.columns) == ["metric", "value", "unit", "timestamp", "emulated", "loads",
+                                   "queue_depth", "threads", "workload"]
+    assert frame["value"].tolist() == [505.25, 990.5, 1200.0]
+    assert frame["threads"].tolist()[:2] == ["1", "all"]  # mixed int/text -> text
+    assert frame["loads"].tolist()[0] == "[0.1, 0.2]"
+    assert frame["threads"].isna().tolist() == [False, False, True]
+    assert frame["loads"].isna().tolist() == [False, True, True]
+    assert frame["queue_depth"].tolist()[2] == 16
+
+
+def test_export_parquet_empty_store(tmp_path):
+    store = tmp_path / "s.jsonl"
+    store.write_text("", encoding="utf-8")
+    res = runner.invoke(app, ["bench", "export", "--parquet", "--store", str(store)])
     assert res.exit_code == 2
-    assert "error: choose an export format: --for-fit" in res.output
+    assert "error: s.jsonl: the sample store is empty; nothing to export." in res.output
 
 
 def test_export_missing_store(tmp_path):

@@ -138,23 +138,26 @@ def report_cmd(
 @bench_app.command("export")
 def export_cmd(
     for_fit: Annotated[bool, typer.Option("--for-fit", help="Write the measurement CSV that 'vsizer fit' reads.")] = False,
+    parquet: Annotated[bool, typer.Option("--parquet", help="Write every sample to one Parquet file (pandas, polars, DuckDB read it).")] = False,
     store: StoreOpt = DEFAULT_STORE,
-    output: Annotated[Path, typer.Option("-o", "--output", help="CSV file to write.")] = Path("bench-results/measurements.csv"),
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="File to write [default: bench-results/measurements.csv or samples.parquet].")] = None,
 ) -> None:
-    """Export measured contention (tiles) as the long-format measurement CSV of 'vsizer fit'.
+    """Export samples: measured contention (tiles) for 'vsizer fit', or all samples as Parquet.
 
     Example: vsizer bench export --for-fit -o measurements.csv
     """
-    from vsizer.bench.export import export_for_fit
+    from vsizer.bench.export import export_for_fit, export_parquet
 
-    if not for_fit:
-        err.print("error: choose an export format: --for-fit", markup=False, highlight=False)
+    if for_fit == parquet:
+        err.print("error: choose one export format: --for-fit or --parquet", markup=False,
+                  highlight=False)
         raise typer.Exit(2)
+    target = output or Path("bench-results") / ("measurements.csv" if for_fit else "samples.parquet")
     try:
-        n = export_for_fit(store, output)
+        n = (export_for_fit if for_fit else export_parquet)(store, target)
     except VsizerError as exc:
         raise _fail(exc) from None
-    out.print(f"wrote {n} rows to {output}", markup=False, highlight=False)
+    out.print(f"wrote {n} rows to {target}", markup=False, highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -18,12 +18,14 @@ plus the harness's own: ``env``, ``accelerator``, ``emulated``,
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
+from typing import Any
 
 from vsizer.bench.samples import Sample, read_samples
-from vsizer.errors import InputError
+from vsizer.errors import InputError, VsizerError
 
-__all__ = ["COLUMNS", "export_for_fit", "fit_rows"]
+__all__ = ["COLUMNS", "export_for_fit", "export_parquet", "fit_rows", "parquet_frame"]
 
 COLUMNS = (
     "model", "experiment", "env", "accelerator", "emulated", "hypervisor", "vms",
@@ -80,3 +82,55 @@ def export_for_fit(store: str | Path, output: str | Path) -> int:
         writer.writeheader()
         writer.writerows(rows)
     return len(rows)
+
+
+def parquet_frame(samples: list[Sample]) -> Any:
+    """All samples as one typed table (pure): one row per sample, one column per key.
+
+    Columns: ``metric``, ``value``, ``unit``, ``timestamp``, then every metadata key
+    (sorted). Lists and dicts become JSON text; a column whose values mix types
+    (e.g. ``threads`` = 1 or "all") becomes text, so each column has one type.
+    """
+    import pandas as pd
+
+    keys = sorted({k for s in samples for k in s.metadata})
+    rows = []
+    for s in samples:
+        row: dict[str, Any] = {"metric": s.metric, "value": s.value, "unit": s.unit,
+                               "timestamp": s.timestamp}
+        for k in keys:
+            v = s.metadata.get(k)
+            row[k] = json.dumps(v, sort_keys=True, ensure_ascii=False) \
+                if isinstance(v, (dict, list)) else v
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=["metric", "value", "unit", "timestamp", *keys])
+    for k in keys:
+        kinds = {type(v) for v in frame[k] if v is not None and v == v}
+        if kinds == {int, float}:
+            frame[k] = frame[k].astype(float)
+        elif len(kinds) > 1:
+            frame[k] = frame[k].map(lambda v: None if v is None or v != v else str(v))
+    return frame
+
+
+def export_parquet(store: str | Path, output: str | Path) -> int:
+    """Write every sample of the JSONL ``store`` to one Parquet file; return the row count.
+
+    Raises
+    ------
+    InputError
+        The store is empty.
+    VsizerError
+        pyarrow is missing (``pip install 'vsizer[series]'``).
+    """
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:  # pragma: no cover - pyarrow ships with the 'series' extra
+        raise VsizerError("Parquet export needs pyarrow: pip install 'vsizer[series]'.") from None
+    samples = read_samples(store)
+    if not samples:
+        raise InputError(f"{Path(store).name}: the sample store is empty; nothing to export.")
+    out = Path(output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    parquet_frame(samples).to_parquet(out, engine="pyarrow", index=False)
+    return len(samples)
