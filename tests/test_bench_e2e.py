@@ -1,7 +1,8 @@
 """End to end: `vsizer bench` on this machine, physical and QEMU guests (marked e2e).
 
 Run with ``make bench-e2e`` (or ``pytest -m e2e tests/test_bench_e2e.py``); the
-default test run excludes it. Needs root (apt installs, loop devices, network
+default test run excludes it. The VM network run boots two guests (host ↔ guest
+and guest ↔ guest links). Needs root (apt installs, loop devices, network
 namespaces); skips with a message when QEMU/virtiofsd cannot be installed or run.
 Runs are short (2 s) and the method is cut to 2 runs without re-runs, so the whole
 file takes a few minutes even on a busy 2-core machine.
@@ -106,7 +107,18 @@ def test_run_every_workload_physical_and_vm(machine, tmp_path):
         m = s["metadata"]
         assert {"host_cpu_model", "host_cores", "host_kernel", "tool_versions", "run_id",
                 "foreign_busy" if not m.get("aggregate") else "cv"} <= set(m)
+    # network in the VM: host <-> guest and guest <-> guest (a second guest on a private link)
+    net = {(s["metadata"].get("link"), s["metric"]): s for s in vm
+           if s["metadata"]["workload"] == "network" and s["metadata"].get("aggregate")}
+    for link in ("host-guest", "guest-guest"):
+        assert net[(link, "received_mbit_s")]["value"] > 0, link
+        assert net[(link, "received_mbit_s_host")]["value"] > 0, link
+    gg = net[("guest-guest", "received_mbit_s_host")]
+    assert gg["metadata"]["path"].startswith("guest to guest, QEMU stream netdev")
+    assert gg["metadata"]["timed_by"] == "host wall clock around the iperf3 client"
+    assert net[("guest-guest", "received_mbit_s")]["metadata"]["timed_by"] == "iperf3 in the guests (guest clocks)"
     assert (tmp_path / "report.html").stat().st_size > 10000
+    assert "guest-guest send (host-timed)" in (tmp_path / "report.html").read_text()
     if "tcg" in accel:
         assert "(emulated)" in res.stdout
     assert _leftovers(str(tmp_path)) == []
@@ -126,6 +138,31 @@ def test_failing_workload_in_guest_leaves_nothing(machine, tmp_path):
         assert (res.returncode, res.stdout) == (7, "hello\n")
         assert _leftovers(str(tmp_path))  # QEMU and virtiofsd are running
         raise BenchmarkRunError("workload failed")
+    assert _leftovers(str(tmp_path)) == []
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_guest_link_down_is_reported_and_leaves_nothing(machine, tmp_path):
+    """The peer's link NIC connects to a socket nobody listens on: the ping check fails."""
+    from vsizer.bench.guestimage import prepare_guest_image
+    from vsizer.bench.harness import cache_dir
+    from vsizer.bench.procs import Reaper
+    from vsizer.bench.qemu import GuestSpec, PeerLink, boot
+    from vsizer.bench.workloads.network import link_guests
+    from vsizer.errors import BenchmarkRunError
+
+    image = prepare_guest_image(cache_dir())
+    with Reaper() as reaper:
+        first = boot(GuestSpec(name="gg-a", link=PeerLink("server")), image, reaper, tmp_path)
+        first.peer = boot(GuestSpec(name="gg-b", link=PeerLink("client", str(tmp_path / "none.sock"))),
+                          image, reaper, tmp_path)
+        assert len(first.live_pids()) == 4  # two QEMU, two virtiofsd
+        with pytest.raises(BenchmarkRunError) as info:
+            link_guests(first, timeout_s=3)
+    assert str(info.value).startswith(
+        "guest ↔ guest link did not come up: guest gg-b got no ping reply from gg-a (10.78.0.1) "
+        "over eth1 within 3 s (ping exit 1: ")
+    assert "100% packet loss" in str(info.value)
     assert _leftovers(str(tmp_path)) == []
     assert list(tmp_path.iterdir()) == []
 

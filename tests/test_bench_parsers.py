@@ -92,12 +92,14 @@ def test_iperf3_forward_and_reverse():
     fwd = network._parse_output((DATA / "iperf3_lo_128K.json").read_text())
     assert _values(fwd) == pytest.approx({"sent_mbit_s": 19010.1125766227,
                                           "received_mbit_s": 18975.082423116157,
+                                          "received_bytes": 4745461760.0,
                                           "retransmits": 0.0})
     assert fwd[0].metadata == {"iperf3_version": "iperf 3.12", "reverse": False,
                                "block_bytes": 131072}
     rev = network._parse_output((DATA / "iperf3_lo_8K_reverse.json").read_text())
     assert rev[0].metadata["reverse"] is True
     assert _values(rev)["received_mbit_s"] == pytest.approx(7926.092706675527)
+    assert _values(rev)["received_bytes"] == 1981530112.0
 
 
 def test_iperf3_errors():
@@ -109,6 +111,10 @@ def test_iperf3_errors():
     doc = json.loads(text)
     del doc["end"]["sum_received"]
     with pytest.raises(BenchmarkRunError, match=r"field 'sum_received' missing"):
+        network._parse_output(json.dumps(doc))
+    doc = json.loads(text)
+    del doc["end"]["sum_received"]["bytes"]
+    with pytest.raises(BenchmarkRunError, match=r"field 'bytes' missing; the test did not finish"):
         network._parse_output(json.dumps(doc))
 
 

@@ -25,7 +25,7 @@ from vsizer.bench.guestimage import prepare_guest_image
 from vsizer.bench.method import aggregate, run_repeated
 from vsizer.bench.prereq import ensure_packages
 from vsizer.bench.procs import Interrupted, Reaper
-from vsizer.bench.qemu import GuestSpec, boot
+from vsizer.bench.qemu import GuestSpec, boot, boot_pair
 from vsizer.bench.samples import Sample, append_samples
 from vsizer.bench.suite import Suite
 from vsizer.bench.workloads import load
@@ -130,12 +130,21 @@ def run_suite(
                                       summary.run_id, r, summary, progress)
                         continue
                     assert image is not None
-                    needs = load(name).guest_needs(config)
+                    module = load(name)
+                    needs = module.guest_needs(config)
                     spec = GuestSpec(name=f"{name}-vm", vcpus=suite.vm["vcpus"],
                                      memory_mib=suite.vm["memory_mib"], **needs)
-                    progress(f"booting a guest for {name}")
+                    # optional hook: a second guest joined to the first by a private link
+                    peer_hook = getattr(module, "peer_guest_needs", None)
+                    peer_needs = peer_hook(config) if peer_hook else None
+                    progress(f"booting {'two guests' if peer_needs is not None else 'a guest'} for {name}")
                     with Reaper() as inner:
-                        venv = boot(spec, image, inner, work)
+                        if peer_needs is None:
+                            venv = boot(spec, image, inner, work)
+                        else:
+                            peer = GuestSpec(name=f"{name}-peer", vcpus=suite.vm["vcpus"],
+                                             memory_mib=suite.vm["memory_mib"], **peer_needs)
+                            venv = boot_pair(spec, peer, image, inner, work)
                         _run_workload(name, config, venv, suite, summary.run_id, inner,
                                       summary, progress)
                 except Interrupted:

@@ -7,6 +7,12 @@ which the host reaches through a UNIX socket. Every process (virtiofsd, QEMU),
 loop device and image file is registered with the :class:`~vsizer.bench.procs.Reaper`,
 so nothing outlives the run. :class:`VmEnv` wraps a guest as a benchmark
 environment; its samples carry the accelerator and, under TCG, ``emulated=True``.
+
+Two guests can be joined by a private Ethernet link (:class:`PeerLink`,
+:func:`boot_pair`): a second virtio-net NIC in each, whose QEMU ``-netdev stream``
+backends are connected through a UNIX socket in the first guest's run directory.
+Frames go from one QEMU process to the other and nowhere else: no host interface,
+no TCP port, nothing to delete but the socket file.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +32,10 @@ from vsizer._validation import Interval, OneOf, check_param
 from vsizer.bench.env import RunResult, host_accelerator, host_metadata
 from vsizer.bench.guestimage import GuestImage
 from vsizer.bench.procs import Reaper, run_checked
-from vsizer.errors import BenchmarkRunError
+from vsizer.errors import BenchmarkRunError, ConfigError
 
-__all__ = ["BACKINGS", "CACHE_MODES", "DiskSpec", "Guest", "GuestSpec", "VmEnv"]
+__all__ = ["BACKINGS", "CACHE_MODES", "LINK_ROLES", "DiskSpec", "Guest", "GuestSpec", "PeerLink",
+           "VmEnv", "boot", "boot_pair", "link_args"]
 
 VIRTIOFSD = "/usr/lib/qemu/virtiofsd"
 AGENT = str(Path(__file__).with_name("guest_agent.py"))
@@ -40,6 +47,13 @@ BACKINGS = ("volume", "prealloc", "sparse", "qcow2")
 #: write-back cache); ``directsync`` = O_DIRECT with the write cache off (every write
 #: is synchronous). ``writeback``/``writethrough`` also go through the host page cache.
 CACHE_MODES = ("none", "directsync", "writeback", "writethrough")
+#: Ends of a guest ↔ guest link: the ``server`` QEMU creates the UNIX socket and
+#: accepts one connection; the ``client`` QEMU connects to it.
+LINK_ROLES = ("server", "client")
+#: MAC addresses of the link NICs (locally administered QEMU range). They must
+#: differ: QEMU would give the second NIC of both guests the same default MAC.
+LINK_MACS = {"server": "52:54:00:77:00:01", "client": "52:54:00:77:00:02"}
+LINK_SOCKET = "link.sock"
 
 
 @dataclass(frozen=True)
@@ -58,8 +72,37 @@ class DiskSpec:
 
 
 @dataclass(frozen=True)
+class PeerLink:
+    """One end of a private guest ↔ guest Ethernet link (QEMU 7.2 ``-netdev stream``).
+
+    ``role="server"`` creates ``link.sock`` in the guest's run directory
+    (:attr:`Guest.link_socket`); ``role="client"`` connects to ``path``, the
+    server guest's socket. ``mac`` is the link NIC's address, how the guest finds it.
+    """
+
+    role: str
+    path: str = ""
+    mac: str = ""
+
+    def __post_init__(self) -> None:
+        check_param("role", self.role, OneOf(LINK_ROLES), "PeerLink")
+        if self.role == "client" and not self.path:
+            raise ConfigError("PeerLink: a client end needs the server guest's socket path.")
+        if not self.mac:
+            object.__setattr__(self, "mac", LINK_MACS[self.role])
+
+
+def link_args(link: PeerLink, socket_path: str | Path) -> list[str]:
+    """QEMU arguments of the link NIC: a stream netdev on ``socket_path`` and a virtio-net device."""
+    server = "on" if link.role == "server" else "off"
+    return ["-netdev", f"stream,id=n1,server={server},addr.type=unix,addr.path={socket_path}",
+            "-device", f"virtio-net-pci,netdev=n1,mac={link.mac}"]
+
+
+@dataclass(frozen=True)
 class GuestSpec:
-    """A guest: vCPUs, memory [MiB], disks and host ports forwarded to it (loopback only)."""
+    """A guest: vCPUs, memory [MiB], disks, host ports forwarded to it (loopback only)
+    and, optionally, one end of a link to another guest."""
 
     name: str = "vm0"
     vcpus: int = 1
@@ -67,6 +110,7 @@ class GuestSpec:
     disks: tuple[DiskSpec, ...] = ()
     forwards: tuple[tuple[int, int], ...] = ()  # (host port on 127.0.0.1, guest port)
     boot_timeout_s: float = 180.0
+    link: PeerLink | None = None
 
     def __post_init__(self) -> None:
         check_param("vcpus", self.vcpus, Interval(int, 1, 64), "GuestSpec")
@@ -145,6 +189,9 @@ class Guest:
             "-chardev", f"socket,id=ctl,path={ctl_sock},server=on,wait=off",
             "-serial", "chardev:ctl",
         ]
+        link = self.spec.link
+        if link is not None:
+            argv += link_args(link, d / LINK_SOCKET if link.role == "server" else link.path)
         for disk in self.spec.disks:
             target, fmt = make_disk(d / f"{disk.name}.img", disk, self.reaper)
             aio = "native" if disk.cache in ("none", "directsync") else "threads"
@@ -155,6 +202,8 @@ class Guest:
                                  stderr=(d / "qemu.log").open("wb"))
         self._procs.append(qemu)
         _wait_for(ctl_sock, 20, qemu, "qemu-system-x86_64")
+        if link is not None and link.role == "server":
+            _wait_for(d / LINK_SOCKET, 20, qemu, "qemu-system-x86_64")
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock.connect(str(ctl_sock))
         ready = self._receive("ready", self.spec.boot_timeout_s)
@@ -202,6 +251,13 @@ class Guest:
         elapsed = time.monotonic() - t0
         end = self._receive("end", 120)
         return RunResult(int(end["rc"]), end["stdout"], end["stderr"], elapsed)
+
+    @property
+    def link_socket(self) -> Path | None:
+        """The UNIX socket a client guest connects to (server end of a link only)."""
+        if self._dir is None or self.spec.link is None or self.spec.link.role != "server":
+            return None
+        return self._dir / LINK_SOCKET
 
     def alive(self) -> bool:
         return bool(self._procs) and self._procs[-1].poll() is None
@@ -259,6 +315,8 @@ class VmEnv:
     def __init__(self, guest: Guest, accel_reason: str = "") -> None:
         self.guest = guest
         self.accel_reason = accel_reason
+        #: The other guest of a :func:`boot_pair`, joined to this one by the link.
+        self.peer: VmEnv | None = None
 
     def run(self, argv: list[str], timeout: float) -> RunResult:
         return self.guest.run(argv, timeout)
@@ -278,7 +336,7 @@ class VmEnv:
         }
 
     def live_pids(self) -> list[int]:
-        return self.guest.live_pids()
+        return self.guest.live_pids() + (self.peer.live_pids() if self.peer else [])
 
     def forwarded(self, guest_port: int) -> int:
         """The 127.0.0.1 port on the host that reaches ``guest_port`` in the guest."""
@@ -295,3 +353,18 @@ def boot(spec: GuestSpec, image: GuestImage, reaper: Reaper, workdir: Path) -> V
     reaper.add_cleanup(f"stop guest {spec.name}", guest.stop)
     guest.start()
     return VmEnv(guest, why)
+
+
+def boot_pair(spec: GuestSpec, peer_spec: GuestSpec, image: GuestImage, reaper: Reaper,
+              workdir: Path) -> VmEnv:
+    """Boot ``spec`` and then ``peer_spec``, joined by a private link; return the first.
+
+    The first guest is the link's server end, the peer its client end; the peer is
+    :attr:`VmEnv.peer` of the returned environment. Both are owned by ``reaper``
+    (the peer is stopped first). The link's addresses are the workload's business.
+    """
+    first = boot(replace(spec, link=PeerLink("server")), image, reaper, workdir)
+    sock = first.guest.link_socket
+    assert sock is not None
+    first.peer = boot(replace(peer_spec, link=PeerLink("client", str(sock))), image, reaper, workdir)
+    return first

@@ -27,8 +27,11 @@ EMULATED_NOTE = (
     "and VM / physical ratios are labelled 'emulated' and measure emulation, not "
     "virtualization overhead."
 )
-_CASE = ["threads", "backing", "write_cache", "access_spec", "queue_depth", "block_size",
+_CASE = ["threads", "backing", "write_cache", "access_spec", "queue_depth", "link", "block_size",
          "direction", "mode", "tiles", "tile", "slot", "tile_kind"]
+#: The case key that exists only in VMs (network ``link``: host-guest, guest-guest):
+#: each of its values is compared with the same physical case.
+_VM_ONLY = "link"
 _HEADLINE = {"cpu": "events_per_s_host", "disk": "iops", "network": "received_mbit_s",
              "database": "tps_host", "web": "throughput_rps", "tiles": "events_per_s_host"}
 
@@ -58,25 +61,33 @@ def ratio_frame(summary: pd.DataFrame) -> pd.DataFrame:
     """VM / physical ratio of each headline metric, per case, latest run of each side.
 
     ``low``/``high`` are the ratio's bounds from the runs' min and max (error bars).
+    A VM-only key (network ``link``) gives one row per value, each against the same
+    physical case (physical network runs have no ``link``).
     """
     if summary.empty:
         return summary
     head = summary[[m == _HEADLINE.get(w) for w, m in zip(summary["workload"], summary["metric"], strict=True)]]
-    keys = ["workload", "metric"] + [k for k in _CASE if k in head and head[k].notna().any()]
+    present = [k for k in _CASE if k in head and head[k].notna().any()]
+    keys = ["workload", "metric"] + [k for k in present if k != _VM_ONLY]
+    split = _VM_ONLY in present
     out = []
     for key, grp in head.groupby(keys, dropna=False, sort=True):
         phys = grp[grp["env"] == "physical"].tail(1)
-        vm = grp[grp["env"] == "vm"].tail(1)
-        if phys.empty or vm.empty or not phys["value"].iloc[0]:
+        vms = grp[grp["env"] == "vm"]
+        if phys.empty or vms.empty or not phys["value"].iloc[0]:
             continue
-        p, v = phys.iloc[0], vm.iloc[0]
-        out.append({
-            **dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True)),
-            "physical": p["value"], "vm": v["value"], "ratio": v["value"] / p["value"],
-            "low": (v["min"] or v["value"]) / (p["max"] or p["value"]),
-            "high": (v["max"] or v["value"]) / (p["min"] or p["value"]),
-            "emulated": bool(v["emulated"]),
-        })
+        p = phys.iloc[0]
+        parts = vms.groupby(_VM_ONLY, dropna=False, sort=True) if split else [(None, vms)]
+        for link, vm in parts:
+            v = vm.iloc[-1]
+            out.append({
+                **dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True)),
+                **({_VM_ONLY: link if isinstance(link, str) else None} if split else {}),
+                "physical": p["value"], "vm": v["value"], "ratio": v["value"] / p["value"],
+                "low": (v["min"] or v["value"]) / (p["max"] or p["value"]),
+                "high": (v["max"] or v["value"]) / (p["min"] or p["value"]),
+                "emulated": bool(v["emulated"]),
+            })
     return pd.DataFrame(out)
 
 
@@ -98,13 +109,12 @@ def _charts(summary: pd.DataFrame, ratios: pd.DataFrame) -> list[tuple[str, Any]
         fig.update_layout(title=f"Disk {spec}: IOPS vs queue depth", xaxis_type="log",
                           xaxis_title="queue depth", yaxis_title="IO/s")
         charts.append((f"Disk {spec}: throughput vs queue depth", fig))
-    net = summary[(summary["workload"] == "network") & (summary["metric"] == "received_mbit_s")]
-    if not net.empty:
+    net = _network_series(summary)
+    if net:
         fig = go.Figure()
-        for (env, direction), g in net.groupby(["environment", "direction"], sort=True):
-            order = g.assign(_b=g["block_size"].map(_bytes)).sort_values("_b")
-            fig.add_scatter(x=order["block_size"], y=order["value"], mode="lines+markers",
-                            name=f"{env} {direction}")
+        for name, g in net:
+            fig.add_scatter(x=g["block_size"], y=g["value"], mode="lines+markers", name=name,
+                            line={"dash": "dot"} if name.endswith("(host-timed)") else None)
         fig.update_layout(title="Network: throughput vs block size", xaxis_title="block size",
                           yaxis_title="Mbit/s")
         charts.append(("Network: throughput vs block size", fig))
@@ -131,6 +141,28 @@ def _charts(summary: pd.DataFrame, ratios: pd.DataFrame) -> list[tuple[str, Any]
                           yaxis_title="ratio")
         charts.append(("VM / physical ratios", fig))
     return charts
+
+
+def _network_series(summary: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """Network chart series, ordered by block size: one per environment, link and direction.
+
+    Each series is iperf3's ``received_mbit_s``; guest ↔ guest (iperf3 on guest
+    clocks) also gets its host-timed ``received_mbit_s_host``, named "(host-timed)".
+    """
+    net = summary[(summary["workload"] == "network")
+                  & summary["metric"].isin(["received_mbit_s", "received_mbit_s_host"])]
+    if net.empty:
+        return []
+    net = net.assign(_link=net["link"].fillna(""), _b=net["block_size"].map(_bytes))
+    net = net[(net["metric"] == "received_mbit_s") | (net["_link"] == "guest-guest")]
+    series = []
+    for (env, lk, direction, metric), g in net.groupby(
+            ["environment", "_link", "direction", "metric"], sort=True):
+        name = " ".join(str(x) for x in (env, lk, direction) if x)
+        if metric == "received_mbit_s_host":
+            name += " (host-timed)"
+        series.append((name, g.sort_values("_b")))
+    return series
 
 
 def _bytes(size: Any) -> float:
