@@ -127,3 +127,11 @@ def test_report_bad_suffix(tmp_path):
     assert "r.pdf: expected a .html or .xlsx report file, got '.pdf'." in res.output
     res = runner.invoke(app, ["bench", "report", "--store", str(store), "-o", str(tmp_path / "r.html")])
     assert "s.jsonl: no aggregate samples to report; run 'vsizer bench run' first." in res.output
+
+
+def test_run_summary_labels_tell_network_links_apart():
+    from vsizer.cli_bench import _case
+
+    meta = {"link": "guest-guest", "block_size": "8K", "direction": "send", "emulated": True}
+    assert _case(meta) == "link=guest-guest block_size=8K direction=send"
+    assert _case({**meta, "link": "host-guest"}) != _case(meta)

@@ -185,3 +185,39 @@ def test_committed_tcg_contention_export_reads_and_follows_fair_share():
     mean = frame.groupby("vms")["relative"].mean()
     for n, value in mean.items():
         assert value == pytest.approx(min(1.0, 2.0 / n), rel=0.08)
+
+
+def test_boot_initrd_appends_init_and_agent_after_the_cached_image(tmp_path):
+    # the guest mounts tmpfs over /tmp and /run: the agent must not come over virtiofs
+    import gzip
+    import zlib
+
+    cached = tmp_path / "initramfs.cpio.gz"
+    cached.write_bytes(gzip.compress(guestimage.cpio_newc([("bin", 0o40755, b"")]), mtime=0))
+    agent = tmp_path / "agent.py"
+    agent.write_text("print('agent')\n", encoding="utf-8")
+    image = guestimage.GuestImage(tmp_path / "vmlinux", cached, "6.1.0-test")
+    out = guestimage.boot_initrd(image, agent, tmp_path / "initrd.cpio.gz")
+    data = out.read_bytes()
+    assert data.startswith(cached.read_bytes())
+    second = zlib.decompressobj(wbits=31).decompress(data[len(cached.read_bytes()):])
+    assert b"vsizer-agent.py\0" in second and b"print('agent')\n" in second
+    assert guestimage.render_init() in second
+    init = guestimage.render_init().decode()
+    assert "cp /vsizer-agent.py /mnt/tmp/vsizer-agent.py" in init
+    assert "python3 -I /tmp/vsizer-agent.py /dev/ttyS1" in init
+    # the whole file is what the kernel reads: both gzip members decompress in order
+    assert gzip.decompress(data).endswith(second)
+
+
+def test_web_wait_failure_names_the_last_answer_and_the_nginx_log(tmp_path):
+    from vsizer.bench.workloads.web import wait_failure
+
+    log = tmp_path / "error.log"
+    log.write_text("2026/11/21 [emerg] bind() to 127.0.0.1:8080 failed (98: Address in use)\n")
+    assert wait_failure("http://127.0.0.1:8080", 60, "HTTP 502", log) == (
+        "nginx at http://127.0.0.1:8080 did not answer the CGI path within 60 s (last: HTTP 502); "
+        "nginx error.log: 2026/11/21 [emerg] bind() to 127.0.0.1:8080 failed (98: Address in use).")
+    assert wait_failure("http://x:1", 5, "ConnectionRefusedError: refused", tmp_path / "no.log") == (
+        "nginx at http://x:1 did not answer the CGI path within 5 s (last: ConnectionRefusedError: "
+        "refused); no nginx error.log (nginx did not start).")

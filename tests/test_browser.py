@@ -177,3 +177,37 @@ def test_probes_stay_text(browser: Any, pages: dict[str, Path]) -> None:
             page.screenshot(path=str(target))
     finally:
         page.close()
+
+
+def test_bench_report_contention_chart(browser: Any, tmp_path: Path) -> None:
+    # the measured TCG tiles (tests/data/bench) through `vsizer bench report`
+    from tests.bench_tiles import tile_samples
+    from vsizer.bench.report import write_report
+    from vsizer.bench.samples import append_samples
+
+    store = tmp_path / "s.jsonl"
+    append_samples(store, tile_samples())
+    report = write_report(store, tmp_path / "bench.html")
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(report.as_uri())
+        page.wait_for_function(
+            "Array.from(document.querySelectorAll('.plotly-graph-div'))"
+            ".every(d => d.querySelector('svg.main-svg'))", timeout=30_000)
+        assert errors == []
+        chart = page.locator("#cpu-contention")
+        legend = page.evaluate("Array.from(document.querySelectorAll("
+                               "'#cpu-contention g.legend text.legendtext')).map(t => t.textContent)")
+        assert legend == ["measured mean, min-max (emulated)", "fair share min(1, 2/N)",
+                          "fitted, k = 1.09 [1.04, 1.14] (emulated)"]
+        assert chart.locator("g.trace").count() == 3
+        OUTPUT.mkdir(exist_ok=True)
+        chart.screenshot(path=str(OUTPUT / "bench_contention.png"))
+        assert (OUTPUT / "bench_contention.png").stat().st_size > 10_000
+        if os.environ.get("VSIZER_README_SCREENSHOT") == "1":
+            chart.screenshot(path=str(REPO / "docs" / "img" / "bench-contention.png"))
+    finally:
+        page.close()

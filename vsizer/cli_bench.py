@@ -79,7 +79,7 @@ _HEADLINE = {
     "database": ("tps_host",), "web": ("throughput_rps",),
 }
 _CASE_KEYS = ("threads", "backing", "write_cache", "access_spec", "queue_depth",
-              "block_size", "direction", "mode", "vms")
+              "link", "block_size", "direction", "mode", "vms")
 
 
 def _case(meta: dict[str, object]) -> str:

@@ -52,8 +52,8 @@ if $B mount -t virtiofs -o ro hostroot /mnt; then
   $B mount -t tmpfs run /mnt/run
   $B mkdir -p /mnt/run/postgresql && $B chmod 1777 /mnt/run/postgresql
   $B hostname vsizer-guest
-  agent=$($B sed -n 's/.*vsizer.agent=\\([^ ]*\\).*/\\1/p' /proc/cmdline)
-  $B chroot /mnt /usr/bin/python3 -I "$agent" /dev/ttyS1
+  $B cp /vsizer-agent.py /mnt/tmp/vsizer-agent.py
+  $B chroot /mnt /usr/bin/python3 -I /tmp/vsizer-agent.py /dev/ttyS1
   echo "vsizer-init: agent exited with $?"
 else
   echo "vsizer-init: cannot mount the host root over virtiofs"
@@ -148,9 +148,35 @@ def _initramfs(moddir: Path) -> bytes:
         name = rel.rsplit("/", 1)[1]
         names.append(name)
         entries.append((f"modules/{name}.ko", stat.S_IFREG | 0o644, path.read_bytes()))
-    init = INIT.replace("{modules}", " ".join(names)).encode()
-    entries.append(("init", stat.S_IFREG | 0o755, init))
+    entries.append(("init", stat.S_IFREG | 0o755, render_init()))
     return gzip.compress(cpio_newc(entries), mtime=0)
+
+
+def render_init() -> bytes:
+    """The guest's ``/init`` script, modules in load order."""
+    names = [rel.rsplit("/", 1)[1] for rel in MODULES]
+    return INIT.replace("{modules}", " ".join(names)).encode()
+
+
+def boot_initrd(image: GuestImage, agent: Path, out: Path) -> Path:
+    """The cached initramfs followed by a second cpio with ``/init`` and the agent.
+
+    The kernel unpacks concatenated archives in order, later files replacing
+    earlier ones [1]_, so the guest always runs this checkout's init and agent
+    without rebuilding the cached image. The agent travels in the initramfs, not
+    over virtiofs: the guest mounts a tmpfs over /tmp and /run, which would hide a
+    checkout there.
+
+    References
+    ----------
+    .. [1] Linux kernel documentation, "ramfs, rootfs and initramfs"
+       (Documentation/filesystems/ramfs-rootfs-initramfs.rst): "the kernel will
+       accept multiple concatenated cpio archives".
+    """
+    overlay = cpio_newc([("init", stat.S_IFREG | 0o755, render_init()),
+                         ("vsizer-agent.py", stat.S_IFREG | 0o644, agent.read_bytes())])
+    out.write_bytes(image.initramfs.read_bytes() + gzip.compress(overlay, mtime=0))
+    return out
 
 
 def prepare_guest_image(cache_dir: str | Path) -> GuestImage:

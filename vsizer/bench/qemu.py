@@ -30,7 +30,7 @@ from typing import Any
 
 from vsizer._validation import Interval, OneOf, check_param
 from vsizer.bench.env import RunResult, host_accelerator, host_metadata
-from vsizer.bench.guestimage import GuestImage
+from vsizer.bench.guestimage import GuestImage, boot_initrd
 from vsizer.bench.procs import Reaper, run_checked
 from vsizer.errors import BenchmarkRunError, ConfigError
 
@@ -179,8 +179,8 @@ class Guest:
             "qemu-system-x86_64", *accel, "-smp", str(self.spec.vcpus), "-m", f"{mem}M",
             "-M", "q35", "-object", f"memory-backend-memfd,id=mem,size={mem}M,share=on",
             "-numa", "node,memdev=mem", "-kernel", str(self.image.kernel),
-            "-initrd", str(self.image.initramfs),
-            "-append", f"console=ttyS0 quiet pti=off panic=-1 vsizer.agent={AGENT}",
+            "-initrd", str(boot_initrd(self.image, Path(AGENT), d / "initrd.cpio.gz")),
+            "-append", "console=ttyS0 quiet pti=off panic=-1",
             "-chardev", f"socket,id=vfs,path={vfs_sock}",
             "-device", "vhost-user-fs-pci,chardev=vfs,tag=hostroot",
             "-netdev", net, "-device", "virtio-net-pci,netdev=n0",

@@ -2,7 +2,8 @@
 
 Charts, the classic ones of the consolidation studies (DESIGN §6, §8):
 throughput vs queue depth per access specification (disk), vs block size
-(network), per-VM relative performance and tile score vs VM count (tiles), and
+(network), per-VM relative performance and tile score vs VM count (tiles), the
+tiles' CPU contention against the fitted CPU model (:mod:`vsizer.bench.contention`), and
 VM / physical ratios with error bars (min-max of the measured runs). Every chart
 and table row from a TCG guest says "emulated": those ratios measure software
 emulation, never virtualization overhead. All user strings are HTML-escaped;
@@ -17,8 +18,10 @@ from typing import Any
 
 import pandas as pd
 
+from vsizer.bench.contention import contention_figure, contention_frame, fit_contention
 from vsizer.bench.samples import Sample, read_samples
 from vsizer.errors import InputError
+from vsizer.models.fit import FitResult
 
 __all__ = ["summary_frame", "ratio_frame", "write_report"]
 
@@ -193,7 +196,31 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _html(summary: pd.DataFrame, ratios: pd.DataFrame) -> str:
+def _contention_parts(
+    contention: tuple[pd.DataFrame, FitResult | str] | None, include_plotlyjs: bool
+) -> list[str]:
+    """HTML: the tiles' contention chart with the fit, its parameters, or why no fit."""
+    import plotly.io as pio
+
+    if contention is None:
+        return []
+    frame, fit = contention
+    result = fit if isinstance(fit, FitResult) else None
+    parts = ["<h2>CPU contention: measured vs fitted (vsizer fit --model cpu)</h2>",
+             pio.to_html(contention_figure(frame, result), full_html=False,
+                         include_plotlyjs=include_plotlyjs, div_id="cpu-contention")]
+    if result is None:
+        parts.append(f"<p class='warn'>No fit: {html.escape(str(fit))}</p>")
+        return parts
+    params = pd.DataFrame([{"parameter": k, "value": e.value, "ci_low": e.ci_low,
+                            "ci_high": e.ci_high, "n": e.n} for k, e in result.parameters.items()])
+    parts.append(_table(params) + _table(pd.DataFrame(result.curve)))
+    parts.extend(f"<p>{html.escape(n)}</p>" for n in result.notes)
+    return parts
+
+
+def _html(summary: pd.DataFrame, ratios: pd.DataFrame,
+          contention: tuple[pd.DataFrame, FitResult | str] | None = None) -> str:
     import plotly.io as pio
 
     parts = ["<!doctype html><html><head><meta charset='utf-8'>",
@@ -209,6 +236,7 @@ def _html(summary: pd.DataFrame, ratios: pd.DataFrame) -> str:
         parts.append(f"<h2>{html.escape(title)}</h2>")
         parts.append(pio.to_html(fig, full_html=False, include_plotlyjs=first))
         first = False
+    parts.extend(_contention_parts(contention, include_plotlyjs=first))
     parts.append("<h2>VM / physical ratios</h2>" + _table(ratios))
     cols = [c for c in summary.columns if c not in ("env", "emulated")
             and summary[c].notna().any()]
@@ -217,13 +245,16 @@ def _html(summary: pd.DataFrame, ratios: pd.DataFrame) -> str:
     return "\n".join(parts)
 
 
-def _xlsx(summary: pd.DataFrame, ratios: pd.DataFrame, path: Path) -> None:
+def _xlsx(summary: pd.DataFrame, ratios: pd.DataFrame, path: Path,
+          contention: tuple[pd.DataFrame, FitResult | str] | None = None) -> None:
     from openpyxl import Workbook
 
     from vsizer.reporting.safe import set_safe_value
 
     wb = Workbook()
     sheets = [("results", summary), ("vm_vs_physical", ratios)]
+    if contention is not None and isinstance(contention[1], FitResult):
+        sheets.append(("contention_fit", pd.DataFrame(contention[1].curve)))
     for i, (name, frame) in enumerate(sheets):
         ws = wb.active if i == 0 else wb.create_sheet()
         assert ws is not None
@@ -251,13 +282,16 @@ def write_report(store: str | Path, output: str | Path) -> Path:
     out = Path(output)
     if out.suffix not in (".html", ".xlsx"):
         raise InputError(f"{out}: expected a .html or .xlsx report file, got '{out.suffix}'.")
-    summary = summary_frame(read_samples(store))
+    samples = read_samples(store)
+    summary = summary_frame(samples)
     if summary.empty:
         raise InputError(f"{Path(store).name}: no aggregate samples to report; run 'vsizer bench run' first.")
     ratios = ratio_frame(summary)
+    frame = contention_frame(samples)
+    contention = None if frame.empty else (frame, fit_contention(frame))
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix == ".html":
-        out.write_text(_html(summary, ratios), encoding="utf-8")
+        out.write_text(_html(summary, ratios, contention), encoding="utf-8")
     else:
-        _xlsx(summary, ratios, out)
+        _xlsx(summary, ratios, out, contention)
     return out

@@ -6,6 +6,9 @@ guest must be booted with), ``cases(config, env)`` (one parameter set per
 measured case), ``prepare(env, config, reaper) -> state``,
 ``run(env, case, config, state) -> list[Sample]``, ``cleanup(env, state)`` and a
 pure ``_parse_output(text) -> list[Sample]`` tested on captured output.
+Optionally ``peer_guest_needs(config)``: settings of a second guest booted next to
+the first (``None`` = no peer); the workload then reaches it as ``env.peer``
+(the network workload's guest ↔ guest link).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from vsizer.bench.env import Environment
@@ -147,16 +148,18 @@ def prepare(env: Environment, config: dict[str, Any], reaper: Reaper) -> dict[st
         if res.returncode != 0:
             raise BenchmarkRunError(f"web setup in the guest failed: {res.stderr.strip()[-200:]}")
     url = f"http://127.0.0.1:{port}"
-    _wait_http(url, reaper)
+    _wait_http(url, reaper, log=Path(d) / "error.log" if env.name == "physical" else None)
     return {"url": url, "reaper": reaper}
 
 
-def _wait_http(url: str, reaper: Reaper, timeout: float = 60) -> None:
+def _wait_http(url: str, reaper: Reaper, timeout: float = 60, log: Path | None = None) -> None:
+    """Wait until the CGI path answers 200; the error says what was seen last."""
     import http.client
     import urllib.parse
 
     parts = urllib.parse.urlsplit(url)
     deadline = time.monotonic() + timeout
+    last = "no attempt"
     while time.monotonic() < deadline:
         try:
             conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=5)
@@ -165,10 +168,23 @@ def _wait_http(url: str, reaper: Reaper, timeout: float = 60) -> None:
             conn.close()
             if status == 200:
                 return
-        except (OSError, http.client.HTTPException):
-            pass
+            last = f"HTTP {status}"
+        except (OSError, http.client.HTTPException) as exc:
+            last = f"{type(exc).__name__}: {exc}"
         time.sleep(0.3)
-    raise BenchmarkRunError(f"nginx at {url} did not answer the CGI path within {timeout:g} s.")
+    raise BenchmarkRunError(wait_failure(url, timeout, last, log))
+
+
+def wait_failure(url: str, timeout: float, last: str, log: Path | None) -> str:
+    """The one-line error of :func:`_wait_http`: last answer and nginx's last log line."""
+    tail = ""
+    if log is not None:
+        try:
+            lines = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+            tail = f"; nginx error.log: {lines[-1][-200:]}" if lines else "; nginx error.log is empty"
+        except OSError:
+            tail = "; no nginx error.log (nginx did not start)"
+    return f"nginx at {url} did not answer the CGI path within {timeout:g} s (last: {last}){tail}."
 
 
 def run(
