@@ -210,14 +210,42 @@ def test_boot_initrd_appends_init_and_agent_after_the_cached_image(tmp_path):
     assert gzip.decompress(data).endswith(second)
 
 
-def test_web_wait_failure_names_the_last_answer_and_the_nginx_log(tmp_path):
+def test_web_wait_failure_names_the_last_answer_and_the_servers_last_words(tmp_path):
     from vsizer.bench.workloads.web import wait_failure
 
-    log = tmp_path / "error.log"
-    log.write_text("2026/11/21 [emerg] bind() to 127.0.0.1:8080 failed (98: Address in use)\n")
-    assert wait_failure("http://127.0.0.1:8080", 60, "HTTP 502", log) == (
+    (tmp_path / "error.log").write_text("2026/11/21 [emerg] bind() to 127.0.0.1:8080 failed (98: Address in use)\n")
+    (tmp_path / "nginx.stderr").write_text("")
+    (tmp_path / "fcgiwrap.stderr").write_text("fcgiwrap: socket busy\n")
+    assert wait_failure("http://127.0.0.1:8080", 60, "HTTP 502", tmp_path) == (
         "nginx at http://127.0.0.1:8080 did not answer the CGI path within 60 s (last: HTTP 502); "
-        "nginx error.log: 2026/11/21 [emerg] bind() to 127.0.0.1:8080 failed (98: Address in use).")
-    assert wait_failure("http://x:1", 5, "ConnectionRefusedError: refused", tmp_path / "no.log") == (
+        "error.log: 2026/11/21 [emerg] bind() to 127.0.0.1:8080 failed (98: Address in use); "
+        "fcgiwrap.stderr: fcgiwrap: socket busy.")
+    assert wait_failure("http://x:1", 5, "ConnectionRefusedError: refused", tmp_path / "none") == (
         "nginx at http://x:1 did not answer the CGI path within 5 s (last: ConnectionRefusedError: "
-        "refused); no nginx error.log (nginx did not start).")
+        "refused); nginx and fcgiwrap wrote nothing.")
+    assert wait_failure("http://x:1", 5, "HTTP 404", None) == (
+        "nginx at http://x:1 did not answer the CGI path within 5 s (last: HTTP 404).")
+
+
+def test_web_wait_stops_early_when_a_server_exits(tmp_path):
+    # a server that died is reported at once with its exit code, not after the timeout
+    import subprocess
+    import time
+
+    from vsizer.bench.procs import Reaper
+    from vsizer.bench.workloads.network import free_port
+    from vsizer.bench.workloads.web import _wait_http
+    from vsizer.errors import BenchmarkRunError
+
+    (tmp_path / "nginx.stderr").write_text("nginx: [emerg] unknown directive \"lisen\"\n")
+    with Reaper() as reaper:
+        dead = reaper.popen(["sh", "-c", "exit 3"], stdout=subprocess.DEVNULL)
+        dead.wait(timeout=10)
+        t0 = time.monotonic()
+        url = f"http://127.0.0.1:{free_port()}"
+        with pytest.raises(BenchmarkRunError) as info:
+            _wait_http(url, reaper, timeout=30, log=tmp_path, procs={"nginx": dead})
+    assert time.monotonic() - t0 < 5
+    assert str(info.value) == (
+        f"nginx at {url} did not answer the CGI path within 30 s (last: nginx exited with "
+        "code 3); nginx.stderr: nginx: [emerg] unknown directive \"lisen\".")

@@ -128,31 +128,57 @@ def prepare(env: Environment, config: dict[str, Any], reaper: Reaper) -> dict[st
     d = f"{env.scratch}/vsizer-web"
     kib = int(config["static_kib"])
     if env.name == "physical":
-        port = free_port()
-        script = _setup_script(d, f"127.0.0.1:{port}", "off", kib)
-        done = reaper.run(["sh", "-c", script], timeout=60)
-        if done.returncode != 0:
-            raise BenchmarkRunError(f"web setup failed: {done.stderr.strip()[-200:]}")
         reaper.add_cleanup(f"remove {d}", lambda: subprocess.run(["rm", "-rf", d], check=False))
-        reaper.popen(["fcgiwrap", "-c", "2", "-s", f"unix:{d}/fcgi.sock"],
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        reaper.popen(["nginx", "-p", d, "-c", f"{d}/nginx.conf"],
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    else:
-        port = env.forwarded(GUEST_PORT)  # type: ignore[attr-defined]
-        script = _setup_script(d, str(GUEST_PORT), "on", kib) + (
-            f"setsid fcgiwrap -c 2 -s unix:{d}/fcgi.sock </dev/null >/dev/null 2>&1 &\n"
-            f"nginx -p {d} -c {d}/nginx.conf\n"
-        )
-        res = env.run(["sh", "-c", script], timeout=120)
-        if res.returncode != 0:
-            raise BenchmarkRunError(f"web setup in the guest failed: {res.stderr.strip()[-200:]}")
+        return {"url": _start_physical(d, kib, reaper), "reaper": reaper}
+    port = env.forwarded(GUEST_PORT)  # type: ignore[attr-defined]
+    script = _setup_script(d, str(GUEST_PORT), "on", kib) + (
+        f"setsid fcgiwrap -c 2 -s unix:{d}/fcgi.sock </dev/null >/dev/null 2>&1 &\n"
+        f"nginx -p {d} -c {d}/nginx.conf\n"
+    )
+    res = env.run(["sh", "-c", script], timeout=120)
+    if res.returncode != 0:
+        raise BenchmarkRunError(f"web setup in the guest failed: {res.stderr.strip()[-200:]}")
     url = f"http://127.0.0.1:{port}"
-    _wait_http(url, reaper, log=Path(d) / "error.log" if env.name == "physical" else None)
+    _wait_http(url, reaper)
     return {"url": url, "reaper": reaper}
 
 
-def _wait_http(url: str, reaper: Reaper, timeout: float = 60, log: Path | None = None) -> None:
+def _start_physical(d: str, kib: int, reaper: Reaper, attempts: int = 3) -> str:
+    """Start fcgiwrap and nginx on a free loopback port; retry on a new port if they fail.
+
+    Between picking a free port and nginx binding it another process may take it;
+    a server that exits or does not answer within 30 s is stopped and the start is
+    tried again on another port. The error names every attempt's outcome.
+    """
+    failures = []
+    for _ in range(attempts):
+        port = free_port()
+        done = reaper.run(["sh", "-c", _setup_script(d, f"127.0.0.1:{port}", "off", kib)], timeout=60)
+        if done.returncode != 0:
+            raise BenchmarkRunError(f"web setup failed: {done.stderr.strip()[-200:]}")
+        with open(f"{d}/fcgiwrap.stderr", "wb") as ferr, open(f"{d}/nginx.stderr", "wb") as nerr:
+            procs = {
+                "fcgiwrap": reaper.popen(["fcgiwrap", "-c", "2", "-s", f"unix:{d}/fcgi.sock"],
+                                         stdout=subprocess.DEVNULL, stderr=ferr),
+                "nginx": reaper.popen(["nginx", "-p", d, "-c", f"{d}/nginx.conf"],
+                                      stdout=subprocess.DEVNULL, stderr=nerr),
+            }
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_http(url, reaper, timeout=30, log=Path(d), procs=procs)
+            return url
+        except BenchmarkRunError as exc:
+            failures.append(str(exc))
+            for proc in procs.values():
+                proc.kill()
+                proc.wait(timeout=10)
+    raise BenchmarkRunError(f"web server did not start in {attempts} attempts: " + " | ".join(failures))
+
+
+def _wait_http(
+    url: str, reaper: Reaper, timeout: float = 60, log: Path | None = None,
+    procs: dict[str, subprocess.Popen[Any]] | None = None,
+) -> None:
     """Wait until the CGI path answers 200; the error says what was seen last."""
     import http.client
     import urllib.parse
@@ -161,6 +187,10 @@ def _wait_http(url: str, reaper: Reaper, timeout: float = 60, log: Path | None =
     deadline = time.monotonic() + timeout
     last = "no attempt"
     while time.monotonic() < deadline:
+        gone = {n: p.poll() for n, p in (procs or {}).items() if p.poll() is not None}
+        if gone:
+            last = ", ".join(f"{n} exited with code {rc}" for n, rc in gone.items())
+            break
         try:
             conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=5)
             conn.request("GET", "/cgi-bin/work.cgi")
@@ -175,15 +205,24 @@ def _wait_http(url: str, reaper: Reaper, timeout: float = 60, log: Path | None =
     raise BenchmarkRunError(wait_failure(url, timeout, last, log))
 
 
-def wait_failure(url: str, timeout: float, last: str, log: Path | None) -> str:
-    """The one-line error of :func:`_wait_http`: last answer and nginx's last log line."""
-    tail = ""
-    if log is not None:
-        try:
-            lines = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
-            tail = f"; nginx error.log: {lines[-1][-200:]}" if lines else "; nginx error.log is empty"
-        except OSError:
-            tail = "; no nginx error.log (nginx did not start)"
+def wait_failure(url: str, timeout: float, last: str, web_dir: Path | None) -> str:
+    """The one-line error of :func:`_wait_http`: last answer, then the servers' last words.
+
+    ``web_dir`` (physical runs): nginx's ``error.log`` and the stderr of nginx and
+    fcgiwrap, the last line of each that has one.
+    """
+    said = []
+    if web_dir is not None:
+        for name in ("error.log", "nginx.stderr", "fcgiwrap.stderr"):
+            try:
+                lines = (web_dir / name).read_text(encoding="utf-8", errors="replace").strip().splitlines()
+            except OSError:
+                continue
+            if lines:
+                said.append(f"{name}: {lines[-1][-200:]}")
+        if not said:
+            said.append("nginx and fcgiwrap wrote nothing")
+    tail = "".join(f"; {x}" for x in said)
     return f"nginx at {url} did not answer the CGI path within {timeout:g} s (last: {last}){tail}."
 
 
