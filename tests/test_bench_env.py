@@ -249,3 +249,19 @@ def test_web_wait_stops_early_when_a_server_exits(tmp_path):
     assert str(info.value) == (
         f"nginx at {url} did not answer the CGI path within 30 s (last: nginx exited with "
         "code 3); nginx.stderr: nginx: [emerg] unknown directive \"lisen\".")
+
+
+def test_physical_web_paths_are_absolute_with_a_relative_store(tmp_path, monkeypatch):
+    # `vsizer bench run quick` stores under ./bench-results: nginx -p D -c D/nginx.conf
+    # read the config at D/D/nginx.conf when D was relative (fresh-machine run)
+    from vsizer.bench import workloads
+    from vsizer.bench.env import PhysicalEnv
+    from vsizer.bench.procs import Reaper
+
+    web = workloads.load("web")
+    seen = {}
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(web, "_start_physical", lambda d, kib, reaper: seen.setdefault("d", d))
+    with Reaper() as reaper:
+        web.prepare(PhysicalEnv(reaper, "bench-results/work/physical"), dict(web.DEFAULT_CONFIG), reaper)
+    assert seen["d"] == str(tmp_path.resolve() / "bench-results/work/physical/vsizer-web")

@@ -107,7 +107,8 @@ def run_suite(
     """
     envs = _envs(env)
     summary = RunSummary(new_run_id(), Path(store))
-    work = Path(workdir) if workdir else Path(store).parent / "work"
+    # absolute: servers (nginx -p/-c) and guests resolve paths from elsewhere
+    work = (Path(workdir) if workdir else Path(store).parent / "work").resolve()
     t0 = time.monotonic()
     own = reaper is None
     r = reaper or Reaper()

@@ -137,7 +137,7 @@ def run_tiles(
     for kind in set(tile) - {"idle"}:
         load(kind).check_prerequisites()
     image = prepare_guest_image(cache_dir())
-    work = Path(store).parent / "work"
+    work = (Path(store).parent / "work").resolve()
     work.mkdir(parents=True, exist_ok=True)
     baseline: dict[tuple[int, str], float] = {}
     lines: list[str] = []

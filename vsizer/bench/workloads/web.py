@@ -125,7 +125,9 @@ def _setup_script(d: str, listen: str, daemon: str, static_kib: int) -> str:
 
 def prepare(env: Environment, config: dict[str, Any], reaper: Reaper) -> dict[str, Any]:
     """Write the document root and nginx.conf, start fcgiwrap and nginx."""
-    d = f"{env.scratch}/vsizer-web"
+    # absolute on the host: nginx reads -c relative to its -p prefix
+    d = (str(Path(env.scratch).resolve() / "vsizer-web") if env.name == "physical"
+         else f"{env.scratch}/vsizer-web")
     kib = int(config["static_kib"])
     if env.name == "physical":
         reaper.add_cleanup(f"remove {d}", lambda: subprocess.run(["rm", "-rf", d], check=False))
