@@ -247,21 +247,27 @@ def test_web_wait_stops_early_when_a_server_exits(tmp_path):
             _wait_http(url, reaper, timeout=30, log=tmp_path, procs={"nginx": dead})
     assert time.monotonic() - t0 < 5
     assert str(info.value) == (
-        f"nginx at {url} did not answer the CGI path within 30 s (last: nginx exited with "
+        f"nginx at {url} did not answer the CGI path before a server exited (last: nginx exited with "
         "code 3); nginx.stderr: nginx: [emerg] unknown directive \"lisen\".")
 
 
-def test_physical_web_paths_are_absolute_with_a_relative_store(tmp_path, monkeypatch):
+def test_scratch_and_work_dirs_are_absolute_with_a_relative_store(tmp_path, monkeypatch):
     # `vsizer bench run quick` stores under ./bench-results: nginx -p D -c D/nginx.conf
     # read the config at D/D/nginx.conf when D was relative (fresh-machine run)
     from vsizer.bench import workloads
     from vsizer.bench.env import PhysicalEnv
+    from vsizer.bench.harness import work_dir
     from vsizer.bench.procs import Reaper
 
+    monkeypatch.chdir(tmp_path)
+    root = tmp_path.resolve()
+    assert work_dir("bench-results/samples.jsonl") == root / "bench-results" / "work"
+    assert work_dir("s.jsonl", "scratch") == root / "scratch"
     web = workloads.load("web")
     seen = {}
-    monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(web, "_start_physical", lambda d, kib, reaper: seen.setdefault("d", d))
     with Reaper() as reaper:
-        web.prepare(PhysicalEnv(reaper, "bench-results/work/physical"), dict(web.DEFAULT_CONFIG), reaper)
-    assert seen["d"] == str(tmp_path.resolve() / "bench-results/work/physical/vsizer-web")
+        env = PhysicalEnv(reaper, "bench-results/work/physical")
+        assert env.scratch == str(root / "bench-results/work/physical")
+        web.prepare(env, dict(web.DEFAULT_CONFIG), reaper)
+    assert seen["d"] == str(root / "bench-results/work/physical/vsizer-web")

@@ -20,7 +20,7 @@ from vsizer.bench.export import fit_rows
 from vsizer.bench.samples import Sample
 from vsizer.errors import InputError, VsizerError
 from vsizer.models import cpu as cpu_model
-from vsizer.models.fit import FitResult, fit_cpu
+from vsizer.models.fit import FitResult, emulated_rows, fit_cpu
 from vsizer.models.range import ModelRangeWarning
 
 __all__ = ["contention_figure", "contention_frame", "fit_contention"]
@@ -58,8 +58,7 @@ def contention_figure(frame: pd.DataFrame, fit: FitResult | None) -> Any:
     """Per-VM relative performance vs guests: measured, fitted, fair share."""
     import plotly.graph_objects as go
 
-    emulated = "emulated" in frame and frame["emulated"].astype(str).str.lower().eq("true").any()
-    tag = " (emulated)" if emulated else ""
+    tag = " (emulated)" if emulated_rows(frame) else ""
     cpus = float(frame["physical_cpus"].iloc[0])
     vcpus = float(frame["vcpus_per_vm"].iloc[0]) if "vcpus_per_vm" in frame else 1.0
     per = frame.groupby("vms")["relative"].agg(["mean", "min", "max"]).reset_index()

@@ -141,14 +141,15 @@ class PhysicalEnv:
     reaper : Reaper
         Owner of every process started.
     scratch : str
-        A writable directory on a disk (not tmpfs: direct I/O needs a real file system).
+        A writable directory on a disk (not tmpfs: direct I/O needs a real file system);
+        kept absolute, since servers resolve paths from their own prefix (nginx -p/-c).
     """
 
     name = "physical"
 
     def __init__(self, reaper: Reaper, scratch: str | Path) -> None:
         self.reaper = reaper
-        self.scratch = str(scratch)
+        self.scratch = str(Path(scratch).resolve())
         Path(self.scratch).mkdir(parents=True, exist_ok=True)
 
     def run(self, argv: list[str], timeout: float) -> RunResult:

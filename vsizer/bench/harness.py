@@ -31,7 +31,7 @@ from vsizer.bench.suite import Suite
 from vsizer.bench.workloads import load
 from vsizer.errors import BenchmarkRunError, ConfigError
 
-__all__ = ["QEMU_PACKAGES", "RunSummary", "cache_dir", "run_suite"]
+__all__ = ["QEMU_PACKAGES", "RunSummary", "cache_dir", "run_suite", "work_dir"]
 
 QEMU_PACKAGES = ("qemu-system-x86", "qemu-utils", "busybox-static", "lz4", "iproute2")
 ENVS = ("physical", "vm", "both")
@@ -55,6 +55,12 @@ def cache_dir() -> Path:
     """Where guest kernels and initramfs are kept (``$XDG_CACHE_HOME/vsizer/bench``)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "vsizer" / "bench"
+
+
+def work_dir(store: str | Path, workdir: str | Path | None = None) -> Path:
+    """Scratch directory of a run: ``workdir`` or ``<store's folder>/work``, absolute
+    (QEMU, virtiofsd and servers are handed these paths and resolve them elsewhere)."""
+    return (Path(workdir) if workdir else Path(store).parent / "work").resolve()
 
 
 def new_run_id() -> str:
@@ -107,8 +113,7 @@ def run_suite(
     """
     envs = _envs(env)
     summary = RunSummary(new_run_id(), Path(store))
-    # absolute: servers (nginx -p/-c) and guests resolve paths from elsewhere
-    work = (Path(workdir) if workdir else Path(store).parent / "work").resolve()
+    work = work_dir(store, workdir)
     t0 = time.monotonic()
     own = reaper is None
     r = reaper or Reaper()

@@ -22,7 +22,7 @@ from typing import Any
 
 from vsizer._validation import Interval, check_param
 from vsizer.bench.guestimage import prepare_guest_image
-from vsizer.bench.harness import QEMU_PACKAGES, cache_dir, new_run_id
+from vsizer.bench.harness import QEMU_PACKAGES, cache_dir, new_run_id, work_dir
 from vsizer.bench.method import MethodConfig, aggregate, run_repeated
 from vsizer.bench.prereq import ensure_packages
 from vsizer.bench.procs import Reaper
@@ -137,7 +137,7 @@ def run_tiles(
     for kind in set(tile) - {"idle"}:
         load(kind).check_prerequisites()
     image = prepare_guest_image(cache_dir())
-    work = (Path(store).parent / "work").resolve()
+    work = work_dir(store)
     work.mkdir(parents=True, exist_ok=True)
     baseline: dict[tuple[int, str], float] = {}
     lines: list[str] = []

@@ -218,7 +218,7 @@ def fit_cpu(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> FitResult:
             cpu_model.relative_performance(vms, p, u, basis="demand", **kw),
             cpu_model.relative_performance(vms, p, u, basis="guest", **kw),
         )
-    emulated = _emulated_rows(f)
+    emulated = emulated_rows(f)
     if emulated:
         notes.append(
             f"{emulated} of {len(f)} samples were measured in emulated guests (QEMU TCG): "
@@ -230,7 +230,8 @@ def fit_cpu(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> FitResult:
                      confidence, _cpu_curve(vms, p, u, basis, y, pred))
 
 
-def _emulated_rows(f: pd.DataFrame) -> int:
+def emulated_rows(f: pd.DataFrame) -> int:
+    """How many samples say ``emulated`` = true (TCG guests; see ``vsizer bench export``)."""
     if "emulated" not in f.columns:
         return 0
     return int(f["emulated"].astype(str).str.strip().str.lower().isin(("true", "1", "yes")).sum())
@@ -244,9 +245,11 @@ def _cpu_curve(
     frame = pd.DataFrame({"physical_cpus": p, "vms": vms, "util_basis": basis,
                           "total_util_pct": u, "measured": y, "fitted": pred})
     rows = []
-    for (cpus, n, b), g in frame.groupby(["physical_cpus", "vms", "util_basis"], sort=True):
+    for _, g in frame.groupby(["physical_cpus", "vms", "util_basis"], sort=True):
+        first = g.iloc[0]
         rows.append({
-            "physical_cpus": _r(cpus), "vms": int(float(str(n))), "util_basis": str(b),
+            "physical_cpus": _r(first["physical_cpus"]), "vms": int(first["vms"]),
+            "util_basis": str(first["util_basis"]),
             "samples": len(g), "total_util_pct": _r(g["total_util_pct"].mean()),
             "measured_mean": _r(g["measured"].mean()), "measured_min": _r(g["measured"].min()),
             "measured_max": _r(g["measured"].max()), "fitted": _r(g["fitted"].mean()),

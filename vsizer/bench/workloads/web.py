@@ -125,9 +125,7 @@ def _setup_script(d: str, listen: str, daemon: str, static_kib: int) -> str:
 
 def prepare(env: Environment, config: dict[str, Any], reaper: Reaper) -> dict[str, Any]:
     """Write the document root and nginx.conf, start fcgiwrap and nginx."""
-    # absolute on the host: nginx reads -c relative to its -p prefix
-    d = (str(Path(env.scratch).resolve() / "vsizer-web") if env.name == "physical"
-         else f"{env.scratch}/vsizer-web")
+    d = f"{env.scratch}/vsizer-web"
     kib = int(config["static_kib"])
     if env.name == "physical":
         reaper.add_cleanup(f"remove {d}", lambda: subprocess.run(["rm", "-rf", d], check=False))
@@ -188,6 +186,7 @@ def _wait_http(
     parts = urllib.parse.urlsplit(url)
     deadline = time.monotonic() + timeout
     last = "no attempt"
+    gone: dict[str, int | None] = {}
     while time.monotonic() < deadline:
         gone = {n: p.poll() for n, p in (procs or {}).items() if p.poll() is not None}
         if gone:
@@ -204,10 +203,12 @@ def _wait_http(
         except (OSError, http.client.HTTPException) as exc:
             last = f"{type(exc).__name__}: {exc}"
         time.sleep(0.3)
-    raise BenchmarkRunError(wait_failure(url, timeout, last, log))
+    raise BenchmarkRunError(wait_failure(url, timeout, last, log, gave_up=bool(gone)))
 
 
-def wait_failure(url: str, timeout: float, last: str, web_dir: Path | None) -> str:
+def wait_failure(
+    url: str, timeout: float, last: str, web_dir: Path | None, gave_up: bool = False
+) -> str:
     """The one-line error of :func:`_wait_http`: last answer, then the servers' last words.
 
     ``web_dir`` (physical runs): nginx's ``error.log`` and the stderr of nginx and
@@ -225,7 +226,8 @@ def wait_failure(url: str, timeout: float, last: str, web_dir: Path | None) -> s
         if not said:
             said.append("nginx and fcgiwrap wrote nothing")
     tail = "".join(f"; {x}" for x in said)
-    return f"nginx at {url} did not answer the CGI path within {timeout:g} s (last: {last}){tail}."
+    when = "before a server exited" if gave_up else f"within {timeout:g} s"
+    return f"nginx at {url} did not answer the CGI path {when} (last: {last}){tail}."
 
 
 def run(
