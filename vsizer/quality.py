@@ -10,15 +10,39 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Status = Literal["given", "derived", "assumed", "missing"]
+Status = Literal["given", "derived", "estimated", "assumed", "missing"]
 
-#: Weight of each status in the confidence score [fraction].
+#: Weight of each status in the confidence score [fraction]. ``derived`` is
+#: computed from given values by a rule that holds (a catalog score for a named
+#: CPU); ``estimated`` comes from related data by a model that may be off (a
+#: VM's share of its host's measured CPU); ``assumed`` is a default or a guess.
 STATUS_WEIGHT: dict[str, float] = {
     "given": 1.0,
     "derived": 0.75,
+    "estimated": 0.5,
     "assumed": 0.25,
     "missing": 0.0,
 }
+
+#: Statuses that become plan warnings (a value the plan did not read).
+WARN_STATUSES: tuple[str, ...] = ("estimated", "assumed")
+
+#: Default confidence below which a plan's headline says it rests on assumptions.
+DEFAULT_MIN_CONFIDENCE = 0.7
+
+
+@dataclass(frozen=True)
+class PlanWarning:
+    """One counted warning of a plan: a stable ``code`` (snake_case, for
+    machines), a ``message`` in words a user can act on, and the servers it
+    concerns (empty for a plan-wide warning)."""
+
+    code: str
+    message: str
+    servers: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "servers": list(self.servers)}
 
 #: Fields the plan depends on; confidence is computed over these.
 KEY_FIELDS: tuple[str, ...] = (
@@ -40,6 +64,17 @@ class QualityReport:
 
     entries: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    warnings: list[PlanWarning] = field(default_factory=list)
+
+    def warn(self, code: str, message: str, servers: Any = ()) -> None:
+        """Add a warning; one with the same code and message gains the servers."""
+        names = tuple(str(s) for s in servers)
+        for i, w in enumerate(self.warnings):
+            if w.code == code and w.message == message:
+                merged = w.servers + tuple(n for n in names if n not in w.servers)
+                self.warnings[i] = PlanWarning(code, message, merged)
+                return
+        self.warnings.append(PlanWarning(code, message, names))
 
     def record(
         self, server: str, field_name: str, status: Status, note: str = ""
@@ -71,6 +106,8 @@ class QualityReport:
                 self.entries.setdefault(server, {})[f] = (status, note)
         for n in other.notes:
             self.note(n)
+        for w in other.warnings:
+            self.warn(w.code, w.message, w.servers)
 
     def to_dict(self, servers: list[str] | None = None) -> dict[str, Any]:
         """JSON-ready form: overall confidence, notes, and one row per server."""
@@ -95,3 +132,37 @@ class QualityReport:
             "notes": list(self.notes),
             "servers": rows,
         }
+
+
+def assumption_warnings(
+    quality: QualityReport, servers: list[str] | None = None
+) -> list[PlanWarning]:
+    """One warning per (status, field, note) among the values the plan did not
+    read (:data:`WARN_STATUSES`), in order of first appearance, with the servers
+    concerned. A field whose notes differ per server (they name a row) is
+    summed up in one warning that quotes the first note."""
+    names = list(quality.entries) if servers is None else servers
+    groups: dict[tuple[str, str], dict[str, list[str]]] = {}
+    for n in names:
+        for f, (status, note) in quality.entries.get(n, {}).items():
+            if status in WARN_STATUSES:
+                groups.setdefault((status, f), {}).setdefault(note, []).append(n)
+    out: list[PlanWarning] = []
+    for (status, f), by_note in groups.items():
+        code = f"{status}_{f}"
+        if len(by_note) <= 3:
+            for note, who in by_note.items():
+                out.append(PlanWarning(code, _assumption_text(status, f, note, len(who)),
+                                       tuple(who)))
+        else:
+            who = [n for group in by_note.values() for n in group]
+            first = next(iter(by_note))
+            text = _assumption_text(status, f, f"{first}; and {len(by_note) - 1} "
+                                    "other notes, see the data-quality table", len(who))
+            out.append(PlanWarning(code, text, tuple(who)))
+    return out
+
+
+def _assumption_text(status: str, field_name: str, note: str, count: int) -> str:
+    what = f"{field_name} {status} for {count} server{'s' if count != 1 else ''}"
+    return f"{what}: {note}." if note else f"{what}."
