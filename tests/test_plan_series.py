@@ -143,7 +143,7 @@ def test_cp_sat_with_a_percentile_falls_back_and_says_so():
     pytest.importorskip("ortools")
     doc = run_plan({"a": [0.2, 0.3]}, failures=0, solver="cp-sat", percentile="p95")
     assert doc["pools"][0]["solver"] is None
-    assert any("cp-sat places on every step" in w for w in doc["warnings"])
+    assert any("cp-sat places on every step" in w["message"] for w in doc["warnings"])
 
 
 def test_same_inputs_same_json_bytes():
@@ -188,8 +188,8 @@ def test_inventory_with_series_uses_curves_for_matched_servers():
     assert sr["inventory_only"] == len(names) - 2
     first = next(s for s in doc["servers"] if s["name"] == names[0])
     assert (first["cpu_avg_util"], first["cpu_peak_util"]) == (0.2, 0.3)
-    assert any("1 series server(s) are not in the inventory" in w for w in doc["warnings"])
-    assert any(f"{len(names) - 2} server(s) have no series" in w for w in doc["warnings"])
+    assert any("1 series server(s) are not in the inventory" in w["message"] for w in doc["warnings"])
+    assert any(f"{len(names) - 2} server(s) have no series" in w["message"] for w in doc["warnings"])
     assert all(p["replay"]["steps_over_100"] == 0 for p in doc["pools"])
 
 

@@ -139,7 +139,7 @@ EXPECTED_HEADERS = {
     "sheet_power": "item before after change change_pct",
     "sheet_quality": "item value key",
     "sheet_excluded": "name reason",
-    "sheet_warnings": "number warning",
+    "sheet_warnings": "number warning_code servers warning_message warning_servers",
 }
 
 
@@ -403,7 +403,32 @@ def test_quality_excluded_and_warnings(wb: Workbook, lang: str, plan: dict) -> N
     assert [c.value for c in ws[2]] == ["fax01", plan["excluded"][0]["reason"]]
     ws = sheet(wb, "sheet_warnings", lang)
     assert ws.max_row == 1 + len(plan["warnings"])
-    assert ws.cell(row=2, column=2).value == "'" + plan["warnings"][0]
+    # plan_small.json holds schema-1 warnings (plain strings): message, no code.
+    assert ws.cell(row=2, column=4).value == "'" + plan["warnings"][0]
+    assert ws.cell(row=2, column=2).value is None
+
+
+def test_structured_warnings_sheet(plan: dict, tmp_path: Path) -> None:
+    doc = dict(plan)
+    doc["warnings"] = [
+        {"code": "assumed_cpu_peak_util", "message": "=1+1 peak assumed",
+         "servers": ["a", "b"]},
+        {"code": "low_confidence", "message": "Low data confidence", "servers": []},
+    ]
+    write_plan_xlsx(doc, tmp_path / "w.xlsx", lang="en")
+    ws = load_workbook(tmp_path / "w.xlsx")[label("sheet_warnings", "en")]
+    rows = [[c.value for c in r] for r in ws.iter_rows(min_row=2)]
+    assert rows == [
+        [1, "assumed_cpu_peak_util", 2, "'=1+1 peak assumed", "a, b"],
+        [2, "low_confidence", 0, "Low data confidence", None],
+    ]
+
+
+def test_empty_warnings_sheet_says_so(plan: dict, tmp_path: Path) -> None:
+    doc = dict(plan, warnings=[])
+    write_plan_xlsx(doc, tmp_path / "w.xlsx", lang="en")
+    ws = load_workbook(tmp_path / "w.xlsx")[label("sheet_warnings", "en")]
+    assert ws.cell(row=2, column=4).value == "No warnings."
 
 
 # -- formula safety ------------------------------------------------------------

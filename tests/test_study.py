@@ -193,7 +193,7 @@ def test_network_and_disk_are_placed_on_when_the_host_states_capacity():
             "not constrained: disk_iops (37 servers), disk_mb_s (37 servers), "
             "net_mbps (37 servers)"
         )
-        for w in p0["warnings"]
+        for w in (x["message"] for x in p0["warnings"])
     )
     assert "net_mbps" not in p0["pools"][0]["hosts"][0]["util"]
     total_net = p0["demand"]["totals"]["net_mbps"]
@@ -206,7 +206,7 @@ def test_network_and_disk_are_placed_on_when_the_host_states_capacity():
         for h in pool["hosts"]:
             assert h["util"]["net_mbps"] <= pool["ceiling"] + 1e-6
     assert p1["pools"][0]["lower_bound"]["detail"]["net_mbps"] >= 4
-    assert not any("net_mbps (37 servers)" in w for w in p1["warnings"])
+    assert not any("net_mbps (37 servers)" in w["message"] for w in p1["warnings"])
 
 
 def test_platform_factors_scale_cpu_capacity_and_host_power():
@@ -221,7 +221,7 @@ def test_platform_factors_scale_cpu_capacity_and_host_power():
     idle0, idle = base["host_model"]["power_idle_w"], doc["host_model"]["power_idle_w"]
     assert idle == pytest.approx(idle0 / 1.094 + 16.0, rel=1e-6)  # HT off, +16 W plan
     assert doc["parameters"]["platform"] == ["power-plan-high-performance"]
-    assert any(w.startswith("Hyper-Threading off: CPU / 1.038") for w in doc["warnings"])
+    assert any(w["message"].startswith("Hyper-Threading off: CPU / 1.038") for w in doc["warnings"])
 
 
 def test_running_a_study_twice_gives_the_same_plan():

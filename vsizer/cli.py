@@ -176,6 +176,14 @@ def plan(
             help="Size CPU on 'peak' or 'average' utilization. Default peak.",
         ),
     ] = None,
+    min_confidence: Annotated[
+        float | None,
+        typer.Option(
+            "--min-confidence",
+            help="Data confidence [fraction] below which the plan's headline says it "
+            "rests on assumptions. Default 0.7.",
+        ),
+    ] = None,
     price_kwh: Annotated[
         float | None, typer.Option("--price-kwh", help="Electricity price per kWh.")
     ] = None,
@@ -301,6 +309,7 @@ def plan(
             min_hosts=min_hosts,
             vcpu_per_core=vcpu_per_core,
             cpu_basis=cpu_basis,
+            min_confidence=min_confidence,
             price_kwh=price_kwh,
             currency=currency,
             pue=pue,

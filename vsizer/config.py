@@ -14,6 +14,7 @@ A scenario TOML file mirrors the CLI flags::
     vcpu_per_core = 2.0    # vCPU : physical core limit
     failover_limit = 1.0   # survivors may run up to 100 % after a failure
     cpu_basis = "peak"     # size CPU on peak (or "average") utilization
+    min_confidence = 0.7   # below this data confidence the plan's headline says so
 
     [overhead]
     host_memory_reserve_gib = 4.0
@@ -92,6 +93,7 @@ class Rules:
     failover_limit: float = 1.0
     cpu_basis: str = "peak"
     assume_util: float = 1.0
+    min_confidence: float = 0.7
     host_memory_reserve_gib: float = DEFAULT_HOST_MEMORY_RESERVE_GIB
     vm_memory_overhead_mib: float | None = None
     price_kwh: float | None = None
@@ -137,6 +139,9 @@ class Rules:
         )
         check_param("cpu_basis", self.cpu_basis, OneOf(("peak", "average")), where)
         check_param("assume_util", self.assume_util, Interval(float, 0, 1), where)
+        check_param(
+            "min_confidence", self.min_confidence, Interval(float, 0, 1), where
+        )
         check_param(
             "host_memory_reserve_gib",
             self.host_memory_reserve_gib,
@@ -269,6 +274,7 @@ _SECTIONS: dict[str, dict[str, str]] = {
             "failover_limit",
             "cpu_basis",
             "assume_util",
+            "min_confidence",
         )
     },
     "overhead": {k: k for k in ("host_memory_reserve_gib", "vm_memory_overhead_mib")},

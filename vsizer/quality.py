@@ -119,7 +119,7 @@ class QualityReport:
                 "name": n,
                 "confidence": round(self.server_confidence(n), 4),
             }
-            for status in ("given", "derived", "assumed"):
+            for status in ("given", "derived", "estimated", "assumed"):
                 row[status] = sorted(f for f, (s, _) in fields.items() if s == status)
             row["missing"] = sorted(
                 f for f in KEY_FIELDS if self.status(n, f) == "missing"
@@ -137,10 +137,10 @@ class QualityReport:
 def assumption_warnings(
     quality: QualityReport, servers: list[str] | None = None
 ) -> list[PlanWarning]:
-    """One warning per (status, field, note) among the values the plan did not
-    read (:data:`WARN_STATUSES`), in order of first appearance, with the servers
-    concerned. A field whose notes differ per server (they name a row) is
-    summed up in one warning that quotes the first note."""
+    """One warning per (status, field) among the values the plan did not read
+    (:data:`WARN_STATUSES`), in order of first appearance, with the servers
+    concerned. When the servers' notes differ (they carry each server's
+    figures), the message quotes the first one."""
     names = list(quality.entries) if servers is None else servers
     groups: dict[tuple[str, str], dict[str, list[str]]] = {}
     for n in names:
@@ -149,20 +149,15 @@ def assumption_warnings(
                 groups.setdefault((status, f), {}).setdefault(note, []).append(n)
     out: list[PlanWarning] = []
     for (status, f), by_note in groups.items():
-        code = f"{status}_{f}"
-        if len(by_note) <= 3:
-            for note, who in by_note.items():
-                out.append(PlanWarning(code, _assumption_text(status, f, note, len(who)),
-                                       tuple(who)))
+        who = [n for group in by_note.values() for n in group]
+        count = f"{len(who)} server{'s' if len(who) != 1 else ''}"
+        first_note, first_who = next(iter(by_note.items()))
+        if len(by_note) == 1:
+            text = f"{f} {status} for {count}" + (f": {first_note}." if first_note else ".")
         else:
-            who = [n for group in by_note.values() for n in group]
-            first = next(iter(by_note))
-            text = _assumption_text(status, f, f"{first}; and {len(by_note) - 1} "
-                                    "other notes, see the data-quality table", len(who))
-            out.append(PlanWarning(code, text, tuple(who)))
+            text = (
+                f"{f} {status} for {count}, e.g. '{first_who[0]}': {first_note} "
+                "(each server's note is in the data-quality table)."
+            )
+        out.append(PlanWarning(f"{status}_{f}", text, tuple(who)))
     return out
-
-
-def _assumption_text(status: str, field_name: str, note: str, count: int) -> str:
-    what = f"{field_name} {status} for {count} server{'s' if count != 1 else ''}"
-    return f"{what}: {note}." if note else f"{what}."

@@ -190,6 +190,7 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
             ),
             "cpu_basis": rules.cpu_basis,
             "assume_util": _r(rules.assume_util),
+            "min_confidence": _r(rules.min_confidence),
             "price_kwh": _r(price),
             "currency": rules.currency,
             "pue": _r(pue),
@@ -235,6 +236,10 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
             "gap": n_hosts - lb,
             "capacity_unit": unit,
             "confidence": quality["confidence"],
+            "confidence_threshold": _r(rules.min_confidence),
+            "low_confidence": bool(n_servers)
+            and quality["confidence"] < rules.min_confidence,
+            "warnings": len(plan.warnings),
         },
         "demand": {
             "capacity_unit": unit,
@@ -280,7 +285,7 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
         "targets": targets,
         "quality": quality,
         "series": _series_section(plan),
-        "warnings": list(plan.warnings),
+        "warnings": [w.to_dict() for w in plan.warnings],
     }
 
 

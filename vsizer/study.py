@@ -33,7 +33,7 @@ from vsizer.models.memory_overhead import esxi_vm_overhead_mib
 from vsizer.placement.curve_sizing import CurveSizing, size_pool_on_curves
 from vsizer.placement.problem import DIMENSIONS, PlacementProblem
 from vsizer.placement.sizing import PoolSizing, size_pool
-from vsizer.quality import QualityReport
+from vsizer.quality import PlanWarning, QualityReport, assumption_warnings
 from vsizer.series.align import AlignedSeries, align
 from vsizer.series.demand import cpu_util_stats, demand_curves
 from vsizer.series.model import SeriesQuality, SeriesSet
@@ -82,7 +82,7 @@ class ConsolidationPlan:
     host_capacity: dict[str, float]
     pools: list[PoolResult]
     quality: QualityReport
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[PlanWarning] = field(default_factory=list)
     series: SeriesInfo | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -125,13 +125,12 @@ class ConsolidationStudy:
     def run(self, progress: Progress | None = None) -> ConsolidationPlan:
         rules, host = self.rules, self.host
         quality = copy.deepcopy(self.inventory.quality)
-        warnings: list[str] = []
         inv_servers = self.inventory.servers
         series_info: SeriesInfo | None = None
         if self.series is not None:
             assert self.aligned is not None
             inv_servers, series_info = _match_series(
-                inv_servers, self.series, self.aligned, quality, warnings
+                inv_servers, self.series, self.aligned, quality
             )
         servers, unit = normalize_cpu(
             inv_servers,
@@ -150,8 +149,9 @@ class ConsolidationStudy:
         if servers["pool"].isna().any():
             servers["pool"] = servers["pool"].fillna("default")
         host, cpu_factor, platform_notes = platform_adjustment(host, rules)
-        warnings.extend(platform_notes)
-        capacity = _host_capacity(host, unit, rules, servers, warnings)
+        for text in platform_notes:
+            quality.warn("platform_adjustment", text)
+        capacity = _host_capacity(host, unit, rules, servers, quality)
         capacity["cpu"] *= cpu_factor
         dims = tuple(d for d in DIMENSIONS if d in capacity)
         demand_cols = {
@@ -170,7 +170,7 @@ class ConsolidationStudy:
             curves_all = _curves(
                 servers, series_info, dims, demand_all, unit, host, rules
             )
-        groups = _anti_affinity_groups(servers, warnings)
+        groups = _anti_affinity_groups(servers, quality)
         pools: list[PoolResult] = []
         servers["host"] = pd.Series([None] * len(servers), dtype="object")
         for pool in pd.unique(servers["pool"]):
@@ -203,7 +203,8 @@ class ConsolidationStudy:
                     on_scenario=on_scenario,
                 )
                 hosts_of = curve.assignment
-                warnings.extend(f"pool '{pool}': {n}" for n in curve.notes)
+                for n in curve.notes:
+                    quality.warn("series_sizing", f"pool '{pool}': {n}")
                 result = PoolResult(
                     str(pool), ceiling, failures, min_hosts, None, problem, curve,
                     vm_curves,
@@ -226,7 +227,7 @@ class ConsolidationStudy:
             host_capacity=capacity,
             pools=pools,
             quality=quality,
-            warnings=warnings,
+            warnings=plan_warnings(quality, servers, series_info, rules),
             series=series_info,
         )
 
@@ -244,7 +245,6 @@ def _match_series(
     series: SeriesSet,
     aligned: AlignedSeries,
     quality: QualityReport,
-    warnings: list[str],
 ) -> tuple[pd.DataFrame, SeriesInfo]:
     """Pair inventory rows with series by name; utilization from the CPU curves."""
     names = inv["name"].astype(str).tolist()
@@ -260,14 +260,18 @@ def _match_series(
             f"{len(aligned.servers)}, e.g. '{aligned.servers[0] if aligned.servers else ''}')."
         )
     if inventory_only:
-        warnings.append(
+        quality.warn(
+            "no_series",
             f"{len(inventory_only)} server(s) have no series and are sized on their "
-            f"inventory figures (flat): {quoted_list(inventory_only)}."
+            f"inventory figures (flat): {quoted_list(inventory_only)}.",
+            inventory_only,
         )
     if series_only:
-        warnings.append(
+        quality.warn(
+            "series_not_in_inventory",
             f"{len(series_only)} series server(s) are not in the inventory and are "
-            f"not planned: {quoted_list(series_only)}."
+            f"not planned: {quoted_list(series_only)}.",
+            series_only,
         )
     inv = inv.copy()
     if aligned.servers != []:
@@ -354,7 +358,11 @@ def _vm_overhead_gib(servers: pd.DataFrame, rules: Rules) -> np.ndarray:
 
 
 def _host_capacity(
-    host: HostModel, unit: str, rules: Rules, servers: pd.DataFrame, warnings: list[str]
+    host: HostModel,
+    unit: str,
+    rules: Rules,
+    servers: pd.DataFrame,
+    quality: QualityReport,
 ) -> dict[str, float]:
     capacity = {
         "cpu": host_cpu_capacity(host, unit),
@@ -369,13 +377,17 @@ def _host_capacity(
             capacity[dim] = float(host_value)
             missing = len(servers) - given
             if missing:
-                warnings.append(
-                    f"{missing} server(s) have no {dim}; they count as 0 in that dimension."
+                quality.warn(
+                    f"missing_{dim}",
+                    f"{missing} server(s) have no {dim}; they count as 0 in that "
+                    "dimension.",
+                    servers.loc[servers[dim].isna(), "name"].astype(str).tolist(),
                 )
         elif given:
             unconstrained.append(f"{dim} ({given} servers)")
     if unconstrained:
-        warnings.append(
+        quality.warn(
+            "unconstrained_dimension",
             f"not constrained: {', '.join(unconstrained)}: host model '{host.model}' "
             "states no capacity for them (add disk_iops / disk_mb_s / net_mbps to its "
             "host catalog row to place on them; totals are still reported)."
@@ -383,7 +395,7 @@ def _host_capacity(
     return capacity
 
 
-def _anti_affinity_groups(servers: pd.DataFrame, warnings: list[str]) -> np.ndarray:
+def _anti_affinity_groups(servers: pd.DataFrame, quality: QualityReport) -> np.ndarray:
     """Group id per server from ``redundant_with`` (partners of partners share a group)."""
     names = servers["name"].astype(str).tolist()
     index = {n: i for i, n in enumerate(names)}
@@ -410,9 +422,11 @@ def _anti_affinity_groups(servers: pd.DataFrame, warnings: list[str]) -> np.ndar
                 continue
             j = index.get(partner)
             if j is None:
-                warnings.append(
+                quality.warn(
+                    "partner_not_planned",
                     f"server '{names[i]}' is redundant with '{partner}', which is not "
-                    "planned (excluded or absent); no anti-affinity applied for it."
+                    "planned (excluded or absent); no anti-affinity applied for it.",
+                    [names[i]],
                 )
                 continue
             linked[i] = linked[j] = True
@@ -641,3 +655,60 @@ def host_power_w(host: HostModel, util: np.ndarray) -> np.ndarray:
     if host.power_curve_w:
         return power_model.specpower_curve(util, host.power_curve_w)
     return power_model.linear(util, host.power_idle_w, host.power_max_w)
+
+
+def plan_warnings(
+    quality: QualityReport,
+    servers: pd.DataFrame,
+    series: SeriesInfo | None,
+    rules: Rules,
+) -> list[PlanWarning]:
+    """Every warning of a plan, in a fixed order: low confidence first, then the
+    study's and readers' own warnings, every value assumed or estimated
+    (:func:`~vsizer.quality.assumption_warnings`), then what the series readers
+    clipped, dropped or guessed."""
+    names = servers["name"].astype(str).tolist()
+    out: list[PlanWarning] = []
+    confidence = quality.confidence(names)
+    if names and confidence < rules.min_confidence:
+        out.append(
+            PlanWarning(
+                "low_confidence",
+                f"Low data confidence: {confidence:.0%}, below {rules.min_confidence:.0%}. "
+                "This plan rests on values that were not read from the inputs (see "
+                "the other warnings); add the missing columns or utilization series "
+                "to firm it up, or set the threshold with --min-confidence.",
+            )
+        )
+    out.extend(quality.warnings)
+    out.extend(assumption_warnings(quality, names))
+    if series is not None:
+        out.extend(_series_warnings(series))
+    return out
+
+
+def _series_warnings(series: SeriesInfo) -> list[PlanWarning]:
+    """One warning per kind of series issue (clipped, dropped, gap, ...) with its
+    servers and total count, and one per reader note."""
+    by_kind: dict[str, list[dict[str, Any]]] = {}
+    for issue in series.quality.issues:
+        by_kind.setdefault(str(issue["kind"]), []).append(issue)
+    out = []
+    for kind, issues in by_kind.items():
+        who = list(dict.fromkeys(str(i["server"]) for i in issues))
+        total = sum(int(i["count"]) for i in issues)
+        details = list(dict.fromkeys(str(i["detail"]) for i in issues))
+        shown = "; ".join(details[:3]) + (
+            f"; and {len(details) - 3} other kinds" if len(details) > 3 else ""
+        )
+        out.append(
+            PlanWarning(
+                f"series_{kind}",
+                f"series: {kind}: {total} point(s) in {len(who)} "
+                f"series ({shown}).",
+                tuple(who),
+            )
+        )
+    for note in series.quality.notes:
+        out.append(PlanWarning("series_note", f"series: {note}"))
+    return out

@@ -261,6 +261,8 @@ h3{font-size:15px;margin:14px 0 6px}
 .card .d{color:var(--muted);font-size:12px}
 .card.good{border-left:4px solid var(--good)}
 .card.bad{border-left:4px solid var(--bad)}
+.card.warn{border-left:4px solid #b7791f}
+.banner-warn{border:1px solid #b7791f;background:#fff8e6;padding:8px 12px;margin:8px 0;font-weight:600}
 .scroll{overflow-x:auto;max-height:520px;overflow-y:auto;margin:6px 0}
 .scroll.full{max-height:none}
 table.data{border-collapse:collapse;font-size:13px;min-width:40%}

@@ -27,6 +27,7 @@ __all__ = [
     "scenario_count",
     "series_times",
     "vm_shares",
+    "warnings",
 ]
 
 #: Versions of ``docs/plan-schema.md`` the reports render.
@@ -237,3 +238,21 @@ def predictions(plan: Mapping[str, Any]) -> Mapping[str, Any] | None:
     if not any(value.get(k) for k in ("vms", "hosts", "warnings")):
         return None
     return value
+
+
+def warnings(plan: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The plan's warnings as ``{code, message, servers}`` dicts: plans before
+    the structured form held plain strings, shown here with code ``""``."""
+    out: list[dict[str, Any]] = []
+    for w in plan.get("warnings") or ():
+        if isinstance(w, Mapping):
+            out.append(
+                {
+                    "code": str(w.get("code", "")),
+                    "message": str(w.get("message", "")),
+                    "servers": [str(s) for s in w.get("servers") or ()],
+                }
+            )
+        else:
+            out.append({"code": "", "message": str(w), "servers": []})
+    return out

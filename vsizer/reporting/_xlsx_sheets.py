@@ -22,6 +22,7 @@ from vsizer.reporting._plan_view import (
     scenario_count,
     series_times,
 )
+from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting._xlsx import (
     DEC1,
     DEC2,
@@ -519,9 +520,25 @@ def excluded_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
 
 
 def warnings_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
-    """Numbered warnings of the plan."""
-    rows = [[i, text] for i, text in enumerate(plan["warnings"], start=1)]
-    w.table([w.t("number"), w.t("warning")], rows, [INT, None], autofilter=True)
+    """Numbered warnings of the plan: code, server count, message, servers."""
+    rows = [
+        [i, x["code"], len(x["servers"]), x["message"], ", ".join(x["servers"])]
+        for i, x in enumerate(plan_warnings(plan), start=1)
+    ]
+    if not rows:
+        rows = [[None, None, None, w.t("no_warnings"), None]]
+    w.table(
+        [
+            w.t("number"),
+            w.t("warning_code"),
+            w.t("servers"),
+            w.t("warning_message"),
+            w.t("warning_servers"),
+        ],
+        rows,
+        [INT, None, INT, None, None],
+        autofilter=True,
+    )
     w.finish()
 
 

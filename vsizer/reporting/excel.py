@@ -103,6 +103,8 @@ _KEY_FIGURES: tuple[Figure, ...] = (
     ("racks_after", "space.racks_after", INT, None),
     ("rack_size_u", "space.rack_size_u", INT, "U"),
     ("confidence", "summary.confidence", PCT, None),
+    ("low_confidence_flag", "summary.low_confidence", None, None),
+    ("sheet_warnings", "summary.warnings", INT, None),
     ("capacity_unit", "summary.capacity_unit", None, None),
 )
 

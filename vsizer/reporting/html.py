@@ -45,6 +45,7 @@ from vsizer.reporting._plan_view import (
     replay,
     scenario_count,
 )
+from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting.labels import LABELS, check_lang, label, with_unit
 
 __all__ = ["SECTION_KEYS", "plan_html", "write_plan_html"]
@@ -66,8 +67,10 @@ SECTION_KEYS: tuple[str, ...] = (
 Label = Callable[..., str]
 
 
-def _card(key: str, value: str, detail: str = "", state: bool | None = None) -> str:
-    cls = {True: " good", False: " bad", None: ""}[state]
+def _card(
+    key: str, value: str, detail: str = "", state: bool | str | None = None
+) -> str:
+    cls = {True: " good", False: " bad", None: "", "warn": " warn"}[state]
     return (
         f'<div class="card{cls}"><div class="k">{esc(key)}</div>'
         f'<div class="v">{esc(value)}</div><div class="d">{esc(detail)}</div></div>'
@@ -97,6 +100,20 @@ def _summary(page: Page, plan: Mapping[str, Any], t: Label) -> str:
     evaluated = [tg for tg in targets if tg.get("met") is not None]
     met = sum(1 for tg in evaluated if tg["met"])
     cost_b, cost_a = power.get("annual_cost_before"), power.get("annual_cost_after")
+    low = bool(s.get("low_confidence"))
+    banner = (
+        '<p class="banner-warn">'
+        + esc(
+            t(
+                "low_confidence",
+                c=fmt_pct(s.get("confidence")),
+                t=fmt_pct(s.get("confidence_threshold")),
+            )
+        )
+        + "</p>"
+        if low
+        else ""
+    )
     cards = [
         _card(
             t("servers_to_hosts"),
@@ -131,7 +148,13 @@ def _summary(page: Page, plan: Mapping[str, Any], t: Label) -> str:
             t("survives_failover"),
             _yes_no(t, s["survives_failover"]),
             f"{t('worst_survivor_util')}: {fmt_pct(s['worst_survivor_util'])}",
-            bool(s["survives_failover"]),
+            "warn" if low and s["survives_failover"] else bool(s["survives_failover"]),
+        ),
+        _card(
+            t("confidence"),
+            fmt_pct(s.get("confidence")),
+            t("warnings_count", n=len(plan_warnings(plan))),
+            "warn" if low else None,
         ),
         _card(
             t("targets_met"),
@@ -191,7 +214,7 @@ def _summary(page: Page, plan: Mapping[str, Any], t: Label) -> str:
         else f'<p class="note">{esc(t("no_targets"))}</p>'
     )
     return (
-        f'<div class="cards">{"".join(cards)}</div>'
+        f'{banner}<div class="cards">{"".join(cards)}</div>'
         f"<h3>{esc(t('section_pools'))}</h3>{pools}"
         f"<h3>{esc(t('section_targets'))}</h3>{tgt}"
     )
@@ -571,9 +594,21 @@ def _inputs(page: Page, plan: Mapping[str, Any], t: Label) -> str:
 
 
 def _warnings(page: Page, plan: Mapping[str, Any], t: Label) -> str:
-    warns = "".join(f"<li>{esc(w)}</li>" for w in plan["warnings"])
+    rows = plan_warnings(plan)
     out = (
-        f"<ul>{warns}</ul>" if warns else f'<p class="note">{esc(t("no_warnings"))}</p>'
+        table(
+            [t("warning_code"), t("warning_servers"), t("warning_message")],
+            [
+                [
+                    w["code"],
+                    _server_list(w["servers"]),
+                    w["message"],
+                ]
+                for w in rows
+            ],
+        )
+        if rows
+        else f'<p class="note">{esc(t("no_warnings"))}</p>'
     )
     if plan["excluded"]:
         out += f"<h3>{esc(t('sheet_excluded'))}</h3>" + table(
@@ -581,6 +616,14 @@ def _warnings(page: Page, plan: Mapping[str, Any], t: Label) -> str:
             [[e.get("name"), e.get("reason")] for e in plan["excluded"]],
         )
     return out
+
+
+def _server_list(names: list[str], shown: int = 10) -> str:
+    """'a, b, c' for up to ``shown`` names, then '(+N more)'; '—' for none."""
+    if not names:
+        return "—"
+    text = ", ".join(names[:shown])
+    return text + (f" (+{len(names) - shown})" if len(names) > shown else "")
 
 
 _SECTIONS: dict[str, tuple[str, Callable[[Page, Mapping[str, Any], Label], str]]] = {

@@ -328,6 +328,17 @@ LABELS: dict[str, dict[str, str]] = {
     "no_price": {"en": "no price given", "ja": "電力単価の指定なし"},
     "no_targets": {"en": "No targets stated.", "ja": "目標の指定はありません。"},
     "no_warnings": {"en": "No warnings.", "ja": "警告はありません。"},
+    "low_confidence_flag": {"en": "Low data confidence", "ja": "データ信頼度が低い"},
+    "warnings_count": {"en": "Warnings ({n})", "ja": "警告 ({n} 件)"},
+    "warning_code": {"en": "Code", "ja": "コード"},
+    "warning_servers": {"en": "Servers", "ja": "対象サーバー"},
+    "warning_message": {"en": "Message", "ja": "内容"},
+    "low_confidence": {
+        "en": "Low data confidence ({c}, below {t}): this plan rests on values that "
+        "were assumed or estimated, not read from the inputs; see the warnings.",
+        "ja": "データ信頼度が低い ({c}、基準 {t} 未満): この計画は入力から読めず"
+        "仮定・推定した値に基づいています。警告を確認してください。",
+    },
     "no_series": {
         "en": "No time series given: sized on peak/average figures.",
         "ja": "時系列データの指定なし：ピーク値・平均値でサイジングしています。",

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting.labels import label
 
 
@@ -160,14 +161,32 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
         L("lower_bound") + " / " + L("gap"), f"{s['lower_bound']} / {s['gap']}"
     )
     ok = s["survives_failover"]
+    low = bool(s.get("low_confidence"))
     head.add_row(
         L("survives_failover"),
-        Text(L("yes") if ok else L("no"), style="green" if ok else "bold red"),
+        Text(
+            L("yes") if ok else L("no"),
+            style=("yellow" if low else "green") if ok else "bold red",
+        ),
     )
     head.add_row(L("worst_survivor_util"), _pct(s["worst_survivor_util"]))
     head.add_row(L("excluded"), str(s["excluded"]))
-    head.add_row(L("confidence"), _pct(s["confidence"]))
+    head.add_row(
+        L("confidence"),
+        Text(_pct(s["confidence"]), style="bold yellow" if low else ""),
+    )
     console.print(head)
+    if low:
+        console.print(
+            Text(
+                L(
+                    "low_confidence",
+                    c=_pct(s["confidence"]),
+                    t=_pct(s.get("confidence_threshold")),
+                ),
+                style="bold yellow",
+            )
+        )
 
     pools = Table(title=L("section_pools"), title_justify="left")
     for key in (
@@ -266,5 +285,24 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
                 ),
             )
         console.print(t)
-    for w in plan["warnings"]:
-        console.print(Text(f"{L('warning')}: {w}", style="yellow"))
+    _print_warnings(plan, console, L)
+
+
+def _print_warnings(plan: dict[str, Any], console: Console, L: Any) -> None:
+    """Every warning: code, how many servers, the message; 'No warnings.' only
+    when the list is empty."""
+    rows = plan_warnings(plan)
+    if not rows:
+        console.print(Text(L("no_warnings"), style="green"))
+        return
+    t = Table(title=L("warnings_count", n=len(rows)), title_justify="left")
+    t.add_column(L("warning_code"), style="yellow", no_wrap=True)
+    t.add_column(L("warning_servers"), justify="right")
+    t.add_column(L("warning_message"))
+    for w in rows:
+        t.add_row(
+            Text(w["code"]),
+            str(len(w["servers"])) if w["servers"] else "—",
+            Text(w["message"]),
+        )
+    console.print(t)
