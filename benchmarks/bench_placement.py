@@ -134,7 +134,7 @@ def run(inv: Inventory) -> dict[str, float]:
         "hosts": doc["summary"]["hosts"],
         "dims": len(doc["pools"][0]["hosts"][0]["util"]),
         "lower_bound": doc["summary"]["lower_bound"],
-        "scenarios": sum(p["failover"]["scenarios"] for p in doc["pools"]),
+        "scenarios": sum(p["failover"]["scenario_count"] for p in doc["pools"]),
         "plan_s": t1 - t0,
         "render_s": t2 - t1,
         "peak_mib": peak / 2**20,
@@ -146,12 +146,19 @@ def main() -> int:
     ap.add_argument(
         "--copies", type=int, default=10, help="repeat the 500 VMs this often"
     )
+    ap.add_argument(
+        "--smoke", action="store_true", help="CI size: the first 100 VMs, 2 copies"
+    )
     args = ap.parse_args()
+    if args.smoke:
+        args.copies = 2
     if not DATA.is_dir():
         print(f"skip: {DATA} is absent")
         return 0
     t = time.perf_counter()
     summary = summarize_bitbrains()
+    if args.smoke:
+        summary = summary.head(100)
     print(f"trace summary: {len(summary)} VMs in {time.perf_counter() - t:.1f} s")
     base = run(inventory(summary, 1))
     big = run(inventory(summary, args.copies))
@@ -163,9 +170,9 @@ def main() -> int:
         )
     ratio = big["plan_s"] / base["plan_s"]
     print(f"ratio target/baseline: {ratio:.1f}x time for {args.copies}x servers")
-    print(
-        f"5,000-server goal (< 10 s): {'met' if big['plan_s'] + big['render_s'] < 10 else 'NOT met'}"
-    )
+    if big["servers"] >= 5000:
+        met = big["plan_s"] + big["render_s"] < 10
+        print(f"5,000-server goal (< 10 s): {'met' if met else 'NOT met'}")
     return 0
 
 

@@ -47,7 +47,10 @@ def demand(curves: np.ndarray, n: int, seed: int = 0) -> np.ndarray:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 50000])
+    ap.add_argument("--smoke", action="store_true", help="CI size: 200 and 400 VMs")
     args = ap.parse_args()
+    if args.smoke:
+        args.sizes = [200, 400]
     if not DATA.is_dir():
         print(f"skip: {DATA} is absent")
         return 0

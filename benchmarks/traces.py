@@ -138,7 +138,12 @@ def main() -> int:
     ap.add_argument(
         "--no-plan", action="store_true", help="skip the full-study (N+1) table"
     )
+    ap.add_argument(
+        "--smoke", action="store_true", help="CI size: one PlanetLab day, no Bitbrains"
+    )
     args = ap.parse_args()
+    if args.smoke:
+        args.days, args.no_bitbrains = 1, True
     if not DATA.is_dir():
         print(f"skip: {DATA} is absent")
         return 0

@@ -79,3 +79,51 @@ def test_sized_pool_respects_every_rule(p):
         for g in set(p.anti_affinity[p.anti_affinity >= 0].tolist()):
             hosts = [where[p.vm_names[v]] for v in np.flatnonzero(p.anti_affinity == g)]
             assert len(set(hosts)) == len(hosts)
+
+
+@st.composite
+def runs_instances(draw):
+    """VM orders with long runs of identical demand rows (fleets of identical
+    servers), some grouped or pinned, on hosts with some load already."""
+    n_dims = draw(st.integers(1, 3))
+    n_hosts = draw(st.integers(1, 8))
+    kinds = draw(
+        st.lists(
+            st.lists(st.sampled_from([0.0, 0.05, 0.1, 0.25, 0.3]), min_size=n_dims,
+                     max_size=n_dims),
+            min_size=1, max_size=4,
+        )
+    )
+    counts = draw(st.lists(st.integers(1, 12), min_size=len(kinds), max_size=len(kinds)))
+    demand = np.array([k for k, c in zip(kinds, counts, strict=True) for _ in range(c)])
+    n = len(demand)
+    groups = np.array([draw(st.sampled_from([-1, -1, -1, 0, 1])) for _ in range(n)])
+    pins = np.array([draw(st.sampled_from([-1] * 6 + list(range(n_hosts))))
+                     for _ in range(n)])
+    loads = np.array([[draw(st.sampled_from([0.0, 0.1, 0.5])) for _ in range(n_dims)]
+                      for _ in range(n_hosts)])
+    allowed = np.array([draw(st.booleans()) or h == 0 for h in range(n_hosts)])
+    return demand, groups, pins, loads, allowed
+
+
+@settings(max_examples=300, deadline=None)
+@given(runs_instances(), st.sampled_from(["balanced", "best_fit"]))
+def test_run_kernel_places_exactly_like_one_by_one(inst, rule) -> None:
+    """Runs of identical VMs (vsizer.placement.heuristics._assign_run) get the
+    same hosts, loads and group occupancy as placing them one by one."""
+    from vsizer.placement.heuristics import greedy_assign
+
+    demand, groups, pins, loads, allowed = inst
+    order = np.arange(len(demand))
+    max_load = np.full(demand.shape[1], 0.9)
+    results = []
+    for runs in (True, False):
+        ld = loads.copy()
+        occ = np.zeros((len(loads), 2), dtype=bool)
+        out = greedy_assign(order, demand, ld, max_load, groups, occ, allowed, pins,
+                            rule, runs=runs)
+        results.append((out, ld, occ))
+    (a, la, oa), (b, lb, ob) = results
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(la, lb)
+    np.testing.assert_array_equal(oa, ob)

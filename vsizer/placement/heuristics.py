@@ -26,6 +26,10 @@ def size_order(
     return np.argsort(-size, kind="stable")
 
 
+#: Shortest run of identical, unconstrained VMs placed by the run kernel.
+RUN_MIN = 4
+
+
 def greedy_assign(
     order: npt.NDArray[np.int64],
     demand: npt.NDArray[np.float64],
@@ -36,6 +40,8 @@ def greedy_assign(
     allowed: npt.NDArray[np.bool_],
     pins: npt.NDArray[np.int64] | None,
     rule: str,
+    *,
+    runs: bool = True,
 ) -> npt.NDArray[np.int64]:
     """Assign the VMs in ``order`` one by one; updates ``loads`` and ``occupied`` in place.
 
@@ -47,12 +53,66 @@ def greedy_assign(
     for failover); ``best_fit`` takes the one where it is highest (packs
     tightly). Ties go to the lowest host index, so results are deterministic.
 
+    A run of at least :data:`RUN_MIN` consecutive VMs with the same demand and
+    no group or pin (a fleet of identical servers) is placed by
+    :func:`_assign_run`, which gives the same hosts in O(run x log hosts)
+    instead of O(run x hosts); ``runs=False`` places every VM one by one.
+
     Returns the host index per VM of ``order`` (-1 when no host accepts it).
     """
     inv = 1.0 / max_load
-    n_hosts = loads.shape[0]
-    hosts = np.arange(n_hosts)
     norm = loads * inv  # normalized loads, kept in step with ``loads``
+    out = np.full(len(order), -1, dtype=np.int64)
+    bounds = _run_bounds(order, demand, groups, pins) if runs else [(0, len(order))]
+    for i, j in bounds:
+        if runs and j - i >= RUN_MIN:
+            out[i:j] = _assign_run(
+                int(order[i]), j - i, demand, loads, norm, inv, allowed, rule
+            )
+        else:
+            out[i:j] = _assign_each(
+                order[i:j], demand, loads, norm, inv, groups, occupied, allowed,
+                pins, rule,
+            )
+    return out
+
+
+def _run_bounds(
+    order: npt.NDArray[np.int64],
+    demand: npt.NDArray[np.float64],
+    groups: npt.NDArray[np.int64],
+    pins: npt.NDArray[np.int64] | None,
+) -> list[tuple[int, int]]:
+    """[start, end) slices of ``order``: maximal runs of identical free VMs
+    (same demand row, no group, no pin), every other VM alone in its slice."""
+    n = len(order)
+    if n == 0:
+        return []
+    free = groups[order] < 0
+    if pins is not None:
+        free &= pins[order] < 0
+    rows = demand[order]
+    same = np.zeros(n, dtype=bool)
+    same[1:] = np.all(rows[1:] == rows[:-1], axis=1) & free[1:] & free[:-1]
+    starts = np.flatnonzero(~same)
+    ends = np.append(starts[1:], n)
+    return list(zip(starts.tolist(), ends.tolist(), strict=True))
+
+
+def _assign_each(
+    order: npt.NDArray[np.int64],
+    demand: npt.NDArray[np.float64],
+    loads: npt.NDArray[np.float64],
+    norm: npt.NDArray[np.float64],
+    inv: npt.NDArray[np.float64],
+    groups: npt.NDArray[np.int64],
+    occupied: npt.NDArray[np.bool_],
+    allowed: npt.NDArray[np.bool_],
+    pins: npt.NDArray[np.int64] | None,
+    rule: str,
+) -> npt.NDArray[np.int64]:
+    """The one-by-one kernel of :func:`greedy_assign`."""
+    hosts = np.arange(loads.shape[0])
     out = np.full(len(order), -1, dtype=np.int64)
     limit = 1.0 + EPS
     for i, v in enumerate(order):
@@ -75,6 +135,45 @@ def greedy_assign(
         loads[h] += demand[v]
         if g >= 0:
             occupied[h, g] = True
+    return out
+
+
+def _assign_run(
+    v: int,
+    count: int,
+    demand: npt.NDArray[np.float64],
+    loads: npt.NDArray[np.float64],
+    norm: npt.NDArray[np.float64],
+    inv: npt.NDArray[np.float64],
+    allowed: npt.NDArray[np.bool_],
+    rule: str,
+) -> npt.NDArray[np.int64]:
+    """Place ``count`` copies of VM ``v`` (no group, no pin) exactly as
+    :func:`_assign_each` would, without recomputing every host per copy.
+
+    Between copies only the chosen host's load changes, so the peak after
+    placement is kept per host (``inf``/``-inf`` once a host cannot take a
+    copy, which stays so: loads only grow) and only the chosen host's entry is
+    recomputed; ``argmin``/``argmax`` pick the first best host, as before.
+    """
+    step = demand[v] * inv
+    limit = 1.0 + EPS
+    peak = (norm + step).max(axis=1)
+    ok = allowed & (peak <= limit)
+    balanced = rule == "balanced"
+    closed = np.inf if balanced else -np.inf
+    key = np.where(ok, peak, closed)
+    pick = np.argmin if balanced else np.argmax
+    out = np.full(count, -1, dtype=np.int64)
+    for k in range(count):
+        h = int(pick(key))
+        if key[h] == closed:
+            break
+        out[k] = h
+        norm[h] = norm[h] + step
+        loads[h] += demand[v]
+        after = (norm[h] + step).max()
+        key[h] = after if after <= limit else closed
     return out
 
 

@@ -1,0 +1,40 @@
+"""Every script under benchmarks/ runs at its smoke size (``--smoke``) and prints
+its figures, so a benchmark cannot break silently. Scripts that need
+../shared/data print ``skip: ...`` and exit 0 when it is absent."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPTS = sorted((REPO / "benchmarks").glob("*.py"))
+
+#: A line each script prints when it ran (not skipped).
+EXPECTED = {
+    "bench_identical.py": "plans byte-identical",
+    "bench_placement.py": "ratio target/baseline:",
+    "bench_series_scale.py": "400 VMs:",
+    "traces.py": "| PlanetLab ",
+}
+
+
+def test_every_benchmark_is_listed() -> None:
+    assert sorted(p.name for p in SCRIPTS) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_benchmark_runs_at_smoke_size(script: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    res = subprocess.run(
+        [sys.executable, str(script), "--smoke"],
+        capture_output=True, text=True, timeout=600, cwd=REPO, env=env,
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    if res.stdout.startswith("skip:"):
+        pytest.skip(res.stdout.strip())
+    assert EXPECTED[script.name] in res.stdout, res.stdout[-2000:]
