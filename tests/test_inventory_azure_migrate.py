@@ -9,6 +9,7 @@ the field names of Microsoft's tutorial (no '*', no units, Total columns).
 from __future__ import annotations
 
 import csv
+import json
 import re
 from pathlib import Path
 
@@ -298,3 +299,29 @@ def test_bad_added_cpu_cells(tmp_path):
         "az.csv row 3, column 'cpu_score_per_core': expected a positive number, "
         "got '-1'.",
     ]
+
+
+def test_cli_vm_cpu_mhz_is_applied_to_an_inventory(tmp_path):
+    from typer.testing import CliRunner
+
+    from vsizer.cli import app
+
+    def capacities(*flags):
+        out = tmp_path / "p.json"
+        r = CliRunner().invoke(app, ["plan", str(DATA / "azure_migrate_docs_fields.csv"),
+                                     *flags, "-q", "-o", str(out)])
+        assert r.exit_code == 0, r.output
+        doc = json.loads(out.read_text(encoding="utf-8"))
+        return [s["cpu_capacity"] for s in doc["servers"]], doc["quality"]
+
+    # Shipped default host (Dell PowerEdge R740 2x Platinum 8180): 143
+    # SPECrate2017_int_base over 28 cores = 5.107143 per core, at 2500 MHz.
+    # Without a clock: 2 cores x 5.107143 = 10.214286 per web server.
+    cap, _ = capacities()
+    assert cap == pytest.approx([10.214286, 10.214286], abs=1e-6)
+    # --vm-cpu-mhz 1250: 1250 x 5.107143 / 2500 = 2.553571 per core, x 2.
+    cap, quality = capacities("--vm-cpu-mhz", "1250")
+    assert cap == pytest.approx([5.107143, 5.107143], abs=1e-6)
+    note = quality["servers"][0]["notes"]["cpu_capacity"]
+    assert note.startswith("no clock rate or CPU score in the inventory: "
+                           "--vm-cpu-mhz 1250 taken")
