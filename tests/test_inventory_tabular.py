@@ -257,6 +257,8 @@ def test_missing_required_columns_each_named(tmp_path):
         "accepted headers: " + ", ".join(VARIABLE_MAP["sockets"]),
         "bad.csv: no column for 'cores_per_socket' (needed unless 'vcpus' is given); "
         "accepted headers: " + ", ".join(VARIABLE_MAP["cores_per_socket"]),
+        "bad.csv: row 1 was taken as the header (it has the most recognized headers "
+        "(2) among the first 10 non-empty rows); found there: 'model', 'CPU名'",
     ]
 
 

@@ -24,7 +24,9 @@ __all__ = [
     "SCORE_BASIS",
     "VARIABLE_MAP",
     "HeaderMatch",
+    "combine_header_rows",
     "header_key",
+    "header_score",
     "match_header",
 ]
 
@@ -334,3 +336,62 @@ def match_header(header: object) -> HeaderMatch:
 def accepted_headers(field: str) -> str:
     """Comma-separated accepted headers of ``field``, for error messages."""
     return ", ".join(VARIABLE_MAP[field])
+
+
+def header_score(cells: list[object]) -> int:
+    """Number of distinct fields a header row's cells are recognized as."""
+    fields = {match_header(c).field for c in cells if isinstance(c, str)}
+    return len(fields - {None})
+
+
+def _known(text: str) -> bool:
+    m = match_header(text)
+    return m.field is not None or m.derived is not None
+
+
+def _joined(group: str, sub: str) -> str | None:
+    """Group + sub-header as one known header, or None. Tried in order:
+    ``'メモリ'`` + ``'容量(GB)'`` -> ``'メモリ 容量(GB)'``; a unit in brackets on
+    the group moves to the end (``'CPU使用率(%)'`` over ``'平均'`` ->
+    ``'CPU使用率 平均(%)'``); the sub-header in brackets (``'CPU使用率(最大)(%)'``)."""
+    base, unit = group, ""
+    m = _TRAILING_BRACKET.match(group)
+    if m and _unit_or_none(m.group("inner")) and not _TRAILING_BRACKET.match(sub):
+        base, unit = m.group("base"), f"({m.group('inner')})"
+    for text in (f"{base} {sub}{unit}", f"{group} {sub}"):
+        if _known(text):
+            return text
+    # The bracketed form only as a whole alias: 'name(web01)' is not 'name'.
+    if header_key(f"{base}({sub})") in _INDEX:
+        return f"{base}({sub}){unit}"
+    return None
+
+
+def combine_header_rows(group: list[object], sub: list[object]) -> list[object]:
+    """One header row from a two-row header: a group row above the field row.
+
+    A merged group cell (``CPU`` over ``CPU名 / CPU数 / ...``) holds its value
+    in its first column and nothing in the others (XLSX) or blanks (CSV), so
+    the group value is carried right to the next group cell. Per column:
+
+    - the sub-header when it alone is a known header (``CPU名``);
+    - else group + sub-header when that is known (``メモリ`` + ``容量(GB)`` ->
+      ``メモリ 容量(GB)``, read as ``mem_gib`` in GB);
+    - else the sub-header as written (unknown);
+    - a blank sub-header takes its own group cell (a header merged over both
+      rows, such as ``サーバ名``), never a carried one.
+    """
+    out: list[object] = []
+    carried = ""
+    for k in range(max(len(group), len(sub))):
+        own = normalize_text(group[k]) if k < len(group) else ""
+        if own:
+            carried = own
+        s = normalize_text(sub[k]) if k < len(sub) else ""
+        if not s:
+            out.append(own or None)
+        elif _known(s) or not carried:
+            out.append(s)
+        else:
+            out.append(_joined(carried, s) or s)
+    return out

@@ -38,6 +38,8 @@ from vsizer.inventory.headers import (
     VARIABLE_MAP,
     HeaderMatch,
     accepted_headers,
+    combine_header_rows,
+    header_score,
     match_header,
 )
 from vsizer.inventory.model import COLUMNS, Inventory
@@ -151,7 +153,10 @@ def find_header(grid: Grid) -> tuple[int | None, int]:
     """Index in ``grid`` of the header row and its number of recognized fields.
 
     Looks at the first :data:`HEADER_SCAN_ROWS` non-empty rows and takes the
-    one with the most distinct recognized fields (the first on a tie).
+    one with the most distinct recognized fields (the first on a tie). A row
+    read together with the row just above it as a two-row header
+    (:func:`header_cells`) scores what the combined header recognizes; the
+    index is then that of the lower (field) row.
     """
     best, best_score, seen = None, -1, 0
     for i, (_, cells) in enumerate(grid):
@@ -160,11 +165,36 @@ def find_header(grid: Grid) -> tuple[int | None, int]:
         seen += 1
         if seen > HEADER_SCAN_ROWS:
             break
-        fields = {match_header(c).field for c in cells if isinstance(c, str)}
-        score = len(fields - {None})
-        if score > best_score:
+        cells, group_row = header_cells(grid, i)
+        score = header_score(cells)
+        # On a tie, a two-row header beats its own group row read alone.
+        if score > best_score or (
+            score == best_score and group_row is not None and best == i - 1
+        ):
             best, best_score = i, score
     return best, max(best_score, 0)
+
+
+def header_cells(grid: Grid, at: int) -> tuple[list[Any], int | None]:
+    """Header of ``grid[at]``, combined with the row above when that is a group row.
+
+    The row just above (the previous spreadsheet row, not blank) is taken as a
+    group row (``CPU`` merged over ``CPU名 / CPU数``, ``メモリ`` over
+    ``容量(GB)``) when combining the two
+    (:func:`~vsizer.inventory.headers.combine_header_rows`) recognizes more
+    fields than ``grid[at]`` alone. Returns the header cells and the group
+    row's spreadsheet number (``None`` for a one-row header).
+    """
+    row, cells = grid[at]
+    if at == 0:
+        return cells, None
+    above_row, above = grid[at - 1]
+    if above_row != row - 1 or all(is_blank(c) for c in above):
+        return cells, None
+    combined = combine_header_rows(above, cells)
+    if header_score(combined) > header_score(cells):
+        return combined, above_row
+    return cells, None
 
 
 def _xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str]:
@@ -208,11 +238,14 @@ def table_from_grid(
     metadata: dict[str, Any],
 ) -> Inventory:
     """Turn a grid whose header is ``grid[header_at]`` into an :class:`Inventory`."""
-    header_row, header_cells = grid[header_at]
-    metadata = {**metadata, "header_row": header_row}
+    header_row = grid[header_at][0]
+    cells, group_row = header_cells(grid, header_at)
+    metadata = {**metadata, "header_row": header_row, "group_row": group_row}
     problems = ProblemLog(file, sheet)
-    cols, matches, derived = _map_columns(header_cells, metadata)
+    cols, matches, derived = _map_columns(cells, metadata)
     _require_columns(cols, problems)
+    if problems.lines:
+        problems.whole_file(_header_choice(header_row, group_row, cells))
     problems.raise_if_any()
 
     quality = QualityReport()
@@ -259,6 +292,29 @@ def table_from_grid(
         records, problems=problems, quality=quality, source=source,
         source_format="table", metadata=metadata, name_header=matches["name"].header,
         has_pool="pool" in cols, has_group="group" in cols,
+    )
+
+
+def _header_choice(row: int, group_row: int | None, cells: list[Any]) -> str:
+    """Which row was taken as the header and what it holds, for the error."""
+    shown = [f"'{_display(c)}'" for c in cells if not is_blank(c)]
+    more = f" and {len(shown) - 12} more" if len(shown) > 12 else ""
+    which = (
+        f"rows {group_row}-{row} were taken as a two-row header (group row above "
+        "the field row)"
+        if group_row is not None
+        else f"row {row} was taken as the header"
+    )
+    n = header_score(cells)
+    why = (
+        f"it has the most recognized headers ({n}) among the first "
+        f"{HEADER_SCAN_ROWS} non-empty rows"
+        if n
+        else f"no row among the first {HEADER_SCAN_ROWS} non-empty rows has a "
+        "recognized header"
+    )
+    return f"{which} ({why}); found there: " + (
+        ", ".join(shown[:12]) + more if shown else "nothing"
     )
 
 
