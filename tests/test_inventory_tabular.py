@@ -412,8 +412,13 @@ def test_xlsx_sheet_errors(tmp_path):
         InventoryError,
         match=re.escape("memo.xlsx: no sheet has a recognizable header row in its "
                         "first 10 rows (sheets: Memo)"),
-    ):
+    ) as exc:
         read_table(p)
+    assert exc.value.problems[1] == (
+        "memo.xlsx sheet 'Memo': row 1 was taken as the header (no row among the "
+        "first 10 non-empty rows has a recognized header); found there: "
+        "'nothing here'"
+    )
     with pytest.raises(
         InventoryError,
         match=re.escape("memo.xlsx: no sheet named 'List'; sheets: 'Memo'"),

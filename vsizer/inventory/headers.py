@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from vsizer.catalogs.model import UNSTATED_BASIS
-from vsizer.units import canonical_unit, normalize_text, unit_kind
+from vsizer.inventory._io import Grid
+from vsizer.units import canonical_unit, is_blank, normalize_text, unit_kind
 
 __all__ = [
     "DERIVED_HEADERS",
@@ -25,6 +27,8 @@ __all__ = [
     "VARIABLE_MAP",
     "HeaderMatch",
     "combine_header_rows",
+    "header_cells",
+    "header_choice",
     "header_key",
     "header_score",
     "match_header",
@@ -395,3 +399,50 @@ def combine_header_rows(group: list[object], sub: list[object]) -> list[object]:
         else:
             out.append(_joined(carried, s) or s)
     return out
+
+
+def header_cells(grid: Grid, at: int) -> tuple[list[Any], int | None]:
+    """Header of ``grid[at]``, combined with the row above when that is a group row.
+
+    The row just above (the previous spreadsheet row, not blank) is taken as a
+    group row (``CPU`` merged over ``CPU名 / CPU数``, ``メモリ`` over
+    ``容量(GB)``) when combining the two
+    (:func:`~vsizer.inventory.headers.combine_header_rows`) recognizes more
+    fields than ``grid[at]`` alone. Returns the header cells and the group
+    row's spreadsheet number (``None`` for a one-row header).
+    """
+    row, cells = grid[at]
+    if at == 0:
+        return cells, None
+    above_row, above = grid[at - 1]
+    if above_row != row - 1 or all(is_blank(c) for c in above):
+        return cells, None
+    combined = combine_header_rows(above, cells)
+    if header_score(combined) > header_score(cells):
+        return combined, above_row
+    return cells, None
+
+
+def header_choice(
+    row: int, group_row: int | None, cells: list[Any], scan_rows: int
+) -> str:
+    """Which row was taken as the header and what it holds, for the error."""
+    shown = [f"'{normalize_text(c)}'" for c in cells if not is_blank(c)]
+    more = f" and {len(shown) - 12} more" if len(shown) > 12 else ""
+    which = (
+        f"rows {group_row}-{row} were taken as a two-row header (group row above "
+        "the field row)"
+        if group_row is not None
+        else f"row {row} was taken as the header"
+    )
+    n = header_score(cells)
+    why = (
+        f"it has the most recognized headers ({n}) among the first "
+        f"{scan_rows} non-empty rows"
+        if n
+        else f"no row among the first {scan_rows} non-empty rows has a "
+        "recognized header"
+    )
+    return f"{which} ({why}); found there: " + (
+        ", ".join(shown[:12]) + more if shown else "nothing"
+    )

@@ -38,7 +38,8 @@ from vsizer.inventory.headers import (
     VARIABLE_MAP,
     HeaderMatch,
     accepted_headers,
-    combine_header_rows,
+    header_cells,
+    header_choice,
     header_score,
     match_header,
 )
@@ -175,28 +176,6 @@ def find_header(grid: Grid) -> tuple[int | None, int]:
     return best, max(best_score, 0)
 
 
-def header_cells(grid: Grid, at: int) -> tuple[list[Any], int | None]:
-    """Header of ``grid[at]``, combined with the row above when that is a group row.
-
-    The row just above (the previous spreadsheet row, not blank) is taken as a
-    group row (``CPU`` merged over ``CPU名 / CPU数``, ``メモリ`` over
-    ``容量(GB)``) when combining the two
-    (:func:`~vsizer.inventory.headers.combine_header_rows`) recognizes more
-    fields than ``grid[at]`` alone. Returns the header cells and the group
-    row's spreadsheet number (``None`` for a one-row header).
-    """
-    row, cells = grid[at]
-    if at == 0:
-        return cells, None
-    above_row, above = grid[at - 1]
-    if above_row != row - 1 or all(is_blank(c) for c in above):
-        return cells, None
-    combined = combine_header_rows(above, cells)
-    if header_score(combined) > header_score(cells):
-        return combined, above_row
-    return cells, None
-
-
 def _xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str]:
     wb = open_workbook(path)
     try:
@@ -206,17 +185,23 @@ def _xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str
             raise InventoryError(
                 f"{path.name}: no sheet named '{sheet}'; sheets: {listed}"
             )
+        seen: list[str] = []
         for name in [sheet] if sheet is not None else names:
             grid = list(iter_sheet(wb[name]))
-            _, score = find_header(grid)
+            at, score = find_header(grid)
             if sheet is not None or score >= 2:
                 return grid, {"format": "xlsx", "sheet": name, "sheets": names}, name
+            if at is not None:
+                cells, group_row = header_cells(grid, at)
+                seen.append(f"sheet '{name}': " + header_choice(
+                    grid[at][0], group_row, cells, HEADER_SCAN_ROWS))
     finally:
         wb.close()
     raise InventoryError(
-        f"{path.name}: no sheet has a recognizable header row in its first "
-        f"{HEADER_SCAN_ROWS} rows (sheets: {', '.join(names)}); accepted headers "
-        f"for 'name': {accepted_headers('name')}"
+        [f"{path.name}: no sheet has a recognizable header row in its first "
+         f"{HEADER_SCAN_ROWS} rows (sheets: {', '.join(names)}); accepted headers "
+         f"for 'name': {accepted_headers('name')}"]
+        + [f"{path.name} {line}" for line in seen]
     )
 
 
@@ -245,7 +230,9 @@ def table_from_grid(
     cols, matches, derived = _map_columns(cells, metadata)
     _require_columns(cols, problems)
     if problems.lines:
-        problems.whole_file(_header_choice(header_row, group_row, cells))
+        problems.whole_file(
+            header_choice(header_row, group_row, cells, HEADER_SCAN_ROWS)
+        )
     problems.raise_if_any()
 
     quality = QualityReport()
@@ -292,29 +279,6 @@ def table_from_grid(
         records, problems=problems, quality=quality, source=source,
         source_format="table", metadata=metadata, name_header=matches["name"].header,
         has_pool="pool" in cols, has_group="group" in cols,
-    )
-
-
-def _header_choice(row: int, group_row: int | None, cells: list[Any]) -> str:
-    """Which row was taken as the header and what it holds, for the error."""
-    shown = [f"'{_display(c)}'" for c in cells if not is_blank(c)]
-    more = f" and {len(shown) - 12} more" if len(shown) > 12 else ""
-    which = (
-        f"rows {group_row}-{row} were taken as a two-row header (group row above "
-        "the field row)"
-        if group_row is not None
-        else f"row {row} was taken as the header"
-    )
-    n = header_score(cells)
-    why = (
-        f"it has the most recognized headers ({n}) among the first "
-        f"{HEADER_SCAN_ROWS} non-empty rows"
-        if n
-        else f"no row among the first {HEADER_SCAN_ROWS} non-empty rows has a "
-        "recognized header"
-    )
-    return f"{which} ({why}); found there: " + (
-        ", ".join(shown[:12]) + more if shown else "nothing"
     )
 
 
