@@ -268,9 +268,11 @@ def test_blank_memory_is_filled_by_vm_mem_gib(tmp_path):
     f.write_text("Server name,Cores,Memory\na,2,\nb,2,2048\n", encoding="utf-8")
     inv = read_azure_migrate(f)
     assert _row(inv, "a")["mem_gib"] is None
+    assert inv.quality.entries["a"]["mem_gib"] == (
+        "missing", "az.csv row 2, column 'Memory' is empty")
     with pytest.raises(InventoryError, match=re.escape(
-        "server 'a': no memory size in the inventory: fill its memory column, or "
-        "pass --vm-mem-gib F for servers without one.")):
+        "az.csv row 2, column 'Memory' is empty: no memory size for server 'a': "
+        "fill the cell, or pass --vm-mem-gib F for servers without one.")):
         vsizer.plan(inv, hosts=HOST)
     p = vsizer.plan(inv, hosts=HOST, vm_mem_gib=3.0)
     assert _column(p, "mem_gib") == {"a": 3.0, "b": 2.0}

@@ -51,3 +51,4 @@ def test_ambiguous_partner_names_both(tmp_path):
 def test_exact_name_wins_over_host_part(tmp_path):
     inv = _read(tmp_path, "app01,2,4,DB01\ndb01,2,4,\ndb01.west.local,2,4,\n")
     assert _partners(inv)["app01"] == "db01"
+

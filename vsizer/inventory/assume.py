@@ -51,13 +51,7 @@ def fill_memory(
     missing = np.flatnonzero(np.isnan(mem))
     if vm_mem_gib is None:
         if len(missing):
-            raise InventoryError(
-                [
-                    f"server '{names[i]}': no memory size in the inventory: fill its "
-                    "memory column, or pass --vm-mem-gib F for servers without one."
-                    for i in missing
-                ]
-            )
+            raise InventoryError([_no_memory(names[i], quality) for i in missing])
         return servers
     if not len(missing):
         quality.warn(
@@ -75,3 +69,11 @@ def fill_memory(
             f"no memory in the inventory: --vm-mem-gib {vm_mem_gib:g} GiB taken",
         )
     return out
+
+
+def _no_memory(name: str, quality: QualityReport) -> str:
+    where = quality.entries.get(name, {}).get("mem_gib", ("", ""))[1]
+    return (
+        f"{where or f'server {name!r}'}: no memory size for server '{name}': fill "
+        "the cell, or pass --vm-mem-gib F for servers without one."
+    )

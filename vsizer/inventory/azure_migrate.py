@@ -251,8 +251,10 @@ def _row(
             problems.cell(r, str(headers[i]), expect, "" if raw is None else raw)
             continue
         if x is None:
-            if role == "vcpus":  # blank memory: missing, for --vm-mem-gib
+            if role == "vcpus":
                 problems.cell(r, str(headers[i]), expect, "")
+            elif role == "mem_gib":  # left missing, for --vm-mem-gib
+                got["mem_blank"] = f"{problems.prefix} row {r}, column '{headers[i]}'"
             continue
         if role in ("vcpus", "mem_gib", "cpu_avg_util", "mem_used_pct"):
             got[role] = x
@@ -269,6 +271,8 @@ def _row(
         v[f] = value
         quality.record(name, f, status, note)
 
+    if "mem_blank" in got:
+        quality.record(name, "mem_gib", "missing", f"{got['mem_blank']} is empty")
     if "vcpus" in got:
         put("vcpus", int(got["vcpus"]), "given", "Cores")
     if "mem_gib" in got:

@@ -403,7 +403,7 @@ def _convert_row(
             continue
         rec.values[f] = value
         quality.record(rec.name, f, status, note)
-    _require_values(rec, cols, matches, problems)
+    _require_values(rec, cols, matches, problems, quality)
     _fill_from_row(rec, matches, quality)
 
 
@@ -489,8 +489,11 @@ def _require_values(
     cols: dict[str, int],
     matches: dict[str, HeaderMatch],
     problems: ProblemLog,
+    quality: QualityReport,
 ) -> None:
-    """Memory and CPU count are required: report an empty cell (not a bad one)."""
+    """CPU count is required: report an empty cell (not a bad one). An empty
+    memory cell is left missing, located in the quality note, for
+    ``plan --vm-mem-gib`` (:func:`vsizer.inventory.assume.fill_memory`)."""
 
     def blank(f: str) -> bool:  # column absent or cell empty (bad cells are reported)
         return f not in cols or is_blank(rec.cells[f][1])
@@ -502,7 +505,8 @@ def _require_values(
         for f in missing or ["vcpus"]:
             problems.cell(rec.row, matches[f].header, _EXPECT[f], "")
     if blank("mem_gib"):
-        problems.cell(rec.row, matches["mem_gib"].header, _EXPECT["mem_gib"], "")
+        where = f"{problems.prefix} row {rec.row}, column '{matches['mem_gib'].header}'"
+        quality.record(rec.name, "mem_gib", "missing", f"{where} is empty")
 
 
 def _fill_from_row(
