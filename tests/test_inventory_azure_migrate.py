@@ -9,15 +9,19 @@ the field names of Microsoft's tutorial (no '*', no units, Total columns).
 from __future__ import annotations
 
 import csv
+import json
 import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+import vsizer
+from vsizer.catalogs import HostModel
 from vsizer.errors import InventoryError
 from vsizer.inventory import read_azure_migrate, read_inventory
 from vsizer.inventory.azure_migrate import column_role
+from vsizer.quality import PlanWarning, assumption_warnings
 
 DATA = Path(__file__).parent / "data" / "inventory"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "formats"
@@ -106,7 +110,7 @@ def test_errors(tmp_path):
     p.write_text(
         "*Server Name,*Cores,*Memory (In MB),CPU utilization percentage\n"
         "a,2.5,1024,10\n"
-        "b,2,,150\n"
+        "b,2,0,150\n"
         ",2,1024,\n",
         encoding="utf-8",
     )
@@ -115,7 +119,7 @@ def test_errors(tmp_path):
     assert exc.value.problems == [
         "az.csv row 2, column '*Cores': expected a positive whole number, got '2.5'.",
         "az.csv row 3, column '*Memory (In MB)': expected a positive memory size in "
-        "MB, got ''.",
+        "MB, got '0'.",
         "az.csv row 3, column 'CPU utilization percentage': expected a percentage "
         "in [0, 100], got '150'.",
         "az.csv row 4, column '*Server Name': expected a server name, got ''.",
@@ -137,3 +141,189 @@ def test_missing_columns(tmp_path):
     empty.write_text("\n\n", encoding="utf-8")
     with pytest.raises(InventoryError, match=r"^empty\.csv: no data$"):
         read_azure_migrate(empty)
+
+
+# --- CPU capacity: added clock/score columns, --vm-cpu-mhz, the 1:1 default ---
+
+# Target host for hand computation: 10 SPECrate2017_int_base per core at
+# 2500 MHz, i.e. 0.004 per MHz (a made-up round host, not a catalog entry).
+HOST = HostModel(
+    model="round-host", sockets=2, cores_per_socket=16, threads_per_core=2,
+    cpu_mhz=2500, cpu_score_per_core=10.0, mem_gib=512, power_idle_w=100,
+    power_max_w=400, cpu_score_basis="SPECrate2017_int_base",
+)
+NAMES = ["app01.contoso.local", "db01.contoso.local", "tools01.contoso.local"]
+HOST_CORE_NOTE = (
+    "no clock rate or CPU score: each core taken as one core of host round-host "
+    "(10 SPECrate2017_int_base/core, a 1:1 core assumption); pass --vm-cpu-mhz or "
+    "add a cpu_mhz (or cpu_score_per_core) column"
+)
+
+
+def _column(plan, col):
+    return dict(zip(plan.servers["name"], plan.servers[col], strict=True))
+
+
+def _capacity(plan):
+    return _column(plan, "cpu_capacity")
+
+
+def _named(values):
+    return dict(zip(NAMES, values, strict=True))
+
+
+def test_clock_column_is_read():
+    inv = read_azure_migrate(DATA / "azure_migrate_with_clock.csv")
+    assert [_row(inv, n)["cpu_mhz"] for n in NAMES] == [2400.0, 3000.0, None]
+    assert inv.metadata["columns"]["CPU clock (GHz)"] == "cpu_mhz"
+    assert inv.quality.status(NAMES[0], "cpu_mhz") == "given"
+
+
+def test_plan_with_clock_column():
+    # app01: 4 cores x 2400 MHz x 0.004 = 38.4; db01: 8 x 3000 x 0.004 = 96;
+    # tools01 has no clock: 2 cores x the host's 10 = 20 (assumed).
+    p = vsizer.plan(DATA / "azure_migrate_with_clock.csv", hosts=HOST)
+    assert _capacity(p) == pytest.approx(_named([38.4, 96.0, 20.0]))
+    # demand at the peak (taken equal to the one CPU figure): 38.4 x 25 % = 9.6,
+    # 96 x 40 % = 38.4; tools01 has no utilization: 100 % assumed -> 20.
+    peak = _column(p, "cpu_peak_demand")
+    assert peak == pytest.approx(_named([9.6, 38.4, 20.0]))
+    q = p.quality
+    assert q.status(NAMES[0], "cpu_capacity") == "assumed"  # host-ratio rule
+    assert q.entries[NAMES[2]]["cpu_capacity"] == ("assumed", HOST_CORE_NOTE)
+    assert [w for w in assumption_warnings(q) if w.code == "assumed_cpu_capacity"
+            and w.servers == (NAMES[2],)] == [PlanWarning(
+                "assumed_cpu_capacity",
+                f"cpu_capacity assumed for 1 server: {HOST_CORE_NOTE}.",
+                (NAMES[2],))]
+
+
+def test_plan_without_clock_takes_the_host_core():
+    # No clock in the format: every core is one host core: 4 x 10, 8 x 10, 2 x 10.
+    p = vsizer.plan(DATA / "azure_migrate_rvtools2azmigrate.csv", hosts=HOST)
+    assert _capacity(p) == pytest.approx(_named([40.0, 80.0, 20.0]))
+    assert list(p.servers["score_source"]) == ["host-core"] * 3
+    warnings = [w for w in assumption_warnings(p.quality)
+                if w.code == "assumed_cpu_capacity"]
+    assert warnings == [PlanWarning(
+        "assumed_cpu_capacity",
+        f"cpu_capacity assumed for 3 servers: {HOST_CORE_NOTE}.", tuple(NAMES))]
+    assert p.quality.warnings == []
+
+
+def test_vm_cpu_mhz_fills_servers_without_clock():
+    # --vm-cpu-mhz 2000 -> 2000 x 0.004 = 8 per core: 32, 64, 16 without the
+    # clock column; with it only tools01 is filled (2 x 8 = 16).
+    p = vsizer.plan(DATA / "azure_migrate_rvtools2azmigrate.csv", hosts=HOST,
+                    vm_cpu_mhz=2000.0)
+    assert _capacity(p) == pytest.approx(_named([32.0, 64.0, 16.0]))
+    note = ("no clock rate or CPU score in the inventory: --vm-cpu-mhz 2000 taken, "
+            "scaled by host round-host's 10 SPECrate2017_int_base/core at 2500 MHz")
+    assert p.quality.entries[NAMES[0]]["cpu_capacity"] == ("assumed", note)
+    p = vsizer.plan(DATA / "azure_migrate_with_clock.csv", hosts=HOST,
+                    vm_cpu_mhz=2000.0)
+    assert _capacity(p) == pytest.approx(_named([38.4, 96.0, 16.0]))
+    assert list(p.servers["score_source"]) == ["host-ratio", "host-ratio", "option"]
+    assert p.quality.warnings == []
+
+
+def test_vm_cpu_mhz_not_needed_is_said(tmp_path):
+    src = (DATA / "azure_migrate_with_clock.csv").read_text(encoding="utf-8")
+    f = tmp_path / "az.csv"
+    assert src.endswith(",\n")  # tools01's clock cell is the last, blank
+    f.write_text(src[:-1] + "1.5\n", encoding="utf-8")  # tools01 at 1.5 GHz
+    p = vsizer.plan(f, hosts=HOST, vm_cpu_mhz=2000.0, vm_mem_gib=4.0)
+    assert _capacity(p)[NAMES[2]] == pytest.approx(12.0)  # 2 x 1500 x 0.004
+    assert [w.to_dict() for w in p.quality.warnings] == [
+        {"code": "vm_mem_gib_unused",
+         "message": "--vm-mem-gib 4 was not used: every server's memory is in the "
+         "inventory.", "servers": []},
+        {"code": "vm_cpu_mhz_unused",
+         "message": "--vm-cpu-mhz 2000 was not used: every server's CPU capacity "
+         "comes from the inventory (cpu_score_per_core or cpu_mhz) or from the CPU "
+         "catalog (cpu_name).", "servers": []},
+    ]
+
+
+def test_score_column_with_spec_header(tmp_path):
+    f = tmp_path / "az.csv"
+    f.write_text(
+        "Server name,Cores,Memory,SPECrate2017_int_base/core,cpu_name\n"
+        "a,4,4096,7.5,Xeon Old\n"
+        "b,2,2048,,\n",
+        encoding="utf-8",
+    )
+    inv = read_azure_migrate(f)
+    a = _row(inv, "a")
+    assert (a["cpu_score_per_core"], a["cpu_score_basis"], a["cpu_name"]) == (
+        7.5, "SPECrate2017_int_base", "Xeon Old")
+    p = vsizer.plan(inv, hosts=HOST)
+    # a: 4 x 7.5 = 30 (its own score); b: 2 x 10 (host core, assumed).
+    assert _capacity(p) == pytest.approx({"a": 30.0, "b": 20.0})
+    assert p.quality.status("a", "cpu_capacity") == "given"
+
+
+def test_blank_memory_is_filled_by_vm_mem_gib(tmp_path):
+    f = tmp_path / "az.csv"
+    f.write_text("Server name,Cores,Memory\na,2,\nb,2,2048\n", encoding="utf-8")
+    inv = read_azure_migrate(f)
+    assert _row(inv, "a")["mem_gib"] is None
+    assert inv.quality.entries["a"]["mem_gib"] == (
+        "missing", "az.csv row 2, column 'Memory' is empty")
+    with pytest.raises(InventoryError, match=re.escape(
+        "az.csv row 2, column 'Memory' is empty: no memory size for server 'a': "
+        "fill the cell, or pass --vm-mem-gib F for servers without one.")):
+        vsizer.plan(inv, hosts=HOST)
+    p = vsizer.plan(inv, hosts=HOST, vm_mem_gib=3.0)
+    assert _column(p, "mem_gib") == {"a": 3.0, "b": 2.0}
+    assert p.quality.entries["a"]["mem_gib"] == (
+        "assumed", "no memory in the inventory: --vm-mem-gib 3 GiB taken")
+    assert p.quality.warnings == []
+
+
+def test_bad_added_cpu_cells(tmp_path):
+    f = tmp_path / "az.csv"
+    f.write_text(
+        "Server name,Cores,Memory,cpu_mhz,cpu_score_per_core\n"
+        "a,2,1024,fast,0\n"
+        "b,2,1024,2GB,-1\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InventoryError) as exc:
+        read_azure_migrate(f)
+    assert exc.value.problems == [
+        "az.csv row 2, column 'cpu_mhz': expected a positive clock rate such as "
+        "2400 or '2.4GHz', got 'fast'.",
+        "az.csv row 2, column 'cpu_score_per_core': expected a positive number, "
+        "got '0'.",
+        "az.csv row 3, column 'cpu_mhz': expected a positive clock rate such as "
+        "2400 or '2.4GHz', got '2GB'.",
+        "az.csv row 3, column 'cpu_score_per_core': expected a positive number, "
+        "got '-1'.",
+    ]
+
+
+def test_cli_vm_cpu_mhz_is_applied_to_an_inventory(tmp_path):
+    from typer.testing import CliRunner
+
+    from vsizer.cli import app
+
+    def capacities(*flags):
+        out = tmp_path / "p.json"
+        r = CliRunner().invoke(app, ["plan", str(DATA / "azure_migrate_docs_fields.csv"),
+                                     *flags, "-q", "-o", str(out)])
+        assert r.exit_code == 0, r.output
+        doc = json.loads(out.read_text(encoding="utf-8"))
+        return [s["cpu_capacity"] for s in doc["servers"]], doc["quality"]
+
+    # Shipped default host (Dell PowerEdge R740 2x Platinum 8180): 143
+    # SPECrate2017_int_base over 28 cores = 5.107143 per core, at 2500 MHz.
+    # Without a clock: 2 cores x 5.107143 = 10.214286 per web server.
+    cap, _ = capacities()
+    assert cap == pytest.approx([10.214286, 10.214286], abs=1e-6)
+    # --vm-cpu-mhz 1250: 1250 x 5.107143 / 2500 = 2.553571 per core, x 2.
+    cap, quality = capacities("--vm-cpu-mhz", "1250")
+    assert cap == pytest.approx([5.107143, 5.107143], abs=1e-6)
+    note = quality["servers"][0]["notes"]["cpu_capacity"]
+    assert note.startswith("no clock rate or CPU score in the inventory: "
+                           "--vm-cpu-mhz 1250 taken")

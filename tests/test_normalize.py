@@ -188,39 +188,102 @@ def test_rule_mhz_from_catalog_and_vcpus():
     assert "4 vCPUs (sockets/cores unknown)" in quality.entries["s1"]["cpu_capacity"][1]
 
 
-def test_missing_score_and_mhz_lists_every_server():
-    servers = frame(
+def _unknown_cpus():
+    return frame(
         name=["web01", "db01", "ok"],
         cpu_name=["Mystery", None, "Xeon 5160"],
         sockets=[1, 1, 1],
         cores_per_socket=[2, 2, 2],
     )
+
+
+def test_missing_score_and_mhz_is_an_error_on_request():
     with pytest.raises(InventoryError) as info:
-        normalize_cpu(servers, SCORE_HOST, CATALOG, QualityReport())
+        normalize_cpu(_unknown_cpus(), SCORE_HOST, CATALOG, QualityReport(),
+                      unknown_cpu="error")
+    hint = (
+        ": add a cpu_mhz column (or cpu_score_per_core with cpu_score_basis) to the "
+        "inventory, pass --vm-cpu-mhz F for servers without a clock, or give the CPU "
+        "in a catalog with --cpus."
+    )
     assert info.value.problems == [
         "server 'web01': no CPU score in SPECint2000 and no clock rate (cpu_name "
-        "'Mystery', not in the CPU catalog with a score or clock): give "
-        "cpu_score_per_core with cpu_score_basis, or cpu_mhz, or add the CPU to the "
-        "CPU catalog.",
-        "server 'db01': no CPU score in SPECint2000 and no clock rate (no cpu_name, "
-        "not in the CPU catalog with a score or clock): give cpu_score_per_core with "
-        "cpu_score_basis, or cpu_mhz, or add the CPU to the CPU catalog.",
+        "'Mystery' is not in the CPU catalog)" + hint,
+        "server 'db01': no CPU score in SPECint2000 and no clock rate (no cpu_name)"
+        + hint,
     ]
     with pytest.raises(
         InventoryError,
-        match=r"^server 'web01': no clock rate \(cpu_name "
-        r"'Mystery', not in the CPU catalog\): give cpu_mhz, or add the "
-        r"CPU to the CPU catalog\.\nserver 'db01'",
+        match=r"^server 'web01': no clock rate \(cpu_name 'Mystery' is not in the "
+        r"CPU catalog\): add a cpu_mhz column .*\nserver 'db01'",
     ):
-        normalize_cpu(servers, MHZ_HOST, CATALOG, QualityReport())
+        normalize_cpu(_unknown_cpus(), MHZ_HOST, CATALOG, QualityReport(),
+                      unknown_cpu="error")
+
+
+def test_missing_score_and_mhz_takes_the_host_core():
+    # Score host: 1000 SPECint2000/core. web01 and db01 (2 cores, nothing known)
+    # -> 2 x 1000 = 2000; 'ok' keeps its catalog score 2 x 1512.5 = 3025.
+    quality = QualityReport()
+    out, _ = normalize_cpu(_unknown_cpus(), SCORE_HOST, CATALOG, quality)
+    assert_allclose(out["cpu_capacity"], [2000.0, 2000.0, 3025.0])
+    assert list(out["score_source"]) == ["host-core", "host-core", "catalog"]
+    note = (
+        "no clock rate or CPU score: each core taken as one core of host scorehost "
+        "(1000 SPECint2000/core, a 1:1 core assumption); pass --vm-cpu-mhz or add a "
+        "cpu_mhz (or cpu_score_per_core) column"
+    )
+    for s in ("web01", "db01"):
+        assert quality.entries[s]["cpu_capacity"] == ("assumed", note)
+    assert quality.status("ok", "cpu_capacity") == "derived"
+    # MHz host (2260 MHz/core): 2 x 2260 = 4520; 'ok' at its catalog 3000 MHz.
+    out, _ = normalize_cpu(_unknown_cpus(), MHZ_HOST, CATALOG, QualityReport())
+    assert_allclose(out["cpu_capacity"], [4520.0, 4520.0, 6000.0])
+
+
+def test_vm_cpu_mhz_fills_only_servers_without_clock_or_score():
+    # --vm-cpu-mhz 3000 on the score host (1000 per 2000 MHz): 3000 x 0.5 = 1500
+    # per core, x 2 cores = 3000; 'ok' keeps the catalog's 3025.
+    quality = QualityReport()
+    out, _ = normalize_cpu(_unknown_cpus(), SCORE_HOST, CATALOG, quality,
+                           assume_mhz=3000.0)
+    assert_allclose(out["cpu_capacity"], [3000.0, 3000.0, 3025.0])
+    assert_allclose(out["cpu_mhz"], [3000.0, 3000.0, 3000.0])
+    assert list(out["score_source"]) == ["option", "option", "catalog"]
+    assert quality.entries["web01"]["cpu_capacity"] == (
+        "assumed",
+        "no clock rate or CPU score in the inventory: --vm-cpu-mhz 3000 taken, "
+        "scaled by host scorehost's 1000 SPECint2000/core at 2000 MHz",
+    )
+    assert quality.warnings == []
+    out, _ = normalize_cpu(_unknown_cpus(), MHZ_HOST, CATALOG, quality,
+                           assume_mhz=1500.0)
+    assert_allclose(out["cpu_capacity"], [3000.0, 3000.0, 6000.0])
+    assert quality.entries["db01"]["cpu_capacity"] == (
+        "assumed", "no clock rate in the inventory: --vm-cpu-mhz 1500 taken"
+    )
+
+
+def test_vm_cpu_mhz_not_needed_is_a_warning():
+    quality = QualityReport()
+    servers = frame(name=["a"], cpu_mhz=[2000], sockets=[1], cores_per_socket=[2])
+    out, _ = normalize_cpu(servers, MHZ_HOST, CATALOG, quality, assume_mhz=1000.0)
+    assert_allclose(out["cpu_capacity"], [4000.0])
+    assert [w.to_dict() for w in quality.warnings] == [{
+        "code": "vm_cpu_mhz_unused",
+        "message": "--vm-cpu-mhz 1000 was not used: every server's CPU capacity "
+        "comes from the inventory (cpu_score_per_core or cpu_mhz) or from the CPU "
+        "catalog (cpu_name).",
+        "servers": [],
+    }]
 
 
 def test_missing_core_count():
     servers = frame(name=["a"], cpu_mhz=[2000], sockets=[2])
     with pytest.raises(
         InventoryError,
-        match=r"^server 'a': no core count: give sockets "
-        r"and cores_per_socket, or vcpus\.$",
+        match=r"^server 'a': no core count: add sockets and cores_per_socket, or "
+        r"vcpus, to the inventory \(e\.g\. an Azure Migrate 'Cores' column\)\.$",
     ):
         normalize_cpu(servers, MHZ_HOST, CATALOG, QualityReport())
 
@@ -307,3 +370,13 @@ def test_five_thousand_servers_well_under_a_second():
     out, _ = normalize_cpu(servers, SCORE_HOST, CATALOG, QualityReport())
     assert time.perf_counter() - start < 0.5
     assert len(out) == n and out["cpu_capacity"].notna().all()
+
+
+def test_assume_mhz_and_unknown_cpu_parameters():
+    servers = frame(name=["a"], cpu_mhz=[2000], sockets=[1], cores_per_socket=[2])
+    with pytest.raises(ConfigError, match=r"^The 'assume_mhz' parameter of "
+                       r"normalize_cpu must be a float in the range \(0"):
+        normalize_cpu(servers, MHZ_HOST, CATALOG, QualityReport(), assume_mhz=0.0)
+    with pytest.raises(ConfigError, match=r"^The 'unknown_cpu' parameter of "
+                       r"normalize_cpu must be"):
+        normalize_cpu(servers, MHZ_HOST, CATALOG, QualityReport(), unknown_cpu="x")

@@ -119,13 +119,18 @@ def plan(
         float | None,
         typer.Option(
             "--vm-cpu-mhz",
-            help="Without inventory: CPU size of every VM [MHz] (PlanetLab gives only %).",
+            help="Clock [MHz per core] of servers whose inventory row has neither "
+            "clock nor CPU score (e.g. Azure Migrate); without inventory, the CPU "
+            "size of every VM (PlanetLab gives only %). Default without it: each "
+            "core counts as one host core (a warning).",
         ),
     ] = None,
     vm_mem_gib: Annotated[
         float | None,
         typer.Option(
-            "--vm-mem-gib", help="Without inventory: memory of every VM [GiB]."
+            "--vm-mem-gib",
+            help="Memory [GiB] of servers whose inventory row has none; without "
+            "inventory, the memory of every VM.",
         ),
     ] = None,
     hosts: Annotated[

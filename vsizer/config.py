@@ -39,8 +39,8 @@ A scenario TOML file mirrors the CLI flags::
     mem_basis = "auto"     # memory curve ("used") if given, else configured size
     solver = "heuristic"   # or "cp-sat" (OR-Tools, `vsizer[solver]`)
     time_limit = 30.0      # seconds for cp-sat
-    vm_cpu_mhz = 1000      # one size for every VM when there is no inventory
-    vm_mem_gib = 1
+    vm_cpu_mhz = 1000      # clock [MHz/core] of servers with no clock or score;
+    vm_mem_gib = 1         # memory of servers with none (no inventory: every VM)
 
     [platform]             # what-if factors on the host (DESIGN §6.4)
     scenarios = ["hyperv-r2-java"]   # names: vsizer.models.platform.SCENARIOS

@@ -28,6 +28,7 @@ from vsizer.catalogs.server_power import (
 from vsizer.config import Rules
 from vsizer.errors import ConfigError, InputError, InventoryError, SeriesError
 from vsizer.inventory import Inventory, read_inventory
+from vsizer.inventory.assume import fill_memory
 from vsizer.models import power as power_model
 from vsizer.models.memory_overhead import esxi_vm_overhead_mib
 from vsizer.placement.curve_sizing import CurveSizing, size_pool_on_curves
@@ -132,12 +133,18 @@ class ConsolidationStudy:
             inv_servers, series_info = _match_series(
                 inv_servers, self.series, self.aligned, quality
             )
+        from_series = self.inventory.source_format == "series"
+        inv_servers = fill_memory(
+            inv_servers, quality, None if from_series else rules.vm_mem_gib
+        )
         servers, unit = normalize_cpu(
             inv_servers,
             host,
             self.cpu_catalog,
             quality,
             assume_util=rules.assume_util,
+            # Series-only plans already sized every VM from --vm-cpu-mhz.
+            assume_mhz=None if from_series else rules.vm_cpu_mhz,
         )
         servers = servers.reset_index(drop=True)
         pw = estimate_server_power(servers, _shipped_power_catalog(), quality=quality)

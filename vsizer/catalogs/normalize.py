@@ -28,11 +28,18 @@ Rules
    do less, so this *overstates* their capacity and demand: conservative for
    sizing, pessimistic for consolidation ratios.
 4. In MHz mode: ``mhz`` — ``cpu_mhz``.
+5. ``option`` (assumed) — no score and no clock: the clock given by
+   ``plan --vm-cpu-mhz`` (``assume_mhz``), then rule 3 (or 4 in MHz mode).
+6. ``host-core`` (assumed) — still nothing: each of the server's cores is
+   taken as one core of the host (the host's per-core score, or its clock in
+   MHz mode). A 1:1 core assumption: right for a server of the host's
+   generation; for an older one it overstates capacity and demand
+   (conservative for sizing, like rule 3). With ``unknown_cpu='error'`` such
+   a server is an error instead (:class:`~vsizer.errors.InventoryError`,
+   listing every such server and the columns and flags that would help).
 
 A missing ``cpu_mhz`` or ``cores_per_socket`` is filled from the catalog entry
-of ``cpu_name`` (any basis; derived). A server with neither a usable score nor
-a clock rate is an error (:class:`~vsizer.errors.InventoryError`, listing
-every such server).
+of ``cpu_name`` (any basis; derived).
 
 **Cores.** ``sockets x cores_per_socket``; if either is missing, ``vcpus``
 (VMs from RVTools; noted). With none of them the server is an error.
@@ -59,7 +66,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from vsizer._validation import Interval, check_param
+from vsizer._validation import Interval, OneOf, check_param
 from vsizer.catalogs.cpu_catalog import CpuCatalog
 from vsizer.catalogs.model import UNSTATED_BASIS, HostModel
 from vsizer.errors import CatalogError, InventoryError
@@ -74,6 +81,8 @@ _STATUS: dict[str, Status] = {
     "inventory": "given",
     "catalog": "derived",
     "host-ratio": "assumed",
+    "option": "assumed",
+    "host-core": "assumed",
 }
 
 
@@ -127,6 +136,69 @@ def _fmt(x: float) -> str:
     return f"{x:.6g}"
 
 
+def _per_core(
+    host: HostModel,
+    unit: str,
+    score: np.ndarray,
+    basis: np.ndarray,
+    cat_score: np.ndarray,
+    mhz_eff: np.ndarray,
+    assume_mhz: float | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per-core score, its source, the clock used and the servers with neither.
+
+    Rules in order (module docstring): the inventory's score, the catalog's,
+    the clock (given, from the catalog, else ``assume_mhz`` = source
+    ``option``) scaled by the host's score per MHz; servers left are
+    ``unknown`` and get the host's own per-core score (``host-core``).
+    """
+    n = len(score)
+    score_mode = host.cpu_score_per_core is not None
+    option = np.isnan(mhz_eff) & (assume_mhz is not None)
+    if score_mode:
+        basis_ok = (
+            (basis == unit)
+            | np.isin(basis, ["", UNSTATED_BASIS])
+            | (unit == UNSTATED_BASIS)
+        )
+        own = ~np.isnan(score) & basis_ok
+        from_cat = ~own & ~np.isnan(cat_score)
+        option &= ~own & ~from_cat
+    else:
+        own = from_cat = np.zeros(n, dtype=bool)
+    if assume_mhz is not None:
+        mhz_eff = np.where(option, float(assume_mhz), mhz_eff)
+    unknown = ~own & ~from_cat & np.isnan(mhz_eff)
+    if score_mode:
+        host_core = float(host.cpu_score_per_core)  # type: ignore[arg-type]
+        by_clock = mhz_eff * host_core / host.cpu_mhz
+        per_core = np.where(own, score, np.where(from_cat, cat_score, by_clock))
+        src = np.where(own, "inventory", np.where(from_cat, "catalog", "host-ratio"))
+    else:
+        host_core = float(host.cpu_mhz)
+        per_core, src = mhz_eff.copy(), np.full(n, "mhz", dtype=object)
+    src = np.where(option, "option", src).astype(object)
+    per_core = np.where(unknown, host_core, per_core)
+    return per_core, src, mhz_eff, unknown
+
+
+def _no_cpu_text(unit: str, score_mode: bool, cpu_name: str) -> str:
+    """Why a server has no CPU capacity, and the columns and flags that give one."""
+    cpu = (
+        f"cpu_name '{cpu_name}' is not in the CPU catalog"
+        if cpu_name
+        else "no cpu_name"
+    )
+    what = (
+        f"no CPU score in {unit} and no clock rate" if score_mode else "no clock rate"
+    )
+    return (
+        f"{what} ({cpu}): add a cpu_mhz column (or cpu_score_per_core with "
+        "cpu_score_basis) to the inventory, pass --vm-cpu-mhz F for servers "
+        "without a clock, or give the CPU in a catalog with --cpus."
+    )
+
+
 def normalize_cpu(
     servers: pd.DataFrame,
     host: HostModel,
@@ -134,6 +206,8 @@ def normalize_cpu(
     quality: QualityReport,
     *,
     assume_util: float = 1.0,
+    assume_mhz: float | None = None,
+    unknown_cpu: str = "host-core",
 ) -> tuple[pd.DataFrame, str]:
     """CPU capacity and demand of every server in the host's capacity unit.
 
@@ -150,6 +224,13 @@ def normalize_cpu(
         Updated in place (see module docstring).
     assume_util : float, default 1.0
         Utilization [fraction] for servers with neither average nor peak.
+    assume_mhz : float, optional
+        Clock rate [MHz] of servers with no usable score and no clock rate
+        (``plan --vm-cpu-mhz``); their per-core score follows the
+        ``host-ratio`` rule (source ``option``, assumed).
+    unknown_cpu : {'host-core', 'error'}, default 'host-core'
+        A server still without score or clock: ``'host-core'`` takes each of
+        its cores as one core of the host (assumed); ``'error'`` raises.
 
     Returns
     -------
@@ -172,6 +253,13 @@ def normalize_cpu(
     18080 MHz, so CPU allows 18080 / 1200 = 15 such VMs.
     """
     check_param("assume_util", assume_util, Interval(float, 0.0, 1.0), "normalize_cpu")
+    if assume_mhz is not None:
+        check_param(
+            "assume_mhz", assume_mhz, Interval(float, 0.0, None, closed="neither"),
+            "normalize_cpu",
+        )
+    check_param("unknown_cpu", unknown_cpu, OneOf(("host-core", "error")),
+                "normalize_cpu")
     out = servers.copy()
     n = len(out)
     names = _text(out, "name")
@@ -216,35 +304,23 @@ def normalize_cpu(
     cps_eff = np.where(cps_from_cat, cat_cores, cps)
 
     # --- per-core score and its source
-    if score_mode:
-        host_ratio = float(host.cpu_score_per_core) / host.cpu_mhz  # type: ignore[arg-type]
-        basis_ok = (
-            (basis == unit)
-            | np.isin(basis, ["", UNSTATED_BASIS])
-            | (unit == UNSTATED_BASIS)
+    per_core, src, mhz_eff, unknown = _per_core(
+        host, unit, score, basis, cat_score, mhz_eff, assume_mhz
+    )
+    if assume_mhz is not None and not (src == "option").any():
+        quality.warn(
+            "vm_cpu_mhz_unused",
+            f"--vm-cpu-mhz {assume_mhz:g} was not used: every server's CPU capacity "
+            "comes from the inventory (cpu_score_per_core or cpu_mhz) or from the "
+            "CPU catalog (cpu_name).",
         )
-        own = ~np.isnan(score) & basis_ok
-        from_cat = ~own & ~np.isnan(cat_score)
-        ratio = ~own & ~from_cat & ~np.isnan(mhz_eff)
-        per_core = np.where(
-            own, score, np.where(from_cat, cat_score, mhz_eff * host_ratio)
-        )
-        src = np.where(own, "inventory", np.where(from_cat, "catalog", "host-ratio"))
-        unknown = ~own & ~from_cat & ~ratio
+    if unknown_cpu == "error":
+        problems += [
+            f"server '{names[j]}': {_no_cpu_text(unit, score_mode, cpu_names[j])}"
+            for j in np.flatnonzero(unknown)
+        ]
     else:
-        per_core, src = mhz_eff, np.full(n, "mhz", dtype=object)
-        unknown = np.isnan(mhz_eff)
-    for j in np.flatnonzero(unknown):
-        cpu = f"cpu_name '{cpu_names[j]}'" if cpu_names[j] else "no cpu_name"
-        need = (
-            f"no CPU score in {unit} and no clock rate ({cpu}, not in the CPU catalog"
-            " with a score or clock): give cpu_score_per_core with cpu_score_basis, "
-            "or cpu_mhz, or add the CPU to the CPU catalog."
-            if score_mode
-            else f"no clock rate ({cpu}, not in the CPU catalog): give cpu_mhz, or "
-            "add the CPU to the CPU catalog."
-        )
-        problems.append(f"server '{names[j]}': {need}")
+        src = np.where(unknown, "host-core", src)
 
     # --- cores
     physical = ~np.isnan(sockets) & ~np.isnan(cps_eff)
@@ -252,8 +328,8 @@ def normalize_cpu(
     cores = np.where(physical, sockets * cps_eff, vcpus)
     for j in np.flatnonzero(~physical & ~by_vcpus):
         problems.append(
-            f"server '{names[j]}': no core count: give sockets and cores_per_socket, "
-            "or vcpus."
+            f"server '{names[j]}': no core count: add sockets and cores_per_socket, "
+            "or vcpus, to the inventory (e.g. an Azure Migrate 'Cores' column)."
         )
     if problems:
         raise InventoryError(problems)
@@ -375,6 +451,22 @@ def _capacity_note(
         else f"{_fmt(vcpus)} vCPUs (sockets/cores unknown)"
     )
     head = f"{cores} x {_fmt(per_core)} {unit}/core"
+    # The two assumptions below carry no per-server figure, so that every server
+    # they concern shares one note and one plan warning.
+    if src == "option":
+        return (
+            f"no clock rate or CPU score in the inventory: --vm-cpu-mhz {_fmt(mhz)} "
+            f"taken, scaled by host {host.model}'s {_fmt(host.cpu_score_per_core or 0)}"
+            f" {unit}/core at {_fmt(host.cpu_mhz)} MHz"
+            if unit != MHZ_UNIT
+            else f"no clock rate in the inventory: --vm-cpu-mhz {_fmt(mhz)} taken"
+        )
+    if src == "host-core":
+        return (
+            "no clock rate or CPU score: each core taken as one core of host "
+            f"{host.model} ({_fmt(per_core)} {unit}/core, a 1:1 core assumption); "
+            "pass --vm-cpu-mhz or add a cpu_mhz (or cpu_score_per_core) column"
+        )
     if src == "inventory":
         return f"{head} (score from the inventory)"
     if src == "catalog":

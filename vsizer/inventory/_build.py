@@ -197,6 +197,18 @@ def _check_unique(
             first[key] = rec.row
 
 
+def _match_name(wanted: str, names: list[str]) -> list[str]:
+    """Servers a partner name means: the same name in any case, else the names
+    whose host part (before the first '.') equals it, with or without domain
+    (``web02`` = ``WEB02.contoso.local``). More than one is ambiguous."""
+    key = wanted.casefold()
+    same = [n for n in names if n.casefold() == key]
+    if same:
+        return same
+    short = key.split(".")[0]
+    return [n for n in names if n.casefold().split(".")[0] == short]
+
+
 def _check_partners(
     planned: list[ServerRecord],
     excluded: list[ServerRecord],
@@ -204,21 +216,18 @@ def _check_partners(
     quality: QualityReport,
 ) -> None:
     """Partners must name servers of the file; drop excluded ones; make pairs mutual."""
-    known = {r.name.casefold(): r.name for r in planned}
-    gone = {r.name.casefold(): r.name for r in excluded}
+    # unique names (a duplicate is reported by _check_unique already)
+    everyone = list(dict.fromkeys([r.name for r in planned + excluded]))
+    gone = {r.name for r in excluded}
     partners: dict[str, list[str]] = {}
     for rec in planned:
         names = rec.values.get("redundant_with")
         if names is None:
             continue
         header, raw = rec.cells.get("redundant_with", ("redundant_with", str(names)))
-        wanted = [n for n in str(names).split(";") if n]
-        unknown = [
-            n
-            for n in wanted
-            if (n.casefold() not in known and n.casefold() not in gone)
-            or n.casefold() == rec.name.casefold()
-        ]
+        found = {n: _match_name(n, everyone) for n in str(names).split(";") if n}
+        unknown = [n for n, m in found.items() if not m or m == [rec.name]]
+        ambiguous = [(n, m) for n, m in found.items() if len(m) > 1]
         if unknown:
             listed = ", ".join(f"'{n}'" for n in unknown)
             problems.cell(
@@ -228,9 +237,15 @@ def _check_partners(
                 f"{'is' if len(unknown) == 1 else 'are'} not)",
                 raw,
             )
+        for n, m in ambiguous:
+            both = " and ".join(f"'{x}'" for x in m)
+            problems.cell(rec.row, header, f"one server per name ('{n}' matches "
+                          f"{both}; write the full name)", raw)
+        if unknown or ambiguous:
             continue
-        keep = [known[n.casefold()] for n in wanted if n.casefold() in known]
-        dropped = [gone[n.casefold()] for n in wanted if n.casefold() in gone]
+        matched = [m[0] for m in found.values()]
+        keep = [n for n in matched if n not in gone]
+        dropped = [n for n in matched if n in gone]
         if dropped:
             quality.note(
                 f"{rec.name}: redundancy partner(s) {', '.join(dropped)} not migrated; "

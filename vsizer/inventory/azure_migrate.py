@@ -16,6 +16,16 @@ out MB/s x 8 -> ``net_mbps``. The totals columns (``Total disks read ops``
 utilization is one figure: it becomes the average, and the peak is assumed
 equal to it.
 
+The format has no clock rate and no CPU model, so a server's CPU capacity is
+unknown unless columns are added. These server-list columns are read when
+present (any spelling of :data:`vsizer.inventory.headers.VARIABLE_MAP`):
+``cpu_mhz`` (``CPU clock (GHz)`` ...), ``cpu_score_per_core`` (including the
+SPEC headers, whose basis they name), ``cpu_score_basis`` and ``cpu_name``.
+Without them, ``plan --vm-cpu-mhz`` gives the clock, else each core is taken
+as one core of the target host (assumed, a plan warning). A blank memory cell
+is left missing for ``plan --vm-mem-gib`` to fill (the column itself is
+required).
+
 References
 ----------
 .. [1] Microsoft, "Tutorial: Discover servers using an imported CSV file,"
@@ -32,9 +42,18 @@ from typing import Any
 from vsizer.errors import InventoryError
 from vsizer.inventory._build import ProblemLog, ServerRecord, clean_text, finish
 from vsizer.inventory._io import read_csv_grid
+from vsizer.inventory.headers import HeaderMatch, match_header
 from vsizer.inventory.model import Inventory
 from vsizer.quality import QualityReport
-from vsizer.units import disk_to_gib, is_blank, memory_to_gib, parse_number
+from vsizer.units import (
+    clock_to_mhz,
+    disk_to_gib,
+    is_blank,
+    memory_to_gib,
+    parse_number,
+    parse_quantity,
+    unit_kind,
+)
 
 __all__ = ["VARIABLE_MAP", "column_role", "header_key", "read_azure_migrate"]
 
@@ -60,6 +79,13 @@ VARIABLE_MAP: dict[str, list[str]] = {
     ],
     "net_mbps": ["Network In throughput", "Network Out throughput"],
 }
+
+#: Server-list fields read from columns a user adds to the import file (they
+#: are not in Microsoft's format), under any header that
+#: :data:`vsizer.inventory.headers.VARIABLE_MAP` accepts for them.
+EXTRA_FIELDS: tuple[str, ...] = (
+    "cpu_mhz", "cpu_score_per_core", "cpu_score_basis", "cpu_name",
+)
 
 _DISK = re.compile(
     r"^disk (\d+) (size|read ops|write ops|read throughput|write throughput)$"
@@ -135,11 +161,17 @@ def read_azure_migrate(path: str | os.PathLike[str]) -> Inventory:
         raise InventoryError(f"{p.name}: no data")
     header_row, headers = grid[0]
     roles: dict[int, tuple[str, str | None]] = {}  # column -> (role, disk number)
+    extra: dict[int, HeaderMatch] = {}  # column -> added server-list column
     unmapped = []
     for i, h in enumerate(headers):
         role = column_role(h)
+        m = match_header(h) if role is None else None
         if role is not None:
             roles[i] = role
+        elif m is not None and m.field in EXTRA_FIELDS and all(
+            x.field != m.field for x in extra.values()
+        ):
+            extra[i] = m
         elif not is_blank(h):
             unmapped.append(str(h))
     problems = ProblemLog(p.name)
@@ -153,7 +185,10 @@ def read_azure_migrate(path: str | os.PathLike[str]) -> Inventory:
     problems.raise_if_any()
     metadata: dict[str, Any] = {
         **meta, "format": "csv", "header_row": header_row,
-        "columns": {str(headers[i]): role for i, (role, _) in roles.items()},
+        "columns": {
+            **{str(headers[i]): role for i, (role, _) in roles.items()},
+            **{str(headers[i]): str(m.field) for i, m in extra.items()},
+        },
         "unmapped": unmapped,
     }
     quality = QualityReport()
@@ -161,6 +196,7 @@ def read_azure_migrate(path: str | os.PathLike[str]) -> Inventory:
     for r, cells in grid[1:]:
         rec = _row(r, cells, headers, roles, problems, quality)
         if rec is not None:
+            _cpu_cells(rec, cells, extra, problems, quality)
             records.append(rec)
     name_col = next(i for i, (role, _) in roles.items() if role == "name")
     return finish(
@@ -215,8 +251,10 @@ def _row(
             problems.cell(r, str(headers[i]), expect, "" if raw is None else raw)
             continue
         if x is None:
-            if role in ("vcpus", "mem_gib"):
+            if role == "vcpus":
                 problems.cell(r, str(headers[i]), expect, "")
+            elif role == "mem_gib":  # left missing, for --vm-mem-gib
+                got["mem_blank"] = f"{problems.prefix} row {r}, column '{headers[i]}'"
             continue
         if role in ("vcpus", "mem_gib", "cpu_avg_util", "mem_used_pct"):
             got[role] = x
@@ -233,6 +271,8 @@ def _row(
         v[f] = value
         quality.record(name, f, status, note)
 
+    if "mem_blank" in got:
+        quality.record(name, "mem_gib", "missing", f"{got['mem_blank']} is empty")
     if "vcpus" in got:
         put("vcpus", int(got["vcpus"]), "given", "Cores")
     if "mem_gib" in got:
@@ -263,3 +303,54 @@ def _row(
     if "net" in sums:
         put("net_mbps", sum(sums["net"]) * 8.0, "derived", "(in + out) MB/s x 8")
     return rec
+
+
+_EXTRA_EXPECT = {
+    "cpu_mhz": "a positive clock rate such as 2400 or '2.4GHz'",
+    "cpu_score_per_core": "a positive number",
+}
+
+
+def _cpu_cells(
+    rec: ServerRecord,
+    cells: list[Any],
+    extra: dict[int, HeaderMatch],
+    problems: ProblemLog,
+    quality: QualityReport,
+) -> None:
+    """Read the CPU columns a user added (clock, score, basis, CPU name)."""
+    v = rec.values
+    for i, m in extra.items():
+        raw = cells[i] if i < len(cells) else None
+        if is_blank(raw) or m.field is None:
+            continue
+        if m.field in ("cpu_name", "cpu_score_basis"):
+            v[m.field] = clean_text(raw)
+            quality.record(rec.name, m.field, "given", f"column '{m.header}'")
+            continue
+        try:
+            q = parse_quantity(raw)
+        except ValueError:
+            q = None
+        unit = (q[1] if q else None) or m.unit
+        ok_unit = unit is None or unit_kind(unit) == (
+            "clock" if m.field == "cpu_mhz" else "count"
+        )
+        if q is None or q[0] <= 0 or not ok_unit:
+            problems.cell(rec.row, m.header, _EXTRA_EXPECT[m.field], raw)
+            continue
+        x, note = q[0], f"column '{m.header}'"
+        if m.field == "cpu_mhz":
+            if unit is None and x < 100:  # '2.4' in a clock column means GHz
+                unit, note = "GHz", f"{note}; no unit: {x:g} read as GHz"
+            x = clock_to_mhz(x, unit if unit not in (None, "count") else "MHz")
+        v[m.field] = x
+        quality.record(rec.name, m.field, "given", note)
+    if v.get("cpu_score_per_core") is not None and v.get("cpu_score_basis") is None:
+        m = next(x for x in extra.values() if x.field == "cpu_score_per_core")
+        v["cpu_score_basis"] = m.basis
+        stated = m.basis != "unstated"
+        quality.record(
+            rec.name, "cpu_score_basis", "given" if stated else "assumed",
+            f"header '{m.header}'" + ("" if stated else " does not name the benchmark"),
+        )

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from vsizer.catalogs.model import UNSTATED_BASIS
-from vsizer.units import canonical_unit, normalize_text, unit_kind
+from vsizer.inventory._io import Grid
+from vsizer.units import canonical_unit, is_blank, normalize_text, unit_kind
 
 __all__ = [
     "DERIVED_HEADERS",
@@ -24,7 +26,11 @@ __all__ = [
     "SCORE_BASIS",
     "VARIABLE_MAP",
     "HeaderMatch",
+    "combine_header_rows",
+    "header_cells",
+    "header_choice",
     "header_key",
+    "header_score",
     "match_header",
 ]
 
@@ -334,3 +340,109 @@ def match_header(header: object) -> HeaderMatch:
 def accepted_headers(field: str) -> str:
     """Comma-separated accepted headers of ``field``, for error messages."""
     return ", ".join(VARIABLE_MAP[field])
+
+
+def header_score(cells: list[object]) -> int:
+    """Number of distinct fields a header row's cells are recognized as."""
+    fields = {match_header(c).field for c in cells if isinstance(c, str)}
+    return len(fields - {None})
+
+
+def _known(text: str) -> bool:
+    m = match_header(text)
+    return m.field is not None or m.derived is not None
+
+
+def _joined(group: str, sub: str) -> str | None:
+    """Group + sub-header as one known header, or None. Tried in order:
+    ``'メモリ'`` + ``'容量(GB)'`` -> ``'メモリ 容量(GB)'``; a unit in brackets on
+    the group moves to the end (``'CPU使用率(%)'`` over ``'平均'`` ->
+    ``'CPU使用率 平均(%)'``); the sub-header in brackets (``'CPU使用率(最大)(%)'``)."""
+    base, unit = group, ""
+    m = _TRAILING_BRACKET.match(group)
+    if m and _unit_or_none(m.group("inner")) and not _TRAILING_BRACKET.match(sub):
+        base, unit = m.group("base"), f"({m.group('inner')})"
+    for text in (f"{base} {sub}{unit}", f"{group} {sub}"):
+        if _known(text):
+            return text
+    # The bracketed form only as a whole alias: 'name(web01)' is not 'name'.
+    if header_key(f"{base}({sub})") in _INDEX:
+        return f"{base}({sub}){unit}"
+    return None
+
+
+def combine_header_rows(group: list[object], sub: list[object]) -> list[object]:
+    """One header row from a two-row header: a group row above the field row.
+
+    A merged group cell (``CPU`` over ``CPU名 / CPU数 / ...``) holds its value
+    in its first column and nothing in the others (XLSX) or blanks (CSV), so
+    the group value is carried right to the next group cell. Per column:
+
+    - the sub-header when it alone is a known header (``CPU名``);
+    - else group + sub-header when that is known (``メモリ`` + ``容量(GB)`` ->
+      ``メモリ 容量(GB)``, read as ``mem_gib`` in GB);
+    - else the sub-header as written (unknown);
+    - a blank sub-header takes its own group cell (a header merged over both
+      rows, such as ``サーバ名``), never a carried one.
+    """
+    out: list[object] = []
+    carried = ""
+    for k in range(max(len(group), len(sub))):
+        own = normalize_text(group[k]) if k < len(group) else ""
+        if own:
+            carried = own
+        s = normalize_text(sub[k]) if k < len(sub) else ""
+        if not s:
+            out.append(own or None)
+        elif _known(s) or not carried:
+            out.append(s)
+        else:
+            out.append(_joined(carried, s) or s)
+    return out
+
+
+def header_cells(grid: Grid, at: int) -> tuple[list[Any], int | None]:
+    """Header of ``grid[at]``, combined with the row above when that is a group row.
+
+    The row just above (the previous spreadsheet row, not blank) is taken as a
+    group row (``CPU`` merged over ``CPU名 / CPU数``, ``メモリ`` over
+    ``容量(GB)``) when combining the two
+    (:func:`~vsizer.inventory.headers.combine_header_rows`) recognizes more
+    fields than ``grid[at]`` alone. Returns the header cells and the group
+    row's spreadsheet number (``None`` for a one-row header).
+    """
+    row, cells = grid[at]
+    if at == 0:
+        return cells, None
+    above_row, above = grid[at - 1]
+    if above_row != row - 1 or all(is_blank(c) for c in above):
+        return cells, None
+    combined = combine_header_rows(above, cells)
+    if header_score(combined) > header_score(cells):
+        return combined, above_row
+    return cells, None
+
+
+def header_choice(
+    row: int, group_row: int | None, cells: list[Any], scan_rows: int
+) -> str:
+    """Which row was taken as the header and what it holds, for the error."""
+    shown = [f"'{normalize_text(c)}'" for c in cells if not is_blank(c)]
+    more = f" and {len(shown) - 12} more" if len(shown) > 12 else ""
+    which = (
+        f"rows {group_row}-{row} were taken as a two-row header (group row above "
+        "the field row)"
+        if group_row is not None
+        else f"row {row} was taken as the header"
+    )
+    n = header_score(cells)
+    why = (
+        f"it has the most recognized headers ({n}) among the first "
+        f"{scan_rows} non-empty rows"
+        if n
+        else f"no row among the first {scan_rows} non-empty rows has a "
+        "recognized header"
+    )
+    return f"{which} ({why}); found there: " + (
+        ", ".join(shown[:12]) + more if shown else "nothing"
+    )

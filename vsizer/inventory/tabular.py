@@ -38,6 +38,9 @@ from vsizer.inventory.headers import (
     VARIABLE_MAP,
     HeaderMatch,
     accepted_headers,
+    header_cells,
+    header_choice,
+    header_score,
     match_header,
 )
 from vsizer.inventory.model import COLUMNS, Inventory
@@ -151,7 +154,10 @@ def find_header(grid: Grid) -> tuple[int | None, int]:
     """Index in ``grid`` of the header row and its number of recognized fields.
 
     Looks at the first :data:`HEADER_SCAN_ROWS` non-empty rows and takes the
-    one with the most distinct recognized fields (the first on a tie).
+    one with the most distinct recognized fields (the first on a tie). A row
+    read together with the row just above it as a two-row header
+    (:func:`header_cells`) scores what the combined header recognizes; the
+    index is then that of the lower (field) row.
     """
     best, best_score, seen = None, -1, 0
     for i, (_, cells) in enumerate(grid):
@@ -160,9 +166,12 @@ def find_header(grid: Grid) -> tuple[int | None, int]:
         seen += 1
         if seen > HEADER_SCAN_ROWS:
             break
-        fields = {match_header(c).field for c in cells if isinstance(c, str)}
-        score = len(fields - {None})
-        if score > best_score:
+        cells, group_row = header_cells(grid, i)
+        score = header_score(cells)
+        # On a tie, a two-row header beats its own group row read alone.
+        if score > best_score or (
+            score == best_score and group_row is not None and best == i - 1
+        ):
             best, best_score = i, score
     return best, max(best_score, 0)
 
@@ -176,17 +185,23 @@ def _xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str
             raise InventoryError(
                 f"{path.name}: no sheet named '{sheet}'; sheets: {listed}"
             )
+        seen: list[str] = []
         for name in [sheet] if sheet is not None else names:
             grid = list(iter_sheet(wb[name]))
-            _, score = find_header(grid)
+            at, score = find_header(grid)
             if sheet is not None or score >= 2:
                 return grid, {"format": "xlsx", "sheet": name, "sheets": names}, name
+            if at is not None:
+                cells, group_row = header_cells(grid, at)
+                seen.append(f"sheet '{name}': " + header_choice(
+                    grid[at][0], group_row, cells, HEADER_SCAN_ROWS))
     finally:
         wb.close()
     raise InventoryError(
-        f"{path.name}: no sheet has a recognizable header row in its first "
-        f"{HEADER_SCAN_ROWS} rows (sheets: {', '.join(names)}); accepted headers "
-        f"for 'name': {accepted_headers('name')}"
+        [f"{path.name}: no sheet has a recognizable header row in its first "
+         f"{HEADER_SCAN_ROWS} rows (sheets: {', '.join(names)}); accepted headers "
+         f"for 'name': {accepted_headers('name')}"]
+        + [f"{path.name} {line}" for line in seen]
     )
 
 
@@ -208,11 +223,16 @@ def table_from_grid(
     metadata: dict[str, Any],
 ) -> Inventory:
     """Turn a grid whose header is ``grid[header_at]`` into an :class:`Inventory`."""
-    header_row, header_cells = grid[header_at]
-    metadata = {**metadata, "header_row": header_row}
+    header_row = grid[header_at][0]
+    cells, group_row = header_cells(grid, header_at)
+    metadata = {**metadata, "header_row": header_row, "group_row": group_row}
     problems = ProblemLog(file, sheet)
-    cols, matches, derived = _map_columns(header_cells, metadata)
+    cols, matches, derived = _map_columns(cells, metadata)
     _require_columns(cols, problems)
+    if problems.lines:
+        problems.whole_file(
+            header_choice(header_row, group_row, cells, HEADER_SCAN_ROWS)
+        )
     problems.raise_if_any()
 
     quality = QualityReport()
@@ -383,7 +403,7 @@ def _convert_row(
             continue
         rec.values[f] = value
         quality.record(rec.name, f, status, note)
-    _require_values(rec, cols, matches, problems)
+    _require_values(rec, cols, matches, problems, quality)
     _fill_from_row(rec, matches, quality)
 
 
@@ -469,8 +489,11 @@ def _require_values(
     cols: dict[str, int],
     matches: dict[str, HeaderMatch],
     problems: ProblemLog,
+    quality: QualityReport,
 ) -> None:
-    """Memory and CPU count are required: report an empty cell (not a bad one)."""
+    """CPU count is required: report an empty cell (not a bad one). An empty
+    memory cell is left missing, located in the quality note, for
+    ``plan --vm-mem-gib`` (:func:`vsizer.inventory.assume.fill_memory`)."""
 
     def blank(f: str) -> bool:  # column absent or cell empty (bad cells are reported)
         return f not in cols or is_blank(rec.cells[f][1])
@@ -482,7 +505,8 @@ def _require_values(
         for f in missing or ["vcpus"]:
             problems.cell(rec.row, matches[f].header, _EXPECT[f], "")
     if blank("mem_gib"):
-        problems.cell(rec.row, matches["mem_gib"].header, _EXPECT["mem_gib"], "")
+        where = f"{problems.prefix} row {rec.row}, column '{matches['mem_gib'].header}'"
+        quality.record(rec.name, "mem_gib", "missing", f"{where} is empty")
 
 
 def _fill_from_row(
