@@ -374,7 +374,9 @@ def _convert_row(
         raw = cells[i] if i < len(cells) else None
         header = matches[f].header
         rec.cells[f] = (header, _display(raw))
-        if is_blank(raw):
+        if is_blank(raw):  # missing: vsizer.missing says what it becomes
+            if f == "redundant_with" and clean_text(raw) is not None:
+                quality.record(rec.name, f, "given", f"'{_display(raw)}': no partner")
             continue
         try:
             value, status, note = _convert_cell(f, raw, units.get(f), rec.values)
@@ -470,19 +472,24 @@ def _require_values(
     matches: dict[str, HeaderMatch],
     problems: ProblemLog,
 ) -> None:
-    """Memory and CPU count are required: report an empty cell (not a bad one)."""
+    """Memory and CPU count are required: report a missing cell (empty or
+    blank-like such as 'N/A'), quoting it, as well as a bad one."""
 
-    def blank(f: str) -> bool:  # column absent or cell empty (bad cells are reported)
+    def blank(f: str) -> bool:  # column absent or cell missing (bad cells reported)
         return f not in cols or is_blank(rec.cells[f][1])
+
+    def report(f: str) -> None:
+        got = rec.cells[f][1] if f in rec.cells else ""
+        problems.cell(rec.row, matches[f].header, _EXPECT[f], got)
 
     if blank("vcpus") and (blank("sockets") or blank("cores_per_socket")):
         missing: list[str] = [
             f for f in ("sockets", "cores_per_socket") if f in cols and blank(f)
         ]
         for f in missing or ["vcpus"]:
-            problems.cell(rec.row, matches[f].header, _EXPECT[f], "")
+            report(f)
     if blank("mem_gib"):
-        problems.cell(rec.row, matches["mem_gib"].header, _EXPECT["mem_gib"], "")
+        report("mem_gib")
 
 
 def _fill_from_row(
