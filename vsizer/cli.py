@@ -176,6 +176,14 @@ def plan(
             help="Size CPU on 'peak' or 'average' utilization. Default peak.",
         ),
     ] = None,
+    assume_util: Annotated[
+        float | None,
+        typer.Option(
+            "--assume-util",
+            help="CPU utilization [fraction] of servers whose average and peak are "
+            "both missing. Default 1.0 (fully busy).",
+        ),
+    ] = None,
     price_kwh: Annotated[
         float | None, typer.Option("--price-kwh", help="Electricity price per kWh.")
     ] = None,
@@ -301,6 +309,7 @@ def plan(
             min_hosts=min_hosts,
             vcpu_per_core=vcpu_per_core,
             cpu_basis=cpu_basis,
+            assume_util=assume_util,
             price_kwh=price_kwh,
             currency=currency,
             pue=pue,

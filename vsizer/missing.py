@@ -36,7 +36,7 @@ References
    Computation: Practice and Experience 24(13), pp. 1397-1420, 2012,
    :doi:`10.1002/cpe.1867`.
 .. [3] S. Shen, V. van Beek and A. Iosup, "Statistical characterization of
-   business-critical workloads hosted in cloud datacenters," CCGrid 2015,
+   business-critical workloads hosted in cloud datacenters," CCGrid 2015, pp. 465-474,
    :doi:`10.1109/CCGrid.2015.60`.
 """
 
@@ -208,7 +208,8 @@ def fleet_peak_factor(avg: Any, peak: Any) -> PeakFactor:
     Returns
     -------
     PeakFactor
-        The median of ``peak / avg`` over the servers with both, ``avg > 0``
+        The median of ``peak / avg`` (rounded to 3 decimals) over the servers
+        with both, ``avg > 0``
         and ``peak >= avg`` (an inconsistent pair says nothing about the
         ratio), when there are at least :data:`MIN_FLEET_SERVERS`; else
         :data:`DEFAULT_PEAK_TO_AVERAGE`.
@@ -223,7 +224,8 @@ def fleet_peak_factor(avg: Any, peak: Any) -> PeakFactor:
         ok = ~np.isnan(a) & ~np.isnan(p) & (a > 0) & (p >= a)
     n = int(ok.sum())
     if n >= MIN_FLEET_SERVERS:
-        value = float(np.median(p[ok] / a[ok]))
+        # Rounded to 3 decimals: the factor used is the factor shown in notes.
+        value = round(float(np.median(p[ok] / a[ok])), 3)
         return PeakFactor(
             value, n, f"median peak/average of the {n} servers of this file that "
             "give both",
@@ -248,7 +250,7 @@ class UtilFill:
 
     def note(self, field_name: str, i: int) -> str:
         """The quality note of an estimated value of server ``i``."""
-        f = f"{self.factor.value:.4g}"
+        f = f"{self.factor.value:g}"
         if field_name == "cpu_avg_util":
             return f"peak / {f} ({self.factor.note})"
         capped = ", capped at 100 %" if self.peak_capped[i] else ""

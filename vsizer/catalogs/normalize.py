@@ -37,9 +37,11 @@ every such server).
 **Cores.** ``sockets x cores_per_socket``; if either is missing, ``vcpus``
 (VMs from RVTools; noted). With none of them the server is an error.
 
-**Utilization.** Missing peak: peak = average (assumed). Missing average:
-average = peak (assumed, conservative). Both missing: both = ``assume_util``
-(assumed). Values must be fractions in [0, 1].
+**Utilization.** The missing-data policy of :mod:`vsizer.missing`: the
+readers already estimate a missing peak from the average (or the reverse) by
+the file's peak-to-average factor; a frame that still has such a gap gets the
+same rule here (estimated). Both missing: both = ``assume_util``
+(``--assume-util``, assumed). Values must be fractions in [0, 1].
 
 **Output.** A copy of the servers with ``cpu_score_per_core`` (the score
 used), ``cpu_score_basis`` (the unit), ``score_source``, ``cpu_capacity``,
@@ -63,6 +65,7 @@ from vsizer._validation import Interval, check_param
 from vsizer.catalogs.cpu_catalog import CpuCatalog
 from vsizer.catalogs.model import UNSTATED_BASIS, HostModel
 from vsizer.errors import CatalogError, InventoryError
+from vsizer.missing import UtilFill, fill_cpu_util
 from vsizer.quality import QualityReport, Status
 
 __all__ = ["MHZ_UNIT", "host_cpu_capacity", "normalize_cpu"]
@@ -259,10 +262,10 @@ def normalize_cpu(
         raise InventoryError(problems)
 
     # --- utilization
-    avg_missing, peak_missing = np.isnan(avg), np.isnan(peak)
-    both = avg_missing & peak_missing
-    avg_eff = np.where(both, assume_util, np.where(avg_missing, peak, avg))
-    peak_eff = np.where(both, assume_util, np.where(peak_missing, avg_eff, peak))
+    fill = fill_cpu_util(avg, peak)
+    both = np.isnan(avg) & np.isnan(peak)
+    avg_eff = np.where(both, assume_util, fill.avg)
+    peak_eff = np.where(both, assume_util, fill.peak)
 
     capacity = cores * per_core
     out["cpu_score_per_core"] = pd.array(per_core, dtype="Float64")
@@ -318,7 +321,7 @@ def normalize_cpu(
                 label,
             ),
         )
-        _record_util(quality, server, avg_missing[i], peak_missing[i], assume_util)
+        _record_util(quality, server, fill, i, assume_util)
     return out, unit
 
 
@@ -394,22 +397,21 @@ def _capacity_note(
 def _record_util(
     quality: QualityReport,
     server: str,
-    avg_missing: bool,
-    peak_missing: bool,
+    fill: UtilFill,
+    i: int,
     assume_util: float,
 ) -> None:
-    if avg_missing and peak_missing:
-        text = f"unknown: {assume_util:g} assumed (assume_util)"
+    avg_missing = bool(np.isnan(fill.avg[i]))
+    if avg_missing:  # NaN after the fill: both were missing
+        text = f"unknown: {assume_util:g} assumed (--assume-util)"
         quality.record(server, "cpu_avg_util", "assumed", text)
         quality.record(server, "cpu_peak_util", "assumed", text)
         return
-    if avg_missing:
-        quality.record(server, "cpu_avg_util", "assumed", "unknown: taken as the peak")
-    elif quality.status(server, "cpu_avg_util") == "missing":
-        quality.record(server, "cpu_avg_util", "given")
-    if peak_missing:
-        quality.record(
-            server, "cpu_peak_util", "assumed", "unknown: taken as the average"
-        )
-    elif quality.status(server, "cpu_peak_util") == "missing":
-        quality.record(server, "cpu_peak_util", "given")
+    for f, estimated in (
+        ("cpu_avg_util", fill.avg_estimated[i]),
+        ("cpu_peak_util", fill.peak_estimated[i]),
+    ):
+        if estimated:
+            quality.record(server, f, "estimated", fill.note(f, i))
+        elif quality.status(server, f) == "missing":
+            quality.record(server, f, "given")

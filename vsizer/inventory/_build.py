@@ -293,7 +293,7 @@ def _fill_missing(planned: list[ServerRecord], quality: QualityReport) -> None:
     fill = fill_cpu_util(avg, peak)
     if fill.avg_estimated.any() or fill.peak_estimated.any():
         quality.note(
-            f"peak-to-average CPU factor {fill.factor.value:.4g}: {fill.factor.note}"
+            f"peak-to-average CPU factor {fill.factor.value:g}: {fill.factor.note}"
         )
     for i, rec in enumerate(planned):
         for f, est, values in (
