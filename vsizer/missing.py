@@ -248,13 +248,22 @@ class UtilFill:
     peak_capped: np.ndarray
     factor: PeakFactor
 
+    def notes(self) -> dict[str, str]:
+        """Quality notes of estimated values: ``cpu_avg_util``, ``cpu_peak_util``
+        and ``cpu_peak_util_capped`` (a peak the factor would put above 100 %)."""
+        f, why = f"{self.factor.value:g}", self.factor.note
+        return {
+            "cpu_avg_util": f"peak / {f} ({why})",
+            "cpu_peak_util": f"average x {f} ({why})",
+            "cpu_peak_util_capped": f"average x {f}, capped at 100 % ({why})",
+        }
+
     def note(self, field_name: str, i: int) -> str:
-        """The quality note of an estimated value of server ``i``."""
-        f = f"{self.factor.value:g}"
-        if field_name == "cpu_avg_util":
-            return f"peak / {f} ({self.factor.note})"
-        capped = ", capped at 100 %" if self.peak_capped[i] else ""
-        return f"average x {f}{capped} ({self.factor.note})"
+        """The quality note of server ``i``'s estimated ``field_name``."""
+        key = field_name
+        if field_name == "cpu_peak_util" and self.peak_capped[i]:
+            key = "cpu_peak_util_capped"
+        return self.notes()[key]
 
 
 def fill_cpu_util(avg: Any, peak: Any) -> UtilFill:

@@ -65,7 +65,7 @@ from vsizer._validation import Interval, check_param
 from vsizer.catalogs.cpu_catalog import CpuCatalog
 from vsizer.catalogs.model import UNSTATED_BASIS, HostModel
 from vsizer.errors import CatalogError, InventoryError
-from vsizer.missing import UtilFill, fill_cpu_util
+from vsizer.missing import fill_cpu_util
 from vsizer.quality import QualityReport, Status
 
 __all__ = ["MHZ_UNIT", "host_cpu_capacity", "normalize_cpu"]
@@ -292,6 +292,12 @@ def normalize_cpu(
             f"Some CPU scores were scaled from clock rates by the host's "
             f"{unit}/MHz ratio: conservative for older CPU generations."
         )
+    # Per-server utilization state as plain Python values (fast in the loop).
+    util_state = list(zip(
+        np.isnan(fill.avg).tolist(), fill.avg_estimated.tolist(),
+        fill.peak_estimated.tolist(), fill.peak_capped.tolist(), strict=True,
+    ))
+    util_notes = fill.notes()
     for i in range(n):
         server = str(names[i])
         cap_status: Status = _STATUS.get(
@@ -321,7 +327,7 @@ def normalize_cpu(
                 label,
             ),
         )
-        _record_util(quality, server, fill, i, assume_util)
+        _record_util(quality, server, util_state[i], util_notes, assume_util)
     return out, unit
 
 
@@ -397,21 +403,23 @@ def _capacity_note(
 def _record_util(
     quality: QualityReport,
     server: str,
-    fill: UtilFill,
-    i: int,
+    state: tuple[bool, bool, bool, bool],
+    notes: dict[str, str],
     assume_util: float,
 ) -> None:
-    avg_missing = bool(np.isnan(fill.avg[i]))
-    if avg_missing:  # NaN after the fill: both were missing
+    """``state`` = (both missing, average estimated, peak estimated, peak capped)."""
+    both, avg_est, peak_est, capped = state
+    if both:
         text = f"unknown: {assume_util:g} assumed (--assume-util)"
         quality.record(server, "cpu_avg_util", "assumed", text)
         quality.record(server, "cpu_peak_util", "assumed", text)
         return
-    for f, estimated in (
-        ("cpu_avg_util", fill.avg_estimated[i]),
-        ("cpu_peak_util", fill.peak_estimated[i]),
+    peak_note = notes["cpu_peak_util_capped" if capped else "cpu_peak_util"]
+    for f, estimated, note in (
+        ("cpu_avg_util", avg_est, notes["cpu_avg_util"]),
+        ("cpu_peak_util", peak_est, peak_note),
     ):
         if estimated:
-            quality.record(server, f, "estimated", fill.note(f, i))
+            quality.record(server, f, "estimated", note)
         elif quality.status(server, f) == "missing":
             quality.record(server, f, "given")

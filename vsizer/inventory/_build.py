@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import numpy as np
 import pandas as pd
 
 from vsizer.errors import InventoryError
@@ -295,7 +296,8 @@ def _fill_missing(planned: list[ServerRecord], quality: QualityReport) -> None:
         quality.note(
             f"peak-to-average CPU factor {fill.factor.value:g}: {fill.factor.note}"
         )
-    for i, rec in enumerate(planned):
+    for i in np.flatnonzero(fill.peak_estimated | fill.avg_estimated).tolist():
+        rec = planned[i]
         for f, est, values in (
             ("cpu_peak_util", fill.peak_estimated, fill.peak),
             ("cpu_avg_util", fill.avg_estimated, fill.avg),
