@@ -303,8 +303,9 @@ def record_unchecked(
     For each field of :data:`UNCHECKED_FIELDS` that some servers give and
     others do not, the others get status ``missing`` and one warning
     ``unchecked_<field>`` names them: the plan counts them as 0 there, so the
-    dimension is not checked for them. A field no server gives is a file-level
-    note only (the plan does not constrain that dimension at all).
+    dimension is not checked for them. A field no server gives is left alone:
+    the plan has no such dimension at all (it constrains only dimensions that
+    some server gives and the host model states).
     """
     for f in UNCHECKED_FIELDS:
         column = values.get(f, [])
@@ -312,8 +313,7 @@ def record_unchecked(
         if not lacking:
             continue
         if len(lacking) == len(names):
-            quality.note(f"no server gives {f}: that dimension is not checked")
-            continue
+            continue  # no column: the plan has no such dimension at all
         for n in lacking:
             quality.record(n, f, "missing", "blank: counted as 0, not checked")
         quality.warn(
