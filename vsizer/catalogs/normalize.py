@@ -262,10 +262,7 @@ def normalize_cpu(
         raise InventoryError(problems)
 
     # --- utilization
-    fill = fill_cpu_util(avg, peak)
-    both = np.isnan(avg) & np.isnan(peak)
-    avg_eff = np.where(both, assume_util, fill.avg)
-    peak_eff = np.where(both, assume_util, fill.peak)
+    avg_eff, peak_eff, util_state, util_notes = _utilization(avg, peak, assume_util)
 
     capacity = cores * per_core
     out["cpu_score_per_core"] = pd.array(per_core, dtype="Float64")
@@ -292,12 +289,6 @@ def normalize_cpu(
             f"Some CPU scores were scaled from clock rates by the host's "
             f"{unit}/MHz ratio: conservative for older CPU generations."
         )
-    # Per-server utilization state as plain Python values (fast in the loop).
-    util_state = list(zip(
-        np.isnan(fill.avg).tolist(), fill.avg_estimated.tolist(),
-        fill.peak_estimated.tolist(), fill.peak_capped.tolist(), strict=True,
-    ))
-    util_notes = fill.notes()
     for i in range(n):
         server = str(names[i])
         cap_status: Status = _STATUS.get(
@@ -398,6 +389,22 @@ def _capacity_note(
         )
     origin = f" from CPU catalog: {cat_label}" if cat_label else ""
     return f"{head} (clock rate{origin})"
+
+
+def _utilization(
+    avg: np.ndarray, peak: np.ndarray, assume_util: float
+) -> tuple[np.ndarray, np.ndarray, list[tuple[bool, bool, bool, bool]], dict[str, str]]:
+    """Average and peak with :mod:`vsizer.missing` applied: one missing is
+    estimated from the other, both missing are ``assume_util``. Also each
+    server's state for :func:`_record_util` (plain values, fast in its loop)."""
+    fill = fill_cpu_util(avg, peak)
+    both = np.isnan(fill.avg)  # still NaN after the fill: both were missing
+    state = list(zip(
+        both.tolist(), fill.avg_estimated.tolist(), fill.peak_estimated.tolist(),
+        fill.peak_capped.tolist(), strict=True,
+    ))
+    return (np.where(both, assume_util, fill.avg), np.where(both, assume_util, fill.peak),
+            state, fill.notes())
 
 
 def _record_util(
