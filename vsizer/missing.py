@@ -95,7 +95,7 @@ class MissingRule:
     """What a missing value of ``field`` becomes.
 
     ``status`` is the quality status recorded ('estimated', 'assumed',
-    'derived', 'missing'), or 'error' when the server cannot be planned
+    'derived', 'missing', or two of them by case), or 'error' when the server cannot be planned
     without the value, or 'none' when the plan does not use the field.
     ``change`` says how a user supplies the value instead.
     """
@@ -146,14 +146,14 @@ MISSING_RULES: dict[str, MissingRule] = {
             "cpu_capacity",
             "score from the CPU catalog for the CPU name (derived), else clock x "
             "the host's score per MHz (assumed), else an error",
-            "derived",
+            "derived or assumed",
             "give cpu_score_per_core or cpu_mhz, or --cpus",
         ),
         MissingRule(
             "power_w",
             "SPECpower curve of the model at its average utilization (derived), "
             "else a typical server of its socket count (assumed)",
-            "derived",
+            "derived or assumed",
             "give the power column",
         ),
         *(
