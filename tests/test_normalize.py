@@ -316,34 +316,55 @@ def test_assume_util_is_checked():
 
 
 def test_utilization_rules():
+    # vsizer.missing: s0-s2 give both, peak/avg = 3, 2, 1 -> median factor 2.
     servers = frame(
-        cpu_mhz=[1000] * 4,
-        sockets=[1] * 4,
-        cores_per_socket=[1] * 4,
-        cpu_avg_util=[0.2, 0.3, None, None],
-        cpu_peak_util=[0.6, None, 0.7, None],
+        cpu_mhz=[1000] * 6,
+        sockets=[1] * 6,
+        cores_per_socket=[1] * 6,
+        cpu_avg_util=[0.2, 0.1, 0.4, 0.3, None, None],
+        cpu_peak_util=[0.6, 0.2, 0.4, None, 0.7, None],
     )
     quality = QualityReport()
     quality.record("s0", "cpu_avg_util", "derived", "from sar series")
     out, _ = normalize_cpu(servers, MHZ_HOST, CATALOG, quality, assume_util=0.8)
-    assert_allclose(out["cpu_avg_util"], [0.2, 0.3, 0.7, 0.8])
-    assert_allclose(out["cpu_peak_util"], [0.6, 0.3, 0.7, 0.8])
-    assert_allclose(out["cpu_avg_demand"], [200, 300, 700, 800])
-    assert_allclose(out["cpu_peak_demand"], [600, 300, 700, 800])
+    assert_allclose(out["cpu_avg_util"], [0.2, 0.1, 0.4, 0.3, 0.35, 0.8])
+    assert_allclose(out["cpu_peak_util"], [0.6, 0.2, 0.4, 0.6, 0.7, 0.8])
+    assert_allclose(out["cpu_avg_demand"], [200, 100, 400, 300, 350, 800])
+    assert_allclose(out["cpu_peak_demand"], [600, 200, 400, 600, 700, 800])
     status = {
         s: (quality.status(s, "cpu_avg_util"), quality.status(s, "cpu_peak_util"))
-        for s in ["s0", "s1", "s2", "s3"]
+        for s in ["s0", "s1", "s3", "s4", "s5"]
     }
     assert status == {
         "s0": ("derived", "given"),  # a reader's record is kept
-        "s1": ("given", "assumed"),
-        "s2": ("assumed", "given"),
-        "s3": ("assumed", "assumed"),
+        "s1": ("given", "given"),
+        "s3": ("given", "estimated"),
+        "s4": ("estimated", "given"),
+        "s5": ("assumed", "assumed"),
     }
-    assert (
-        quality.entries["s3"]["cpu_avg_util"][1] == "unknown: 0.8 assumed (assume_util)"
+    assert quality.entries["s5"]["cpu_avg_util"][1] == (
+        "unknown: 0.8 assumed (--assume-util)"
     )
-    assert quality.entries["s1"]["cpu_peak_util"][1] == "unknown: taken as the average"
+    assert quality.entries["s3"]["cpu_peak_util"][1] == (
+        "average x 2 (median peak/average of the 3 servers of this file that give "
+        "both)"
+    )
+    assert quality.entries["s4"]["cpu_avg_util"][1].startswith("peak / 2 (")
+
+
+def test_utilization_default_factor_caps_the_peak():
+    # One server gives both: the default 4.85; 0.3 x 4.85 = 1.455 -> 1.0.
+    servers = frame(
+        cpu_mhz=[1000] * 3, sockets=[1] * 3, cores_per_socket=[1] * 3,
+        cpu_avg_util=[0.2, 0.3, None], cpu_peak_util=[0.6, None, 0.97],
+    )
+    quality = QualityReport()
+    out, _ = normalize_cpu(servers, MHZ_HOST, CATALOG, quality)
+    assert_allclose(out["cpu_peak_util"], [0.6, 1.0, 0.97])
+    assert_allclose(out["cpu_avg_util"], [0.2, 0.3, 0.2])  # 0.97 / 4.85
+    note = quality.entries["s1"]["cpu_peak_util"][1]
+    assert note.startswith("average x 4.85, capped at 100 % (1 server(s) of this file")
+    assert "PlanetLab" in note
 
 
 def test_input_not_modified_and_absent_columns_ok():

@@ -158,12 +158,16 @@ def test_parse_quantity(cell, expected):
     assert units.parse_quantity(cell) == expected
 
 
-@pytest.mark.parametrize("cell", [None, "", "  ", "-", "—", "ー", float("nan")])
+@pytest.mark.parametrize(
+    "cell",
+    [None, "", "  ", "-", "—", "ー", float("nan"), "－", "N/A", "n/a", "NA", "#N/A",
+     "不明", "なし", "無し", "?", "？", "none", "NULL", "nan", " Ｎ／Ａ "],
+)
 def test_parse_quantity_blank(cell):
     assert units.parse_quantity(cell) is None
 
 
-@pytest.mark.parametrize("cell", ["abc", "1,5", "16 parsecs", "n/a", True])
+@pytest.mark.parametrize("cell", ["abc", "1,5", "16 parsecs", "n/a/b", "#VALUE!", True])
 def test_parse_quantity_rejects(cell):
     with pytest.raises(ValueError):
         units.parse_quantity(cell)
@@ -232,3 +236,5 @@ def test_normalize_text():
     assert units.normalize_text(None) == ""
     assert units.is_blank("—")
     assert not units.is_blank("0")
+    assert not units.is_blank(0) and not units.is_blank(0.0)
+    assert not units.is_blank("nano")  # whole-cell match only

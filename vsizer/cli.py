@@ -189,6 +189,14 @@ def plan(
             "rests on assumptions. Default 0.7.",
         ),
     ] = None,
+    assume_util: Annotated[
+        float | None,
+        typer.Option(
+            "--assume-util",
+            help="CPU utilization [fraction] of servers whose average and peak are "
+            "both missing. Default 1.0 (fully busy).",
+        ),
+    ] = None,
     price_kwh: Annotated[
         float | None, typer.Option("--price-kwh", help="Electricity price per kWh.")
     ] = None,
@@ -315,6 +323,7 @@ def plan(
             vcpu_per_core=vcpu_per_core,
             cpu_basis=cpu_basis,
             min_confidence=min_confidence,
+            assume_util=assume_util,
             price_kwh=price_kwh,
             currency=currency,
             pue=pue,

@@ -383,7 +383,9 @@ def _host_capacity(
         if given and host_value:
             capacity[dim] = float(host_value)
             missing = len(servers) - given
-            if missing:
+            if missing and not any(
+                w.code == f"unchecked_{dim}" for w in quality.warnings
+            ):
                 quality.warn(
                     f"missing_{dim}",
                     f"{missing} server(s) have no {dim}; they count as 0 in that "

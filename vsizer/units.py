@@ -23,7 +23,8 @@ Network
 Utilization
     ``%`` (percent) or ``fraction`` (0.45 = 45 %).
 
-All functions here are pure. Parsers return ``None`` for an empty cell and
+All functions here are pure. Parsers return ``None`` for an empty cell (any
+blank-like text of :data:`EMPTY_MARKERS`: ``-``, ``N/A``, ``不明``, ``?`` ...) and
 raise :class:`ValueError` (with a short reason) for a cell they cannot read;
 readers turn that into an :class:`~vsizer.errors.InventoryError` line.
 """
@@ -58,8 +59,21 @@ __all__ = [
 #: Bytes in one GiB.
 BYTES_PER_GIB = 2**30
 
-#: Cell texts that mean "no value" (after NFKC normalization and stripping).
-EMPTY_MARKERS: frozenset[str] = frozenset({"", "-", "--", "—", "–", "―", "‐", "ー"})
+#: Cell texts that mean "no value", compared after NFKC normalization, stripping
+#: and case folding (so ``－`` is ``-``, ``？`` is ``?``, ``N/A`` is ``n/a``):
+#: empty, dashes, the not-available spellings of spreadsheets and databases
+#: (``N/A``, ``NA``, ``#N/A``, ``none``, ``null``, ``nan``), "unknown"/"none" in
+#: Japanese (``不明``, ``なし``, ``無し``) and a question mark. Every reader
+#: treats such a cell as *missing* (:mod:`vsizer.missing` says what a missing
+#: field becomes), never as an error and never as a number.
+EMPTY_MARKERS: frozenset[str] = frozenset(
+    {
+        "", "-", "--", "---", "—", "–", "―", "‐", "ー",
+        "n/a", "na", "#n/a", "none", "null", "nan",
+        "不明", "なし", "無し",
+        "?", "??", "???",
+    }
+)
 
 # Binary multipliers to bytes of the size units (memory reading: MB = MiB).
 _SIZE_BYTES_BINARY = {
@@ -154,14 +168,17 @@ def normalize_text(value: Any) -> str:
 
 
 def is_blank(value: Any) -> bool:
-    """True for ``None``, NaN/NA, and texts in :data:`EMPTY_MARKERS`."""
+    """True for ``None``, NaN/NA, and texts in :data:`EMPTY_MARKERS` (any case,
+    any width: ``"N/A"``, ``"n/a"``, ``"－"``, ``"？"``, ``"不明"``)."""
     if value is None:
         return True
     if isinstance(value, float) and math.isnan(value):
         return True
     if type(value).__name__ in ("NAType", "NaTType"):  # pandas NA / NaT
         return True
-    return normalize_text(value) in EMPTY_MARKERS
+    if isinstance(value, (int, float)):
+        return False
+    return normalize_text(value).casefold() in EMPTY_MARKERS
 
 
 def canonical_unit(text: str) -> str:

@@ -44,9 +44,11 @@ of ``cpu_name`` (any basis; derived).
 **Cores.** ``sockets x cores_per_socket``; if either is missing, ``vcpus``
 (VMs from RVTools; noted). With none of them the server is an error.
 
-**Utilization.** Missing peak: peak = average (assumed). Missing average:
-average = peak (assumed, conservative). Both missing: both = ``assume_util``
-(assumed). Values must be fractions in [0, 1].
+**Utilization.** The missing-data policy of :mod:`vsizer.missing`: the
+readers already estimate a missing peak from the average (or the reverse) by
+the file's peak-to-average factor; a frame that still has such a gap gets the
+same rule here (estimated). Both missing: both = ``assume_util``
+(``--assume-util``, assumed). Values must be fractions in [0, 1].
 
 **Output.** A copy of the servers with ``cpu_score_per_core`` (the score
 used), ``cpu_score_basis`` (the unit), ``score_source``, ``cpu_capacity``,
@@ -70,6 +72,7 @@ from vsizer._validation import Interval, OneOf, check_param
 from vsizer.catalogs.cpu_catalog import CpuCatalog
 from vsizer.catalogs.model import UNSTATED_BASIS, HostModel
 from vsizer.errors import CatalogError, InventoryError
+from vsizer.missing import fill_cpu_util
 from vsizer.quality import QualityReport, Status
 
 __all__ = ["MHZ_UNIT", "host_cpu_capacity", "normalize_cpu"]
@@ -335,10 +338,7 @@ def normalize_cpu(
         raise InventoryError(problems)
 
     # --- utilization
-    avg_missing, peak_missing = np.isnan(avg), np.isnan(peak)
-    both = avg_missing & peak_missing
-    avg_eff = np.where(both, assume_util, np.where(avg_missing, peak, avg))
-    peak_eff = np.where(both, assume_util, np.where(peak_missing, avg_eff, peak))
+    avg_eff, peak_eff, util_state, util_notes = _utilization(avg, peak, assume_util)
 
     capacity = cores * per_core
     out["cpu_score_per_core"] = pd.array(per_core, dtype="Float64")
@@ -394,7 +394,7 @@ def normalize_cpu(
                 label,
             ),
         )
-        _record_util(quality, server, avg_missing[i], peak_missing[i], assume_util)
+        _record_util(quality, server, util_state[i], util_notes, assume_util)
     return out, unit
 
 
@@ -483,25 +483,42 @@ def _capacity_note(
     return f"{head} (clock rate{origin})"
 
 
+def _utilization(
+    avg: np.ndarray, peak: np.ndarray, assume_util: float
+) -> tuple[np.ndarray, np.ndarray, list[tuple[bool, bool, bool, bool]], dict[str, str]]:
+    """Average and peak with :mod:`vsizer.missing` applied: one missing is
+    estimated from the other, both missing are ``assume_util``. Also each
+    server's state for :func:`_record_util` (plain values, fast in its loop)."""
+    fill = fill_cpu_util(avg, peak)
+    both = np.isnan(fill.avg)  # still NaN after the fill: both were missing
+    state = list(zip(
+        both.tolist(), fill.avg_estimated.tolist(), fill.peak_estimated.tolist(),
+        fill.peak_capped.tolist(), strict=True,
+    ))
+    return (np.where(both, assume_util, fill.avg), np.where(both, assume_util, fill.peak),
+            state, fill.notes())
+
+
 def _record_util(
     quality: QualityReport,
     server: str,
-    avg_missing: bool,
-    peak_missing: bool,
+    state: tuple[bool, bool, bool, bool],
+    notes: dict[str, str],
     assume_util: float,
 ) -> None:
-    if avg_missing and peak_missing:
-        text = f"unknown: {assume_util:g} assumed (assume_util)"
+    """``state`` = (both missing, average estimated, peak estimated, peak capped)."""
+    both, avg_est, peak_est, capped = state
+    if both:
+        text = f"unknown: {assume_util:g} assumed (--assume-util)"
         quality.record(server, "cpu_avg_util", "assumed", text)
         quality.record(server, "cpu_peak_util", "assumed", text)
         return
-    if avg_missing:
-        quality.record(server, "cpu_avg_util", "assumed", "unknown: taken as the peak")
-    elif quality.status(server, "cpu_avg_util") == "missing":
-        quality.record(server, "cpu_avg_util", "given")
-    if peak_missing:
-        quality.record(
-            server, "cpu_peak_util", "assumed", "unknown: taken as the average"
-        )
-    elif quality.status(server, "cpu_peak_util") == "missing":
-        quality.record(server, "cpu_peak_util", "given")
+    peak_note = notes["cpu_peak_util_capped" if capped else "cpu_peak_util"]
+    for f, estimated, note in (
+        ("cpu_avg_util", avg_est, notes["cpu_avg_util"]),
+        ("cpu_peak_util", peak_est, peak_note),
+    ):
+        if estimated:
+            quality.record(server, f, "estimated", note)
+        elif quality.status(server, f) == "missing":
+            quality.record(server, f, "given")

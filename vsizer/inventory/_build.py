@@ -5,7 +5,8 @@ already in canonical units, provenance already recorded in the
 :class:`~vsizer.quality.QualityReport`) and collects cell problems in a
 :class:`ProblemLog`. :func:`finish` then applies the rules that need the whole
 list (unique names, known redundancy partners), fills the documented defaults
-(vCPUs, pool, group), raises one :class:`~vsizer.errors.InventoryError` with
+(vCPUs, pool, group) and the missing-data rules of :mod:`vsizer.missing`
+(a missing CPU peak or average estimated from the other), raises one :class:`~vsizer.errors.InventoryError` with
 every problem, or returns the :class:`~vsizer.inventory.model.Inventory`.
 """
 
@@ -15,10 +16,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import numpy as np
 import pandas as pd
 
 from vsizer.errors import InventoryError
 from vsizer.inventory.model import COLUMNS, Inventory
+from vsizer.missing import UNCHECKED_FIELDS, fill_cpu_util, record_unchecked
 from vsizer.quality import QualityReport
 from vsizer.units import normalize_text
 
@@ -148,6 +151,7 @@ def finish(
     _check_partners(planned, excluded, problems, quality)
     problems.raise_if_any()
 
+    _fill_missing(planned, quality)
     for rec in planned:
         _fill_defaults(rec, quality, has_pool=has_pool, has_group=has_group)
         _check_peak(rec, quality)
@@ -291,6 +295,35 @@ def _fill_defaults(
     if v.get("migrate") is None:
         v["migrate"] = True
         quality.record(rec.name, "migrate", "assumed", "not stated: migrated")
+
+
+def _fill_missing(planned: list[ServerRecord], quality: QualityReport) -> None:
+    """Apply :mod:`vsizer.missing`: CPU average/peak gaps, unchecked dimensions."""
+    names = [r.name for r in planned]
+    record_unchecked(
+        names, {f: [r.values.get(f) for r in planned] for f in UNCHECKED_FIELDS},
+        quality,
+    )
+    avg = [_nan_if_none(r.values.get("cpu_avg_util")) for r in planned]
+    peak = [_nan_if_none(r.values.get("cpu_peak_util")) for r in planned]
+    fill = fill_cpu_util(avg, peak)
+    if fill.avg_estimated.any() or fill.peak_estimated.any():
+        quality.note(
+            f"peak-to-average CPU factor {fill.factor.value:g}: {fill.factor.note}"
+        )
+    for i in np.flatnonzero(fill.peak_estimated | fill.avg_estimated).tolist():
+        rec = planned[i]
+        for f, est, values in (
+            ("cpu_peak_util", fill.peak_estimated, fill.peak),
+            ("cpu_avg_util", fill.avg_estimated, fill.avg),
+        ):
+            if est[i]:
+                rec.values[f] = float(values[i])
+                quality.record(rec.name, f, "estimated", fill.note(f, i))
+
+
+def _nan_if_none(x: Any) -> float:
+    return float("nan") if x is None else float(x)
 
 
 def _check_peak(rec: ServerRecord, quality: QualityReport) -> None:

@@ -13,8 +13,8 @@ empty); disk sizes (decimal GB) summed -> ``disk_gib``; read + write
 operations -> ``disk_iops``; read + write MB/s -> ``disk_mb_s``; network in +
 out MB/s x 8 -> ``net_mbps``. The totals columns (``Total disks read ops``
 ...) are used when given, else the per-disk columns are summed. CPU
-utilization is one figure: it becomes the average, and the peak is assumed
-equal to it.
+utilization is one figure: it becomes the average, and the peak is missing:
+estimated as average x a peak-to-average factor (:mod:`vsizer.missing`).
 
 The format has no clock rate and no CPU model, so a server's CPU capacity is
 unknown unless columns are added. These server-list columns are read when
@@ -252,7 +252,7 @@ def _row(
             continue
         if x is None:
             if role == "vcpus":
-                problems.cell(r, str(headers[i]), expect, "")
+                problems.cell(r, str(headers[i]), expect, clean_text(raw) or "")
             elif role == "mem_gib":  # left missing, for --vm-mem-gib
                 got["mem_blank"] = f"{problems.prefix} row {r}, column '{headers[i]}'"
             continue
@@ -278,9 +278,9 @@ def _row(
     if "mem_gib" in got:
         put("mem_gib", memory_to_gib(got["mem_gib"], "MB"), "given", "MB read as MiB")
     if "cpu_avg_util" in got:
+        # The format has one CPU figure; the peak is missing and is estimated
+        # by the missing-data policy (vsizer.missing) when the list is finished.
         put("cpu_avg_util", got["cpu_avg_util"] / 100, "given")
-        put("cpu_peak_util", got["cpu_avg_util"] / 100, "assumed",
-            "the format has one CPU figure; peak taken equal to it")
     if "mem_used_pct" in got and "mem_gib" in v:
         put("mem_used_gib", v["mem_gib"] * got["mem_used_pct"] / 100, "derived",
             f"{got['mem_used_pct']:g} % of memory")

@@ -394,7 +394,9 @@ def _convert_row(
         raw = cells[i] if i < len(cells) else None
         header = matches[f].header
         rec.cells[f] = (header, _display(raw))
-        if is_blank(raw):
+        if is_blank(raw):  # missing: vsizer.missing says what it becomes
+            if f == "redundant_with" and clean_text(raw) is not None:
+                quality.record(rec.name, f, "given", f"'{_display(raw)}': no partner")
             continue
         try:
             value, status, note = _convert_cell(f, raw, units.get(f), rec.values)
@@ -491,22 +493,29 @@ def _require_values(
     problems: ProblemLog,
     quality: QualityReport,
 ) -> None:
-    """CPU count is required: report an empty cell (not a bad one). An empty
-    memory cell is left missing, located in the quality note, for
-    ``plan --vm-mem-gib`` (:func:`vsizer.inventory.assume.fill_memory`)."""
+    """CPU count is required: report a missing cell (empty or blank-like such
+    as 'N/A'), quoting it. A missing memory cell is left missing, located in the
+    quality note, for ``plan --vm-mem-gib``
+    (:func:`vsizer.inventory.assume.fill_memory`)."""
 
-    def blank(f: str) -> bool:  # column absent or cell empty (bad cells are reported)
+    def blank(f: str) -> bool:  # column absent or cell missing (bad cells reported)
         return f not in cols or is_blank(rec.cells[f][1])
+
+    def report(f: str) -> None:
+        got = rec.cells[f][1] if f in rec.cells else ""
+        problems.cell(rec.row, matches[f].header, _EXPECT[f], got)
 
     if blank("vcpus") and (blank("sockets") or blank("cores_per_socket")):
         missing: list[str] = [
             f for f in ("sockets", "cores_per_socket") if f in cols and blank(f)
         ]
         for f in missing or ["vcpus"]:
-            problems.cell(rec.row, matches[f].header, _EXPECT[f], "")
+            report(f)
     if blank("mem_gib"):
         where = f"{problems.prefix} row {rec.row}, column '{matches['mem_gib'].header}'"
-        quality.record(rec.name, "mem_gib", "missing", f"{where} is empty")
+        got = rec.cells["mem_gib"][1] if "mem_gib" in rec.cells else ""
+        what = f"holds '{got}'" if got else "is empty"
+        quality.record(rec.name, "mem_gib", "missing", f"{where} {what}")
 
 
 def _fill_from_row(
