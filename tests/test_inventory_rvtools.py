@@ -78,9 +78,9 @@ def test_quality_of_derived_and_assumed_fields(sample):
     assert q.status("vm-3", "vcpus") == "given"
     assert q.status("vm-3", "cpu_avg_util") == "derived"
     assert q.status("vm-3", "cpu_peak_util") == "assumed"
-    # the VMs' hosts are not in vHost (sanitized names); every host of the
-    # cluster has the same CPU, so it is assumed
-    assert q.status("vm-3", "cpu_name") == "assumed"
+    # the VMs' hosts are not in vHost (sanitized names): the CPU of the
+    # cluster's hosts (all Gold 5218) is an estimate
+    assert q.status("vm-3", "cpu_name") == "estimated"
     assert q.status("vm-3", "group") == "assumed"
     assert q.status("vm-3", "power_w") == "missing"
     assert any("sizes read as MiB" in n for n in q.notes)
@@ -149,12 +149,14 @@ def test_older_layout(tmp_path):
     assert app["disk_used_gib"] == 20.0
     assert app["cpu_name"] == "Intel(R) Xeon(R) CPU E5-2620 v3 @ 2.40GHz"
     assert app["cpu_mhz"] == 2400.0
-    assert app["cpu_avg_util"] is None  # no vCPU sheet: no per-VM sample
+    # no vCPU sheet: from esx01's usage, 31 % x 12 cores / 2 vCPUs = 1.86, capped
+    assert app["cpu_avg_util"] == 1.0
+    assert _row(inv, "db01")["cpu_avg_util"] is None  # esx09 not in vHost
     assert (app["pool"], app["group"]) == ("Prod", "Sales")
     assert app["os"] == "Microsoft Windows Server 2008 R2 (64-bit)"
     q = inv.quality
     assert q.status("app01", "cpu_name") == "derived"  # its host is in vHost
-    assert q.status("db01", "cpu_name") == "assumed"  # esx09 is not
+    assert q.status("db01", "cpu_name") == "estimated"  # esx09 is not
     assert q.status("app01", "group") == "derived"
     assert q.status("db01", "group") == "assumed"
     hosts = inv.metadata["hosts"]

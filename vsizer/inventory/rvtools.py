@@ -28,8 +28,16 @@ from typing import Any
 from vsizer.errors import InventoryError
 from vsizer.inventory._build import ProblemLog, ServerRecord, clean_text, finish
 from vsizer.inventory._io import iter_sheet, open_workbook
+from vsizer.inventory._rvtools_hosts import (
+    HostIndex,
+    HostMatch,
+    estimate_usage,
+    fallback_cpu,
+    hosts_frame,
+    match_hosts,
+)
 from vsizer.inventory.model import Inventory
-from vsizer.quality import QualityReport, Status
+from vsizer.quality import QualityReport
 from vsizer.units import memory_to_gib, parse_bool, parse_number
 
 __all__ = ["VARIABLE_MAP", "read_rvtools"]
@@ -159,6 +167,7 @@ def read_rvtools(
     }
     disks = _disk_sums(sheets["vDisk"], problems)
     records: list[ServerRecord] = []
+    planned: list[tuple[ServerRecord, list[dict[str, Any]]]] = []
     for row, cells in vinfo.rows:
         name = clean_text(cells.get("vm"))
         if name is None:
@@ -169,12 +178,29 @@ def read_rvtools(
         ctx = [by_vm[s].get(name, {}) if s in by_vm else {} for s in _VM_SHEETS]
         rec.reason = _exclusion(ctx, include_powered_off)
         if rec.reason is None:
-            _vm_values(rec, ctx, sheets, disks, metadata["hosts"], problems, quality)
-    return finish(
+            planned.append((rec, ctx))
+    hosts = metadata["hosts"]
+    matches = match_hosts(
+        [(r.name, clean_text(_get(c, "Host")), clean_text(_get(c, "Cluster")))
+         for r, c in planned],
+        HostIndex(hosts), quality,
+    )
+    on_host: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for rec, ctx in planned:
+        match = matches[rec.name]
+        _vm_values(rec, ctx, sheets, disks, (match, hosts), problems, quality)
+        state = clean_text(_get(ctx, "Powerstate")) or "poweredOn"
+        if match.host is not None and state.casefold() == "poweredon":
+            on_host.setdefault(match.host["host"], []).append((rec.name, rec.values))
+    estimate_usage(on_host, {h["host"]: h for h in hosts}, quality)
+    inv = finish(
         records, problems=problems, quality=quality, source=os.fspath(path),
         source_format="rvtools", metadata=metadata, name_header=vinfo.header("VM"),
         has_pool=True, has_group=True,
     )
+    if hosts:
+        inv.hosts_before = hosts_frame(hosts, {h: len(v) for h, v in on_host.items()})
+    return inv
 
 
 def _layout(sheets: dict[str, _Sheet | None]) -> str:
@@ -282,7 +308,7 @@ def _hosts(sheet: _Sheet | None) -> list[dict[str, Any]]:
         "cpu_mhz": "Speed", "sockets": "# CPU", "cores_per_socket": "Cores per CPU",
         "cpu_usage_pct": "CPU usage %", "mem_mib": "# Memory",
         "mem_usage_pct": "Memory usage %", "vendor": "Vendor", "model": "Model",
-        "n_vms": "# VMs",
+        "n_vms": "# VMs", "cores": "# Cores",
     }
     hosts = []
     for _, cells in sheet.rows:
@@ -301,20 +327,6 @@ def _hosts(sheet: _Sheet | None) -> list[dict[str, Any]]:
     return hosts
 
 
-def _host_cpu(
-    host: str | None, cluster: str | None, hosts: list[dict[str, Any]]
-) -> tuple[dict[str, Any] | None, Status]:
-    """The VM's host CPU: exact host, else a cluster (or file) with one CPU model."""
-    for h in hosts:
-        if host is not None and h["host"] == host and h["cpu_model"]:
-            return h, "derived"
-    pool = [h for h in hosts if cluster is None or h["cluster"] == cluster]
-    kinds = {(h["cpu_model"], h["cpu_mhz"]) for h in pool if h["cpu_model"]}
-    if len(kinds) == 1:
-        return next(h for h in pool if h["cpu_model"]), "assumed"
-    return None, "missing"
-
-
 def _vinfo_header(ctx: dict[str, dict[str, Any]], header: str) -> str:
     """``header`` as spelled in the VM's vInfo sheet (e.g. with a trailing space)."""
     cells = ctx.get("vInfo")
@@ -326,7 +338,7 @@ def _vm_values(
     ctx_list: list[dict[str, Any]],
     sheets: dict[str, _Sheet | None],
     disks: dict[str, tuple[float, int]],
-    hosts: list[dict[str, Any]],
+    host: tuple[HostMatch, list[dict[str, Any]]],
     problems: ProblemLog,
     quality: QualityReport,
 ) -> None:
@@ -384,7 +396,7 @@ def _vm_values(
     if used_disk is not None:
         put("disk_used_gib", memory_to_gib(used_disk, "MiB"), "given", src)
     _placement_values(rec, ctx_list, quality)
-    _cpu_values(rec, ctx_list, cpu, hosts, problems, quality)
+    _cpu_values(rec, ctx_list, cpu, host, problems, quality)
 
 
 def _placement_values(
@@ -417,22 +429,32 @@ def _cpu_values(
     rec: ServerRecord,
     ctx_list: list[dict[str, Any]],
     cpu: dict[str, Any],
-    hosts: list[dict[str, Any]],
+    host: tuple[HostMatch, list[dict[str, Any]]],
     problems: ProblemLog,
     quality: QualityReport,
 ) -> None:
     v, name = rec.values, rec.name
+    match, hosts = host
     host_name = clean_text(_get(ctx_list, "Host"))
-    host, status = _host_cpu(host_name, clean_text(_get(ctx_list, "Cluster")), hosts)
-    if host is not None:
-        note = (f"host '{host_name}'" if status == "derived" else
-                f"host '{host_name}' not in vHost; every host of its cluster has "
-                "this CPU")
-        v["cpu_name"] = host["cpu_model"]
-        quality.record(name, "cpu_name", status, note)
-        if host["cpu_mhz"]:
-            v["cpu_mhz"] = float(host["cpu_mhz"])
-            quality.record(name, "cpu_mhz", status, note)
+    if match.host is not None and match.host["cpu_model"]:
+        h = match.host
+        note = f"host '{h['host']}'" + (
+            "" if match.how == "exact" else f" (vInfo '{host_name}', {match.how})"
+        )
+        v["cpu_name"] = h["cpu_model"]
+        quality.record(name, "cpu_name", "derived", note)
+        if h["cpu_mhz"]:
+            v["cpu_mhz"] = float(h["cpu_mhz"])
+            quality.record(name, "cpu_mhz", "derived", note)
+    else:
+        found = fallback_cpu(clean_text(_get(ctx_list, "Cluster")), hosts)
+        if found is not None:
+            model, mhz, model_status, mhz_status, note = found
+            v["cpu_name"] = model
+            quality.record(name, "cpu_name", model_status, note)
+            if mhz:
+                v["cpu_mhz"] = mhz
+                quality.record(name, "cpu_mhz", mhz_status, note)
     if not cpu or not cpu["#sheet"].has("Overall"):
         return
     overall = _number(cpu, "Overall", problems, "a non-negative MHz")
