@@ -125,12 +125,13 @@ def match_hosts(
         )
     if missing:
         names = sorted(missing)
+        unmatched = {vm for who in missing.values() for vm in who}
         quality.warn(
             "rvtools_host_not_in_vhost",
             f"{len(names)} vInfo host name(s) not found in vHost ({quoted_list(names)})"
             ": CPU taken from the cluster's hosts, utilization not estimated from a "
             "host.",
-            [vm for n in names for vm in missing[n]],
+            [vm for vm, _, _ in vms if out[vm].host is None and vm in unmatched],
         )
     return out
 
