@@ -11,11 +11,57 @@ Both layouts hold the same numbers: vSphere reports sizes in binary units
 (KiB), and RVTools renamed its "MB" headers to "MiB" without changing the
 values. So RVTools sizes are read as MiB in either layout.
 
-CPU utilization is derived from one point sample, the vCPU sheet's
-``Overall`` (consumed MHz at export time), divided by ``Max`` (the MHz the VM
-may use, vCPUs x host clock) or else by vCPUs x the host's ``Speed``. The peak
-is taken equal to it and marked ``assumed``. For a real peak, feed a
-utilization time series.
+**The VM's host.** vInfo's ``Host`` is matched to vHost's ``Host``, first
+rule with one candidate (:mod:`vsizer.inventory._rvtools_hosts`):
+
+1. the same name after case folding (and without a trailing dot);
+2. the same short name, the part before the first dot
+   (``VMSP-02.Customer.com`` = ``vmsp-02``; an IPv4 address is kept whole);
+3. one short name ends with the other, the shorter being at least 4
+   characters (``bovmsp-04.customer.com`` -> ``vmsp-04``; not for IPs);
+   warned (``rvtools_host_matched_by_suffix``) since it is a guess.
+
+Several candidates are narrowed to the VM's cluster; still several: none is
+used and the warning ``rvtools_host_ambiguous`` names them. Names found
+nowhere are listed in ``rvtools_host_not_in_vhost`` with their VMs.
+
+**CPU of a VM.** Its host's ``CPU Model`` and ``Speed`` (derived). Without a
+matched host: the CPU model most hosts of the VM's cluster have (all vHost
+hosts when the cluster has none; ties to the faster clock) and the median
+clock of those hosts, ``estimated``, the note naming the cluster. So a
+cluster mixing X5675 and X5690 hosts, or clocks 2699 and 2700 MHz, plans.
+The CPU's score is looked up by name in the CPU catalog at normalization.
+
+**CPU utilization of a VM**, best source first:
+
+1. vCPU sheet: ``Overall`` (consumed MHz at export time) divided by ``Max``
+   (the MHz the VM may use, vCPUs x host clock) or else by vCPUs x the host's
+   ``Speed`` (derived);
+2. its host's ``CPU usage %`` (vHost), shared among the powered-on VMs
+   matched to the host in proportion to their vCPUs (``estimated``, note
+   "estimated from host <name> CPU usage")::
+
+       demand_vm = U_h x (cores_h x MHz_h) x vcpus_vm / sum(vcpus on h)
+       util_vm   = demand_vm / (vcpus_vm x MHz_h)
+                 = U_h x cores_h / sum(vcpus on h),   capped at 1
+
+   with U_h the host's CPU usage [fraction of cores x clock], cores_h its
+   physical cores (``# Cores``, else ``# CPU`` x ``Cores per CPU``). Every
+   VM of a host gets the same fraction. The host's usage includes the
+   hypervisor's own, so this slightly overstates the VMs (conservative). A
+   fraction above 1 (a host busier than its vCPUs could make it) is capped,
+   warned as ``rvtools_host_usage_capped``;
+3. none: left empty, and normalization applies ``assume_util`` (assumed).
+
+Each source is one point sample, so the peak is taken equal to it
+(``assumed``). For a real peak, feed a utilization time series. When vHost
+gives ``Memory usage %``, a VM without vMemory ``Consumed`` gets
+``mem_used_gib`` = usage x host memory x its share of the configured memory
+of the host's powered-on VMs, capped at its own memory (``estimated``).
+
+**Before.** :attr:`Inventory.hosts_before` lists every vHost row (vendor and
+model, CPU, sockets, cores, clock, memory, usage, matched powered-on VMs):
+the plan costs these hosts, not the VMs, as the servers replaced.
 """
 
 from __future__ import annotations
@@ -44,14 +90,15 @@ __all__ = ["VARIABLE_MAP", "read_rvtools"]
 
 #: Canonical name -> ``"sheet:header"`` sources, in order of preference.
 #: ``cpu_name``/``cpu_mhz`` come from the VM's host in vHost; the utilization
-#: from vCPU ``Overall`` MHz (see the module docstring).
+#: from vCPU ``Overall`` MHz, else the host's ``CPU usage %`` shared by vCPUs
+#: (see the module docstring).
 VARIABLE_MAP: dict[str, list[str]] = {
     "name": ["vInfo:VM"],
     "vcpus": ["vCPU:CPUs", "vInfo:CPUs", "vInfo:Num CPU", "vInfo:Num CPUs"],
     "sockets": ["vCPU:Sockets"],
     "cores_per_socket": ["vCPU:Cores p/s"],
     "mem_gib": ["vMemory:Size MiB", "vMemory:Size MB", "vInfo:Memory"],
-    "mem_used_gib": ["vMemory:Consumed"],
+    "mem_used_gib": ["vMemory:Consumed", "vHost:Memory usage %"],
     "disk_gib": [
         "vDisk:Capacity MiB", "vDisk:Capacity MB", "vInfo:Total disk capacity MiB",
         "vInfo:Total disk capacity MB", "vInfo:Provisioned MiB", "vInfo:Provisioned MB",
@@ -59,8 +106,8 @@ VARIABLE_MAP: dict[str, list[str]] = {
     "disk_used_gib": ["vInfo:In Use MiB", "vInfo:In Use MB"],
     "cpu_name": ["vHost:CPU Model"],
     "cpu_mhz": ["vHost:Speed"],
-    "cpu_avg_util": ["vCPU:Overall"],
-    "cpu_peak_util": ["vCPU:Overall"],
+    "cpu_avg_util": ["vCPU:Overall", "vHost:CPU usage %"],
+    "cpu_peak_util": ["vCPU:Overall", "vHost:CPU usage %"],
     "pool": ["vInfo:Cluster", "vInfo:Resource pool"],
     "group": ["vInfo:Folder"],
     "os": [
