@@ -159,6 +159,14 @@ def test_older_layout(tmp_path):
     assert q.status("db01", "cpu_name") == "estimated"  # esx09 is not
     assert q.status("app01", "group") == "derived"
     assert q.status("db01", "group") == "assumed"
+    assert [(w.code, w.message, w.servers) for w in q.warnings
+            if w.code == "rvtools_hosts_without_vms"] == [
+        ("rvtools_hosts_without_vms",
+         "1 vHost host(s) run none of the planned powered-on VMs (an export filtered "
+         "to some VMs, or idle hosts); they still count as existing hosts "
+         "(summary.hosts_before).", ("esx02.example.com",)),
+    ]  # off01 and susp01 are not powered on
+    assert list(inv.hosts_before["vms"]) == [1, 0]
     hosts = inv.metadata["hosts"]
     assert [(h["host"], h["cpu_usage_pct"], h["mem_usage_pct"]) for h in hosts] == [
         ("esx01.example.com", 31.0, 48.0), ("esx02.example.com", 22.0, 61.0)

@@ -227,6 +227,36 @@ def read_rvtools(
         if rec.reason is None:
             planned.append((rec, ctx))
     hosts = metadata["hosts"]
+    on_host = _planned_values(planned, sheets, disks, hosts, problems, quality)
+    inv = finish(
+        records, problems=problems, quality=quality, source=os.fspath(path),
+        source_format="rvtools", metadata=metadata, name_header=vinfo.header("VM"),
+        has_pool=True, has_group=True,
+    )
+    if hosts:
+        inv.hosts_before = hosts_frame(hosts, {h: len(v) for h, v in on_host.items()})
+        idle = [h["host"] for h in hosts if h["host"] not in on_host]
+        if on_host and idle:
+            quality.warn(
+                "rvtools_hosts_without_vms",
+                f"{len(idle)} vHost host(s) run none of the planned powered-on VMs "
+                "(an export filtered to some VMs, or idle hosts); they still count as "
+                "existing hosts (summary.hosts_before).",
+                idle,
+            )
+    return inv
+
+
+def _planned_values(
+    planned: list[tuple[ServerRecord, list[dict[str, Any]]]],
+    sheets: dict[str, _Sheet | None],
+    disks: dict[str, tuple[float, int]],
+    hosts: list[dict[str, Any]],
+    problems: ProblemLog,
+    quality: QualityReport,
+) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+    """Values of the planned VMs, their hosts matched, utilization estimated
+    from host usage; returns host -> its powered-on VMs ``(name, values)``."""
     matches = match_hosts(
         [(r.name, clean_text(_get(c, "Host")), clean_text(_get(c, "Cluster")))
          for r, c in planned],
@@ -240,14 +270,7 @@ def read_rvtools(
         if match.host is not None and state.casefold() == "poweredon":
             on_host.setdefault(match.host["host"], []).append((rec.name, rec.values))
     estimate_usage(on_host, {h["host"]: h for h in hosts}, quality)
-    inv = finish(
-        records, problems=problems, quality=quality, source=os.fspath(path),
-        source_format="rvtools", metadata=metadata, name_header=vinfo.header("VM"),
-        has_pool=True, has_group=True,
-    )
-    if hosts:
-        inv.hosts_before = hosts_frame(hosts, {h: len(v) for h, v in on_host.items()})
-    return inv
+    return on_host
 
 
 def _layout(sheets: dict[str, _Sheet | None]) -> str:
