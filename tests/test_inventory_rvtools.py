@@ -419,3 +419,5 @@ def test_cluster_cpu_tie_goes_to_the_faster_clock():
     assert note.startswith("VM's host not in vHost; all vHost hosts (VM has no "
                            "cluster): 1 of 2")
     assert fallback_cpu("C", []) is None
+    note = fallback_cpu("C", hosts, "host 'z' gives no CPU model")[4]
+    assert note == "host 'z' gives no CPU model; cluster 'C': 1 of 2 hosts have this CPU"

@@ -137,7 +137,8 @@ def match_hosts(
 
 
 def fallback_cpu(
-    cluster: str | None, hosts: list[dict[str, Any]]
+    cluster: str | None, hosts: list[dict[str, Any]],
+    why: str = "VM's host not in vHost",
 ) -> tuple[str, float | None, Status, Status, str] | None:
     """The cluster's majority CPU model and its median clock (all vHost hosts
     when the cluster has none): ``(model, MHz, model status, MHz status, note)``.
@@ -160,7 +161,7 @@ def fallback_cpu(
     clocks = [c for c in counts[model] if c > 0]
     mhz = float(statistics.median(clocks)) if clocks else None
     same_clock = len(set(clocks)) <= 1
-    note = (f"VM's host not in vHost; {where}: {len(counts[model])} of {len(pool)} "
+    note = (f"{why}; {where}: {len(counts[model])} of {len(pool)} "
             f"hosts have this CPU")
     if not same_clock:
         note += f", median clock {mhz:g} MHz of {min(clocks):g}-{max(clocks):g}"

@@ -517,7 +517,9 @@ def _cpu_values(
             v["cpu_mhz"] = float(h["cpu_mhz"])
             quality.record(name, "cpu_mhz", "derived", note)
     else:
-        found = fallback_cpu(clean_text(_get(ctx_list, "Cluster")), hosts)
+        why = ("VM's host not in vHost" if match.host is None else
+               f"host '{match.host['host']}' gives no CPU model")
+        found = fallback_cpu(clean_text(_get(ctx_list, "Cluster")), hosts, why)
         if found is not None:
             model, mhz, model_status, mhz_status, note = found
             v["cpu_name"] = model
