@@ -84,7 +84,6 @@ OPTIONAL_SHEET_KEYS: tuple[str, ...] = ("sheet_curves", "sheet_predictions")
 _KEY_FIGURES: tuple[Figure, ...] = (
     ("servers", "summary.servers", INT, None),
     ("excluded", "summary.excluded", INT, None),
-    ("hosts_before", "summary.hosts_before", INT, None),
     ("hosts", "summary.hosts", INT, None),
     ("consolidation_ratio", "summary.consolidation_ratio", RATIO, None),
     ("pools", "summary.pools", INT, None),

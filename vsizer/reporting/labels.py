@@ -76,7 +76,6 @@ LABELS: dict[str, dict[str, str]] = {
     "excluded": {"en": "Excluded servers", "ja": "対象外サーバー数"},
     "hosts": {"en": "Hosts", "ja": "ホスト数"},
     "servers_to_hosts": {"en": "Servers → hosts", "ja": "サーバー数 → ホスト数"},
-    "hosts_before": {"en": "Existing hosts", "ja": "既存ホスト数"},
     "hosts_before_to_after": {
         "en": "Existing hosts → new hosts",
         "ja": "既存ホスト数 → 新ホスト数",
