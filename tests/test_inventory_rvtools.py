@@ -179,6 +179,24 @@ def test_older_layout_include_powered_off_keeps_templates_out(tmp_path):
     assert inv.excluded.to_dict("records") == [{"name": "tmpl01", "reason": "template"}]
 
 
+def test_no_vhost_sheet_is_warned(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "vInfo"
+    ws.append(["VM", "Powerstate", "CPUs", "Memory", "Host"])
+    ws.append(["a", "poweredOn", 2, 1024, "esx1"])
+    p = tmp_path / "no_vhost.xlsx"
+    wb.save(p)
+    inv = read_rvtools(p)
+    assert inv.hosts_before is None and inv.metadata["virtualized"] is True
+    assert [(w.code, w.message, w.servers) for w in inv.quality.warnings] == [
+        ("rvtools_no_vhost",
+         "no vHost sheet (or no host in it): the hosts these VMs run on are unknown, "
+         "so the plan has no power or rack space before; export the vHost tab with "
+         "RVTools too.", ()),
+    ]
+
+
 def test_bad_values_are_reported_with_sheet_and_row(tmp_path):
     wb = openpyxl.Workbook()
     ws = wb.active

@@ -133,3 +133,19 @@ def test_physical_inventory_has_no_before():
     out = io.StringIO()
     print_summary(d, Console(file=out, width=120))
     assert "Existing hosts" not in out.getvalue()
+
+
+def test_vms_without_known_hosts_have_no_before_power(tmp_path):
+    """An RVTools export without vHost: the VMs are not costed as servers."""
+    from tests.rvtools_fixture import write_old_layout
+
+    inv = vsizer.read_inventory(write_old_layout(tmp_path / "old.xlsx"))
+    inv.hosts_before = None  # as read from an export without vHost
+    p = vsizer.plan(inv)
+    d = p.to_dict()
+    assert d["before"] is None and d["summary"]["hosts_before"] is None
+    assert d["power"]["before_w"] is None
+    assert d["power"]["annual_kwh_before"] is None
+    assert d["power"]["after_w"] > 0
+    assert p.quality.entries["app01"]["power_w"] == (
+        "derived", "a VM whose hosts are unknown: no power before")

@@ -115,7 +115,10 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
     survives = all(p["failover"]["survives"] for p in pools_out)
 
     # Power, cost, space
-    vms_already = bool(inv.metadata.get("from_series"))
+    # servers that are VMs with no known host: nothing physical before
+    vms_already = bool(inv.metadata.get("from_series")) or (
+        bool(inv.metadata.get("virtualized")) and plan.before is None
+    )
     before = before_summary(plan.before) if plan.before is not None else None
     before_w = float(servers["power_w"].astype(float).fillna(0).sum())
     if before is not None:  # a virtualized source: before = its hosts

@@ -150,7 +150,9 @@ class ConsolidationStudy:
                 self.inventory.hosts_before, _shipped_power_catalog(), quality,
                 assume_util=rules.assume_util,
             )
-            pw = vm_power_on_hosts(servers, quality)
+        if before is not None or self.inventory.metadata.get("virtualized"):
+            # VMs: no power of their own
+            pw = vm_power_on_hosts(servers, quality, hosts_known=before is not None)
         else:
             pw = estimate_server_power(
                 servers, _shipped_power_catalog(), quality=quality

@@ -128,12 +128,15 @@ def _shipped_host_catalog() -> HostCatalog:
     return read_host_catalog()
 
 
-def vm_power_on_hosts(servers: pd.DataFrame, quality: QualityReport) -> pd.DataFrame:
+def vm_power_on_hosts(
+    servers: pd.DataFrame, quality: QualityReport, *, hosts_known: bool = True
+) -> pd.DataFrame:
     """Per-VM power of a virtualized source: none of its own, the "before"
-    power is the hosts'. Recorded as derived for each VM."""
+    power is the hosts' (``hosts_known``) or unknown. Recorded as derived."""
+    note = ("a VM: the before power is its source hosts' (before.hosts)" if hosts_known
+            else "a VM whose hosts are unknown: no power before")
     for name in servers["name"].astype(str):
-        quality.record(name, "power_w", "derived",
-                       "a VM: the before power is its source hosts' (before.hosts)")
+        quality.record(name, "power_w", "derived", note)
     n = len(servers)
     return pd.DataFrame(
         {"power_w": np.full(n, np.nan), "power_source": np.full(n, "host", dtype=object),

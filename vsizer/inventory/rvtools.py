@@ -171,7 +171,8 @@ def read_rvtools(
     Returns
     -------
     Inventory
-        ``source_format='rvtools'``. ``metadata`` holds ``sheets``,
+        ``source_format='rvtools'``, ``hosts_before`` from vHost (None without
+        it). ``metadata`` holds ``virtualized`` (True), ``sheets``,
         ``size_unit_layout`` ('MiB' newer / 'MB' older) and ``hosts`` (one
         dict per vHost row: CPU model, clock, sockets, cores, CPU and memory
         usage %, memory, vendor, model).
@@ -202,6 +203,7 @@ def read_rvtools(
     layout = _layout(sheets)
     metadata: dict[str, Any] = {
         "format": "xlsx",
+        "virtualized": True,
         "sheets": all_sheets,
         "size_unit_layout": layout,
         "hosts": _hosts(sheets["vHost"]),
@@ -233,6 +235,13 @@ def read_rvtools(
         source_format="rvtools", metadata=metadata, name_header=vinfo.header("VM"),
         has_pool=True, has_group=True,
     )
+    if not hosts and len(inv):
+        quality.warn(
+            "rvtools_no_vhost",
+            "no vHost sheet (or no host in it): the hosts these VMs run on are "
+            "unknown, so the plan has no power or rack space before; export the "
+            "vHost tab with RVTools too.",
+        )
     if hosts:
         inv.hosts_before = hosts_frame(hosts, {h: len(v) for h, v in on_host.items()})
         idle = [h["host"] for h in hosts if h["host"] not in on_host]
