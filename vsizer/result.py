@@ -116,13 +116,14 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
 
     # Power, cost, space
     # servers that are VMs with no known host: nothing physical before
+    hosts_before = plan.before
     vms_already = bool(inv.metadata.get("from_series")) or (
-        bool(inv.metadata.get("virtualized")) and plan.before is None
+        bool(inv.metadata.get("virtualized")) and hosts_before is None
     )
-    before = before_summary(plan.before) if plan.before is not None else None
+    before = before_summary(hosts_before) if hosts_before is not None else None
     before_w = float(servers["power_w"].astype(float).fillna(0).sum())
-    if before is not None:  # a virtualized source: before = its hosts
-        before_w = float(plan.before["power_w"].sum())  # type: ignore[index]
+    if hosts_before is not None:  # a virtualized source: before = its hosts
+        before_w = float(hosts_before["power_w"].sum())
     after_w = host_power_total
     price, pue, years = rules.price_kwh, rules.pue, rules.years
     kwh_before = cost.annual_energy_kwh(before_w, pue)
@@ -142,8 +143,8 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
         cost_before = saving = saving_years = None
     sources = servers["power_source"].value_counts()
     rack_before = float(servers["rack_u"].astype(float).fillna(0).sum())
-    if before is not None:
-        rack_before = float(plan.before["rack_u"].sum())  # type: ignore[index]
+    if hosts_before is not None:
+        rack_before = float(hosts_before["rack_u"].sum())
     rack_after = n_hosts * float(host.rack_u)
     size_u = rules.rack_size_u
 
