@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from vsizer import __version__, cost
+from vsizer.catalogs.hosts_before import before_summary
 from vsizer.config import TARGETS
 
 if TYPE_CHECKING:
@@ -114,8 +115,15 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
     survives = all(p["failover"]["survives"] for p in pools_out)
 
     # Power, cost, space
-    vms_already = bool(inv.metadata.get("from_series"))
+    # servers that are VMs with no known host: nothing physical before
+    hosts_before = plan.before
+    vms_already = bool(inv.metadata.get("from_series")) or (
+        bool(inv.metadata.get("virtualized")) and hosts_before is None
+    )
+    before = before_summary(hosts_before) if hosts_before is not None else None
     before_w = float(servers["power_w"].astype(float).fillna(0).sum())
+    if hosts_before is not None:  # a virtualized source: before = its hosts
+        before_w = float(hosts_before["power_w"].sum())
     after_w = host_power_total
     price, pue, years = rules.price_kwh, rules.pue, rules.years
     kwh_before = cost.annual_energy_kwh(before_w, pue)
@@ -135,6 +143,8 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
         cost_before = saving = saving_years = None
     sources = servers["power_source"].value_counts()
     rack_before = float(servers["rack_u"].astype(float).fillna(0).sum())
+    if hosts_before is not None:
+        rack_before = float(hosts_before["rack_u"].sum())
     rack_after = n_hosts * float(host.rack_u)
     size_u = rules.rack_size_u
 
@@ -227,6 +237,7 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
         "summary": {
             "servers": n_servers,
             "excluded": len(inv.excluded),
+            "hosts_before": None if before is None else before["hosts_count"],
             "hosts": n_hosts,
             "pools": len(pools_out),
             "consolidation_ratio": _r(actual["consolidation_ratio"]),
@@ -256,6 +267,7 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
             for r in inv.excluded.to_dict("records")
         ],
         "pools": pools_out,
+        "before": before,
         "power": {
             "before_w": None if vms_already else _r(before_w),
             "after_w": _r(after_w),

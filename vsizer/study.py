@@ -18,6 +18,7 @@ import pandas as pd
 from vsizer._validation import quoted_list
 from vsizer.catalogs.cpu_catalog import CpuCatalog, read_cpu_catalog
 from vsizer.catalogs.host_catalog import HostCatalog, read_host_catalog
+from vsizer.catalogs.hosts_before import estimate_hosts_before, vm_power_on_hosts
 from vsizer.catalogs.model import HostModel
 from vsizer.catalogs.normalize import host_cpu_capacity, normalize_cpu
 from vsizer.catalogs.server_power import (
@@ -85,6 +86,8 @@ class ConsolidationPlan:
     quality: QualityReport
     warnings: list[PlanWarning] = field(default_factory=list)
     series: SeriesInfo | None = None
+    #: The source hosts with power_w and rack_u (virtualized sources), else None.
+    before: pd.DataFrame | None = None
 
     def to_dict(self) -> dict[str, Any]:
         from vsizer.result import plan_to_dict
@@ -147,7 +150,19 @@ class ConsolidationStudy:
             assume_mhz=None if from_series else rules.vm_cpu_mhz,
         )
         servers = servers.reset_index(drop=True)
-        pw = estimate_server_power(servers, _shipped_power_catalog(), quality=quality)
+        before = None
+        if self.inventory.hosts_before is not None:
+            before = estimate_hosts_before(
+                self.inventory.hosts_before, _shipped_power_catalog(), quality,
+                assume_util=rules.assume_util,
+            )
+        if before is not None or self.inventory.metadata.get("virtualized"):
+            # VMs: no power of their own
+            pw = vm_power_on_hosts(servers, quality, hosts_known=before is not None)
+        else:
+            pw = estimate_server_power(
+                servers, _shipped_power_catalog(), quality=quality
+            )
         servers["power_w"] = pw["power_w"].to_numpy()
         servers["power_source"] = pw["power_source"].to_numpy()
         servers["vm_mem_gib"] = servers["mem_gib"].astype(float) + _vm_overhead_gib(
@@ -236,6 +251,7 @@ class ConsolidationStudy:
             quality=quality,
             warnings=plan_warnings(quality, servers, series_info, rules),
             series=series_info,
+            before=before,
         )
 
 

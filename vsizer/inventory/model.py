@@ -41,6 +41,21 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "os": ("string", "operating system"),
 }
 
+#: Columns of :attr:`Inventory.hosts_before`, their dtype and unit.
+HOST_COLUMNS: dict[str, tuple[str, str]] = {
+    "name": ("string", "host name as the source lists it"),
+    "cluster": ("string", "cluster of the host"),
+    "model": ("string", "server vendor and model"),
+    "cpu_name": ("string", "CPU model name"),
+    "sockets": ("Int64", "CPU sockets"),
+    "cores": ("Int64", "physical cores"),
+    "cpu_mhz": ("Float64", "nominal clock [MHz]"),
+    "mem_gib": ("Float64", "physical memory [GiB]"),
+    "cpu_util": ("Float64", "CPU usage at export [fraction of cores x clock]"),
+    "mem_util": ("Float64", "memory usage at export [fraction]"),
+    "vms": ("Int64", "powered-on VMs of the inventory matched to this host"),
+}
+
 
 @dataclass
 class Inventory:
@@ -61,6 +76,10 @@ class Inventory:
         'table', 'rvtools' or 'azure_migrate'.
     metadata : dict
         Reader-specific facts (sheet used, header mapping, RVTools version layout...).
+    hosts_before : DataFrame or None
+        For a virtualized source whose hosts are known (RVTools vHost): the
+        hosts the VMs run on today, one row each, columns of
+        :data:`HOST_COLUMNS`. None for a list of physical servers.
     """
 
     servers: pd.DataFrame
@@ -69,6 +88,7 @@ class Inventory:
     source: str
     source_format: str
     metadata: dict[str, Any] = field(default_factory=dict)
+    hosts_before: pd.DataFrame | None = None
 
     def __len__(self) -> int:
         return len(self.servers)

@@ -11,11 +11,57 @@ Both layouts hold the same numbers: vSphere reports sizes in binary units
 (KiB), and RVTools renamed its "MB" headers to "MiB" without changing the
 values. So RVTools sizes are read as MiB in either layout.
 
-CPU utilization is derived from one point sample, the vCPU sheet's
-``Overall`` (consumed MHz at export time), divided by ``Max`` (the MHz the VM
-may use, vCPUs x host clock) or else by vCPUs x the host's ``Speed``. The peak
-is taken equal to it and marked ``assumed``. For a real peak, feed a
-utilization time series.
+**The VM's host.** vInfo's ``Host`` is matched to vHost's ``Host``, first
+rule with one candidate (:mod:`vsizer.inventory._rvtools_hosts`):
+
+1. the same name after case folding (and without a trailing dot);
+2. the same short name, the part before the first dot
+   (``VMSP-02.Customer.com`` = ``vmsp-02``; an IPv4 address is kept whole);
+3. one short name ends with the other, the shorter being at least 4
+   characters (``bovmsp-04.customer.com`` -> ``vmsp-04``; not for IPs);
+   warned (``rvtools_host_matched_by_suffix``) since it is a guess.
+
+Several candidates are narrowed to the VM's cluster; still several: none is
+used and the warning ``rvtools_host_ambiguous`` names them. Names found
+nowhere are listed in ``rvtools_host_not_in_vhost`` with their VMs.
+
+**CPU of a VM.** Its host's ``CPU Model`` and ``Speed`` (derived). Without a
+matched host: the CPU model most hosts of the VM's cluster have (all vHost
+hosts when the cluster has none; ties to the faster clock) and the median
+clock of those hosts, ``estimated``, the note naming the cluster. So a
+cluster mixing X5675 and X5690 hosts, or clocks 2699 and 2700 MHz, plans.
+The CPU's score is looked up by name in the CPU catalog at normalization.
+
+**CPU utilization of a VM**, best source first:
+
+1. vCPU sheet: ``Overall`` (consumed MHz at export time) divided by ``Max``
+   (the MHz the VM may use, vCPUs x host clock) or else by vCPUs x the host's
+   ``Speed`` (derived);
+2. its host's ``CPU usage %`` (vHost), shared among the powered-on VMs
+   matched to the host in proportion to their vCPUs (``estimated``, note
+   "estimated from host <name> CPU usage")::
+
+       demand_vm = U_h x (cores_h x MHz_h) x vcpus_vm / sum(vcpus on h)
+       util_vm   = demand_vm / (vcpus_vm x MHz_h)
+                 = U_h x cores_h / sum(vcpus on h),   capped at 1
+
+   with U_h the host's CPU usage [fraction of cores x clock], cores_h its
+   physical cores (``# Cores``, else ``# CPU`` x ``Cores per CPU``). Every
+   VM of a host gets the same fraction. The host's usage includes the
+   hypervisor's own, so this slightly overstates the VMs (conservative). A
+   fraction above 1 (a host busier than its vCPUs could make it) is capped,
+   warned as ``rvtools_host_usage_capped``;
+3. none: left empty, and normalization applies ``assume_util`` (assumed).
+
+Each source is one point sample, so the peak is taken equal to it
+(``assumed``). For a real peak, feed a utilization time series. When vHost
+gives ``Memory usage %``, a VM without vMemory ``Consumed`` gets
+``mem_used_gib`` = usage x host memory x its share of the configured memory
+of the host's powered-on VMs, capped at its own memory (``estimated``).
+
+**Before.** :attr:`Inventory.hosts_before` lists every vHost row (vendor and
+model, CPU, sockets, cores, clock, memory, usage, matched powered-on VMs):
+the plan costs these hosts, not the VMs, as the servers replaced.
 """
 
 from __future__ import annotations
@@ -28,22 +74,31 @@ from typing import Any
 from vsizer.errors import InventoryError
 from vsizer.inventory._build import ProblemLog, ServerRecord, clean_text, finish
 from vsizer.inventory._io import iter_sheet, open_workbook
+from vsizer.inventory._rvtools_hosts import (
+    HostIndex,
+    HostMatch,
+    estimate_usage,
+    fallback_cpu,
+    hosts_frame,
+    match_hosts,
+)
 from vsizer.inventory.model import Inventory
-from vsizer.quality import QualityReport, Status
+from vsizer.quality import QualityReport
 from vsizer.units import memory_to_gib, parse_bool, parse_number
 
 __all__ = ["VARIABLE_MAP", "read_rvtools"]
 
 #: Canonical name -> ``"sheet:header"`` sources, in order of preference.
 #: ``cpu_name``/``cpu_mhz`` come from the VM's host in vHost; the utilization
-#: from vCPU ``Overall`` MHz (see the module docstring).
+#: from vCPU ``Overall`` MHz, else the host's ``CPU usage %`` shared by vCPUs
+#: (see the module docstring).
 VARIABLE_MAP: dict[str, list[str]] = {
     "name": ["vInfo:VM"],
     "vcpus": ["vCPU:CPUs", "vInfo:CPUs", "vInfo:Num CPU", "vInfo:Num CPUs"],
     "sockets": ["vCPU:Sockets"],
     "cores_per_socket": ["vCPU:Cores p/s"],
     "mem_gib": ["vMemory:Size MiB", "vMemory:Size MB", "vInfo:Memory"],
-    "mem_used_gib": ["vMemory:Consumed"],
+    "mem_used_gib": ["vMemory:Consumed", "vHost:Memory usage %"],
     "disk_gib": [
         "vDisk:Capacity MiB", "vDisk:Capacity MB", "vInfo:Total disk capacity MiB",
         "vInfo:Total disk capacity MB", "vInfo:Provisioned MiB", "vInfo:Provisioned MB",
@@ -51,8 +106,8 @@ VARIABLE_MAP: dict[str, list[str]] = {
     "disk_used_gib": ["vInfo:In Use MiB", "vInfo:In Use MB"],
     "cpu_name": ["vHost:CPU Model"],
     "cpu_mhz": ["vHost:Speed"],
-    "cpu_avg_util": ["vCPU:Overall"],
-    "cpu_peak_util": ["vCPU:Overall"],
+    "cpu_avg_util": ["vCPU:Overall", "vHost:CPU usage %"],
+    "cpu_peak_util": ["vCPU:Overall", "vHost:CPU usage %"],
     "pool": ["vInfo:Cluster", "vInfo:Resource pool"],
     "group": ["vInfo:Folder"],
     "os": [
@@ -116,7 +171,8 @@ def read_rvtools(
     Returns
     -------
     Inventory
-        ``source_format='rvtools'``. ``metadata`` holds ``sheets``,
+        ``source_format='rvtools'``, ``hosts_before`` from vHost (None without
+        it). ``metadata`` holds ``virtualized`` (True), ``sheets``,
         ``size_unit_layout`` ('MiB' newer / 'MB' older) and ``hosts`` (one
         dict per vHost row: CPU model, clock, sockets, cores, CPU and memory
         usage %, memory, vendor, model).
@@ -147,6 +203,7 @@ def read_rvtools(
     layout = _layout(sheets)
     metadata: dict[str, Any] = {
         "format": "xlsx",
+        "virtualized": True,
         "sheets": all_sheets,
         "size_unit_layout": layout,
         "hosts": _hosts(sheets["vHost"]),
@@ -159,6 +216,7 @@ def read_rvtools(
     }
     disks = _disk_sums(sheets["vDisk"], problems)
     records: list[ServerRecord] = []
+    planned: list[tuple[ServerRecord, list[dict[str, Any]]]] = []
     for row, cells in vinfo.rows:
         name = clean_text(cells.get("vm"))
         if name is None:
@@ -169,12 +227,59 @@ def read_rvtools(
         ctx = [by_vm[s].get(name, {}) if s in by_vm else {} for s in _VM_SHEETS]
         rec.reason = _exclusion(ctx, include_powered_off)
         if rec.reason is None:
-            _vm_values(rec, ctx, sheets, disks, metadata["hosts"], problems, quality)
-    return finish(
+            planned.append((rec, ctx))
+    hosts = metadata["hosts"]
+    on_host = _planned_values(planned, sheets, disks, hosts, problems, quality)
+    inv = finish(
         records, problems=problems, quality=quality, source=os.fspath(path),
         source_format="rvtools", metadata=metadata, name_header=vinfo.header("VM"),
         has_pool=True, has_group=True,
     )
+    if not hosts and len(inv):
+        quality.warn(
+            "rvtools_no_vhost",
+            "no vHost sheet (or no host in it): the hosts these VMs run on are "
+            "unknown, so the plan has no power or rack space before; export the "
+            "vHost tab with RVTools too.",
+        )
+    if hosts:
+        inv.hosts_before = hosts_frame(hosts, {h: len(v) for h, v in on_host.items()})
+        idle = [h["host"] for h in hosts if h["host"] not in on_host]
+        if on_host and idle:
+            quality.warn(
+                "rvtools_hosts_without_vms",
+                f"{len(idle)} vHost host(s) run none of the planned powered-on VMs "
+                "(an export filtered to some VMs, or idle hosts); they still count as "
+                "existing hosts (summary.hosts_before).",
+                idle,
+            )
+    return inv
+
+
+def _planned_values(
+    planned: list[tuple[ServerRecord, list[dict[str, Any]]]],
+    sheets: dict[str, _Sheet | None],
+    disks: dict[str, tuple[float, int]],
+    hosts: list[dict[str, Any]],
+    problems: ProblemLog,
+    quality: QualityReport,
+) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+    """Values of the planned VMs, their hosts matched, utilization estimated
+    from host usage; returns host -> its powered-on VMs ``(name, values)``."""
+    matches = match_hosts(
+        [(r.name, clean_text(_get(c, "Host")), clean_text(_get(c, "Cluster")))
+         for r, c in planned],
+        HostIndex(hosts), quality,
+    )
+    on_host: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for rec, ctx in planned:
+        match = matches[rec.name]
+        _vm_values(rec, ctx, sheets, disks, (match, hosts), problems, quality)
+        state = clean_text(_get(ctx, "Powerstate")) or "poweredOn"
+        if match.host is not None and state.casefold() == "poweredon":
+            on_host.setdefault(match.host["host"], []).append((rec.name, rec.values))
+    estimate_usage(on_host, {h["host"]: h for h in hosts}, quality)
+    return on_host
 
 
 def _layout(sheets: dict[str, _Sheet | None]) -> str:
@@ -282,7 +387,7 @@ def _hosts(sheet: _Sheet | None) -> list[dict[str, Any]]:
         "cpu_mhz": "Speed", "sockets": "# CPU", "cores_per_socket": "Cores per CPU",
         "cpu_usage_pct": "CPU usage %", "mem_mib": "# Memory",
         "mem_usage_pct": "Memory usage %", "vendor": "Vendor", "model": "Model",
-        "n_vms": "# VMs",
+        "n_vms": "# VMs", "cores": "# Cores",
     }
     hosts = []
     for _, cells in sheet.rows:
@@ -301,20 +406,6 @@ def _hosts(sheet: _Sheet | None) -> list[dict[str, Any]]:
     return hosts
 
 
-def _host_cpu(
-    host: str | None, cluster: str | None, hosts: list[dict[str, Any]]
-) -> tuple[dict[str, Any] | None, Status]:
-    """The VM's host CPU: exact host, else a cluster (or file) with one CPU model."""
-    for h in hosts:
-        if host is not None and h["host"] == host and h["cpu_model"]:
-            return h, "derived"
-    pool = [h for h in hosts if cluster is None or h["cluster"] == cluster]
-    kinds = {(h["cpu_model"], h["cpu_mhz"]) for h in pool if h["cpu_model"]}
-    if len(kinds) == 1:
-        return next(h for h in pool if h["cpu_model"]), "assumed"
-    return None, "missing"
-
-
 def _vinfo_header(ctx: dict[str, dict[str, Any]], header: str) -> str:
     """``header`` as spelled in the VM's vInfo sheet (e.g. with a trailing space)."""
     cells = ctx.get("vInfo")
@@ -326,7 +417,7 @@ def _vm_values(
     ctx_list: list[dict[str, Any]],
     sheets: dict[str, _Sheet | None],
     disks: dict[str, tuple[float, int]],
-    hosts: list[dict[str, Any]],
+    host: tuple[HostMatch, list[dict[str, Any]]],
     problems: ProblemLog,
     quality: QualityReport,
 ) -> None:
@@ -384,7 +475,7 @@ def _vm_values(
     if used_disk is not None:
         put("disk_used_gib", memory_to_gib(used_disk, "MiB"), "given", src)
     _placement_values(rec, ctx_list, quality)
-    _cpu_values(rec, ctx_list, cpu, hosts, problems, quality)
+    _cpu_values(rec, ctx_list, cpu, host, problems, quality)
 
 
 def _placement_values(
@@ -417,22 +508,34 @@ def _cpu_values(
     rec: ServerRecord,
     ctx_list: list[dict[str, Any]],
     cpu: dict[str, Any],
-    hosts: list[dict[str, Any]],
+    host: tuple[HostMatch, list[dict[str, Any]]],
     problems: ProblemLog,
     quality: QualityReport,
 ) -> None:
     v, name = rec.values, rec.name
+    match, hosts = host
     host_name = clean_text(_get(ctx_list, "Host"))
-    host, status = _host_cpu(host_name, clean_text(_get(ctx_list, "Cluster")), hosts)
-    if host is not None:
-        note = (f"host '{host_name}'" if status == "derived" else
-                f"host '{host_name}' not in vHost; every host of its cluster has "
-                "this CPU")
-        v["cpu_name"] = host["cpu_model"]
-        quality.record(name, "cpu_name", status, note)
-        if host["cpu_mhz"]:
-            v["cpu_mhz"] = float(host["cpu_mhz"])
-            quality.record(name, "cpu_mhz", status, note)
+    if match.host is not None and match.host["cpu_model"]:
+        h = match.host
+        note = f"host '{h['host']}'" + (
+            "" if match.how == "exact" else f" (vInfo '{host_name}', {match.how})"
+        )
+        v["cpu_name"] = h["cpu_model"]
+        quality.record(name, "cpu_name", "derived", note)
+        if h["cpu_mhz"]:
+            v["cpu_mhz"] = float(h["cpu_mhz"])
+            quality.record(name, "cpu_mhz", "derived", note)
+    else:
+        why = ("VM's host not in vHost" if match.host is None else
+               f"host '{match.host['host']}' gives no CPU model")
+        found = fallback_cpu(clean_text(_get(ctx_list, "Cluster")), hosts, why)
+        if found is not None:
+            model, mhz, model_status, mhz_status, note = found
+            v["cpu_name"] = model
+            quality.record(name, "cpu_name", model_status, note)
+            if mhz:
+                v["cpu_mhz"] = mhz
+                quality.record(name, "cpu_mhz", mhz_status, note)
     if not cpu or not cpu["#sheet"].has("Overall"):
         return
     overall = _number(cpu, "Overall", problems, "a non-negative MHz")

@@ -183,9 +183,14 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
     fields = {"currency": plan["power"]["currency"], "years": plan["power"]["years"]}
     s = plan["summary"]
     servers_to_hosts = f"{s['servers']} → {s['hosts']}"
+    head: list[tuple[str, Any, str | None, str]] = [
+        (t("servers_to_hosts"), servers_to_hosts, None, "summary.servers, .hosts")
+    ]
+    if s.get("hosts_before") is not None:  # a virtualized source
+        head.append((t("hosts_before_to_after"), f"{s['hosts_before']} → {s['hosts']}",
+                     None, "summary.hosts_before, .hosts"))
     w.items(
-        [(t("servers_to_hosts"), servers_to_hosts, None, "summary.servers, .hosts")]
-        + w.figure_rows(plan, _KEY_FIGURES, **fields),
+        head + w.figure_rows(plan, _KEY_FIGURES, **fields),
         autofilter=True,
     )
 

@@ -120,6 +120,11 @@ def _summary(page: Page, plan: Mapping[str, Any], t: Label) -> str:
             f"{s['servers']} → {s['hosts']}",
             f"{t('pools')}: {s['pools']}",
         ),
+        *(
+            [_card(t("hosts_before_to_after"), f"{s['hosts_before']} → {s['hosts']}")]
+            if s.get("hosts_before") is not None
+            else []
+        ),
         _card(t("consolidation_ratio"), fmt_num(s["consolidation_ratio"], 2)),
         _card(
             t("racks"),

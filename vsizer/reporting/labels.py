@@ -76,6 +76,10 @@ LABELS: dict[str, dict[str, str]] = {
     "excluded": {"en": "Excluded servers", "ja": "対象外サーバー数"},
     "hosts": {"en": "Hosts", "ja": "ホスト数"},
     "servers_to_hosts": {"en": "Servers → hosts", "ja": "サーバー数 → ホスト数"},
+    "hosts_before_to_after": {
+        "en": "Existing hosts → new hosts",
+        "ja": "既存ホスト数 → 新ホスト数",
+    },
     "consolidation_ratio": {
         "en": "Consolidation ratio (servers per host)",
         "ja": "集約率（サーバー数/ホスト数）",

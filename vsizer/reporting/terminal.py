@@ -156,6 +156,8 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
     head.add_column(justify="right")
     head.add_row(L("host_model"), Text(str(hm["model"])))
     head.add_row(L("servers_to_hosts"), f"{s['servers']} → {s['hosts']}")
+    if s.get("hosts_before") is not None:  # a virtualized source
+        head.add_row(L("hosts_before_to_after"), f"{s['hosts_before']} → {s['hosts']}")
     head.add_row(L("consolidation_ratio"), _num(s["consolidation_ratio"], 2))
     head.add_row(
         L("lower_bound") + " / " + L("gap"), f"{s['lower_bound']} / {s['gap']}"
