@@ -93,14 +93,14 @@ def test_bad_rows_all_reported_exit_2(tmp_path):
     f = tmp_path / "inv.csv"
     f.write_text(
         "name,sockets,cores_per_socket,mem_gib,cpu_avg_pct\n"
-        "a,2,4,n/a,10\nb,-1,4,16,10\n",
+        "a,2,4,lots,10\nb,-1,4,16,10\n",
         encoding="utf-8",
     )
     r = run("plan", str(f))
     assert r.exit_code == 2
     errs = [ln for ln in r.output.splitlines() if ln.startswith("error: ")]
     assert len(errs) == 2
-    assert "row 2, column 'mem_gib'" in errs[0] and "'n/a'" in errs[0]
+    assert "row 2, column 'mem_gib'" in errs[0] and "'lots'" in errs[0]
     assert "row 3, column 'sockets'" in errs[1] and "'-1'" in errs[1]
 
 

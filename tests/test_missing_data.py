@@ -10,7 +10,6 @@ other back: 20 x 1.75 = 35, 35 / 1.75 = 20.
 from __future__ import annotations
 
 import json
-import re
 import runpy
 import statistics
 from pathlib import Path
