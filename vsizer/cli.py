@@ -130,7 +130,11 @@ def plan(
     ] = None,
     hosts: Annotated[
         Path | None,
-        typer.Option("--hosts", help="Host catalog CSV (merged over the shipped one)."),
+        typer.Option(
+            "--hosts",
+            help="Host catalog CSV (merged over the shipped one). With one model "
+            "it is the host model; with several, choose one with --host-model.",
+        ),
     ] = None,
     host_model: Annotated[
         str | None,
@@ -416,6 +420,10 @@ def catalog_list(
                 )
         else:
             hc = read_host_catalog(hosts, merge=True) if hosts else read_host_catalog()
+            default = hc.default.model
+            if hosts:  # plan uses the file's only model; with several, none
+                own = read_host_catalog(hosts).models
+                default = own[0] if len(own) == 1 else ""
             t = Table(
                 "model",
                 "cores",
@@ -436,7 +444,7 @@ def catalog_list(
                     f"{h.mem_gib:g}",
                     f"{h.power_idle_w:g}–{h.power_max_w:g}",
                     f"{h.rack_u:g}",
-                    "*" if h.model == hc.default.model else "",
+                    "*" if h.model == default else "",
                 )
         out.print(t)
     except VsizerError as exc:
