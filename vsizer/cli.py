@@ -220,7 +220,7 @@ def plan(
         list[str] | None,
         typer.Option(
             "--platform",
-            help="Named platform comparison applied to the host (DESIGN §6.4), e.g. "
+            help="Named platform comparison applied to the host (published platform comparisons, listed by 'vsizer model platform'), e.g. "
             "hyperv-r2-java; repeatable. List: 'vsizer model platform'.",
         ),
     ] = None,
