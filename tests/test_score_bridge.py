@@ -211,10 +211,71 @@ def test_specint2000_scores_are_not_converted_and_warned():
     out, _ = normalize_cpu(servers, HOST17, catalog, quality)
     assert out["score_source"][0] == "host-ratio"
     assert_allclose(out["cpu_score_per_core"][0], 3000 * 6.05 / 2500)
-    [w] = [w for w in quality.warnings if w.code == "score-basis-unconverted"]
+    [w] = [w for w in quality.warnings if w.code == "score_basis_unconverted"]
     assert w.servers == ("old1",)
     assert w.message.startswith(
         "1 server(s) have CPU scores in SPECint2000, which cannot be converted to "
         "the host's SPECrate2017_int_base: no CPU with published results in both "
         "suites is in the shipped data."
+    )
+
+
+# --- through the inventory reader and the CLI ---------------------------------
+
+OLD = (
+    "name,cpu_name,{score},cpu_mhz,sockets,cores_per_socket,cpu_avg_pct,"
+    "cpu_peak_pct,mem_gib\n"
+    "old1,Xeon 5160,{a},3000,2,2,20,40,8\n"
+    "old2,Xeon 3.6 GHz,{b},3600,2,1,10,30,4\n"
+)
+
+
+def _inventory(tmp_path, score, a, b):
+    from vsizer import read_inventory
+
+    path = tmp_path / "old.csv"
+    path.write_text(OLD.format(score=score, a=a, b=b), encoding="utf-8")
+    return path, read_inventory(path)
+
+
+def test_cpu2006_header_plans_in_the_host_basis(tmp_path):
+    from vsizer.catalogs import read_host_catalog
+
+    _, inv = _inventory(tmp_path, "SPEC CPU2006", 38.75, 41.125)
+    host = read_host_catalog().default  # R740 2x Platinum 8180, SPECrate2017
+    out, unit = normalize_cpu(inv.servers, host, read_cpu_catalog(), QualityReport())
+    assert unit == R17
+    assert list(out["score_source"]) == ["bridge", "bridge"]
+    assert_allclose(out["cpu_score_per_core"], [38.75 * FACTOR, 41.125 * FACTOR])
+
+
+def test_cpu2000_header_is_not_converted_and_warned(tmp_path):
+    from vsizer.catalogs import read_host_catalog
+
+    _, inv = _inventory(tmp_path, "SPEC CPU2000", 1512.5, 1718)
+    quality = QualityReport()
+    host = read_host_catalog().default
+    out, _ = normalize_cpu(inv.servers, host, read_cpu_catalog(), quality)
+    assert list(out["score_source"]) == ["host-ratio", "host-ratio"]
+    [w] = [w for w in quality.warnings if w.code == "score_basis_unconverted"]
+    assert w.servers == ("old1", "old2")
+
+
+def test_cli_names_the_basis_of_an_unstated_cpu2000_score(tmp_path):
+    from typer.testing import CliRunner
+
+    from vsizer.cli import app
+
+    path, _ = _inventory(tmp_path, "cpu_score_per_core", 1512.5, 1718)
+    r = CliRunner().invoke(app, ["plan", str(path)], env={"COLUMNS": "250"})
+    assert r.exit_code == 2
+    errors = [ln for ln in r.output.splitlines() if ln.startswith("error: ")]
+    assert len(errors) == 2
+    assert errors[0].startswith(
+        "error: server 'old1', column 'cpu_score_per_core': 1512.5 is outside the "
+        "range of SPECrate2017_int_base per core (≈ 0.125–18.6"
+    )
+    assert errors[1].endswith(
+        "it looks like a SPECint2000 score: name the basis in the header, e.g. "
+        "'SPEC CPU2000'."
     )

@@ -28,7 +28,7 @@ Rules
    sourced bridge to the host's (SPECint_rate2006 -> SPECrate2017_int_base),
    converted by the bridge factor; the note states the factor and its error.
    A score in a basis without a bridge (SPECint2000) is not used: a plan
-   warning ``score-basis-unconverted`` names the servers.
+   warning ``score_basis_unconverted`` names the servers.
 2. ``catalog`` (derived) — the CPU catalog's score for ``cpu_name`` in the
    host's basis; ``catalog-bridge`` (estimated) when the catalog has the CPU
    only in a bridged basis.
@@ -396,7 +396,7 @@ def _warn_unconverted(
     for b in sorted(set(str(x) for x in basis[rows])):
         servers = [str(x) for x in names[rows & (basis == b)]]
         quality.warn(
-            "score-basis-unconverted",
+            "score_basis_unconverted",
             f"{len(servers)} server(s) have CPU scores in {b}, which cannot be "
             f"converted to the host's {unit}: no CPU with published results in "
             "both suites is in the shipped data. The scores were not used; CPU "

@@ -274,7 +274,7 @@ def score_range_problems(
             "Give a per-core score"
         )
         out.append(
-            f"server '{names[i]}', column 'cpu_score_per_core': {_fmt(value)} is "
+            f"server '{names[i]}', column 'cpu_score_per_core': {value:g} is "
             f"outside the range of {b} per core (≈ {_fmt(r.low)}–{_fmt(r.high)} "
             f"in {r.cpus} CPUs' published results; {r.source})"
             + ("" if stated else ", the host's basis, taken because none is stated")
