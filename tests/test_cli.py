@@ -258,3 +258,12 @@ def test_hosts_with_several_models_and_no_host_model_is_an_error(tmp_path):
         'error: --hosts two.csv lists 2 host models: Lab 6248; Lab B. Choose one '
         'with --host-model, e.g. --host-model "Lab 6248".'
     ) in r.output
+
+
+def test_catalog_list_marks_the_single_model_of_hosts(tmp_path):
+    hosts = tmp_path / "one.csv"
+    hosts.write_text(NAMED_HOST, encoding="utf-8")
+    r = run("catalog", "list", "--hosts", str(hosts))
+    assert r.exit_code == 0, r.output
+    marked = [ln for ln in r.output.splitlines() if "*" in ln]
+    assert len(marked) == 1 and "Lab 6248" in marked[0] and "6.05" in marked[0]
