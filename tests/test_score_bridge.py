@@ -279,3 +279,17 @@ def test_cli_names_the_basis_of_an_unstated_cpu2000_score(tmp_path):
         "it looks like a SPECint2000 score: name the basis in the header, e.g. "
         "'SPEC CPU2000'."
     )
+
+
+def test_cpu2017_score_on_a_specint2000_host_names_cpu2017_first():
+    problems = score_range_problems(
+        np.array(["app1"]), np.array([4.98]), np.array(["unstated"]), "SPECint2000"
+    )
+    assert problems[0].startswith(
+        "server 'app1', column 'cpu_score_per_core': 4.98 is outside the range of "
+        "SPECint2000 per core (≈ 856–1718 in 5 CPUs' published results;"
+    )
+    assert problems[0].endswith(
+        "it looks like a SPECrate2017_int_base or SPECint_rate2006 score: name the "
+        "basis in the header, e.g. 'SPECrate2017'."
+    )

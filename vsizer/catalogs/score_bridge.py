@@ -230,10 +230,17 @@ def bridge_scores(
 
 
 def likely_bases(value: float, exclude: str = "") -> list[str]:
-    """Bases whose plausible range holds ``value`` (other than ``exclude``)."""
-    return [
-        b for b, r in read_score_ranges().items() if b != exclude and r.accepts(value)
+    """Bases whose plausible range holds ``value`` (other than ``exclude``),
+    those whose published range itself holds it first.
+
+    >>> likely_bases(5.0)
+    ['SPECrate2017_int_base', 'SPECint_rate2006']
+    """
+    hits = [
+        r for b, r in read_score_ranges().items() if b != exclude and r.accepts(value)
     ]
+    hits.sort(key=lambda r: not r.low <= value <= r.high)
+    return [r.basis for r in hits]
 
 
 def _fmt(x: float) -> str:
