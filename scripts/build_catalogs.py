@@ -9,10 +9,13 @@ Inputs (see their READMEs for provenance and quirks):
 * ``cpu_perf_spec_cpu2017/cpu2017-results.csv.gz`` — SPEC CPU2017 results dump;
 * ``power_specpower/specpower_curves_11pt.csv`` — 11-point SPECpower curves;
 * ``power_specpower/ccf_SPECpower-full-results.csv`` — all SPECpower results
-  (idle and 100 % only).
+  (idle and 100 % only);
+* ``scripts/data/cint2006rate_2014.csv`` — SPEC CINT2006rate results (March
+  2014 dump, see ``scripts/data/README.md``).
 
-Outputs: ``cpus.csv``, ``hosts.csv``, ``server_power.csv`` and
-``server_power_by_chips.csv``. Hand-entered rows (DESIGN.md tables, host
+Outputs: ``cpus.csv``, ``hosts.csv``, ``server_power.csv``,
+``server_power_by_chips.csv``, ``score_bridge.csv`` (CPUs measured in two SPEC
+suites) and ``score_ranges.csv`` (plausible per-core range of each basis). Hand-entered rows (the design method's tables, host
 configurations) are constants below, each with its source; everything else
 comes from the importers in :mod:`vsizer.catalogs`, so the files are
 reproducible byte for byte.
@@ -29,10 +32,11 @@ import numpy as np
 import pandas as pd
 
 from vsizer.catalogs._csv import format_curve, write_catalog_csv
-from vsizer.catalogs._keys import cpu_keys, model_key
+from vsizer.catalogs._keys import cpu_key, cpu_keys, model_key
 from vsizer.catalogs.cpu_catalog import CPU_COLUMNS
 from vsizer.catalogs.host_catalog import DEFAULT_HOST_MODEL, HOST_COLUMNS
-from vsizer.catalogs.import_spec import import_spec_cpu2017
+from vsizer.catalogs.import_spec import SPEC_CPU2017_BASIS, import_spec_cpu2017
+from vsizer.catalogs.import_spec2006 import SPEC_CPU2006_BASIS, import_cint2006rate
 from vsizer.catalogs.import_specpower import (
     import_specpower,
     read_specpower_results,
@@ -41,9 +45,12 @@ from vsizer.catalogs.import_specpower import (
 from vsizer.catalogs.server_power import CHIP_DEFAULT_COLUMNS, SERVER_POWER_COLUMNS
 
 REPO = Path(__file__).resolve().parents[1]
-DESIGN_4 = "DESIGN.md §4 (MHz/SPECint2000 table)"
+DESIGN_4 = (
+    "SPECint2000 (SPEC CPU2000 CINT2000 results, https://www.spec.org/cpu2000/results/"
+    ") as tabulated in the vsizer design method's MHz/SPECint2000 table"
+)
 
-#: (a) DESIGN §4 table: name, aliases, cores, MHz, SPECint2000 of the chip.
+#: (a) The design method's MHz/SPECint2000 table: name, aliases, cores, MHz, SPECint2000 of the chip.
 #: Per-core score = chip score / cores (effective MHz = cores x MHz).
 DESIGN_TABLE = [
     ("Xeon 3.0 GHz", "Xeon 3.0 GHz (estimated)", 1, 3000, 1429, " (estimated)"),
@@ -67,14 +74,14 @@ DESIGN_TABLE = [
     ),
 ]
 
-#: (c) CPUs named in DESIGN.md with no published score here: cores, MHz, source.
+#: (c) CPUs named in the design method with no published score here: cores, MHz, source.
 UNSCORED_CPUS = [
     (
         "Intel Xeon E5540",
         "Intel(R) Xeon(R) CPU E5540 @ 2.53GHz",
         4,
         2533,
-        "named in DESIGN.md §3; 4 cores/chip and 2533 MHz from the SPECpower_ssj2008 "
+        "4 cores/chip and 2533 MHz from the SPECpower_ssj2008 "
         "result IBM System x3400 M2 (Jun 3, 2009: 2 chips, 8 cores)",
     ),
     (
@@ -82,7 +89,7 @@ UNSCORED_CPUS = [
         "Intel(R) Xeon(R) CPU E5520 @ 2.27GHz",
         4,
         2260,
-        "CPU of the DESIGN.md §4 example host (8 cores at 2260 MHz = 2 x 4-core "
+        "CPU of the design method's worked-example host (8 cores at 2260 MHz = 2 x 4-core "
         "Xeon E5520, 2.26 GHz per Intel's specification)",
     ),
     (
@@ -90,7 +97,7 @@ UNSCORED_CPUS = [
         "Intel(R) Xeon(R) CPU L5520 @ 2.27GHz",
         4,
         2266,
-        "named in DESIGN.md §7; 4 cores/chip and 2266 MHz from the SPECpower_ssj2008 "
+        "4 cores/chip and 2266 MHz from the SPECpower_ssj2008 "
         "result Acer Gateway GR160 F1 (Nov 18, 2009: 2 chips, 8 cores)",
     ),
     (
@@ -98,7 +105,7 @@ UNSCORED_CPUS = [
         "Intel(R) Xeon(R) CPU E5405 @ 2.00GHz",
         4,
         2000,
-        "named in DESIGN.md §7; 4 cores, 2.00 GHz per Intel's product specification "
+        "4 cores, 2.00 GHz per Intel's product specification "
         "(no SPECpower or SPEC CPU2017 result in the shipped data)",
     ),
     (
@@ -106,7 +113,7 @@ UNSCORED_CPUS = [
         "Intel(R) Xeon(R) CPU X5570 @ 2.93GHz",
         4,
         2933,
-        "named in DESIGN.md §6.4; 4 cores/chip and 2933 MHz from the SPECpower_ssj2008 "
+        "4 cores/chip and 2933 MHz from the SPECpower_ssj2008 "
         "result Dell PowerEdge R710 (Mar 30, 2009: 2 chips, 8 cores)",
     ),
     (
@@ -114,7 +121,7 @@ UNSCORED_CPUS = [
         "Six-Core AMD Opteron(tm) Processor 2435",
         6,
         2600,
-        "named in DESIGN.md §6.4 (12 cores in 2 chips); 2600 MHz from the "
+        "12 cores in 2 chips and 2600 MHz from the "
         "SPECpower_ssj2008 result HP ProLiant DL385 G6 "
         "(Jul 2, 2009: 2 chips, 12 cores)",
     ),
@@ -123,7 +130,8 @@ UNSCORED_CPUS = [
         "Intel Xeon 2.8 GHz dual-core;Dual-Core Xeon 2.8 GHz",
         2,
         2800,
-        "DESIGN.md §6.1 (host: 2 x dual-core Xeon 2.8 GHz with Hyper-Threading)",
+        "host of the published VMware ESX 2.5.2 consolidation measurement (2 x "
+        "dual-core Xeon 2.8 GHz with Hyper-Threading)",
     ),
 ]
 
@@ -207,9 +215,79 @@ def unscored_cpu_rows() -> list[dict[str, object]]:
     ]
 
 
-def build_cpus(spec: pd.DataFrame) -> pd.DataFrame:
-    rows = design_cpu_rows() + spec.to_dict("records") + unscored_cpu_rows()
+def build_cpus(spec: pd.DataFrame, spec06: pd.DataFrame) -> pd.DataFrame:
+    rows = (
+        design_cpu_rows()
+        + spec.to_dict("records")
+        + spec06.to_dict("records")
+        + unscored_cpu_rows()
+    )
     return pd.DataFrame(rows, columns=list(CPU_COLUMNS))
+
+
+BRIDGE_COLUMNS = [
+    "from_basis",
+    "to_basis",
+    "cpu_name",
+    "from_score_per_core",
+    "to_score_per_core",
+    "ratio",
+    "from_source",
+    "to_source",
+]
+
+
+def build_bridge(spec: pd.DataFrame, spec06: pd.DataFrame) -> pd.DataFrame:
+    """CPUs with a CINT2006rate and a CINT2017rate median (matched by cpu_key)."""
+    by_key = {
+        cpu_key(str(n)): r
+        for n, r in zip(spec["cpu_name"], spec.to_dict("records"), strict=True)
+    }
+    rows = []
+    for old in spec06.to_dict("records"):
+        new = by_key.get(cpu_key(str(old["cpu_name"])))
+        if new is None:
+            continue
+        rows.append(
+            dict(
+                from_basis=SPEC_CPU2006_BASIS,
+                to_basis=SPEC_CPU2017_BASIS,
+                cpu_name=new["cpu_name"],
+                from_score_per_core=old["score_per_core"],
+                to_score_per_core=new["score_per_core"],
+                ratio=float(new["score_per_core"]) / float(old["score_per_core"]),
+                from_source=old["source"],
+                to_source=new["source"],
+            )
+        )
+    return pd.DataFrame(rows, columns=BRIDGE_COLUMNS)
+
+
+RANGE_SOURCES = {
+    "SPECint2000": "SPECint2000 chip scores of the Xeon 3.0-3.6 GHz and Xeon "
+    "5110/5160 per core (SPEC CPU2000 results, https://www.spec.org/cpu2000/results/)",
+    SPEC_CPU2006_BASIS: "per-CPU medians of SPEC CINT2006rate base results per core "
+    "(https://www.spec.org/cpu2006/results/, March 2014 dump)",
+    SPEC_CPU2017_BASIS: "per-CPU medians of SPEC CINT2017rate base results per core "
+    "(https://www.spec.org/cpu2017/results/)",
+}
+
+
+def build_ranges(cpus: pd.DataFrame) -> pd.DataFrame:
+    """Lowest and highest per-core median of each basis in the CPU catalog."""
+    rows = []
+    for basis, source in RANGE_SOURCES.items():
+        scores = cpus.loc[cpus["basis"] == basis, "score_per_core"].astype(float)
+        rows.append(
+            dict(
+                basis=basis,
+                low=float(scores.min()),
+                high=float(scores.max()),
+                cpus=int(scores.notna().sum()),
+                source=source,
+            )
+        )
+    return pd.DataFrame(rows, columns=["basis", "low", "high", "cpus", "source"])
 
 
 def _cpu_row(spec: pd.DataFrame, cpu_name: str) -> pd.Series:
@@ -244,7 +322,7 @@ def build_hosts(
             rack_u=2,
             cpu_name="Intel Xeon E5520",
             source=(
-                "DESIGN.md §4 worked example: 8 cores at 2260 MHz, 48 GB, no "
+                "the design method's worked example: 8 cores at 2260 MHz, 48 GB, no "
                 "score (MHz normalization); power assumed = median of "
                 f"{len(nehalem)} single-node 2-chip SPECpower_ssj2008 results "
                 "with Xeon E/L/X55xx CPUs (ccf file); 2U assumed"
@@ -268,7 +346,8 @@ def build_hosts(
                 rack_u=0.625,
                 cpu_name=cpu,
                 source=(
-                    f"DESIGN.md §7: {top} W max / {idle} W min; 2 sockets, 32 GiB and "
+                    f"published blade measurement: {top} W max / {idle} W min; 2 sockets, "
+                    "32 GiB and "
                     "0.625 U (16 half-height blades per 10U enclosure) assumed"
                 ),
             )
@@ -390,20 +469,29 @@ def main() -> None:
     parser.add_argument(
         "--out", type=Path, default=REPO / "vsizer" / "catalogs" / "data"
     )
+    parser.add_argument(
+        "--cpu2006",
+        type=Path,
+        default=REPO / "scripts" / "data" / "cint2006rate_2014.csv",
+    )
     args = parser.parse_args()
     spec_file = args.data / "cpu_perf_spec_cpu2017" / "cpu2017-results.csv.gz"
     curves = args.data / "power_specpower" / "specpower_curves_11pt.csv"
     ccf_file = args.data / "power_specpower" / "ccf_SPECpower-full-results.csv"
 
     spec = import_spec_cpu2017(spec_file)
+    spec06 = import_cint2006rate(args.cpu2006)
+    cpus = build_cpus(spec, spec06)
     power = import_specpower([curves, ccf_file])
     results = read_specpower_results([curves, ccf_file])
     ccf = read_specpower_results(ccf_file)
     outputs = {
-        "cpus.csv": build_cpus(spec),
+        "cpus.csv": cpus,
         "hosts.csv": build_hosts(spec, power, ccf),
         "server_power.csv": build_server_power(results),
         "server_power_by_chips.csv": build_chip_defaults(ccf),
+        "score_bridge.csv": build_bridge(spec, spec06),
+        "score_ranges.csv": build_ranges(cpus),
     }
     for name, frame in outputs.items():
         path = write_catalog_csv(frame, args.out / name)

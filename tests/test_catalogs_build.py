@@ -14,6 +14,7 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
 SHIPPED = Path(vsizer.catalogs.__file__).parent / "data"
 FILES = ["cpus.csv", "hosts.csv", "server_power.csv", "server_power_by_chips.csv"]
+BUILT = [*FILES, "score_bridge.csv", "score_ranges.csv"]
 
 
 @pytest.mark.skipif(
@@ -36,7 +37,7 @@ def test_build_script_reproduces_shipped_files(tmp_path):
         capture_output=True,
         text=True,
     )
-    for name in FILES:
+    for name in BUILT:
         assert (tmp_path / name).read_bytes() == (SHIPPED / name).read_bytes(), name
 
 
@@ -48,3 +49,13 @@ def test_every_shipped_row_has_a_source(name):
         rows = list(csv.DictReader(fh))
     assert rows
     assert all(r["source"].strip() for r in rows)
+
+
+def test_bridge_rows_cite_both_suites():
+    import csv
+
+    with (SHIPPED / "score_bridge.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 4
+    assert all("CINT2006rate" in r["from_source"] for r in rows)
+    assert all("https://www.spec.org/cpu2017/results/" in r["to_source"] for r in rows)

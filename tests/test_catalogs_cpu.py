@@ -48,7 +48,7 @@ def test_design4_table_ratios_recomputed_from_cpus_csv(
     assert entry.cores * entry.cpu_mhz == eff_mhz
     assert_allclose(entry.cores * entry.score_per_core, specint)
     assert_allclose(eff_mhz / (entry.cores * entry.score_per_core), ratio, atol=0.005)
-    assert entry.source.startswith("DESIGN.md §4 (MHz/SPECint2000 table)")
+    assert entry.source.startswith("SPECint2000 (SPEC CPU2000 CINT2000 results")
 
 
 def test_xeon_5160_per_core_score_is_half_the_chip_figure(shipped):
@@ -150,7 +150,7 @@ def test_required_spec_cpus_are_shipped(shipped):
 def test_every_shipped_row_has_a_source(shipped):
     assert len(shipped) > 600
     assert all(e.source for e in shipped)
-    assert shipped.bases == ["SPECint2000", "SPECrate2017_int_base"]
+    assert shipped.bases == ["SPECint2000", "SPECrate2017_int_base", "SPECint_rate2006"]
 
 
 def test_to_frame_round_trips(shipped, tmp_path):

@@ -217,3 +217,48 @@ def test_empty_user_catalog(tmp_path):
         CatalogError, match=r"^hosts.csv: expected at least one host model, got none\.$"
     ):
         read_host_catalog(path)
+
+
+# --- cpu_name without a score: looked up in the CPU catalog ------------------
+
+NAMED = (
+    "model,sockets,cores_per_socket,cpu_mhz,mem_gib,power_idle_w,power_max_w,"
+    "cpu_name\n"
+)
+
+
+def test_cpu_name_only_takes_the_catalog_score(tmp_path):
+    path = write(
+        tmp_path,
+        NAMED
+        + "Lab 6248,2,20,2500,768,60,400,Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz\n",
+    )
+    host = read_host_catalog(path).get("Lab 6248")
+    # Gold 6248: median of 77 CINT2017rate results = 6.05 per core
+    assert host.cpu_score_per_core == 6.05
+    assert host.cpu_score_basis == "SPECrate2017_int_base"
+    assert "cpu_score_per_core 6.05 SPECrate2017_int_base/core from CPU catalog " in (
+        host.source
+    )
+    assert "median of 77 results" in host.source
+
+
+def test_cpu_name_only_in_cpu2006_is_converted(tmp_path):
+    path = write(tmp_path, NAMED + "Old,2,8,2600,256,80,300,Intel Xeon E5-2650 v2\n")
+    host = read_host_catalog(path).get("Old")
+    factor = (4.10625 / 38.75 + 4.195 / 39.1) / 2  # see tests/test_score_bridge.py
+    assert_allclose(host.cpu_score_per_core, 41.125 * factor)
+    assert host.cpu_score_basis == "SPECrate2017_int_base"
+    assert "converted SPECint_rate2006 x 0.1066" in host.source
+
+
+def test_cpu_name_unknown_or_score_given_is_kept(tmp_path):
+    path = write(
+        tmp_path,
+        NAMED.replace("cpu_name", "cpu_name,cpu_score_per_core")
+        + "A,2,8,2600,256,80,300,Unknown CPU 9,\n"
+        + "B,2,8,2600,256,80,300,Intel Xeon Gold 6248,7.5\n",
+    )
+    cat = read_host_catalog(path)
+    assert cat.get("A").cpu_score_per_core is None
+    assert cat.get("B").cpu_score_per_core == 7.5

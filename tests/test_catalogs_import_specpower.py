@@ -106,7 +106,11 @@ def test_importer_output_is_a_valid_host_catalog(tmp_path):
     path = write_catalog_csv(import_specpower([CURVES, FULL]), tmp_path / "hosts.csv")
     catalog = read_host_catalog(path)
     host = catalog.get("Dell PowerEdge R640 2x Platinum 8180")
-    assert host.power_curve_w == R640_CURVE and host.cpu_score_per_core is None
+    assert host.power_curve_w == R640_CURVE
+    # the importer names the CPU; its score comes from the CPU catalog
+    # (Platinum 8180: median of 68 CINT2017rate results = 5.107142857142857)
+    assert host.cpu_score_per_core == 5.107142857142857
+    assert host.cpu_score_basis == "SPECrate2017_int_base"
 
 
 def test_results_frame():

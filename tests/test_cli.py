@@ -211,3 +211,59 @@ def test_user_cpu_catalog_overrides_the_shipped_score(tmp_path):
     assert servers["kaikei-db01"]["cpu_score_per_core"] == 5.0
     assert servers["kaikei-db01"]["score_source"] == "catalog"
     assert servers["hanbai-web01"]["cpu_score_per_core"] == 5.575  # shipped row kept
+
+
+# --- custom hosts: cpu_name lookup, one model used, several need --host-model --
+
+NAMED_HOST = (
+    "model,sockets,cores_per_socket,cpu_mhz,mem_gib,power_idle_w,power_max_w,"
+    "cpu_name\nLab 6248,2,20,2500,768,60,400,Intel Xeon Gold 6248\n"
+)
+
+
+def _plan_json(tmp_path: Path, hosts_text: str, name: str) -> dict:
+    hosts = tmp_path / f"{name}.csv"
+    hosts.write_text(hosts_text, encoding="utf-8")
+    out = tmp_path / f"{name}.json"
+    r = run("plan", str(SAMPLES / "inventory_ja.csv"), "--hosts", str(hosts), "-o", str(out))
+    assert r.exit_code == 0, r.output
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_custom_host_cpu_name_plans_like_its_catalog_score(tmp_path):
+    named = _plan_json(tmp_path, NAMED_HOST, "named")
+    scored = _plan_json(
+        tmp_path,
+        NAMED_HOST.replace(
+            ",cpu_name\n", ",cpu_name,cpu_score_per_core,cpu_score_basis\n"
+        ).replace("Gold 6248\n", "Gold 6248,6.05,SPECrate2017_int_base\n"),
+        "scored",
+    )
+    mhz = _plan_json(tmp_path, NAMED_HOST.replace("Intel Xeon Gold 6248", ""), "mhz")
+    # the single model of --hosts is used, scored 6.05 (Gold 6248 median)
+    assert named["host_model"]["model"] == "Lab 6248"
+    assert named["host_model"]["cpu_score_per_core"] == 6.05
+    assert named["host_model"]["capacity_unit"] == "SPECrate2017_int_base"
+    assert named["summary"]["hosts"] == scored["summary"]["hosts"] == 11
+    assert mhz["host_model"]["capacity_unit"] == "MHz"
+    assert mhz["summary"]["hosts"] == 12
+
+
+def test_hosts_with_several_models_and_no_host_model_is_an_error(tmp_path):
+    hosts = tmp_path / "two.csv"
+    hosts.write_text(NAMED_HOST + "Lab B,2,16,2400,512,70,350,\n", encoding="utf-8")
+    r = run("plan", str(SAMPLES / "inventory_ja.csv"), "--hosts", str(hosts))
+    assert r.exit_code == 2
+    assert (
+        'error: --hosts two.csv lists 2 host models: Lab 6248; Lab B. Choose one '
+        'with --host-model, e.g. --host-model "Lab 6248".'
+    ) in r.output
+
+
+def test_catalog_list_marks_the_single_model_of_hosts(tmp_path):
+    hosts = tmp_path / "one.csv"
+    hosts.write_text(NAMED_HOST, encoding="utf-8")
+    r = run("catalog", "list", "--hosts", str(hosts))
+    assert r.exit_code == 0, r.output
+    marked = [ln for ln in r.output.splitlines() if "*" in ln]
+    assert len(marked) == 1 and "Lab 6248" in marked[0] and "6.05" in marked[0]

@@ -30,7 +30,7 @@ from vsizer.models import cpu, disk, network, platform, power, queueing
 )
 def test_published_factors(name, factor):
     assert platform.platform_factor(name) == pytest.approx(factor)
-    assert platform.SCENARIOS[name].source.startswith("DESIGN.md §6.4")
+    assert platform.SCENARIOS[name].source.startswith("published platform comparisons")
 
 
 def test_power_side_of_scenarios():

@@ -43,7 +43,7 @@ def test_small_plan_has_every_vm_and_host():
         n for p in doc["pools"] for h in p["hosts"] for n in h["vms"]]
     assert len(pred["hosts"]) == sum(len(p["hosts"]) for p in doc["pools"])
     assert set(pred["models"]) >= {"cpu", "disk", "network", "response_time"}
-    assert "DESIGN.md §6.1" in pred["models"]["cpu"]["source"]
+    assert "published VMware ESX 2.5.2 measurement" in pred["models"]["cpu"]["source"]
     assert any("NFS" in a for a in pred["assumptions"])
     for v in pred["vms"]:
         assert 0 < v["relative_cpu"] <= 1.0
@@ -69,7 +69,7 @@ def test_hand_computed_host_within_the_cpus():
     assert b["cpu_util"] == pytest.approx(2.0 / rel, abs=1e-6)  # 20 / (1 x 10) / rel
     assert "cpu-saturated" in b["risks"]
     w = [x for x in pred["warnings"] if x["name"] == "b"]
-    assert w[0]["model"] == "cpu.vm_saturation_util" and "DESIGN.md §6.1" in w[0]["reason"]
+    assert w[0]["model"] == "cpu.vm_saturation_util" and "published VMware ESX 2.5.2 measurement" in w[0]["reason"]
     # VM a: 10 units on 1 vCPU of 10 units -> 1.0 / rel; the source server ran at
     # 100 %, so no response-time baseline exists (null, not a number)
     a = pred["vms"][0]

@@ -234,3 +234,35 @@ def test_running_a_study_twice_gives_the_same_plan():
     rules = Rules(platform=("power-plan-high-performance",), hyperthreading="off")
     study = ConsolidationStudy(inv, read_host_catalog().default, rules)
     assert study.run().to_json() == study.run().to_json()
+
+
+# --- --hosts with one or several models, no --host-model ---------------------
+
+
+def _hosts_csv(tmp_path, *models):
+    lines = ["model,sockets,cores_per_socket,cpu_mhz,mem_gib,power_idle_w,power_max_w"]
+    lines += [f"{m},2,16,2400,512,70,350" for m in models]
+    path = tmp_path / "hosts.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_resolve_host_single_model_csv_is_used(tmp_path):
+    from vsizer.study import resolve_host
+
+    host, name = resolve_host(_hosts_csv(tmp_path, "Lab A"), None)
+    assert (host.model, name) == ("Lab A", "hosts.csv")
+
+
+def test_resolve_host_several_models_need_host_model(tmp_path):
+    from vsizer.errors import ConfigError
+    from vsizer.study import resolve_host
+
+    path = _hosts_csv(tmp_path, "Lab A", "Lab B")
+    with pytest.raises(ConfigError) as info:
+        resolve_host(path, None)
+    assert str(info.value) == (
+        '--hosts hosts.csv lists 2 host models: Lab A; Lab B. Choose one with '
+        '--host-model, e.g. --host-model "Lab A".'
+    )
+    assert resolve_host(path, "Lab B")[0].model == "Lab B"

@@ -135,7 +135,11 @@ def plan(
     ] = None,
     hosts: Annotated[
         Path | None,
-        typer.Option("--hosts", help="Host catalog CSV (merged over the shipped one)."),
+        typer.Option(
+            "--hosts",
+            help="Host catalog CSV (merged over the shipped one). With one model "
+            "it is the host model; with several, choose one with --host-model.",
+        ),
     ] = None,
     host_model: Annotated[
         str | None,
@@ -237,7 +241,7 @@ def plan(
         list[str] | None,
         typer.Option(
             "--platform",
-            help="Named platform comparison applied to the host (DESIGN §6.4), e.g. "
+            help="Named platform comparison applied to the host (published platform comparisons, listed by 'vsizer model platform'), e.g. "
             "hyperv-r2-java; repeatable. List: 'vsizer model platform'.",
         ),
     ] = None,
@@ -439,6 +443,10 @@ def catalog_list(
                 )
         else:
             hc = read_host_catalog(hosts, merge=True) if hosts else read_host_catalog()
+            default = hc.default.model
+            if hosts:  # plan uses the file's only model; with several, none
+                own = read_host_catalog(hosts).models
+                default = own[0] if len(own) == 1 else ""
             t = Table(
                 "model",
                 "cores",
@@ -459,7 +467,7 @@ def catalog_list(
                     f"{h.mem_gib:g}",
                     f"{h.power_idle_w:g}–{h.power_max_w:g}",
                     f"{h.rack_u:g}",
-                    "*" if h.model == hc.default.model else "",
+                    "*" if h.model == default else "",
                 )
         out.print(t)
     except VsizerError as exc:

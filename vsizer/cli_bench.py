@@ -13,7 +13,7 @@ from vsizer.errors import VsizerError
 DEFAULT_STORE = Path("bench-results/samples.jsonl")
 
 bench_app = typer.Typer(
-    help="Measure this host and QEMU guests (DESIGN §8); report and export for 'vsizer fit'.",
+    help="Measure this host and QEMU guests (repeated runs, warm-up discarded, trimmed mean); report and export for 'vsizer fit'.",
     no_args_is_help=True,
 )
 
@@ -97,7 +97,7 @@ def tiles_cmd(
 ) -> None:
     """Run 1..N consolidation tiles at once; report per-tile score and per-VM relative performance.
 
-    A tile is a set of single-vCPU guests (DESIGN §8); the default tile is one CPU
+    A tile is a set of single-vCPU guests; the default tile is one CPU
     guest, so --max 4 measures 1..4 guests contending for this host's cores.
 
     Example: vsizer bench tiles --max 4 --tile cpu --time 5

@@ -68,12 +68,12 @@ def model_cpu(
     ],
     basis: Annotated[
         str,
-        typer.Option(help="'demand' (what the workloads need) or 'guest' (summed guest-reported, as DESIGN §6.1)."),
+        typer.Option(help="'demand' (what the workloads need) or 'guest' (summed guest-reported, as in the published VMware ESX 2.5.2 measurement)."),
     ] = "demand",
     profile: ProfileOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Per-VM CPU performance relative to one VM alone (DESIGN.md §6.1).
+    """Per-VM CPU performance relative to one VM alone (published VMware ESX 2.5.2 measurement).
 
     Example:
 
@@ -132,7 +132,7 @@ def model_disk(
     ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Disk throughput VM / native, volume contention, format and NFS (DESIGN.md §6.2).
+    """Disk throughput VM / native, volume contention, format and NFS (published ESX, Hyper-V R2 and Xen disk measurements).
 
     Example:
 
@@ -178,7 +178,7 @@ def model_network(
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Network throughput: wire limit, VM-to-VM, VMQ, Xen (DESIGN.md §6.3).
+    """Network throughput: wire limit, VM-to-VM, VMQ, Xen (published Xen and Hyper-V R2 network measurements).
 
     Example:
 
@@ -248,7 +248,7 @@ def model_queue(
 
 @model_app.command("platform")
 def model_platform(as_json: JsonOpt = False) -> None:
-    """List the named platform scenarios of DESIGN.md §6.4 with their factors.
+    """List the named platform scenarios (published platform comparisons) with their factors.
 
     Example:
 

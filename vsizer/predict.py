@@ -48,7 +48,7 @@ def _models(profile: Profile) -> dict[str, Any]:
         },
         "response_time": {
             "function": "vsizer.models.queueing.mmc_response_time",
-            "source": "L. Kleinrock, Queueing Systems, Vol. 1, Wiley, 1975, §3.5 "
+            "source": "L. Kleinrock, Queueing Systems, Vol. 1, Wiley, 1975, Sec. 3.5 "
             "(M/M/c, Erlang C)",
             "validity": "Poisson arrivals, exponential service, utilization < 1",
         },
@@ -71,9 +71,9 @@ def _models(profile: Profile) -> dict[str, Any]:
 def _assumptions(env: dict[str, Any], profile: Profile) -> list[str]:
     said = "from the profile" if profile.environment else "default"
     out = [
-        f"CPU: VMs counted by {env['cpu_count']} (the §6.1 VMs had 1 vCPU each); "
+        f"CPU: VMs counted by {env['cpu_count']} (the ESX 2.5.2 measurement's VMs had 1 vCPU each); "
         f"demand at the {env['cpu_demand']} utilization of each server.",
-        "CPU: the 4-CPU §6.1 slope is scaled by VMs per physical core; hosts with "
+        "CPU: the 4-CPU ESX 2.5.2 slope is scaled by VMs per physical core; hosts with "
         "fewer VMs per core than 1 VM on 4 cores get the single-VM value.",
         "Response time: each VM is an M/M/c queue with c = its vCPUs, compared with "
         "the source server (c = its cores) at the same request rate.",
@@ -201,7 +201,7 @@ def predict_plan(doc: dict[str, Any], profile: Profile | None = None) -> dict[st
                 warn("host", hid, "cpu.contention_factor",
                      f"total VM CPU demand {demand_pct / 100:.3g} cores exceeds the "
                      f"{cores} physical cores (overcommit {overcommit:.3g}); per-VM "
-                     "performance collapses beyond the physical CPUs (DESIGN.md §5, §6.1).")
+                     "performance collapses beyond the physical CPUs (published VMware ESX 2.5.2 measurement).")
             io_vms = [s for s in vms if (s.get("disk_iops") or 0) > 0] or vms
             volumes = max(int(env["volumes_per_host"]), 1)
             on_volume = max(math.ceil(len(io_vms) / volumes), 1) if vms else 0
@@ -211,7 +211,7 @@ def predict_plan(doc: dict[str, Any], profile: Profile | None = None) -> dict[st
                 warn("host", hid, "disk.guest_util_trustworthy",
                      f"{on_volume} VMs share a volume: each gets about 1/{on_volume} of it "
                      "and guest-reported disk utilization is not trustworthy with 4 or "
-                     "more (DESIGN.md §6.2).")
+                     "more (published ESX, Hyper-V R2 and Xen disk measurements).")
             nfs_pressure = None
             nfs_r = None
             if env["nfs"]:
@@ -227,14 +227,14 @@ def predict_plan(doc: dict[str, Any], profile: Profile | None = None) -> dict[st
                     warn("host", hid, "disk.nfs_cache_pressure",
                          f"VM working sets ({sum(ws):.4g} GiB) exceed the NFS server "
                          f"cache ({cache:g} GiB): read-write throughput about "
-                         f"{nfs_r:.2f} of local disk (DESIGN.md §6.2).")
+                         f"{nfs_r:.2f} of local disk (published PostgreSQL pgbench on NFS measurement).")
             net = sum(float(s.get("net_mbps") or 0.0) for s in vms)
             host_limit = nic_limit * max(int(env["nics_per_host"]), 1)
             if net > host_limit:
                 risks.append("network-wire-limit")
                 warn("host", hid, "network.wire_limit_mbps",
                      f"VM network traffic {net:.4g} Mbit/s exceeds the planned wire "
-                     f"limit {host_limit:.4g} Mbit/s (DESIGN.md §6.3).")
+                     f"limit {host_limit:.4g} Mbit/s (published Xen and Hyper-V R2 network measurements).")
             hosts_out.append({
                 "id": hid, "pool": pool["name"], "vm_count": len(vms), "vcpus": vcpus,
                 "physical_cores": cores, "logical_cpus": logical,
@@ -279,7 +279,7 @@ def _predict_vm(
         risks.append("cpu-saturated")
         warn("vm", name, "cpu.vm_saturation_util",
              f"the VM will run at {util:.0%} of its {vcpus} vCPUs; a VM near 100 % "
-             "fails even when the host is idle (DESIGN.md §6.1): give it more vCPUs.")
+             "fails even when the host is idle (published VMware ESX 2.5.2 measurement): give it more vCPUs.")
     # response time now (source server, c = its cores) and after (VM, c = vCPUs)
     old_cores = int(s.get("sockets") or 1) * int(s.get("cores_per_socket") or 1)
     old_util = float(s.get(util_key) or 0.0)
@@ -308,14 +308,14 @@ def _predict_vm(
     if disk_risk != "low":
         risks.append(f"disk-{disk_risk}")
     if fmt_risk == "high":
-        warn("vm", name, "disk.format_risk", fmt_reason + " (DESIGN.md §6.2).")
+        warn("vm", name, "disk.format_risk", fmt_reason + " (published ESX, Hyper-V R2 and Xen disk measurements).")
     net = float(s.get("net_mbps") or 0.0)
     net_risk = "high" if net > nic_limit else "low"
     if net_risk == "high":
         risks.append("network-high")
         warn("vm", name, "network.wire_limit_mbps",
              f"{net:.4g} Mbit/s exceeds one NIC's planned limit {nic_limit:.4g} Mbit/s "
-             "(DESIGN.md §6.3).")
+             "(published Xen and Hyper-V R2 network measurements).")
     return {
         "name": name, "host": hid, "pool": pool, "vcpus": vcpus,
         "relative_cpu": _r(rel),

@@ -528,13 +528,29 @@ def resolve_host(
     hosts: HostModel | HostCatalog | str | Path | None, host_model: str | None
 ) -> tuple[HostModel, str]:
     """Pick the host model: a HostModel as is; a catalog (object or CSV path) and a
-    model name (default: the catalog's default); or a model name in the shipped catalog."""
+    model name (default: the catalog's default); or a model name in the shipped catalog.
+
+    A host catalog CSV without ``host_model`` must list exactly one model,
+    which is then used; with several models it is a
+    :class:`~vsizer.errors.ConfigError` listing them (the shipped default is
+    never taken silently in place of the user's hosts).
+    """
     if isinstance(hosts, HostModel):
         return hosts, "given"
     if isinstance(hosts, HostCatalog):
         catalog, name = hosts, "given"
     elif hosts is not None and (Path(str(hosts)).suffix.lower() == ".csv"):
         catalog, name = read_host_catalog(hosts, merge=True), Path(str(hosts)).name
+        if not host_model:
+            own = read_host_catalog(hosts).models
+            if len(own) > 1:
+                raise ConfigError(
+                    f"--hosts {name} lists {len(own)} host models: "
+                    + "; ".join(own)
+                    + f". Choose one with --host-model, e.g. --host-model "
+                    f'"{own[0]}".'
+                )
+            host_model = own[0]
     else:
         catalog, name = read_host_catalog(), "builtin"
         if hosts is not None:

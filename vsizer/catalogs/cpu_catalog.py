@@ -3,10 +3,13 @@
 The shipped catalog (``vsizer/catalogs/data/cpus.csv``, built by
 ``scripts/build_catalogs.py``) holds
 
-* the SPECint2000 table of DESIGN §4 (basis ``SPECint2000``);
+* SPECint2000 chip scores of five older Xeons (basis ``SPECint2000``; SPEC
+  CPU2000 results, https://www.spec.org/cpu2000/results/);
 * SPEC CPU2017 integer-rate medians per CPU (basis ``SPECrate2017_int_base``,
   see :func:`vsizer.catalogs.import_spec.import_spec_cpu2017`);
-* CPUs named in DESIGN.md without a published score (cores and clock only).
+* SPEC CPU2006 integer-rate medians per CPU (basis ``SPECint_rate2006``, see
+  :func:`vsizer.catalogs.import_spec2006.import_cint2006rate`);
+* CPUs of the design method without a published score (cores and clock only).
 
 A user catalog with the same columns can replace it or be merged over it
 (``merge=True``): a user row replaces the shipped row of the same CPU name and

@@ -1,8 +1,8 @@
 """The host catalog: candidate virtualization host models.
 
 The shipped catalog (``vsizer/catalogs/data/hosts.csv``, built by
-``scripts/build_catalogs.py``) holds the example host of DESIGN §4, the two
-blades of DESIGN §7, and current 2-socket servers whose power comes from
+``scripts/build_catalogs.py``) holds the worked-example host of the design method (MHz only), two published
+blades (low-voltage Xeon L5520 vs E5405), and current 2-socket servers whose power comes from
 published SPECpower_ssj2008 results and whose per-core score is the SPEC
 CPU2017 integer-rate median of their CPU. :data:`DEFAULT_HOST_MODEL` is the
 one the demo plans on.
@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
 from vsizer.catalogs._csv import Column, by_row, format_curve, read_rows, shipped_path
-from vsizer.catalogs.model import UNSTATED_BASIS, HostModel
+from vsizer.catalogs.cpu_catalog import CpuCatalog, read_cpu_catalog
+from vsizer.catalogs.import_spec import SPEC_CPU2017_BASIS
+from vsizer.catalogs.model import UNSTATED_BASIS, CpuEntry, HostModel
+from vsizer.catalogs.score_bridge import bridge
 from vsizer.errors import CatalogError, CatalogLookupError
 
 __all__ = [
@@ -34,6 +37,7 @@ __all__ = [
     "HostCatalog",
     "SHIPPED_HOST_CATALOG",
     "read_host_catalog",
+    "resolve_cpu_scores",
 ]
 
 #: File name of the shipped host catalog in ``vsizer/catalogs/data``.
@@ -221,8 +225,76 @@ def _read_hosts(path: Path) -> list[HostModel]:
     return hosts
 
 
+def _host_score(catalog: CpuCatalog, cpu_name: str) -> tuple[float, str, str] | None:
+    """(per-core score, basis, how) for ``cpu_name``: SPECrate2017_int_base
+    first, else a score bridged to it, else the first score in any basis."""
+    entry = catalog.lookup(cpu_name, SPEC_CPU2017_BASIS)
+    if entry is not None and entry.score_per_core is not None:
+        return entry.score_per_core, entry.basis, _entry_text(entry)
+    scored = [e for e in catalog.candidates(cpu_name) if e.score_per_core]
+    for e in scored:
+        found = bridge(e.basis, SPEC_CPU2017_BASIS)
+        if found is not None and e.score_per_core is not None:
+            how = f"{_entry_text(e)}, converted {found.note()}"
+            return e.score_per_core * found.factor, SPEC_CPU2017_BASIS, how
+    if scored and scored[0].score_per_core is not None:
+        return scored[0].score_per_core, scored[0].basis, _entry_text(scored[0])
+    return None
+
+
+def _entry_text(entry: CpuEntry) -> str:
+    return f"CPU catalog entry '{entry.cpu_name}' ({entry.basis}): {entry.source}"
+
+
+def resolve_cpu_scores(
+    hosts: list[HostModel], cpu_catalog: CpuCatalog | None = None
+) -> list[HostModel]:
+    """Fill the per-core score of hosts that name a CPU but give no score.
+
+    Parameters
+    ----------
+    hosts : list of HostModel
+    cpu_catalog : CpuCatalog, optional
+        None: the shipped CPU catalog (read only if a host needs it).
+
+    Returns
+    -------
+    list of HostModel
+        Hosts with ``cpu_name`` and no ``cpu_score_per_core`` get the CPU
+        catalog's score: SPECrate2017_int_base when listed, else a score
+        converted to it by :func:`vsizer.catalogs.score_bridge.bridge`, else
+        the first score in any basis. The host's ``source`` says which entry
+        (and conversion) was used. A CPU not in the catalog leaves the host
+        without a score (capacity in MHz, which the plan notes).
+    """
+    out: list[HostModel] = []
+    for h in hosts:
+        if h.cpu_score_per_core is not None or not h.cpu_name:
+            out.append(h)
+            continue
+        cpu_catalog = cpu_catalog or read_cpu_catalog()
+        found = _host_score(cpu_catalog, h.cpu_name)
+        if found is None:  # no score: the plan notes that capacity is in MHz
+            out.append(h)
+            continue
+        score, basis, how = found
+        note = f"; cpu_score_per_core {score:.4g} {basis}/core from {how}"
+        out.append(
+            replace(
+                h,
+                cpu_score_per_core=score,
+                cpu_score_basis=basis,
+                source=h.source + note,
+            )
+        )
+    return out
+
+
 def read_host_catalog(
-    path: str | os.PathLike[str] | None = None, *, merge: bool = False
+    path: str | os.PathLike[str] | None = None,
+    *,
+    merge: bool = False,
+    cpu_catalog: CpuCatalog | None = None,
 ) -> HostCatalog:
     """Read a host catalog CSV.
 
@@ -234,6 +306,10 @@ def read_host_catalog(
     merge : bool, default False
         With ``path``: read the shipped catalog too; ``path``'s rows replace
         shipped rows of the same model name, others are added after them.
+    cpu_catalog : CpuCatalog, optional
+        Where rows of ``path`` with a ``cpu_name`` but no ``cpu_score_per_core``
+        find their per-core score (:func:`resolve_cpu_scores`). None: the
+        shipped CPU catalog, read only when such a row exists.
 
     Returns
     -------
@@ -256,6 +332,7 @@ def read_host_catalog(
         raise CatalogError(
             f"{Path(path).name}: expected at least one host model, got none."
         )
+    user = resolve_cpu_scores(user, cpu_catalog)
     if not merge:
         return HostCatalog(user, str(path), DEFAULT_HOST_MODEL)
     replaced = {_norm(h.model) for h in user}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: Basis label of a score whose benchmark was not stated; taken as consistent
-#: with whatever the other side uses (DESIGN §3: "any consistent benchmark").
+#: with whatever the other side uses (any consistent benchmark will do).
 UNSTATED_BASIS = "unstated"
 
 

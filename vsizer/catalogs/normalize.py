@@ -3,7 +3,7 @@
 Synopsis
 --------
 Clock rates are not comparable across CPU generations; benchmark scores are
-(DESIGN §4). :func:`normalize_cpu` puts each server's CPU in one *capacity
+[1]_. :func:`normalize_cpu` puts each server's CPU in one *capacity
 unit*, the host's, so demands can be summed and compared with
 :func:`host_cpu_capacity`::
 
@@ -20,9 +20,18 @@ Rules
 
 1. ``inventory`` (given) — the server's own ``cpu_score_per_core``, when its
    ``cpu_score_basis`` equals the host's or either is ``unstated`` (a missing
-   basis counts as unstated: DESIGN §3 "any consistent benchmark").
+   basis counts as unstated: any consistent benchmark will do). A score must
+   lie in the plausible range of its basis (the host's when unstated), see
+   :mod:`vsizer.catalogs.score_bridge`; otherwise it is an error naming the
+   basis it looks like.
+1b. ``bridge`` (estimated) — the server's own score in another basis with a
+   sourced bridge to the host's (SPECint_rate2006 -> SPECrate2017_int_base),
+   converted by the bridge factor; the note states the factor and its error.
+   A score in a basis without a bridge (SPECint2000) is not used: a plan
+   warning ``score_basis_unconverted`` names the servers.
 2. ``catalog`` (derived) — the CPU catalog's score for ``cpu_name`` in the
-   host's basis.
+   host's basis; ``catalog-bridge`` (estimated) when the catalog has the CPU
+   only in a bridged basis.
 3. ``host-ratio`` (assumed) — ``cpu_mhz x host score / host MHz``: the old
    CPU is taken to do as much work per clock as the host's. Older generations
    do less, so this *overstates* their capacity and demand: conservative for
@@ -59,7 +68,8 @@ quality report gets ``cpu_capacity``, ``cpu_avg_util`` and ``cpu_peak_util``
 
 References
 ----------
-.. [1] DESIGN.md §4 "CPU normalization" (MHz/SPECint2000 table, worked example).
+.. [1] SPEC, "SPEC CPU2000 results," https://www.spec.org/cpu2000/results/
+   (CINT2000: the MHz/SPECint2000 ratio differs across Xeon generations).
 .. [2] SPEC, "SPEC CPU2017 results," https://www.spec.org/cpu2017/results/.
 """
 
@@ -70,7 +80,12 @@ import pandas as pd
 
 from vsizer._validation import Interval, OneOf, check_param
 from vsizer.catalogs.cpu_catalog import CpuCatalog
-from vsizer.catalogs.model import UNSTATED_BASIS, HostModel
+from vsizer.catalogs.model import UNSTATED_BASIS, CpuEntry, HostModel
+from vsizer.catalogs.score_bridge import (
+    bridge,
+    bridge_scores,
+    score_range_problems,
+)
 from vsizer.errors import CatalogError, InventoryError
 from vsizer.missing import fill_cpu_util
 from vsizer.quality import QualityReport, Status
@@ -82,7 +97,9 @@ MHZ_UNIT = "MHz"
 
 _STATUS: dict[str, Status] = {
     "inventory": "given",
+    "bridge": "estimated",
     "catalog": "derived",
+    "catalog-bridge": "estimated",
     "host-ratio": "assumed",
     "option": "assumed",
     "host-core": "assumed",
@@ -144,20 +161,30 @@ def _per_core(
     unit: str,
     score: np.ndarray,
     basis: np.ndarray,
-    cat_score: np.ndarray,
+    catalog: tuple[np.ndarray, np.ndarray],
     mhz_eff: np.ndarray,
     assume_mhz: float | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per-core score, its source, the clock used and the servers with neither.
+    report: tuple[QualityReport, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per-core score, its source, the clock used, the servers with neither and
+    the bridge's note per server (empty where no score was converted).
 
-    Rules in order (module docstring): the inventory's score, the catalog's,
-    the clock (given, from the catalog, else ``assume_mhz`` = source
-    ``option``) scaled by the host's score per MHz; servers left are
-    ``unknown`` and get the host's own per-core score (``host-core``).
+    Rules in order (module docstring): the inventory's score (in the host's
+    basis, else converted by the published-ratio bridge, source ``bridge``),
+    the catalog's (``catalog-bridge`` when converted), the clock (given, from
+    the catalog, else ``assume_mhz`` = source ``option``) scaled by the host's
+    score per MHz; servers left are ``unknown`` and get the host's own
+    per-core score (``host-core``). ``catalog`` = (catalog score per server,
+    whether it was converted); ``report`` = (quality, server names) for the
+    warning on scores that could not be converted.
     """
+    cat_score, cat_bridged = catalog
     n = len(score)
     score_mode = host.cpu_score_per_core is not None
     option = np.isnan(mhz_eff) & (assume_mhz is not None)
+    bridged = np.zeros(n, dtype=bool)
+    conv = np.full(n, np.nan)
+    conv_note = np.full(n, "", dtype=object)
     if score_mode:
         basis_ok = (
             (basis == unit)
@@ -165,24 +192,34 @@ def _per_core(
             | (unit == UNSTATED_BASIS)
         )
         own = ~np.isnan(score) & basis_ok
-        from_cat = ~own & ~np.isnan(cat_score)
-        option &= ~own & ~from_cat
+        conv, conv_note = bridge_scores(score, np.where(basis_ok, "", basis), unit)
+        bridged = ~own & ~np.isnan(conv)
+        quality, names = report
+        _warn_unconverted(quality, names, score, basis, ~basis_ok & ~bridged, unit)
+        from_cat = ~own & ~bridged & ~np.isnan(cat_score)
+        option &= ~own & ~bridged & ~from_cat
     else:
         own = from_cat = np.zeros(n, dtype=bool)
     if assume_mhz is not None:
         mhz_eff = np.where(option, float(assume_mhz), mhz_eff)
-    unknown = ~own & ~from_cat & np.isnan(mhz_eff)
+    unknown = ~own & ~bridged & ~from_cat & np.isnan(mhz_eff)
     if score_mode:
         host_core = float(host.cpu_score_per_core)  # type: ignore[arg-type]
         by_clock = mhz_eff * host_core / host.cpu_mhz
-        per_core = np.where(own, score, np.where(from_cat, cat_score, by_clock))
+        per_core = np.where(
+            own,
+            score,
+            np.where(bridged, conv, np.where(from_cat, cat_score, by_clock)),
+        )
         src = np.where(own, "inventory", np.where(from_cat, "catalog", "host-ratio"))
+        src = np.where(bridged, "bridge", src)
+        src = np.where(from_cat & cat_bridged, "catalog-bridge", src)
     else:
         host_core = float(host.cpu_mhz)
         per_core, src = mhz_eff.copy(), np.full(n, "mhz", dtype=object)
     src = np.where(option, "option", src).astype(object)
     per_core = np.where(unknown, host_core, per_core)
-    return per_core, src, mhz_eff, unknown
+    return per_core, src, mhz_eff, unknown, conv_note
 
 
 def _no_cpu_text(unit: str, score_mode: bool, cpu_name: str) -> str:
@@ -252,7 +289,7 @@ def normalize_cpu(
 
     Examples
     --------
-    DESIGN §4: 3000 MHz x 2 cores x 20 % = 1200 MHz on a host of 8 x 2260 =
+    In MHz: 3000 MHz x 2 cores x 20 % = 1200 MHz on a host of 8 x 2260 =
     18080 MHz, so CPU allows 18080 / 1200 = 15 such VMs.
     """
     check_param("assume_util", assume_util, Interval(float, 0.0, 1.0), "normalize_cpu")
@@ -279,6 +316,9 @@ def normalize_cpu(
     avg, peak = _num(out, "cpu_avg_util"), _num(out, "cpu_peak_util")
     cpu_names, basis = _text(out, "cpu_name"), _text(out, "cpu_score_basis")
     problems = _range_problems(names, score, mhz, sockets, cps, vcpus, avg, peak)
+    problems += score_range_problems(
+        names, np.where(score > 0, score, np.nan), basis, unit if score_mode else ""
+    )
 
     # --- catalog, once per distinct CPU name
     cat_score, cat_mhz, cat_cores = (
@@ -287,19 +327,23 @@ def normalize_cpu(
         np.full(n, np.nan),
     )
     cat_label = np.full(n, "", dtype=object)
+    cat_bridged = np.zeros(n, dtype=bool)
     codes, uniques = pd.factorize(cpu_names)
     for k, cpu in enumerate(uniques):
         if not cpu:
             continue
-        scored = cpu_catalog.lookup(cpu, unit) if score_mode else None
+        scored, factor, via = _catalog_score(cpu_catalog, cpu, unit, score_mode)
         entry = scored or cpu_catalog.lookup(cpu)
         if entry is None:
             continue
         rows = codes == k
         if scored is not None and scored.score_per_core is not None:
-            cat_score[rows] = scored.score_per_core
+            cat_score[rows] = scored.score_per_core * factor
+            cat_bridged[rows] = bool(via)
         cat_mhz[rows], cat_cores[rows] = entry.cpu_mhz, entry.cores
-        cat_label[rows] = f"{entry.cpu_name}: {entry.source}"
+        cat_label[rows] = f"{entry.cpu_name}: {entry.source}" + (
+            f"; converted {via}" if via else ""
+        )
 
     mhz_from_cat = np.isnan(mhz) & ~np.isnan(cat_mhz)
     mhz_eff = np.where(mhz_from_cat, cat_mhz, mhz)
@@ -307,8 +351,9 @@ def normalize_cpu(
     cps_eff = np.where(cps_from_cat, cat_cores, cps)
 
     # --- per-core score and its source
-    per_core, src, mhz_eff, unknown = _per_core(
-        host, unit, score, basis, cat_score, mhz_eff, assume_mhz
+    per_core, src, mhz_eff, unknown, conv_note = _per_core(
+        host, unit, score, basis, (cat_score, cat_bridged), mhz_eff, assume_mhz,
+        (quality, names),
     )
     if assume_mhz is not None and not (src == "option").any():
         quality.warn(
@@ -358,7 +403,8 @@ def normalize_cpu(
     if not score_mode:
         quality.note(
             "CPU capacity is in MHz: the host model has no per-core score, and clock "
-            "rates are not comparable across CPU generations (DESIGN §4)."
+            "rates are not comparable across CPU generations (SPEC CPU2000 results, "
+            "https://www.spec.org/cpu2000/results/)."
         )
     if score_mode and (src == "host-ratio").any():
         quality.note(
@@ -376,7 +422,15 @@ def normalize_cpu(
                 cap_status = "derived"
         if mhz_from_cat[i]:
             quality.record(server, "cpu_mhz", "derived", cat_label[i])
-        label = cat_label[i] if src[i] == "catalog" or mhz_from_cat[i] else ""
+        label = (
+            cat_label[i]
+            if src[i] in ("catalog", "catalog-bridge") or mhz_from_cat[i]
+            else ""
+        )
+        if src[i] == "bridge":
+            label = (
+                f"{_fmt(score[i])} {basis[i]}/core from the inventory, {conv_note[i]}"
+            )
         quality.record(
             server,
             "cpu_capacity",
@@ -396,6 +450,49 @@ def normalize_cpu(
         )
         _record_util(quality, server, util_state[i], util_notes, assume_util)
     return out, unit
+
+
+def _catalog_score(
+    catalog: CpuCatalog, cpu: str, unit: str, score_mode: bool
+) -> tuple[CpuEntry | None, float, str]:
+    """Catalog entry scored in ``unit``, else in a basis bridged to it.
+
+    Returns (entry or None, factor to ``unit``, bridge note or '').
+    """
+    if not score_mode:
+        return None, 1.0, ""
+    direct = catalog.lookup(cpu, unit)
+    if direct is not None:
+        return direct, 1.0, ""
+    for entry in catalog.candidates(cpu):
+        found = bridge(entry.basis, unit) if entry.score_per_core else None
+        if found is not None:
+            return entry, found.factor, found.note()
+    return None, 1.0, ""
+
+
+def _warn_unconverted(
+    quality: QualityReport,
+    names: np.ndarray,
+    score: np.ndarray,
+    basis: np.ndarray,
+    candidates: np.ndarray,
+    unit: str,
+) -> None:
+    """Warn about scores in a basis with no bridge to ``unit`` (left unused)."""
+    rows = candidates & ~np.isnan(score)
+    for b in sorted(set(str(x) for x in basis[rows])):
+        servers = [str(x) for x in names[rows & (basis == b)]]
+        quality.warn(
+            "score_basis_unconverted",
+            f"{len(servers)} server(s) have CPU scores in {b}, which cannot be "
+            f"converted to the host's {unit}: no CPU with published results in "
+            "both suites is in the shipped data. The scores were not used; CPU "
+            "capacity comes from the CPU catalog (cpu_name) or the clock rate "
+            "(cpu_mhz). Give scores in the host's basis, or choose a host model "
+            f"scored in {b} (--host-model, --hosts).",
+            servers,
+        )
 
 
 def _range_problems(
@@ -469,8 +566,10 @@ def _capacity_note(
         )
     if src == "inventory":
         return f"{head} (score from the inventory)"
-    if src == "catalog":
+    if src in ("catalog", "catalog-bridge"):
         return f"{head} (CPU catalog: {cat_label})"
+    if src == "bridge":
+        return f"{head} ({cat_label})"
     if src == "host-ratio":
         return (
             f"{head} = {_fmt(mhz)} MHz x {_fmt(host.cpu_score_per_core or 0)} / "

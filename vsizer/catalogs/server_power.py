@@ -1,6 +1,6 @@
 """Power drawn by the servers to be migrated ("before" power).
 
-Order of preference, per server (DESIGN §7):
+Order of preference, per server:
 
 1. ``inventory`` — the inventory's ``power_w`` (given);
 2. ``catalog`` — the server's model found in ``server_power.csv`` (published

@@ -25,7 +25,7 @@ ACCESS_SPECS = ("sequential_read", "sequential_write", "database", "file_server"
 BACKINGS = ("pass-through", "file")
 FORMATS: tuple[str, ...] = _D["format"]["order"]
 NFS_WORKLOADS = ("read-write", "read-only")
-_SRC_QD = "DESIGN.md §6.2, Hyper-V R2 queue depths 1-32"
+_SRC_QD = "published Hyper-V R2 disk measurement, queue depths 1-32"
 
 
 def throughput_ratio(

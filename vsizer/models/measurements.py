@@ -29,7 +29,7 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "physical_cpus": ("float", "physical CPUs (cores) of the host [count]"),
     "total_util_pct": ("float", "summed CPU utilization of the VMs [% of one vCPU]; see util_basis"),
     "util_basis": ("text", "what total_util_pct is: guest (guest-reported, inflated by waiting "
-                   "for a CPU, as in DESIGN §6.1; the default) or demand (CPU the VMs ask for, "
+                   "for a CPU, as in the published VMware ESX 2.5.2 measurement; the default) or demand (CPU the VMs ask for, "
                    "e.g. N saturated 1-vCPU guests = N x 100)"),
     "queue_depth": ("float", "outstanding I/Os [count]"),
     "access_spec": ("text", "sequential_read, sequential_write, database or file_server"),

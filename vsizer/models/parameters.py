@@ -25,7 +25,10 @@ from __future__ import annotations
 
 from typing import Any
 
-SOURCE_61 = "DESIGN.md §6.1 table (VMware ESX 2.5.2, 2 x dual-core Xeon 2.8 GHz, IIS/.NET)"
+SOURCE_61 = (
+    "published VMware ESX 2.5.2 measurement, table of VM count vs throughput "
+    "(2 x dual-core Xeon 2.8 GHz, IIS/.NET)"
+)
 
 #: §6.1 table rows: (VMs, client threads, lambda total [req/s], rho total [%],
 #: mu total [req/s], relative per VM). The two physical baseline rows have ``vms = 0``.
@@ -82,7 +85,7 @@ OVERHEAD_MODEL_PARAMETERS: dict[str, dict[str, Any]] = {
         },
         "vm_saturation_util": {
             "value": 0.9,
-            "source": "DESIGN.md §6.1 Findings: 'a VM near 100 % fails even when the "
+            "source": "published VMware ESX 2.5.2 measurement, findings: 'a VM near 100 % fails even when the "
             "host is idle'; 'near' taken as >= 90 % of the VM's vCPUs (vsizer's choice).",
         },
     },
@@ -106,7 +109,7 @@ OVERHEAD_MODEL_PARAMETERS: dict[str, dict[str, Any]] = {
                 "floor": {"pass-through": 1.0, "file": 1.0},
             },
             "queue_depth_range": (1, 32),
-            "source": "DESIGN.md §6.2 'Throughput vs queue depth (Hyper-V, Windows "
+            "source": "published measurement 'Throughput vs queue depth (Hyper-V, Windows "
             "Server 2008 R2)': sequential 64 KB read reaches native from queue "
             "depth ~4 (below: >= 77 % pass-through, >= 72 % file VHD); sequential "
             "64 KB write needs >= 8 (below: >= 86 % pass-through, 84 % file); "
@@ -115,7 +118,7 @@ OVERHEAD_MODEL_PARAMETERS: dict[str, dict[str, Any]] = {
         },
         "contention": {
             "untrustworthy_vms": 4,
-            "source": "DESIGN.md §6.2 'Contention (ESX)': N VMs on one volume each get "
+            "source": "published measurement 'Contention (ESX)': N VMs on one volume each get "
             "about 1/N and each guest reports its share as 100 % (N-fold summed "
             "utilization); two volumes doubled the load handled; guest-reported "
             "disk utilization not trustworthy with 4 or more VMs on a volume.",
@@ -123,10 +126,10 @@ OVERHEAD_MODEL_PARAMETERS: dict[str, dict[str, Any]] = {
         "format": {
             "order": ("volume", "preallocated", "sparse"),
             "write_heavy_fraction": 0.33,
-            "source": "DESIGN.md §6.2 'Virtual disk formats (Xen)': LVM volume >= "
+            "source": "published measurement 'Virtual disk formats (Xen)': LVM volume >= "
             "preallocated file >= sparse file, all close with a controller write "
             "cache; without it sparse files drop sharply on writes. 'Write-heavy' "
-            "is taken as >= 33 % writes, the write share of the §6.2 67 %-read "
+            "is taken as >= 33 % writes, the write share of the published 67 %-read "
             "access specifications (vsizer's choice).",
         },
         "nfs": {
@@ -134,7 +137,7 @@ OVERHEAD_MODEL_PARAMETERS: dict[str, dict[str, Any]] = {
             "read_write_8k": 0.70,
             "cache_short": 0.17,
             "read_only": 1.0,
-            "source": "DESIGN.md §6.2 'NFS-backed VM disks (PostgreSQL, pgbench "
+            "source": "published measurement 'NFS-backed VM disks (PostgreSQL, pgbench "
             "TPC-B)': read-write about 65 % of local disk; 70 % with rsize/wsize = "
             "8192; 17 % when the NFS server's cache cannot hold the working set; "
             "select-only about equal to local.",
@@ -145,7 +148,7 @@ OVERHEAD_MODEL_PARAMETERS: dict[str, dict[str, Any]] = {
             # [Mbit/s] conservative planning figure per NIC speed [Gbit/s] and direction.
             "1": {"send": 800.0, "send_high": 940.0, "receive": 900.0},
             "10": {"vmq": 7800.0, "vmq_gain": 2.0},
-            "source": "DESIGN.md §6.3 'Hyper-V (R2) on 1 GbE: send 800-940 Mbps, "
+            "source": "published measurement 'Hyper-V (R2) on 1 GbE: send 800-940 Mbps, "
             "receive > 900 Mbps'; 'VMQ on 10 GbE: more than 2x throughput (about "
             "7.8 Gbps)' (without VMQ therefore at most 7.8 / 2 = 3.9 Gbit/s).",
         },
@@ -153,14 +156,14 @@ OVERHEAD_MODEL_PARAMETERS: dict[str, dict[str, Any]] = {
             "senders": (1, 4),
             "mbps": (2037.0, 3937.0),
             "block_kb": 2,
-            "source": "DESIGN.md §6.3 'VM-to-VM on one host is not limited by the "
+            "source": "published measurement 'VM-to-VM on one host is not limited by the "
             "wire: 2037 Mbps at 2 KB blocks; 4 senders -> 1 receiver: 3937 Mbps "
             "total; 1 -> many: no gain' (Hyper-V R2).",
         },
         "xen": {
             "single_vm_ratio": 0.80,
             "two_vm_ratio_min": 1.0,
-            "source": "DESIGN.md §6.3 'Xen, 1 VM vs physical (tbench): about 20 % "
+            "source": "published measurement 'Xen, 1 VM vs physical (tbench): about 20 % "
             "lower throughput; with 2 VMs the total exceeds the physical machine's'.",
         },
     },

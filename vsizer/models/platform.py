@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from vsizer.errors import CatalogLookupError
 
-_SRC = "DESIGN.md §6.4"
+_SRC = "published platform comparisons: Hyper-V 2008 -> 2008 R2, Xeon 5400 -> 5500, Hyper-Threading on Xeon X5570, Opteron 2435 vs Xeon (2008-2010 performance reports)"
 
 
 @dataclass(frozen=True)

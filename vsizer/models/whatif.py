@@ -185,7 +185,7 @@ def queue_whatif(
                 "wait_probability": _r(queueing.erlang_c(servers, lam * s)),
                 "response_time_ms": _r(1000.0 * r),
                 "inflation": _r(r / s),
-                "source": "Kleinrock, Queueing Systems Vol. 1, 1975, §3.2, §3.5",
+                "source": "Kleinrock, Queueing Systems Vol. 1, 1975, Sec. 3.2 and 3.5",
             })
         return out
 
