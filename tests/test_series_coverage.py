@@ -28,6 +28,7 @@ from vsizer.series.coverage import (
     ambiguity_message,
     fold_name,
     host_avg_cpu,
+    loosely_equal,
     match_names,
     series_coverage,
 )
@@ -233,12 +234,23 @@ def test_match_names_exact_case_and_domain():
         (["web01"], ["WEB01", "web01.example.com"]),  # two series, one server
         (["web01"], ["web01", "WEB01"]),  # an exact pair would hide the other
         (["web01", "WEB01"], ["web01.example.com"]),  # two servers, one series
+        (["web01", "web01.a"], ["web01.a"]),  # 'web01' may be 'web01.a' too
     ],
 )
 def test_match_names_ambiguous(inventory, series):
     m = match_names(inventory, series)
     assert m.ambiguous == [(inventory, series)]
     assert m.pairs == {}
+
+
+def test_match_names_different_domains_do_not_match():
+    # Both names carry a domain and they differ: two servers, not one.
+    m = match_names(["web01.site-a", "web01.site-b"], ["web01.site-a", "web01.site-c"])
+    assert m.pairs == {"web01.site-a": "web01.site-a"}
+    assert m.loose == [] and m.ambiguous == []
+    assert loosely_equal("WEB01", "web01.site-a") and loosely_equal("a.B", "A.b")
+    assert not loosely_equal("web01.site-a", "web01.site-b")
+    assert not loosely_equal("10.0.0.1", "10")
 
 
 def test_match_names_pairs_each_exactly_when_both_sides_have_both():

@@ -3,9 +3,10 @@
 Pure functions: names in, pairs and counts out.
 
 **Name matching.** A series server matches an inventory server of the same
-name; failing that, of the same *folded* name: case ignored (Unicode
-casefold) and a domain suffix dropped (``web01.example.com`` -> ``web01``; a
-dotted IPv4 address is kept whole). Every pair matched that way is reported.
+name; failing that, of the same name ignoring case (Unicode casefold) or with
+and without a domain suffix (``web01.example.com`` ~ ``web01``; two different
+domains do not match; a dotted IPv4 address is compared whole). Every pair
+matched that way is reported.
 When, among the names that fold to one name, an inventory server could take
 more than one series or a series could go to more than one server, the
 pairing is ambiguous and no guess is made: the caller raises an error naming
@@ -61,16 +62,28 @@ class NameMatch:
     ambiguous: list[tuple[list[str], list[str]]] = field(default_factory=list)
 
 
-def match_names(inventory: Sequence[str], series: Sequence[str]) -> NameMatch:
-    """Pair inventory names with series names, exactly or by :func:`fold_name`.
+def loosely_equal(a: str, b: str) -> bool:
+    """Same name ignoring case, or one is the other without its domain suffix.
 
-    Names are grouped by folded name. A group whose names all pair exactly
-    is matched exactly; a group of one inventory name and one (different)
-    series name is matched loosely; any other group with names on both sides
-    is ambiguous (e.g. series ``WEB01`` and
-    ``web01.example.com`` for server ``web01``; or series ``web01`` and
-    ``WEB01`` with server ``web01``, where the exact pair would hide the
-    other series). Order follows ``inventory``.
+    ``web01`` ~ ``WEB01.example.com``, but ``web01.site-a`` !~ ``web01.site-b``
+    (both carry a domain, and they differ).
+    """
+    fa, fb = str(a).strip().casefold(), str(b).strip().casefold()
+    if fa == fb:
+        return True
+    return ("." not in fa and fa == fold_name(fb)) or ("." not in fb and fb == fold_name(fa))
+
+
+def match_names(inventory: Sequence[str], series: Sequence[str]) -> NameMatch:
+    """Pair inventory names with series names, exactly or by :func:`loosely_equal`.
+
+    Link every inventory name to every series name equal to it exactly or
+    loosely. A connected set of names in which every name has its exact
+    partner is matched exactly; a single link between two different names is a loose
+    pair; any other connected set is ambiguous: two series for one server
+    (``WEB01`` and ``web01.example.com`` for ``web01``, or ``web01`` and
+    ``WEB01`` for ``web01``, where the exact pair would hide the other series)
+    or one series for two servers. Order follows ``inventory``.
     """
     groups: dict[str, tuple[list[str], list[str]]] = {}
     for n in inventory:
@@ -78,23 +91,47 @@ def match_names(inventory: Sequence[str], series: Sequence[str]) -> NameMatch:
     for s in series:
         groups.setdefault(fold_name(s), ([], []))[1].append(s)
     out = NameMatch()
-    exact = set(inventory) & set(series)
     for inv_names, ser_names in groups.values():
-        if not inv_names or not ser_names:
-            continue
-        inv_left = [n for n in inv_names if n not in exact]
-        ser_left = [s for s in ser_names if s not in exact]
-        if not inv_left and not ser_left:
-            out.pairs.update((n, n) for n in inv_names)
-        elif len(inv_names) == len(ser_names) == 1:
-            out.loose.append((inv_names[0], ser_names[0]))
-        else:
-            out.ambiguous.append((inv_names, ser_names))
+        for inv_set, ser_set, links in _components(inv_names, ser_names):
+            if set(inv_set) == set(ser_set):  # every name has its exact partner
+                out.pairs.update((n, n) for n in inv_set)
+            elif len(links) == 1:
+                out.loose.append(links[0])
+            else:
+                out.ambiguous.append((inv_set, ser_set))
     out.pairs.update(dict(out.loose))
     order = {n: i for i, n in enumerate(inventory)}
     out.pairs = dict(sorted(out.pairs.items(), key=lambda kv: order[kv[0]]))
     out.loose.sort(key=lambda pair: order[pair[0]])
+    out.ambiguous.sort(key=lambda group: order[group[0][0]])
     return out
+
+
+def _components(
+    inv_names: list[str], ser_names: list[str]
+) -> list[tuple[list[str], list[str], list[tuple[str, str]]]]:
+    """Connected sets of linked names in one group: (inventory, series, links)."""
+    links = [(i, s) for i in inv_names for s in ser_names if loosely_equal(i, s)]
+    parent = {("i", i): ("i", i) for i in inv_names} | {("s", s): ("s", s) for s in ser_names}
+
+    def find(x: tuple[str, str]) -> tuple[str, str]:
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for i, s in links:
+        parent[find(("i", i))] = find(("s", s))
+    out: dict[tuple[str, str], tuple[list[str], list[str], list[tuple[str, str]]]] = {}
+    for i, s in links:
+        comp = out.setdefault(find(("i", i)), ([], [], []))
+        comp[2].append((i, s))
+    for i in inv_names:
+        if (root := find(("i", i))) in out:
+            out[root][0].append(i)
+    for s in ser_names:
+        if (root := find(("s", s))) in out:
+            out[root][1].append(s)
+    return list(out.values())
 
 
 def ambiguity_message(source: str, inv_names: list[str], ser_names: list[str]) -> str:
