@@ -72,11 +72,11 @@ class SeriesInfo:
     series_only: list[str]
     inventory_only: list[str]
     quality: SeriesQuality
-    #: (inventory series name, series name) pairs matched ignoring case/domain.
+    #: (inventory name, series name) pairs matched ignoring case or domain suffix.
     loose: list[tuple[str, str]] = field(default_factory=list)
     #: Inventory (average, peak) CPU utilization of servers with series [fraction].
     inventory_util: dict[str, tuple[float, float]] = field(default_factory=dict)
-    #: Per server, plan order: demand as without series (see _scalar_demand).
+    #: Per server, plan order: demand as without series (series.coverage.scalar_demand).
     scalar_demand: np.ndarray | None = None
     #: Per server, plan order: True when it has no CPU curve (placed flat).
     cpu_flat: np.ndarray | None = None
