@@ -314,3 +314,19 @@ def test_plan_series_matching_no_name_even_loosely():
         "and domain suffix (37 servers, e.g. 'hanbai-web01'; series has 1, e.g. "
         "'nobody.example.com')."
     )
+
+
+def test_cli_ambiguous_series_names_exit_2_with_the_message(tmp_path):
+    csv = tmp_path / "two.csv"
+    t = START.isoformat()
+    csv.write_text("server,timestamp,metric,value,unit\n"
+                   f"PRINT01,{t},cpu,2,%\nprint01.corp,{t},cpu,3,%\n")
+    r = CliRunner().invoke(app, [
+        "plan", str(SAMPLES / "inventory_ja.xlsx"), "--series", str(csv),
+        "--series-format", "long", "-q"], env={"COLUMNS": "300"})
+    assert r.exit_code == 2
+    assert r.output == (
+        f"error: series {csv}: series names 'PRINT01' and 'print01.corp' both match "
+        "inventory server 'print01' once case and domain suffix are ignored; rename one "
+        "in the series or the inventory so each server has exactly one series.\n"
+    )
