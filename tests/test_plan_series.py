@@ -181,15 +181,25 @@ def test_inventory_with_series_uses_curves_for_matched_servers():
     inv = vsizer.read_inventory(SAMPLES / "inventory_ja.xlsx")
     names = inv.servers["name"].astype(str).tolist()
     curves = {names[0]: [0.1, 0.2, 0.3], names[1]: [0.3, 0.2, 0.1], "ghost": [0.5] * 3}
-    doc = vsizer.plan(inv, series=cpu_series(curves), rules=vsizer.load_rules(
-        SAMPLES / "scenario.toml")).to_dict()
+    plan = vsizer.plan(inv, series=cpu_series(curves), rules=vsizer.load_rules(
+        SAMPLES / "scenario.toml"))
+    doc = plan.to_dict()
     sr = doc["series"]
     assert (sr["matched"], sr["series_only"]) == (2, 1)
     assert sr["inventory_only"] == len(names) - 2
     first = next(s for s in doc["servers"] if s["name"] == names[0])
     assert (first["cpu_avg_util"], first["cpu_peak_util"]) == (0.2, 0.3)
-    assert any("1 series server(s) are not in the inventory" in w["message"] for w in doc["warnings"])
-    assert any(f"{len(names) - 2} server(s) have no series" in w["message"] for w in doc["warnings"])
+    codes = {w.code: w for w in plan.quality.warnings}
+    assert codes["series_not_in_inventory"].servers == ("ghost",)
+    assert codes["series_not_in_inventory"].message == (
+        "1 series server(s) are not in the inventory and are not planned: 'ghost'."
+    )
+    coverage = codes["partial_series_coverage"]
+    assert coverage.servers == tuple(names[2:])
+    assert coverage.message.startswith(
+        f"{len(names) - 2} of {len(names)} servers have no series and are placed at "
+        f"their inventory peak, a flat curve: '{names[2]}', "
+    )
     assert all(p["replay"]["steps_over_100"] == 0 for p in doc["pools"])
 
 

@@ -422,10 +422,12 @@ def _curve_pool(
     plan: ConsolidationPlan, pr: Any, idx: np.ndarray, index: pd.DatetimeIndex | None
 ) -> tuple[dict[str, Any], float]:
     """A pool placed on demand curves."""
+    from vsizer.series.coverage import series_coverage
     from vsizer.series.demand import downsample_max, step_label
     from vsizer.study import host_power_w
 
     assert index is not None and pr.problem is not None and pr.vm_curves is not None
+    assert plan.series is not None
     c, prob = pr.curve, pr.problem
     dims = list(prob.dims)
     shown = [i for i, d in enumerate(dims) if d != "vcpu"]
@@ -434,7 +436,7 @@ def _curve_pool(
     hc = c.host_curves  # (H, T, D) utilization
     util = hc.max(axis=1) if n_hosts else np.zeros((0, len(dims)))
     cpu_i = dims.index("cpu")
-    avg_util = hc[:, :, cpu_i].mean(axis=1) if n_hosts else np.zeros(0)
+    avg_util = _curve_avg_cpu(plan, pr, idx) if n_hosts else np.zeros(0)
     watts = host_power_w(plan.host, avg_util) if n_hosts else np.zeros(0)
     vm_cpu = pr.vm_curves[:, :, cpu_i] / prob.capacity[cpu_i]  # (V, T) host fraction
     hosts = []
@@ -529,6 +531,7 @@ def _curve_pool(
             "binding_dimension": c.binding_dimension,
             "strategy": c.strategy,
             "solver": c.solver,
+            "series_coverage": series_coverage(names, set(plan.series.inventory_only)),
             "hosts": hosts,
             "failover": {
                 "failures": pr.failures,
@@ -553,6 +556,23 @@ def _curve_pool(
         }
     )
     return doc, float(watts.sum())
+
+
+def _curve_avg_cpu(plan: ConsolidationPlan, pr: Any, idx: np.ndarray) -> np.ndarray:
+    """Average CPU utilization per host; a VM without a CPU series counts at its
+    inventory average, as in a plan without series (it is placed at its peak)."""
+    from vsizer.series.coverage import host_avg_cpu
+
+    c, cpu_i = pr.curve, list(pr.problem.dims).index("cpu")
+    host_mean = c.host_curves[:, :, cpu_i].mean(axis=1)
+    flat = plan.series.cpu_flat if plan.series is not None else None
+    if flat is None:
+        return np.asarray(host_mean)
+    avg = plan.servers["cpu_avg_demand"].astype(float).to_numpy()[idx]
+    return host_avg_cpu(
+        host_mean, c.assignment, pr.vm_curves[:, :, cpu_i].mean(axis=1, dtype=np.float64),
+        avg, flat[idx], float(pr.problem.capacity[cpu_i]),
+    )
 
 
 def _curve(values: np.ndarray) -> list[float]:

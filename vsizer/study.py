@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from vsizer._validation import quoted_list
 from vsizer.catalogs.cpu_catalog import CpuCatalog, read_cpu_catalog
 from vsizer.catalogs.host_catalog import HostCatalog, read_host_catalog
 from vsizer.catalogs.hosts_before import estimate_hosts_before, vm_power_on_hosts
@@ -37,6 +36,12 @@ from vsizer.placement.problem import DIMENSIONS, PlacementProblem
 from vsizer.placement.sizing import PoolSizing, size_pool
 from vsizer.quality import PlanWarning, QualityReport, assumption_warnings
 from vsizer.series.align import AlignedSeries, align
+from vsizer.series.coverage import (
+    ambiguity_message,
+    coverage_warnings,
+    match_names,
+    scalar_demand,
+)
 from vsizer.series.demand import cpu_util_stats, demand_curves
 from vsizer.series.model import SeriesQuality, SeriesSet
 
@@ -69,6 +74,14 @@ class SeriesInfo:
     series_only: list[str]
     inventory_only: list[str]
     quality: SeriesQuality
+    #: (inventory name, series name) pairs matched ignoring case or domain suffix.
+    loose: list[tuple[str, str]] = field(default_factory=list)
+    #: Inventory (average, peak) CPU utilization of servers with series [fraction].
+    inventory_util: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: Per server, plan order: demand as without series (series.coverage.scalar_demand).
+    scalar_demand: np.ndarray | None = None
+    #: Per server, plan order: True when it has no CPU curve (placed flat).
+    cpu_flat: np.ndarray | None = None
 
 
 @dataclass
@@ -223,6 +236,7 @@ class ConsolidationStudy:
                     solver=rules.solver,
                     time_limit=rules.time_limit,
                     on_scenario=on_scenario,
+                    scalar_demand=_pool_scalar_demand(series_info, idx),
                 )
                 hosts_of = curve.assignment
                 for n in curve.notes:
@@ -269,54 +283,54 @@ def _match_series(
     aligned: AlignedSeries,
     quality: QualityReport,
 ) -> tuple[pd.DataFrame, SeriesInfo]:
-    """Pair inventory rows with series by name; utilization from the CPU curves."""
+    """Pair inventory rows with series by name, exactly or ignoring case and domain
+    suffix (:func:`vsizer.series.coverage.match_names`); utilization from the CPU
+    curves. The series are renamed to their inventory server's name."""
     names = inv["name"].astype(str).tolist()
-    in_series = set(aligned.servers)
-    inventory_only = [n for n in names if n not in in_series]
-    known = set(names)
-    series_only = [s for s in aligned.servers if s not in known]
-    matched = len(names) - len(inventory_only)
-    if matched == 0:
+    found = match_names(names, aligned.servers)
+    if found.ambiguous:
         raise InputError(
-            f"series {series.source}: no server name matches the inventory "
-            f"({len(names)} servers, e.g. '{names[0] if names else ''}'; series has "
-            f"{len(aligned.servers)}, e.g. '{aligned.servers[0] if aligned.servers else ''}')."
+            [ambiguity_message(series.source, i, s) for i, s in found.ambiguous]
         )
-    if inventory_only:
-        quality.warn(
-            "no_series",
-            f"{len(inventory_only)} server(s) have no series and are sized on their "
-            f"inventory figures (flat): {quoted_list(inventory_only)}.",
-            inventory_only,
+    if not found.pairs:
+        raise InputError(
+            f"series {series.source}: no server name matches the inventory, even "
+            f"ignoring case and domain suffix ({len(names)} servers, e.g. "
+            f"'{names[0] if names else ''}'; series has {len(aligned.servers)}, e.g. "
+            f"'{aligned.servers[0] if aligned.servers else ''}')."
         )
-    if series_only:
-        quality.warn(
-            "series_not_in_inventory",
-            f"{len(series_only)} series server(s) are not in the inventory and are "
-            f"not planned: {quoted_list(series_only)}.",
-            series_only,
-        )
+    to_inventory = {s: n for n, s in found.pairs.items()}
+    series_only = [s for s in aligned.servers if s not in to_inventory]
+    aligned = dataclasses.replace(
+        aligned, servers=[to_inventory.get(s, s) for s in aligned.servers]
+    )
+    inventory_only = [n for n in names if n not in found.pairs]
+    coverage_warnings(quality, names, inventory_only, series_only, found.loose)
     inv = inv.copy()
-    if aligned.servers != []:
-        avg, peak = cpu_util_stats(aligned, names, _server_mhz(inv))
-        has = ~np.isnan(peak)
-        if has.any():
-            inv["cpu_avg_util"] = inv["cpu_avg_util"].astype("Float64")
-            inv["cpu_peak_util"] = inv["cpu_peak_util"].astype("Float64")
-            inv.loc[has, "cpu_avg_util"] = avg[has]
-            inv.loc[has, "cpu_peak_util"] = peak[has]
-            for i in np.flatnonzero(has).tolist():
-                for f in ("cpu_avg_util", "cpu_peak_util"):
-                    quality.record(names[i], f, "derived", "from the CPU series")
+    avg, peak = cpu_util_stats(aligned, names, _server_mhz(inv))
+    has = ~np.isnan(peak)
+    own_avg = pd.to_numeric(inv["cpu_avg_util"], errors="coerce").astype(float)
+    own_peak = pd.to_numeric(inv["cpu_peak_util"], errors="coerce").astype(float)
+    own = dict(zip(names, zip(own_avg, own_peak, strict=True), strict=True))
+    if has.any():
+        inv["cpu_avg_util"] = inv["cpu_avg_util"].astype("Float64")
+        inv["cpu_peak_util"] = inv["cpu_peak_util"].astype("Float64")
+        inv.loc[has, "cpu_avg_util"] = avg[has]
+        inv.loc[has, "cpu_peak_util"] = peak[has]
+        for i in np.flatnonzero(has).tolist():
+            for f in ("cpu_avg_util", "cpu_peak_util"):
+                quality.record(names[i], f, "derived", "from the CPU series")
     info = SeriesInfo(
         source=series.source,
         source_format=series.source_format,
         aligned=aligned,
         demand_report={},
-        matched=matched,
+        matched=len(found.pairs),
         series_only=series_only,
         inventory_only=inventory_only,
         quality=series.quality,
+        loose=found.loose,
+        inventory_util={n: own[n] for n in found.pairs},
     )
     return inv, info
 
@@ -356,7 +370,22 @@ def _curves(
         gap_fill=rules.gap_fill,
     )
     info.demand_report = report
+    info.cpu_flat = np.isnan(cpu_util_stats(info.aligned, names, mhz)[1])
+    k = 1 if rules.cpu_basis == "peak" else 0
+    own = np.array([info.inventory_util.get(n, (np.nan, np.nan))[k] for n in names])
+    info.scalar_demand = scalar_demand(
+        flat,
+        dims.index("cpu") if "cpu" in dims else None,
+        servers["cpu_capacity"].to_numpy(dtype=np.float64, na_value=np.nan),
+        own,
+    )
     return curves
+
+
+def _pool_scalar_demand(info: SeriesInfo | None, idx: np.ndarray) -> np.ndarray | None:
+    if info is None or info.scalar_demand is None:
+        return None
+    return info.scalar_demand[idx]
 
 
 @functools.cache

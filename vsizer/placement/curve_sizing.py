@@ -26,6 +26,7 @@ from vsizer.placement.series_fit import (
     series_lower_bounds,
     step_stat,
 )
+from vsizer.placement.sizing import PoolSizing, size_pool
 from vsizer.placement.sizing import lower_bound as peak_lower_bound
 
 #: Dimensions whose utilization is reported (vCPU is a density limit).
@@ -107,6 +108,7 @@ def size_pool_on_curves(
     solver: str = "heuristic",
     time_limit: float = 30.0,
     on_scenario: Callable[[], None] | None = None,
+    scalar_demand: npt.NDArray[np.floating] | None = None,
 ) -> CurveSizing:
     """Grow the pool from its lower bound until the curves fit and every failure is survived.
 
@@ -124,6 +126,9 @@ def size_pool_on_curves(
         ``time_limit`` seconds) and keeps it when it also survives failover.
     on_scenario : callable, optional
         Progress: called once per failure scenario of the final check.
+    scalar_demand : ndarray, shape (n_vms, n_dims), optional
+        Each VM's demand as a plan without series would size it (its inventory
+        peak); see :func:`peak_candidate`.
 
     Algorithm
     ---------
@@ -132,6 +137,9 @@ def size_pool_on_curves(
     max(lower bound, that count) upward: place on exactly n hosts, spread first
     (lowest peak first, leaving headroom on every host), packed second; the
     first n whose placement survives every k-host failure on the curves wins.
+    When that count is above the lower bound, the pool is also sized on
+    per-VM peaks (:func:`peak_candidate`); that placement is kept when it needs
+    fewer hosts, so curves never give more hosts than peaks would.
 
     Raises
     ------
@@ -228,12 +236,17 @@ def size_pool_on_curves(
             "[anti-affinity or pinning constraints conflict]"
         )
     strategy, assignment, n_hosts = chosen
+    hints: dict[tuple[int, ...], dict[int, int]] | None = None
+    if n_hosts > lb:
+        peak = peak_candidate(p, curves, scalar_demand, n_hosts)
+        if peak is not None:
+            strategy, assignment, n_hosts, hints = peak
     rows = (
         failover_on_curves(
             curves, assignment, n_hosts, p.capacity,
             failures=p.failures, failover_limit=fo_limit, groups=p.anti_affinity,
             base_load=p.base_load, quantile=quantile, report_dims=util_mask,
-            on_scenario=on_scenario,
+            on_scenario=on_scenario, hints=hints,
         )
         if p.failures > 0
         else []
@@ -263,3 +276,47 @@ def size_pool_on_curves(
         attempts=attempts,
         notes=notes,
     )
+
+
+def peak_candidate(
+    problem: PlacementProblem,
+    curves: npt.NDArray[np.floating],
+    scalar_demand: npt.NDArray[np.floating] | None,
+    n_curves: int,
+) -> tuple[str, npt.NDArray[np.int64], int, dict[tuple[int, ...], dict[int, int]]] | None:
+    """The pool sized on per-VM peaks, when that needs fewer than ``n_curves`` hosts.
+
+    Two demand sets are sized with :func:`~vsizer.placement.sizing.size_pool`:
+    the larger of ``scalar_demand`` and each curve's peak (with every series at
+    or below its inventory peak this is exactly the plan without series), and
+    the curves' peaks alone. A placement that holds every VM at a demand no
+    step of its curve exceeds holds on the curves at every step, and its
+    failover re-placements hold too; they are returned as hints for
+    :func:`~vsizer.placement.series_fit.failover_on_curves`. Returns
+    ``(strategy, assignment, n_hosts, hints)`` of the smaller one, or None.
+    """
+    peaks = np.asarray(curves, dtype=np.float64).max(axis=1)
+    options = []
+    if scalar_demand is not None:
+        options.append(np.fmax(np.asarray(scalar_demand, dtype=np.float64), peaks))
+    if not options or not np.array_equal(options[0], peaks):
+        options.append(peaks)
+    best: PoolSizing | None = None
+    for demand in options:
+        try:
+            sizing = size_pool(dataclasses.replace(problem, demand=demand))
+        except InfeasiblePlacementError:
+            continue
+        n = sizing.placement.n_hosts
+        if sizing.failover.survives and n < (best.placement.n_hosts if best else n_curves):
+            best = sizing
+    if best is None:
+        return None
+    pl = best.placement
+    vm = {name: i for i, name in enumerate(problem.vm_names)}
+    host = {problem.host_id(h): h for h in range(pl.n_hosts)}
+    hints = {
+        tuple(host[f] for f in sc.failed): {vm[m["vm"]]: host[m["to"]] for m in sc.moves}
+        for sc in best.failover.detail
+    }
+    return f"peaks:{pl.strategy}", pl.assignment.astype(np.int64), pl.n_hosts, hints

@@ -241,6 +241,7 @@ def failover_on_curves(
     report_dims: npt.NDArray[np.bool_] | None = None,
     stop_at_first_failure: bool = False,
     on_scenario: Callable[[], None] | None = None,
+    hints: dict[tuple[int, ...], dict[int, int]] | None = None,
 ) -> list[dict[str, Any]]:
     """For every set of ``failures`` hosts, re-place their VMs on the survivors using the curves.
 
@@ -249,7 +250,11 @@ def failover_on_curves(
     at every step (or at the ``quantile`` of steps); if none can take it, to the
     survivor where the resulting peak is lowest, and the scenario records it as
     forced. Anti-affinity groups are kept where possible. The input placement is
-    not modified.
+    not modified. ``hints`` ({failed host tuple: {vm index: survivor index}})
+    gives known re-placements (e.g. the moves of a check on per-VM peaks, which
+    hold on curves that never exceed those peaks): a scenario where the greedy
+    re-placement forces a VM takes the hinted moves instead when they keep every
+    survivor within the limit.
 
     Returns one row per scenario: ``failed`` (host indices), ``moves`` ({vm index:
     host index}), ``unplaced_within_limit`` (VM indices forced over the limit),
@@ -271,34 +276,54 @@ def failover_on_curves(
     np.add.at(host_load, assignment, norm)
     host_load += (base / capacity).astype(np.float32)
     scale = (1.0 / limit).astype(np.float32)  # to units of the failover limit
-    vpeak = (norm * scale).max(axis=1).max(axis=1)
-    lim = 1.0 + 1e-6
+    ctx = _Failover(norm, assignment, groups, scale, quantile)
     rows: list[dict[str, Any]] = []
     for failed in itertools.combinations(range(n_hosts), failures):
         survivors = [h for h in range(n_hosts) if h not in failed]
         displaced = np.flatnonzero(np.isin(assignment, failed))
         if not survivors:
-            rows.append(
-                {
-                    "failed": list(failed),
-                    "moves": {},
-                    "unplaced_within_limit": displaced.tolist(),
-                    "worst_host": None,
-                    "worst_step": None,
-                    "worst_dim": None,
-                    "worst_util": float("inf"),
-                    "steps_over_100": 0,
-                    "survivor_peak": {},
-                }
-            )
-            if on_scenario is not None:
-                on_scenario()
-            if stop_at_first_failure:
-                break
-            continue
+            rows.append(_no_survivor_row(failed, displaced))
+        else:
+            loads, moves, forced = ctx.greedy(host_load, survivors, displaced)
+            hint = (hints or {}).get(tuple(failed))
+            if forced and hint is not None:
+                hinted = ctx.apply(host_load, survivors, hint)
+                if hinted is not None:
+                    loads, moves, forced = hinted, dict(hint), []
+            rows.append(_scenario_row(failed, survivors, loads, moves, forced, shown))
+        if on_scenario is not None:
+            on_scenario()
+        if stop_at_first_failure and rows[-1]["unplaced_within_limit"]:
+            break
+    return rows
+
+
+class _Failover:
+    """Re-placement of displaced VMs on survivors, shared by every scenario."""
+
+    def __init__(
+        self,
+        norm: npt.NDArray[np.float32],
+        assignment: npt.NDArray[np.int64],
+        groups: npt.NDArray[np.int64],
+        scale: npt.NDArray[np.float32],
+        quantile: float | None,
+    ) -> None:
+        self.norm, self.assignment, self.groups = norm, assignment, groups
+        self.scale, self.quantile = scale, quantile
+        self.vpeak = (norm * scale).max(axis=1).max(axis=1)
+
+    def greedy(
+        self,
+        host_load: npt.NDArray[np.float32],
+        survivors: list[int],
+        displaced: npt.NDArray[np.int64],
+    ) -> tuple[npt.NDArray[np.float32], dict[int, int], list[int]]:
+        """Largest displaced VM first, onto the least-peaked survivor that holds it."""
+        norm, scale, groups, lim = self.norm, self.scale, self.groups, 1.0 + 1e-6
         loads = host_load[survivors].copy()  # (S, T, D)
-        occupied = [set(groups[assignment == h].tolist()) - {-1} for h in survivors]
-        displaced = displaced[np.argsort(-vpeak[displaced], kind="stable")]
+        occupied = [set(groups[self.assignment == h].tolist()) - {-1} for h in survivors]
+        displaced = displaced[np.argsort(-self.vpeak[displaced], kind="stable")]
         moves: dict[int, int] = {}
         forced: list[int] = []
         peaks = (loads * scale).max(axis=(1, 2))  # kept current: one host changes per move
@@ -309,7 +334,7 @@ def failover_on_curves(
             chosen = -1
             for i in allowed:
                 trial = (loads[i] + norm[v]) * scale
-                if (step_stat(trial, quantile) <= lim).all():
+                if (step_stat(trial, self.quantile) <= lim).all():
                     chosen = int(i)
                     break
             if chosen < 0:
@@ -325,32 +350,67 @@ def failover_on_curves(
             if g >= 0:
                 occupied[chosen].add(g)
             moves[int(v)] = survivors[chosen]
-        view = np.where(shown, loads, -np.inf)
-        flat = int(np.argmax(view))
-        s_idx, step, dim = np.unravel_index(flat, loads.shape)
-        received = sorted({s for s in moves.values()})
-        peak_of = loads.max(axis=1)  # (S, D)
-        rows.append(
-            {
-                "failed": list(failed),
-                "moves": moves,
-                "unplaced_within_limit": forced,
-                "worst_host": survivors[int(s_idx)],
-                "worst_step": int(step),
-                "worst_dim": int(dim),
-                "worst_util": float(loads[s_idx, step, dim]),
-                "steps_over_100": int((loads[:, :, shown] > 1 + 1e-6).any(axis=2).sum()),
-                "survivor_peak": {
-                    h: peak_of[survivors.index(h)].astype(float).tolist()
-                    for h in received
-                },
-            }
-        )
-        if on_scenario is not None:
-            on_scenario()
-        if forced and stop_at_first_failure:
-            break
-    return rows
+        return loads, moves, forced
+
+    def apply(
+        self,
+        host_load: npt.NDArray[np.float32],
+        survivors: list[int],
+        moves: dict[int, int],
+    ) -> npt.NDArray[np.float32] | None:
+        """Survivor loads after the given moves, or None if one breaks the limit."""
+        loads = host_load[survivors].copy()
+        slot = {h: i for i, h in enumerate(survivors)}
+        for v, h in moves.items():
+            if h not in slot:
+                return None
+            loads[slot[h]] += self.norm[v]
+        stat = step_stat(loads * self.scale, self.quantile)  # (S, D)
+        return loads if bool((stat <= 1.0 + 1e-6).all()) else None
+
+
+def _no_survivor_row(
+    failed: tuple[int, ...], displaced: npt.NDArray[np.int64]
+) -> dict[str, Any]:
+    return {
+        "failed": list(failed),
+        "moves": {},
+        "unplaced_within_limit": displaced.tolist(),
+        "worst_host": None,
+        "worst_step": None,
+        "worst_dim": None,
+        "worst_util": float("inf"),
+        "steps_over_100": 0,
+        "survivor_peak": {},
+    }
+
+
+def _scenario_row(
+    failed: tuple[int, ...],
+    survivors: list[int],
+    loads: npt.NDArray[np.float32],
+    moves: dict[int, int],
+    forced: list[int],
+    shown: npt.NDArray[np.bool_],
+) -> dict[str, Any]:
+    view = np.where(shown, loads, -np.inf)
+    flat = int(np.argmax(view))
+    s_idx, step, dim = np.unravel_index(flat, loads.shape)
+    received = sorted({s for s in moves.values()})
+    peak_of = loads.max(axis=1)  # (S, D)
+    return {
+        "failed": list(failed),
+        "moves": moves,
+        "unplaced_within_limit": forced,
+        "worst_host": survivors[int(s_idx)],
+        "worst_step": int(step),
+        "worst_dim": int(dim),
+        "worst_util": float(loads[s_idx, step, dim]),
+        "steps_over_100": int((loads[:, :, shown] > 1 + 1e-6).any(axis=2).sum()),
+        "survivor_peak": {
+            h: peak_of[survivors.index(h)].astype(float).tolist() for h in received
+        },
+    }
 
 
 __all__ = [
