@@ -38,7 +38,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from vsizer.errors import ConfigError
+from vsizer._textio import read_bytes
+from vsizer.errors import ConfigError, SeriesError
 from vsizer.series._tidy import (
     KIND_OF_METRIC,
     UNITS_EXPECTED,
@@ -336,9 +337,9 @@ def _parse_scrape(path: Path, problems: Problems) -> _Scrape:
     """The samples vsizer reads from one exposition-format file."""
     sc = _Scrape(file=file_label(path), path=path)
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        problems.whole(sc.file, f"cannot read the file: {exc.strerror or exc}.")
+        text = read_bytes(path).decode("utf-8", errors="replace")
+    except SeriesError as exc:
+        problems.whole(sc.file, str(exc).split(": ", 1)[-1])
         return sc
     for n, line in enumerate(text.splitlines(), start=1):
         line = line.strip()
@@ -831,9 +832,9 @@ def _load_json(
     path: str | os.PathLike[str], file: str, problems: Problems
 ) -> dict[str, Any]:
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        problems.whole(file, f"cannot read the file: {exc.strerror or exc}.")
+        text = read_bytes(path).decode("utf-8-sig")
+    except SeriesError as exc:
+        problems.whole(file, str(exc).split(": ", 1)[-1])
         return {}
     except UnicodeDecodeError:
         problems.whole(file, "expected UTF-8 JSON text, got undecodable bytes.")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vsizer._textio import open_binary
 from vsizer.errors import ConfigError, SeriesError
 from vsizer.series.model import SeriesQuality, SeriesSet
 
@@ -144,7 +145,7 @@ def _options(fmt: SeriesFormat, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _is_json(path: Path) -> bool:
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         head = fh.read(256).lstrip(b"\xef\xbb\xbf \t\r\n")
     return head.startswith((b"{", b"["))
 

@@ -48,6 +48,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from vsizer._textio import decode, read_bytes, sniff_delimiter
 from vsizer.errors import ConfigError
 from vsizer.series._tidy import (
     KIND_OF_METRIC,
@@ -523,26 +524,12 @@ def _read_text_table(
 def _read_text_frame(
     path: str | os.PathLike[str], file: str, problems: Problems
 ) -> tuple[list[str], list[pd.Series], Int64Array] | None:
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        problems.whole(file, f"cannot read the file: {exc.strerror or exc}.")
-        return None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        try:
-            text = raw.decode("cp932")
-        except UnicodeDecodeError:
-            problems.whole(
-                file, "cannot decode the file as UTF-8 or cp932 (Shift_JIS)."
-            )
-            return None
+    text, _ = decode(read_bytes(path), file)
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     if not first:
         problems.whole(file, "expected a header line, got an empty file.")
         return None
-    sep = max((",", ";", "\t"), key=first.count)
+    sep = sniff_delimiter(first, lines=1)
     try:
         frame = pd.read_csv(
             io.StringIO(text),
