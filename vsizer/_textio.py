@@ -87,7 +87,7 @@ def open_binary(
         with open(p, "rb") as fh:
             kind = compression_of(fh.read(6))
         if kind == "gzip":
-            return gzip.open(p, "rb")
+            return gzip.open(p, "rb")  # type: ignore[return-value]
         if kind == "bzip2":
             return bz2.open(p, "rb")
         if kind == "xz":

@@ -85,12 +85,13 @@ FORMATS: dict[str, SeriesFormat] = {
         SeriesFormat(
             "long",
             "CSV with one row per server, time, metric and value (read_long)",
-            (),
+            ("tz",),
         ),
         SeriesFormat(
             "wide",
-            "CSV with a time column and one column per server (read_wide)",
-            ("metric", "unit", "timestamp_col"),
+            "CSV with a time or step-index column and one column per server "
+            "(read_wide)",
+            ("metric", "unit", "timestamp_col", "index_column", "start", "step", "tz"),
         ),
         SeriesFormat(
             "planetlab",
@@ -203,9 +204,10 @@ def _reader(fmt: str) -> Reader:
 
         return read_perfmon
     if fmt in ("long", "wide"):
-        from vsizer.series import tabular
+        from vsizer.series.tabular import read_long
+        from vsizer.series.wide import read_wide
 
-        return tabular.read_long if fmt == "long" else tabular.read_wide
+        return read_long if fmt == "long" else read_wide
     from vsizer.series import traces
 
     readers: dict[str, Reader] = {
