@@ -22,6 +22,7 @@ from vsizer.series.model import SeriesQuality, SeriesSet
 
 __all__ = [
     "FORMATS",
+    "READER_FLAGS",
     "SeriesFormat",
     "SourceRead",
     "load_series",
@@ -112,6 +113,22 @@ FORMATS: dict[str, SeriesFormat] = {
 }
 _STORE_OPTIONS = ("servers", "metrics", "start", "end")
 
+#: Reader option -> the command-line flag that sets it ('vsizer import' and
+#: 'vsizer plan --series'); options without a flag are library-only.
+READER_FLAGS: dict[str, str] = {
+    "server": "--server",
+    "tz": "--tz",
+    "metric": "--metric",
+    "unit": "--unit",
+    "index_column": "--index-column",
+    "start": "--start",
+    "step": "--series-step",
+}
+
+
+def _flag(option: str) -> str:
+    return READER_FLAGS.get(option, f"{option}=")
+
 
 @dataclass(frozen=True)
 class SourceRead:
@@ -137,10 +154,12 @@ def _options(fmt: SeriesFormat, options: dict[str, Any]) -> dict[str, Any]:
     given = {k: v for k, v in options.items() if v is not None}
     wrong = [k for k in given if k not in fmt.options]
     if wrong:
-        accepted = ", ".join(fmt.options) if fmt.options else "none"
+        flags = [_flag(o) for o in fmt.options if o in READER_FLAGS]
+        accepted = ", ".join(flags) if flags else "none of the reader flags"
         raise ConfigError(
-            f"The option(s) {', '.join(repr(w) for w in wrong)} do not apply to series "
-            f"format {fmt.name!r}; it accepts: {accepted}."
+            f"{', '.join(_flag(w) for w in wrong)} "
+            f"{'does' if len(wrong) == 1 else 'do'} not apply to series format "
+            f"{fmt.name!r}; it accepts: {accepted}."
         )
     return given
 
@@ -339,9 +358,10 @@ def load_series(
         wrong = [k for k in opts if k not in _STORE_OPTIONS]
         if wrong:
             raise ConfigError(
-                f"The option(s) {', '.join(repr(w) for w in wrong)} apply to series "
-                "files, not to a series store; give --series-format, or use "
-                f"{', '.join(_STORE_OPTIONS)}."
+                f"{', '.join(_flag(w) for w in wrong)} "
+                f"{'applies' if len(wrong) == 1 else 'apply'} to series files, not "
+                "to a series store; give --series-format, or leave "
+                f"{'it' if len(wrong) == 1 else 'them'} out."
             )
         problems = []
         for s in sources:
