@@ -87,9 +87,9 @@ def test_import_keeps_good_sources_and_exits_2_on_bad_ones(tmp_path):
             "prometheus, long, wide, planetlab, bitbrains, alibaba.",
         ),
         (
-            ["--format", "long", "--tz", "UTC"],
-            "error: The option(s) 'tz' do not apply to series format 'long'; it "
-            "accepts: none.",
+            ["--format", "long", "--metric", "cpu_util"],
+            "error: --metric does not apply to series format 'long'; it "
+            "accepts: --tz.",
         ),
     ],
 )
