@@ -49,6 +49,7 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"BZh", "bzip2"),
     (b"\xfd7zXZ\x00", "xz"),
     (b"PK\x03\x04", "zip"),
+    (b"PK\x05\x06", "zip"),  # an empty archive (end of central directory only)
 )
 
 #: Encodings tried by :func:`decode` when the text has no byte-order mark.
