@@ -295,7 +295,7 @@ def parse_timestamps(
         parsed = pd.to_datetime(
             text.where(~blank), format="ISO8601", utc=True, errors="coerce"
         )
-        u_good = parsed.notna().to_numpy(dtype=bool)
+        u_good = parsed.notna().to_numpy(dtype=bool, copy=True)
         if u_good.any():
             u_ns[u_good] = pd.DatetimeIndex(parsed[u_good]).as_unit("ns").asi8
         has_offset = text.fillna("").str.contains(_OFFSET_RE).to_numpy(dtype=bool)

@@ -350,11 +350,16 @@ def _times(
     rising_by_one = whole and len(num) > 1 and bool((np.diff(num) == 1).all())
     small = numeric and float(np.max(np.abs(num))) < UNIX_FLOOR_S
     named = _fold(column) in INDEX_ALIASES
-    if forced or (whole and named) or (rising_by_one and small):
+    if forced or (numeric and named) or (rising_by_one and small):
         ns, ok, index = _index_times(
             text, num, column, lines, file, problems, start, step_s, zone
         )
-        notes.append(_index_note(file, column, index, forced or named))
+        why = (
+            "--index-column" if forced
+            else "by its name" if named
+            else "whole numbers rising by 1, not dates"
+        )  # fmt: skip
+        notes.append(_index_note(file, column, index, why))
         return ns, ok, index
     if numeric and small:
         return _seconds_after_start(
@@ -426,8 +431,7 @@ def _index_times(
     return ns.astype(np.int64), ok, index
 
 
-def _index_note(file: str, column: str, index: dict[str, Any], by_name: bool) -> str:
-    why = "by its name" if by_name else "whole numbers rising by 1, not dates"
+def _index_note(file: str, column: str, index: dict[str, Any], why: str) -> str:
     start = index["start"].replace("+00:00", "Z")
     step = f"{index['step_s']:g} s"
     said = []
