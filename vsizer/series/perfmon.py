@@ -400,7 +400,7 @@ def read_perfmon(
                 "unit_guess",
                 len(times),
                 f"the header '{_cut(table.head)}' gives no time-zone bias; times read "
-                "as UTC (pass tz= with the host's zone)",
+                "as UTC (give --tz with the host's zone)",
             )
     read = {h for paths in metadata["counters"].values() for h in paths}
     metadata["blank_values"] = {
@@ -465,7 +465,7 @@ def _decode_and_split(data: bytes, label: str, encoding: str | None) -> _Split:
         raise SeriesError(
             f"{label}: cannot decode the file as "
             + ", ".join(candidates)
-            + "; pass encoding=."
+            + "; save it as UTF-8 or UTF-16 (Performance Monitor's own CSV)."
         )
     return first
 
@@ -668,8 +668,9 @@ def _memory(
         )
         quality.note(
             f"{name}: Memory\\Available MBytes needs the server's memory size to "
-            "give mem_used_gib: pass mem_capacity_gib= (the inventory's mem_gib); "
-            "the available series is in metadata['mem_available_gib']."
+            "give mem_used_gib, and this log does not hold it; memory used is "
+            "left out (log Memory\\Committed Bytes as well, or size memory from "
+            "the inventory)."
         )
 
 

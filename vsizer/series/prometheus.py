@@ -316,7 +316,7 @@ def _check_metrics(metrics: Iterable[str] | None) -> list[str]:
     bad = [m for m in chosen if m not in NODE_EXPORTER_METRICS]
     if bad or not chosen:
         raise ConfigError(
-            "The 'metrics' parameter of read_node_exporter must hold names from "
+            "--metric must hold names from "
             + ", ".join(repr(m) for m in NODE_EXPORTER_METRICS)
             + f". Got {chosen!r} instead."
         )
@@ -458,7 +458,7 @@ def _scrape_server(sc: _Scrape, server: str | None, problems: Problems) -> None:
     problems.whole(
         sc.file,
         'expected node_uname_info{nodename="..."} to name the server, found none; '
-        "pass server='...'.",
+        "give it with --server NAME.",
     )
 
 
@@ -688,7 +688,7 @@ def read_query_range(
     """
     if metric not in METRICS:
         raise ConfigError(
-            "The 'metric' parameter of read_query_range must be one of "
+            "--metric must be one of "
             + ", ".join(repr(m) for m in METRICS)
             + f". Got {metric!r} instead."
         )
@@ -699,8 +699,8 @@ def read_query_range(
             unit_factor(metric, given_unit)
         except ValueError:
             raise ConfigError(
-                f"The 'unit' parameter of read_query_range must be "
-                f"{UNITS_EXPECTED[KIND_OF_METRIC[metric]]} for metric '{metric}'. "
+                f"--unit must be "
+                f"{UNITS_EXPECTED[KIND_OF_METRIC[metric]]} for --metric {metric}. "
                 f"Got {unit!r} instead."
             ) from None
     file = file_label(path)

@@ -485,7 +485,7 @@ class _Collector:
                     name,
                     "unit_guess",
                     len(self.local_times[host]),
-                    "times without a time zone read as UTC; pass tz= with the "
+                    "times without a time zone read as UTC; give --tz with the "
                     "host's zone",
                 )
         for server_name, text in self.guesses:
