@@ -301,11 +301,7 @@ def parse_timestamps(
         has_offset = text.fillna("").str.contains(_OFFSET_RE).to_numpy(dtype=bool)
         naive_u = u_good & ~has_offset
         if tz is not None and naive_u.any():
-            local = pd.DatetimeIndex(u_ns[naive_u]).tz_localize(
-                tz, ambiguous="NaT", nonexistent="NaT"
-            )
-            u_good[naive_u] = local.notna()
-            u_ns[naive_u] = np.where(local.notna(), local.as_unit("ns").asi8, 0)
+            _localize(u_ns, u_good, naive_u, tz)
     ns = u_ns[codes]
     good = u_good[codes]
     n_naive = int(naive_u[codes].sum())
@@ -324,6 +320,24 @@ def parse_timestamps(
             column=column,
         )
     return ns, good
+
+
+def _localize(
+    ns: Int64Array,
+    good: npt.NDArray[np.bool_],
+    naive: npt.NDArray[np.bool_],
+    tz: tzinfo,
+) -> None:
+    """Re-read the naive times (parsed as UTC wall clock) as wall clock in *tz*.
+
+    Times that do not exist or are ambiguous there (DST changes) become bad cells.
+    """
+    local = pd.DatetimeIndex(ns[naive]).tz_localize(
+        tz, ambiguous="NaT", nonexistent="NaT"
+    )
+    ok = local.notna()
+    good[naive] = ok
+    ns[naive] = np.where(ok, local.as_unit("ns").asi8, 0)
 
 
 # ----------------------------------------------------- percent or fraction
