@@ -188,3 +188,14 @@ def test_corrupt_compressed_data_and_undecodable_text(tmp_path):
     assert decode("é".encode("utf-16"), "x") == ("é", "utf-16")
     assert decode("\ufeffé".encode(), "x") == ("é", "utf-8-sig")
     assert decode("サーバ".encode("cp932"), "x") == ("サーバ", "cp932")
+
+
+def test_undecodable_inventory_csv_names_the_encodings(tmp_path):
+    bad = tmp_path / "servers.csv.gz"
+    bad.write_bytes(gzip.compress(b"name,cpu\n\x81\xff\xfe,2\n"))
+    with pytest.raises(InventoryError) as e:
+        read_inventory(bad)
+    assert str(e.value) == (
+        "servers.csv.gz: cannot decode the file as UTF-8 or cp932 (Shift_JIS); save "
+        "it as UTF-8 (a .gz, .bz2, .xz or one-file .zip is decompressed first)."
+    )

@@ -164,7 +164,9 @@ def decode(
         except UnicodeDecodeError:
             continue
     tried = " or ".join(
-        {"utf-8-sig": "UTF-8", "cp932": "cp932 (Shift_JIS)"}.get(e, e) for e in encodings
+        {"utf-8-sig": "UTF-8", "cp932": "cp932 (Shift_JIS)"}.get(e, e)
+        for e in encodings
+        if e != "shift_jis"  # a subset of cp932: it never decodes what cp932 cannot
     )
     raise error(
         f"{label}: cannot decode the file as {tried}; save it as UTF-8 "
