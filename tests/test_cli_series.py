@@ -87,9 +87,9 @@ def test_import_keeps_good_sources_and_exits_2_on_bad_ones(tmp_path):
             "prometheus, long, wide, planetlab, bitbrains, alibaba.",
         ),
         (
-            ["--format", "long", "--tz", "UTC"],
-            "error: The option(s) 'tz' do not apply to series format 'long'; it "
-            "accepts: none.",
+            ["--format", "long", "--metric", "cpu_util"],
+            "error: --metric does not apply to series format 'long'; it "
+            "accepts: --tz.",
         ),
     ],
 )
@@ -192,3 +192,133 @@ def test_collect_option_errors(tmp_path, args, message):
     r = run("collect", "--out", tmp_path / "st", *args)
     assert r.exit_code == 2
     assert r.output.strip() == message
+
+
+# ------------------------------------------- shared reader flags: import and plan
+
+WIDE_INDEX = Path(__file__).parent / "data" / "series" / "tabular" / "wide_index.csv"
+SIZES = ("--vm-cpu-mhz", "2000", "--vm-mem-gib", "4")
+
+
+def _plan_json(tmp_path, *args):
+    import json
+
+    out = tmp_path / "plan.json"
+    r = run("plan", "--series", WIDE_INDEX, "--series-format", "wide", *SIZES,
+            *args, "-q", "-o", out)  # fmt: skip
+    assert r.exit_code == 0, r.output
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("step_flag", ["--step", "--series-step"])
+def test_import_wide_step_index_with_start_and_step(tmp_path, step_flag):
+    store = tmp_path / "st"
+    r = run("import", WIDE_INDEX, "--format", "wide", "--index-column", "step",
+            "--start", "2019-11-01T09:00", "--tz", "Asia/Tokyo", step_flag, "10min",
+            "--metric", "cpu_pct", "--store", store)  # fmt: skip
+    assert r.exit_code == 0, r.output
+    data = SeriesStore.open(store).read()
+    a = data.data[data.data["server"] == "a"]
+    assert len(a) == 24
+    assert a["timestamp"].iloc[0].isoformat() == "2019-11-01T00:00:00+00:00"
+    assert a["timestamp"].iloc[-1].isoformat() == "2019-11-01T03:50:00+00:00"
+    assert a["value"].iloc[-1] == pytest.approx(0.24)
+
+
+def test_plan_wide_step_index_default_assumptions_and_flags(tmp_path):
+    doc = _plan_json(tmp_path)
+    s = doc["series"]
+    assert (s["start"], s["end"], s["steps"]) == (
+        "2000-01-03T00:00:00Z",
+        "2000-01-03T01:55:00Z",
+        24,
+    )
+    assert s["quality_notes"][0].startswith(
+        "wide_index.csv: column 'step' is a step index (by its name; 1..24), not "
+        "Unix time: step 300 s assumed"
+    )
+    doc = _plan_json(tmp_path, "--start", "2019-11-01T00:00Z", "--series-step",
+                     "10min", "--metric", "cpu_util", "--unit", "%")  # fmt: skip
+    s = doc["series"]
+    # 24 samples 10 min apart on the 5-min grid: 230 min / 5 + 1 = 47 steps.
+    assert (s["start"], s["end"], s["steps"]) == (
+        "2019-11-01T00:00:00Z",
+        "2019-11-01T03:50:00Z",
+        47,
+    )
+    doc = _plan_json(tmp_path, "--series-step", "1s")
+    assert (
+        "3 server(s) (a, b, c) are sampled every 1 s but the plan grid step (--step) "
+        "is 300 s, more than 10x apart: 300 samples averaged into each grid step. "
+        "Check the input's step (--series-step, --index-column) or set --step."
+    ) in doc["series"]["quality_notes"]
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "message"),
+    [
+        (
+            "import",
+            ["--format", "long", "--index-column", "t"],
+            "error: --index-column does not apply to series format 'long'; it "
+            "accepts: --tz.",
+        ),
+        (
+            "plan",
+            ["--series-format", "long", "--index-column", "t"],
+            "error: --index-column does not apply to series format 'long'; it "
+            "accepts: --tz.",
+        ),
+        (
+            "import",
+            ["--format", "bitbrains", "--series-step", "5min", "--server", "x"],
+            "error: --server, --series-step do not apply to series format "
+            "'bitbrains'; it accepts: none of the reader flags.",
+        ),
+        (
+            "plan",
+            ["--series-format", "bitbrains", "--series-step", "5min", "--server", "x"],
+            "error: --server, --series-step do not apply to series format "
+            "'bitbrains'; it accepts: none of the reader flags.",
+        ),
+        (
+            "plan",
+            ["--metric", "cpu_util", "--start", "2024-01-01"],
+            "error: --metric, --start: reader flags apply to --series files read "
+            "with --series-format; give --series-format, or leave them out for a "
+            "series store (it was read with them at 'vsizer import').",
+        ),
+        (
+            "plan",
+            ["--series-format", "wide", "--series-step", "often"],
+            "error: The '--series-step' option must be a duration such as 30s, 5min "
+            "or 1h. Got 'often' instead.",
+        ),
+        (
+            "import",
+            ["--format", "wide", "--step", "often"],
+            "error: The '--series-step' option must be a duration such as 30s, 5min "
+            "or 1h. Got 'often' instead.",
+        ),
+    ],
+)
+def test_reader_flag_errors_on_both_commands(tmp_path, command, args, message):
+    src = tmp_path / "fleet.csv"
+    src.write_text(LONG)
+    if command == "import":
+        r = run("import", src, *args, "--store", tmp_path / "st")
+    else:
+        r = run("plan", "--series", src, *args, *SIZES)
+    assert r.exit_code == 2
+    assert r.output.strip() == message
+
+
+def test_import_and_plan_read_a_gz_wide_file(tmp_path):
+    import gzip
+
+    packed = tmp_path / "wide_index.csv.gz"
+    packed.write_bytes(gzip.compress(WIDE_INDEX.read_bytes()))
+    r = run("import", packed, "--format", "wide", "--store", tmp_path / "st")
+    assert r.exit_code == 0, r.output
+    assert "wide_index.csv.gz" in r.output
+    assert len(SeriesStore.open(tmp_path / "st").read().data) == 72  # 3 x 24

@@ -264,7 +264,7 @@ def test_node_exporter_bad_input(tmp_path):
         "'node_disk_reads_completed_total{device=sda} 1600'.",
     ]
     nameless = _copy(WEB01[1], tmp_path / "n.prom", ('nodename="web01"', 'nodename=""'))
-    with pytest.raises(SeriesError, match=re.escape("pass server='...'")):
+    with pytest.raises(SeriesError, match=re.escape("give it with --server NAME.")):
         read_node_exporter([WEB01[0], nameless])
     same = _copy(WEB01[1], tmp_path / "same.prom", ("10:01:00Z", "10:00:00Z"))
     with pytest.raises(SeriesError) as err:
@@ -284,7 +284,7 @@ def test_node_exporter_bad_input(tmp_path):
 
 
 def test_node_exporter_bad_parameters():
-    with pytest.raises(ConfigError, match="The 'metrics' parameter"):
+    with pytest.raises(ConfigError, match="^--metric must hold names from 'cpu_util'"):
         read_node_exporter(WEB01, metrics=["power_w"])
     with pytest.raises(ConfigError, match="one time per path"):
         read_node_exporter(WEB01, timestamps=[T0])
@@ -376,13 +376,13 @@ def test_query_range_errors(tmp_path):
     (tmp_path / "list.json").write_text("[1, 2]")
     with pytest.raises(SeriesError, match="expected a Prometheus API response"):
         read_query_range(tmp_path / "list.json", metric="cpu_util")
-    with pytest.raises(ConfigError, match="The 'metric' parameter of read_query_range"):
+    with pytest.raises(ConfigError, match="^--metric must be one of 'cpu_util', "):
         read_query_range(DATA / "query_range_cpu.json", metric="cpu")
     with pytest.raises(ConfigError) as cerr:
         read_query_range(DATA / "query_range_cpu.json", metric="net_mbps", unit="%")
     assert str(cerr.value) == (
-        "The 'unit' parameter of read_query_range must be a network rate unit such "
-        "as Mbit/s, kbit/s, Gbit/s or MB/s for metric 'net_mbps'. Got '%' instead."
+        "--unit must be a network rate unit such as Mbit/s, kbit/s, Gbit/s or MB/s "
+        "for --metric net_mbps. Got '%' instead."
     )
 
 

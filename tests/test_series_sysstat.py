@@ -157,7 +157,7 @@ def test_sar_text_without_zone_is_read_as_utc_with_a_guess(sysstat_dir: Path) ->
     assert s.metadata["cpu_count"] == {"SYSSTAT.TEST": 9}
     guess = issues(s, "unit_guess")
     assert guess["count"].tolist() == [5]  # 4 samples and the restart
-    assert "read as UTC; pass tz=" in guess["detail"].iloc[0]
+    assert "read as UTC; give --tz" in guess["detail"].iloc[0]
     tokyo = read_sysstat(sysstat_dir / "expected.sar-all.txt", tz="Asia/Tokyo")
     assert issues(tokyo, "unit_guess").empty
     assert tokyo.data["timestamp"].min() == pd.Timestamp("2019-04-18 04:20:19Z")
@@ -432,7 +432,7 @@ def test_not_sysstat_binary_missing_and_bad_parameters(tmp_path: Path) -> None:
         read_sysstat(tmp_path / "gone.txt")
     with pytest.raises(
         SeriesError,
-        match=r"^The 'tz' parameter of read_sysstat must be an IANA time-zone name "
+        match=r"^--tz must be an IANA time-zone name "
         r"such as 'Asia/Tokyo' or a UTC offset such as '\+09:00'. Got 'Mars/Base' "
         r"instead.$",
     ):

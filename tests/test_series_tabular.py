@@ -258,7 +258,11 @@ def test_wide_header_hints_bom_semicolons_naive_times():
     assert result.metadata["units"] == {"cpu_util": ["%", "fraction"]}
     assert _issues(result) == []
     assert result.quality.notes == [
-        "wide_hints.csv: 2 times in column 'datetime' have no UTC offset; read as UTC."
+        "wide_hints.csv: 2 times in column 'datetime' have no UTC offset; read as "
+        "UTC.",
+        "wide_hints.csv: no --metric given; the values (0.45 to 55) look like "
+        "utilization (0 to 100), so they are read as cpu_util (CPU busy); give "
+        "--metric if they are something else.",
     ]
 
 
@@ -277,22 +281,26 @@ def test_wide_epoch_first_column_and_other_metric():
     )
     col = read_wide(DATA / "wide_epoch.csv", timestamp_col="epoch")
     assert col.quality.notes == [
-        "wide_epoch.csv: column 'epoch' read as Unix seconds (by magnitude)."
+        "wide_epoch.csv: column 'epoch' read as Unix seconds (by magnitude).",
+        "wide_epoch.csv: no --metric given; the values (0.1 to 0.4) look like "
+        "utilization (0 to 100), so they are read as cpu_util (CPU busy); give "
+        "--metric if they are something else.",
     ]
 
 
 def test_wide_errors(tmp_path):
     with pytest.raises(ConfigError) as err:
         read_wide(DATA / "wide_epoch.csv", metric="watts")
-    assert str(err.value).startswith(
-        "The 'metric' parameter of read_wide must be one of"
+    assert str(err.value).startswith("--metric must be one of 'cpu_util', ")
+    assert str(err.value).endswith(
+        "or an alias such as cpu_pct, mem_used_mb, iops, net_kbps. Got 'watts' "
+        "instead."
     )
-    assert str(err.value).endswith("Got 'watts' instead.")
     with pytest.raises(ConfigError) as err:
         read_wide(DATA / "wide_epoch.csv", unit="MB")
     assert str(err.value) == (
-        "The 'unit' parameter of read_wide must be % or fraction for metric "
-        "'cpu_util'. Got 'MB' instead."
+        "--unit must be % or fraction for --metric cpu_util (assumed without "
+        "--metric). Got 'MB' instead."
     )
     with pytest.raises(InputError) as err:
         read_wide(DATA / "wide_epoch.csv", timestamp_col="time")

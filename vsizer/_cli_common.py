@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -65,3 +65,111 @@ class _progress:
     def __exit__(self, *exc: Any) -> None:
         if self.bar is not None:
             self.bar.__exit__(*exc)
+
+
+# ------------------------------------------------- reader flags of series files
+# One definition, used by 'vsizer import' and 'vsizer plan --series'. The
+# input's sampling step is --series-step on both commands ('import' also takes
+# --step, as it has no plan grid); on 'plan', --step is the plan's grid step.
+
+ServerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--server",
+        help="Server name of every sample (sar, perfmon, prometheus scrapes).",
+    ),
+]
+TzOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--tz",
+        help="Time zone of times without UTC offset, e.g. Asia/Tokyo or +09:00 "
+        "(sar, perfmon, long, wide).",
+    ),
+]
+MetricOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--metric",
+        help="Metric the file holds (wide, Prometheus query_range), e.g. cpu_util, "
+        "mem_used_gib. Wide default: cpu_util when values lie in 0..100 (noted).",
+    ),
+]
+UnitOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--unit",
+        help="Unit of the values when the file does not say, e.g. %, MB "
+        "(wide, query_range).",
+    ),
+]
+IndexColumnOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--index-column",
+        help="Wide: header of a step-number column without dates (read with "
+        "--start and --series-step, never as Unix time).",
+    ),
+]
+StartOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--start",
+        help="Time of the first sample of a file without dates, e.g. "
+        "2011-03-03T00:00Z (wide step index, planetlab, alibaba).",
+    ),
+]
+_SERIES_STEP_HELP = (
+    "Sampling step of a file without dates, e.g. 5min (wide step index). "
+    "Default 5min, stated as an assumption."
+)
+SeriesStepOpt = Annotated[
+    str | None, typer.Option("--series-step", help=_SERIES_STEP_HELP)
+]
+ImportStepOpt = Annotated[
+    str | None,
+    typer.Option("--series-step", "--step", help=_SERIES_STEP_HELP),
+]
+
+
+def reader_options(
+    *,
+    server: str | None,
+    tz: str | None,
+    metric: str | None,
+    unit: str | None,
+    index_column: str | None,
+    start: str | None,
+    step: str | None,
+) -> dict[str, Any]:
+    """The series reader keyword options of the shared flags (None = not given)."""
+    return {
+        "server": server,
+        "tz": tz,
+        "metric": metric,
+        "unit": unit,
+        "index_column": index_column,
+        "start": start,
+        "step": step,
+    }
+
+
+def check_reader_flags(opts: dict[str, Any], series_format: str | None) -> None:
+    """Reader flags need --series files in a named format (a store is already read).
+
+    Raises
+    ------
+    ConfigError
+        A reader flag given for a series store (no --series-format).
+    """
+    from vsizer.errors import ConfigError
+    from vsizer.series.sources import READER_FLAGS
+
+    given = [k for k, v in opts.items() if v is not None]
+    if given and series_format in (None, "store"):
+        flags = ", ".join(READER_FLAGS[k] for k in given)
+        raise ConfigError(
+            f"{flags}: reader flags apply to --series files read with "
+            "--series-format; give --series-format, or leave them out for a "
+            "series store (it was read with them at 'vsizer import')."
+        )

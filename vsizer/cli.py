@@ -14,7 +14,21 @@ from typing import Annotated, Any
 import typer
 
 from vsizer import __version__
-from vsizer._cli_common import _fail, _progress, err, out
+from vsizer._cli_common import (
+    IndexColumnOpt,
+    MetricOpt,
+    SeriesStepOpt,
+    ServerOpt,
+    StartOpt,
+    TzOpt,
+    UnitOpt,
+    _fail,
+    _progress,
+    check_reader_flags,
+    err,
+    out,
+    reader_options,
+)
 from vsizer.errors import ConfigError, VsizerError
 
 app = typer.Typer(
@@ -74,9 +88,19 @@ def plan(
             "planetlab, bitbrains, alibaba. Omit for a store.",
         ),
     ] = None,
+    metric: MetricOpt = None,
+    unit: UnitOpt = None,
+    index_column: IndexColumnOpt = None,
+    start: StartOpt = None,
+    series_step: SeriesStepOpt = None,
+    tz: TzOpt = None,
+    server: ServerOpt = None,
     step: Annotated[
         str | None,
-        typer.Option(help="Series grid step, e.g. 5min, 30s, 1h. Default 5min."),
+        typer.Option(
+            help="Plan grid step the series are resampled to, e.g. 5min, 30s, 1h. "
+            "Default 5min. (The input files' own step is --series-step.)"
+        ),
     ] = None,
     percentile: Annotated[
         str | None,
@@ -311,6 +335,16 @@ def plan(
             )
         if series_format is not None and not series:
             raise ConfigError("--series-format needs --series.")
+        opts = reader_options(
+            server=server,
+            tz=tz,
+            metric=metric,
+            unit=unit,
+            index_column=index_column,
+            start=start,
+            step=series_step,
+        )
+        check_reader_flags(opts, series_format)
         rules = load_rules(config) if config else Rules()
         targets = dict(rules.targets)
         for key, value in (
@@ -355,9 +389,9 @@ def plan(
 
             if not quiet and err.is_terminal:
                 with err.status(f"reading series from {len(series)} source(s)"):
-                    series_set = load_series(series, series_format)
+                    series_set = load_series(series, series_format, **opts)
             else:
-                series_set = load_series(series, series_format)
+                series_set = load_series(series, series_format, **opts)
         with _progress(quiet) as progress:
             result = run_plan(
                 inventory, rules=rules, progress=progress, series=series_set

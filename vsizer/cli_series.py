@@ -8,7 +8,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from vsizer._cli_common import EXIT_INPUT, _fail, err, out
+from vsizer._cli_common import (
+    EXIT_INPUT,
+    ImportStepOpt,
+    IndexColumnOpt,
+    MetricOpt,
+    ServerOpt,
+    StartOpt,
+    TzOpt,
+    UnitOpt,
+    _fail,
+    err,
+    out,
+    reader_options,
+)
 from vsizer.errors import VsizerError
 
 if TYPE_CHECKING:
@@ -43,36 +56,13 @@ def import_series(
         Path,
         typer.Option("--store", help="Series store directory (created if absent)."),
     ],
-    server: Annotated[
-        str | None,
-        typer.Option(
-            help="Server name of every sample (sar, perfmon, prometheus scrapes)."
-        ),
-    ] = None,
-    tz: Annotated[
-        str | None,
-        typer.Option(
-            help="Time zone of local times in the files, e.g. Asia/Tokyo (sar, perfmon)."
-        ),
-    ] = None,
-    metric: Annotated[
-        str | None,
-        typer.Option(
-            help="Metric the file holds (wide CSV, Prometheus query_range JSON), e.g. cpu_util."
-        ),
-    ] = None,
-    unit: Annotated[
-        str | None,
-        typer.Option(
-            help="Unit of the values when the file does not say (wide, query_range)."
-        ),
-    ] = None,
-    start: Annotated[
-        str | None,
-        typer.Option(
-            help="Start time of a trace without dates (planetlab, alibaba), e.g. 2011-03-03T00:00Z."
-        ),
-    ] = None,
+    server: ServerOpt = None,
+    tz: TzOpt = None,
+    metric: MetricOpt = None,
+    unit: UnitOpt = None,
+    index_column: IndexColumnOpt = None,
+    start: StartOpt = None,
+    step: ImportStepOpt = None,
 ) -> None:
     """Import utilization series files into a series store (Parquet parts).
 
@@ -83,18 +73,21 @@ def import_series(
 
         vsizer import web01.sadf-d.txt db01.sadf-d.txt --format sar --tz Asia/Tokyo --store fleet-store
         vsizer import ../shared/data/planetlab_cloudsim/20110303 --format planetlab --store traces
+        vsizer import azure-vms.csv.gz --format wide --index-column step --start 2019-11-01T00:00Z --step 5min --store traces
     """
     from vsizer.series.sources import plan_reads
     from vsizer.series.store import SeriesStore
 
     try:
-        options = {
-            "server": server,
-            "tz": tz,
-            "metric": metric,
-            "unit": unit,
-            "start": start,
-        }
+        options = reader_options(
+            server=server,
+            tz=tz,
+            metric=metric,
+            unit=unit,
+            index_column=index_column,
+            start=start,
+            step=step,
+        )
         reads = plan_reads(sources, fmt, **options)
         st = SeriesStore.create(store)
     except VsizerError as exc:

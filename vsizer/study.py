@@ -35,7 +35,7 @@ from vsizer.placement.curve_sizing import CurveSizing, size_pool_on_curves
 from vsizer.placement.problem import DIMENSIONS, PlacementProblem
 from vsizer.placement.sizing import PoolSizing, size_pool
 from vsizer.quality import PlanWarning, QualityReport, assumption_warnings
-from vsizer.series.align import AlignedSeries, align
+from vsizer.series.align import AlignedSeries, align, step_mismatch_notes
 from vsizer.series.coverage import (
     ambiguity_message,
     coverage_warnings,
@@ -272,9 +272,12 @@ class ConsolidationStudy:
 def align_for_plan(series: SeriesSet, rules: Rules) -> AlignedSeries:
     """Resample ``series`` to the plan's step (``rules.step``, ``rules.resample``)."""
     try:
-        return align(series.data, step=rules.step, how=rules.resample)
+        aligned = align(series.data, step=rules.step, how=rules.resample)
     except ValueError as exc:
         raise SeriesError(f"series {series.source}: {exc}") from None
+    for note in step_mismatch_notes(series.data, rules.step):
+        series.quality.note(note)
+    return aligned
 
 
 def _match_series(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from vsizer._textio import plain_name
 from vsizer._validation import OneOf, check_param
 from vsizer.errors import InventoryError
 from vsizer.inventory._io import decode_csv, open_workbook, sniff_delimiter
@@ -60,7 +61,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     p = Path(path)
     if not p.is_file():
         raise InventoryError(f"{p.name}: file not found: {os.fspath(path)}")
-    suffix = p.suffix.lower()
+    suffix = Path(plain_name(p)).suffix.lower()
     if suffix in _XLSX_SUFFIXES:
         wb = open_workbook(p)
         try:

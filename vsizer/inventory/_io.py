@@ -14,7 +14,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from vsizer._textio import decode, read_bytes, sniff_delimiter
 from vsizer.errors import InventoryError
+
+__all__ = [
+    "CSV_ENCODINGS",
+    "PercentValue",
+    "decode_csv",
+    "open_workbook",
+    "read_csv_grid",
+    "sniff_delimiter",
+]
 
 #: Stop reading a sheet after this many consecutive empty rows. RVTools
 #: formats ranges down to row 1,048,576; real data never has such gaps.
@@ -36,33 +46,12 @@ class PercentValue(float):
 def decode_csv(path: Path) -> tuple[str, str]:
     """Text of a CSV file and the encoding that decoded it.
 
-    Tries UTF-16 when the file starts with its byte-order mark, else
-    :data:`CSV_ENCODINGS` in order.
+    A ``.gz``, ``.bz2``, ``.xz`` or one-file ``.zip`` is decompressed first
+    (told by its first bytes, :mod:`vsizer._textio`). Tries UTF-16 when the
+    text starts with its byte-order mark, else :data:`CSV_ENCODINGS` in order.
     """
-    data = path.read_bytes()
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16"), "utf-16"
-    for enc in CSV_ENCODINGS:
-        try:
-            return data.decode(enc), enc
-        except UnicodeDecodeError:
-            continue
-    raise InventoryError(
-        f"{path.name}: cannot decode the file as "
-        + " or ".join(CSV_ENCODINGS)
-        + "; save it as CSV UTF-8."
-    )
-
-
-def sniff_delimiter(text: str) -> str:
-    """The delimiter of a CSV text: the most frequent of ``,``, tab, ``;``.
-
-    Counted over the first 20 lines; ``,`` when none occurs.
-    """
-    lines = text.splitlines()[:20]
-    counts = {d: sum(line.count(d) for line in lines) for d in (",", "\t", ";")}
-    best = max(counts, key=lambda d: counts[d])
-    return best if counts[best] > 0 else ","
+    data = read_bytes(path, error=InventoryError)
+    return decode(data, path.name, encodings=CSV_ENCODINGS, error=InventoryError)
 
 
 def read_csv_grid(path: Path) -> tuple[Grid, dict[str, Any]]:

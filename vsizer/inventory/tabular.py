@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from vsizer._textio import plain_name
 from vsizer.errors import InventoryError
 from vsizer.inventory._build import (
     ProblemLog,
@@ -127,7 +128,7 @@ def read_table(path: str | os.PathLike[str], *, sheet: str | None = None) -> Inv
     p = Path(path)
     if not p.is_file():
         raise InventoryError(f"{p.name}: file not found: {os.fspath(path)}")
-    suffix = p.suffix.lower()
+    suffix = Path(plain_name(p)).suffix.lower()
     if suffix in (".xlsx", ".xlsm"):
         grid, meta, sheet_name = _xlsx_grid(p, sheet)
     elif suffix in (".csv", ".tsv", ".txt"):

@@ -19,12 +19,13 @@ from vsizer.series.prometheus import read_node_exporter, read_query_range
 from vsizer.series.sources import FORMATS, load_series, merge_series
 from vsizer.series.store import SeriesStore
 from vsizer.series.sysstat import read_sysstat
-from vsizer.series.tabular import read_long, read_wide
+from vsizer.series.tabular import read_long
 from vsizer.series.traces import (
     read_alibaba_machine_usage,
     read_bitbrains,
     read_planetlab,
 )
+from vsizer.series.wide import read_wide
 
 __all__ = [
     "FORMATS",

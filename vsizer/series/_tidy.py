@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
+from datetime import tzinfo
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -29,6 +30,9 @@ from vsizer.units import (
 
 #: Problem lines kept per file before the rest are summarized in one line.
 MAX_PROBLEMS_PER_FILE = 20
+
+#: Plain numbers below this (2000-01-01 as Unix seconds) are not read as Unix time.
+UNIX_FLOOR_S = 946_684_800
 
 #: A step longer than this multiple of the server's median step is a gap.
 GAP_FACTOR = 1.5
@@ -248,13 +252,16 @@ def parse_timestamps(
     lines: Int64Array,
     problems: Problems,
     notes: list[str],
+    tz: tzinfo | None = None,
 ) -> tuple[Int64Array, npt.NDArray[np.bool_]]:
     """Parse a column of times to ns since the epoch, UTC.
 
     ISO 8601 texts with an offset are converted to UTC; texts without one are
-    read as UTC (noted). A column of plain numbers is Unix time, the unit told
-    by magnitude (:func:`unix_unit`, noted). Bad cells are recorded in
-    ``problems`` with their file line from ``lines`` (one per row).
+    read in ``tz`` (``--tz``), else as UTC (noted). A column of plain numbers
+    is Unix time, the unit told by magnitude (:func:`unix_unit`, noted); plain
+    numbers that as Unix seconds fall before 2000 (a step index, seconds of a
+    trace without dates) are refused rather than read as 1970 dates. Bad cells
+    are recorded in ``problems`` with their file line from ``lines``.
 
     Returns the ns values (0 where bad) and the mask of good cells.
     """
@@ -269,7 +276,17 @@ def parse_timestamps(
     if bool(is_number.any()) and bool(is_number.sum() == (~blank).sum()):
         vals = numbers.to_numpy(dtype=np.float64, na_value=np.nan)
         finite = np.isfinite(vals)
-        name, ns_per = unix_unit(float(np.nanmax(np.abs(vals[finite]))))
+        top = float(np.nanmax(np.abs(vals[finite])))
+        name, ns_per = unix_unit(top)
+        if name == "seconds" and top < UNIX_FLOOR_S:
+            problems.whole(
+                file,
+                f"column '{column}' holds plain numbers up to {top:g} that as Unix "
+                "seconds would be dates before 2000; expected ISO 8601 times or Unix "
+                "time. For step numbers without dates use --series-format wide with "
+                f"--index-column {column} (and --start, --series-step).",
+            )
+            return np.zeros(len(raw), dtype=np.int64), np.ones(len(raw), dtype=bool)
         u_ns[finite] = np.round(vals[finite] * ns_per).astype(np.int64)
         u_good = finite & ~blank
         notes.append(f"{file}: column '{column}' read as Unix {name} (by magnitude).")
@@ -278,18 +295,20 @@ def parse_timestamps(
         parsed = pd.to_datetime(
             text.where(~blank), format="ISO8601", utc=True, errors="coerce"
         )
-        u_good = parsed.notna().to_numpy(dtype=bool)
+        u_good = parsed.notna().to_numpy(dtype=bool, copy=True)
         if u_good.any():
             u_ns[u_good] = pd.DatetimeIndex(parsed[u_good]).as_unit("ns").asi8
         has_offset = text.fillna("").str.contains(_OFFSET_RE).to_numpy(dtype=bool)
         naive_u = u_good & ~has_offset
+        if tz is not None and naive_u.any():
+            _localize(u_ns, u_good, naive_u, tz)
     ns = u_ns[codes]
     good = u_good[codes]
     n_naive = int(naive_u[codes].sum())
     if n_naive:
         notes.append(
             f"{file}: {n_naive} times in column '{column}' have no UTC offset; "
-            "read as UTC."
+            + ("read as UTC." if tz is None else f"read in --tz {tz}.")
         )
     for pos in np.flatnonzero(~good):
         u = codes[pos]
@@ -301,6 +320,24 @@ def parse_timestamps(
             column=column,
         )
     return ns, good
+
+
+def _localize(
+    ns: Int64Array,
+    good: npt.NDArray[np.bool_],
+    naive: npt.NDArray[np.bool_],
+    tz: tzinfo,
+) -> None:
+    """Re-read the naive times (parsed as UTC wall clock) as wall clock in *tz*.
+
+    Times that do not exist or are ambiguous there (DST changes) become bad cells.
+    """
+    local = pd.DatetimeIndex(ns[naive]).tz_localize(
+        tz, ambiguous="NaT", nonexistent="NaT"
+    )
+    ok = local.notna()
+    good[naive] = ok
+    ns[naive] = np.where(ok, local.as_unit("ns").asi8, 0)
 
 
 # ----------------------------------------------------- percent or fraction

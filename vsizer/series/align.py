@@ -183,3 +183,67 @@ def _ffill_limited(
     rows = np.broadcast_to(np.arange(n_rows)[:, None], mat.shape)
     out[fill] = mat[rows[fill], last[fill]]
     return out, int(fill.sum())
+
+
+#: A series whose median step differs from the grid step by more than this
+#: factor (finer or coarser) is reported.
+STEP_MISMATCH_FACTOR = 10.0
+
+
+def step_mismatch_notes(
+    data: pd.DataFrame,
+    step: str | pd.Timedelta,
+    factor: float = STEP_MISMATCH_FACTOR,
+) -> list[str]:
+    """Notes on servers whose own sampling step is > ``factor`` x off the grid step.
+
+    A series sampled every second on a 5-minute grid has 300 samples averaged
+    per step (peaks flattened); one sampled hourly leaves 11 of 12 steps empty.
+    Either often means a step index or unit was misread, so it is stated.
+
+    Parameters
+    ----------
+    data : DataFrame
+        Tidy series (:data:`~vsizer.series.model.SERIES_COLUMNS`).
+    step : str or Timedelta
+        The grid step (``--step`` of ``vsizer plan``).
+    factor : float, default 10
+        Ratio beyond which a step disagrees.
+
+    Returns
+    -------
+    list of str
+        One note per distinct disagreeing step, naming up to 5 servers.
+    """
+    grid_s = pd.Timedelta(step).total_seconds()
+    if data.empty or grid_s <= 0:
+        return []
+    frame = pd.DataFrame(
+        {
+            "s": data["server"].astype(str).to_numpy(),
+            "t": pd.to_datetime(data["timestamp"], utc=True).to_numpy(),
+        }
+    ).drop_duplicates()
+    frame = frame.sort_values(["s", "t"], kind="stable")
+    frame["d"] = frame.groupby("s")["t"].diff().dt.total_seconds()
+    medians = frame.dropna(subset=["d"]).groupby("s")["d"].median()
+    off = medians[(medians > grid_s * factor) | (medians < grid_s / factor)]
+    notes = []
+    for key, names in off.groupby(off).groups.items():
+        own = float(key)  # type: ignore[arg-type]
+        servers = sorted(str(n) for n in names)
+        shown = ", ".join(servers[:5]) + (
+            f" and {len(servers) - 5} more" if len(servers) > 5 else ""
+        )
+        how = (
+            f"{grid_s / own:g} samples averaged into each grid step"
+            if own < grid_s
+            else f"only 1 grid step in {own / grid_s:g} has a sample"
+        )
+        notes.append(
+            f"{len(servers)} server(s) ({shown}) are sampled every {own:g} s but the "
+            f"plan grid step (--step) is {grid_s:g} s, more than {factor:g}x apart: "
+            f"{how}. Check the input's step (--series-step, --index-column) or set "
+            "--step."
+        )
+    return notes

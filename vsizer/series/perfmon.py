@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from vsizer._textio import plain_name, read_bytes
 from vsizer.errors import SeriesError
 from vsizer.series._native import Problems, Rows, median_interval, parse_tz_param, tidy
 from vsizer.series.model import SeriesQuality, SeriesSet
@@ -220,7 +221,7 @@ class _Table:
         if not path.is_file():
             raise SeriesError(f"{self.label}: file not found: {os.fspath(path)}")
         self.encoding, self.columns, self.rows, self.numbers = _decode_and_split(
-            path.read_bytes(), self.label, encoding
+            read_bytes(path), self.label, encoding
         )
         self.head = self.rows[0][0].strip() if self.rows and self.rows[0] else ""
         m = _HEADER_RE.match(self.head)
@@ -368,7 +369,7 @@ def read_perfmon(
             f"{label}: the file holds {len(hosts)} hosts ({', '.join(hosts)}); "
             "server= can only name a one-host file."
         )
-    names = {h: server if server is not None else (h or Path(path).stem) for h in hosts}
+    names = {h: server if server is not None else (h or Path(plain_name(path)).stem) for h in hosts}
     quality = SeriesQuality()
     out = Rows()
     metadata = table.metadata()
@@ -399,7 +400,7 @@ def read_perfmon(
                 "unit_guess",
                 len(times),
                 f"the header '{_cut(table.head)}' gives no time-zone bias; times read "
-                "as UTC (pass tz= with the host's zone)",
+                "as UTC (give --tz with the host's zone)",
             )
     read = {h for paths in metadata["counters"].values() for h in paths}
     metadata["blank_values"] = {
@@ -464,7 +465,7 @@ def _decode_and_split(data: bytes, label: str, encoding: str | None) -> _Split:
         raise SeriesError(
             f"{label}: cannot decode the file as "
             + ", ".join(candidates)
-            + "; pass encoding=."
+            + "; save it as UTF-8 or UTF-16 (Performance Monitor's own CSV)."
         )
     return first
 
@@ -667,8 +668,9 @@ def _memory(
         )
         quality.note(
             f"{name}: Memory\\Available MBytes needs the server's memory size to "
-            "give mem_used_gib: pass mem_capacity_gib= (the inventory's mem_gib); "
-            "the available series is in metadata['mem_available_gib']."
+            "give mem_used_gib, and this log does not hold it; memory used is "
+            "left out (log Memory\\Committed Bytes as well, or size memory from "
+            "the inventory)."
         )
 
 

@@ -38,7 +38,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from vsizer.errors import ConfigError
+from vsizer._textio import read_bytes
+from vsizer.errors import ConfigError, SeriesError
 from vsizer.series._tidy import (
     KIND_OF_METRIC,
     UNITS_EXPECTED,
@@ -315,7 +316,7 @@ def _check_metrics(metrics: Iterable[str] | None) -> list[str]:
     bad = [m for m in chosen if m not in NODE_EXPORTER_METRICS]
     if bad or not chosen:
         raise ConfigError(
-            "The 'metrics' parameter of read_node_exporter must hold names from "
+            "--metric must hold names from "
             + ", ".join(repr(m) for m in NODE_EXPORTER_METRICS)
             + f". Got {chosen!r} instead."
         )
@@ -336,9 +337,9 @@ def _parse_scrape(path: Path, problems: Problems) -> _Scrape:
     """The samples vsizer reads from one exposition-format file."""
     sc = _Scrape(file=file_label(path), path=path)
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        problems.whole(sc.file, f"cannot read the file: {exc.strerror or exc}.")
+        text = read_bytes(path).decode("utf-8", errors="replace")
+    except SeriesError as exc:
+        problems.whole(sc.file, str(exc).split(": ", 1)[-1])
         return sc
     for n, line in enumerate(text.splitlines(), start=1):
         line = line.strip()
@@ -457,7 +458,7 @@ def _scrape_server(sc: _Scrape, server: str | None, problems: Problems) -> None:
     problems.whole(
         sc.file,
         'expected node_uname_info{nodename="..."} to name the server, found none; '
-        "pass server='...'.",
+        "give it with --server NAME.",
     )
 
 
@@ -687,7 +688,7 @@ def read_query_range(
     """
     if metric not in METRICS:
         raise ConfigError(
-            "The 'metric' parameter of read_query_range must be one of "
+            "--metric must be one of "
             + ", ".join(repr(m) for m in METRICS)
             + f". Got {metric!r} instead."
         )
@@ -698,8 +699,8 @@ def read_query_range(
             unit_factor(metric, given_unit)
         except ValueError:
             raise ConfigError(
-                f"The 'unit' parameter of read_query_range must be "
-                f"{UNITS_EXPECTED[KIND_OF_METRIC[metric]]} for metric '{metric}'. "
+                f"--unit must be "
+                f"{UNITS_EXPECTED[KIND_OF_METRIC[metric]]} for --metric {metric}. "
                 f"Got {unit!r} instead."
             ) from None
     file = file_label(path)
@@ -831,9 +832,9 @@ def _load_json(
     path: str | os.PathLike[str], file: str, problems: Problems
 ) -> dict[str, Any]:
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        problems.whole(file, f"cannot read the file: {exc.strerror or exc}.")
+        text = read_bytes(path).decode("utf-8-sig")
+    except SeriesError as exc:
+        problems.whole(file, str(exc).split(": ", 1)[-1])
         return {}
     except UnicodeDecodeError:
         problems.whole(file, "expected UTF-8 JSON text, got undecodable bytes.")

@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vsizer._textio import open_binary
 from vsizer.errors import ConfigError, SeriesError
 from vsizer.series.model import SeriesQuality, SeriesSet
 
 __all__ = [
     "FORMATS",
+    "READER_FLAGS",
     "SeriesFormat",
     "SourceRead",
     "load_series",
@@ -84,12 +86,13 @@ FORMATS: dict[str, SeriesFormat] = {
         SeriesFormat(
             "long",
             "CSV with one row per server, time, metric and value (read_long)",
-            (),
+            ("tz",),
         ),
         SeriesFormat(
             "wide",
-            "CSV with a time column and one column per server (read_wide)",
-            ("metric", "unit", "timestamp_col"),
+            "CSV with a time or step-index column and one column per server "
+            "(read_wide)",
+            ("metric", "unit", "timestamp_col", "index_column", "start", "step", "tz"),
         ),
         SeriesFormat(
             "planetlab",
@@ -109,6 +112,22 @@ FORMATS: dict[str, SeriesFormat] = {
     )
 }
 _STORE_OPTIONS = ("servers", "metrics", "start", "end")
+
+#: Reader option -> the command-line flag that sets it ('vsizer import' and
+#: 'vsizer plan --series'); options without a flag are library-only.
+READER_FLAGS: dict[str, str] = {
+    "server": "--server",
+    "tz": "--tz",
+    "metric": "--metric",
+    "unit": "--unit",
+    "index_column": "--index-column",
+    "start": "--start",
+    "step": "--series-step",
+}
+
+
+def _flag(option: str) -> str:
+    return READER_FLAGS.get(option, f"{option}=")
 
 
 @dataclass(frozen=True)
@@ -135,16 +154,18 @@ def _options(fmt: SeriesFormat, options: dict[str, Any]) -> dict[str, Any]:
     given = {k: v for k, v in options.items() if v is not None}
     wrong = [k for k in given if k not in fmt.options]
     if wrong:
-        accepted = ", ".join(fmt.options) if fmt.options else "none"
+        flags = [_flag(o) for o in fmt.options if o in READER_FLAGS]
+        accepted = ", ".join(flags) if flags else "none of the reader flags"
         raise ConfigError(
-            f"The option(s) {', '.join(repr(w) for w in wrong)} do not apply to series "
-            f"format {fmt.name!r}; it accepts: {accepted}."
+            f"{', '.join(_flag(w) for w in wrong)} "
+            f"{'does' if len(wrong) == 1 else 'do'} not apply to series format "
+            f"{fmt.name!r}; it accepts: {accepted}."
         )
     return given
 
 
 def _is_json(path: Path) -> bool:
-    with open(path, "rb") as fh:
+    with open_binary(path) as fh:
         head = fh.read(256).lstrip(b"\xef\xbb\xbf \t\r\n")
     return head.startswith((b"{", b"["))
 
@@ -202,9 +223,10 @@ def _reader(fmt: str) -> Reader:
 
         return read_perfmon
     if fmt in ("long", "wide"):
-        from vsizer.series import tabular
+        from vsizer.series.tabular import read_long
+        from vsizer.series.wide import read_wide
 
-        return tabular.read_long if fmt == "long" else tabular.read_wide
+        return read_long if fmt == "long" else read_wide
     from vsizer.series import traces
 
     readers: dict[str, Reader] = {
@@ -336,9 +358,10 @@ def load_series(
         wrong = [k for k in opts if k not in _STORE_OPTIONS]
         if wrong:
             raise ConfigError(
-                f"The option(s) {', '.join(repr(w) for w in wrong)} apply to series "
-                "files, not to a series store; give --series-format, or use "
-                f"{', '.join(_STORE_OPTIONS)}."
+                f"{', '.join(_flag(w) for w in wrong)} "
+                f"{'applies' if len(wrong) == 1 else 'apply'} to series files, not "
+                "to a series store; give --series-format, or leave "
+                f"{'it' if len(wrong) == 1 else 'them'} out."
             )
         problems = []
         for s in sources:

@@ -52,6 +52,7 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
+from vsizer._textio import read_bytes
 from vsizer.errors import SeriesError
 from vsizer.series._native import (
     Problems,
@@ -162,7 +163,7 @@ def read_sysstat(
     zone = parse_tz_param(tz, "read_sysstat")
     if not p.is_file():
         raise SeriesError(f"{label}: file not found: {os.fspath(path)}")
-    data = p.read_bytes()
+    data = read_bytes(p)
     if b"\x00" in data[:4096]:
         raise SeriesError(
             f"{label}: expected text printed by sadf or sar, got a binary file; "
@@ -484,7 +485,7 @@ class _Collector:
                     name,
                     "unit_guess",
                     len(self.local_times[host]),
-                    "times without a time zone read as UTC; pass tz= with the "
+                    "times without a time zone read as UTC; give --tz with the "
                     "host's zone",
                 )
         for server_name, text in self.guesses:

@@ -41,14 +41,14 @@ from __future__ import annotations
 import io
 import os
 import re
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from vsizer.errors import ConfigError
+from vsizer._textio import decode, read_bytes, sniff_delimiter
+from vsizer.series._native import parse_tz_param
 from vsizer.series._tidy import (
     KIND_OF_METRIC,
     UNITS_EXPECTED,
@@ -66,7 +66,16 @@ from vsizer.series._tidy import (
 from vsizer.series.model import METRICS, SeriesQuality, SeriesSet
 from vsizer.units import canonical_unit, normalize_text
 
-__all__ = ["COLUMN_ALIASES", "VARIABLE_MAP", "read_long", "read_wide"]
+__all__ = ["COLUMN_ALIASES", "VARIABLE_MAP", "read_long"]
+
+
+def __getattr__(name: str) -> Any:
+    """``read_wide`` lives in :mod:`vsizer.series.wide`; kept importable from here."""
+    if name == "read_wide":
+        from vsizer.series.wide import read_wide
+
+        return read_wide
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: Metric name or alias (casefolded, spaces and '-' as '_') -> (metric, unit it implies).
 VARIABLE_MAP: dict[str, tuple[str, str | None]] = {
@@ -150,7 +159,7 @@ _UNIT_SUFFIX_RE = re.compile(
 _EXPECTED_NUMBER = "a non-negative number"
 
 
-def read_long(path: str | os.PathLike[str]) -> SeriesSet:
+def read_long(path: str | os.PathLike[str], *, tz: str | None = None) -> SeriesSet:
     """Read a long CSV: one row per (server, timestamp, metric) sample.
 
     Parameters
@@ -158,7 +167,10 @@ def read_long(path: str | os.PathLike[str]) -> SeriesSet:
     path : str or path-like
         CSV (UTF-8 with or without BOM, or cp932; comma, semicolon or tab
         separated) with columns ``server, timestamp, metric, value`` and an
-        optional ``unit`` (header aliases: :data:`COLUMN_ALIASES`).
+        optional ``unit`` (header aliases: :data:`COLUMN_ALIASES`); may be
+        .gz, .bz2, .xz or a one-file .zip.
+    tz : str, optional
+        Zone of times without UTC offset (``--tz``); default UTC (noted).
 
     Returns
     -------
@@ -200,6 +212,7 @@ def read_long(path: str | os.PathLike[str]) -> SeriesSet:
         lines=lines,
         problems=problems,
         notes=notes,
+        tz=parse_tz_param(tz, "read_long"),
     )
 
     # Metric names: canonical, alias, or skipped (counted).
@@ -294,177 +307,6 @@ def read_long(path: str | os.PathLike[str]) -> SeriesSet:
     )
 
 
-def read_wide(
-    path: str | os.PathLike[str],
-    *,
-    metric: str = "cpu_util",
-    unit: str | None = None,
-    timestamp_col: str | None = None,
-) -> SeriesSet:
-    """Read a wide CSV: a time column and one column of values per server.
-
-    Parameters
-    ----------
-    path : str or path-like
-        CSV (UTF-8 with or without BOM, or cp932; comma, semicolon or tab
-        separated). The header names the servers; a server header may carry
-        its unit (``web01 (%)``).
-    metric : str, default "cpu_util"
-        What the values are: a name of :data:`METRICS` or an alias of
-        :data:`VARIABLE_MAP` (``cpu_pct`` implies %).
-    unit : str, optional
-        Unit of every value (``"%"``, ``"MB"``, ``"kbit/s"``...). Default: the
-        header's unit, else the one the metric alias implies, else for a
-        utilization the file-wide rule (all <= 1 -> fraction, else %), else
-        the canonical unit.
-    timestamp_col : str, optional
-        Header of the time column. Default: the first header in
-        ``COLUMN_ALIASES['timestamp']``, else the first column (noted).
-
-    Returns
-    -------
-    SeriesSet
-        ``source_format='wide'``; ``metadata``: ``timestamp_col``, ``servers``,
-        ``rows``, ``step_s``, ``units``.
-
-    Raises
-    ------
-    ConfigError
-        ``metric`` or ``unit`` is unknown or does not fit the metric.
-    SeriesError
-        No server column, a repeated server header, bad times or values.
-    """
-    resolved = _resolve_metric(metric)
-    if resolved is None:
-        raise ConfigError(
-            "The 'metric' parameter of read_wide must be one of "
-            + ", ".join(repr(m) for m in METRICS)
-            + f" or an alias in vsizer.series.tabular.VARIABLE_MAP. Got {metric!r} "
-            "instead."
-        )
-    canonical, implied, name_unit = resolved
-    implied = name_unit or implied
-    if unit is not None:
-        try:
-            implied = canonical_unit(unit)
-            unit_factor(canonical, implied)
-        except ValueError:
-            raise ConfigError(
-                f"The 'unit' parameter of read_wide must be "
-                f"{UNITS_EXPECTED[KIND_OF_METRIC[canonical]]} for metric "
-                f"'{canonical}'. Got {unit!r} instead."
-            ) from None
-    file = file_label(path)
-    problems = Problems()
-    header, body, lines = _read_text_table(path, file, problems)
-    notes: list[str] = []
-    quality = SeriesQuality()
-
-    # The time column.
-    folded = [_fold(h) for h in header]
-    if timestamp_col is not None:
-        if timestamp_col not in header:
-            problems.whole(
-                file,
-                f"expected a time column '{timestamp_col}', got "
-                f"{', '.join(repr(h) for h in header)}.",
-            )
-            problems.raise_if_any()
-        t_idx = header.index(timestamp_col)
-    else:
-        hits = [i for i, f in enumerate(folded) if f in COLUMN_ALIASES["timestamp"]]
-        t_idx = hits[0] if hits else 0
-        if not hits:
-            notes.append(
-                f"{file}: no column named like a time; the first column "
-                f"'{header[0]}' is read as the time."
-            )
-    # Server columns and the units in their headers.
-    servers: list[str] = []
-    col_units: list[str | None] = []
-    seen: dict[str, int] = {}
-    for i, h in enumerate(header):
-        if i == t_idx:
-            continue
-        name, hint = _split_unit(h)
-        if name == "":
-            problems.whole(file, f"expected a server name in header column {i + 1}.")
-        elif name in seen:
-            problems.whole(
-                file, f"server '{name}' has two columns ({seen[name]} and {i + 1})."
-            )
-        seen[name] = i + 1
-        servers.append(name)
-        col_units.append(hint)
-    if not servers:
-        problems.whole(file, "expected one column per server after the time column.")
-    problems.raise_if_any()
-
-    ts, ts_ok = parse_timestamps(
-        body[t_idx],
-        file=file,
-        column=header[t_idx],
-        lines=lines,
-        problems=problems,
-        notes=notes,
-    )
-    n = len(lines)
-    server_cols = [i for i in range(len(header)) if i != t_idx]
-    values: list[FloatArray] = []
-    blanks: list[npt.NDArray[np.bool_]] = []
-    for idx in server_cols:
-        v, b = _numbers(body[idx], file, lines, header[idx], problems)
-        values.append(v)
-        blanks.append(b)
-    problems.raise_if_any()
-
-    k = len(server_cols)
-    server_arr = np.repeat(np.array(servers, dtype=object), n)
-    ts_all = np.tile(ts, k)
-    ok_all = np.tile(ts_ok, k)
-    value_all = np.concatenate(values) if values else np.array([], dtype=np.float64)
-    blank_all = np.concatenate(blanks) if blanks else np.array([], dtype=bool)
-    unit_all = np.repeat(
-        np.array([u if u is not None else implied for u in col_units], dtype=object), n
-    )
-    lines_all = np.tile(lines, k)
-    for name, cnt in _count_by(server_arr[ok_all & blank_all]).items():
-        quality.add(name, "dropped", cnt, "empty cells (no sample)")
-    keep = ok_all & ~blank_all
-    metric_all = np.full(int(keep.sum()), canonical, dtype=object)
-    converted = _convert(
-        file,
-        server_arr[keep],
-        metric_all,
-        value_all[keep],
-        unit_all[keep],
-        lines_all[keep],
-        "unit",
-        problems,
-        quality,
-    )
-    problems.raise_if_any()
-    for note in notes:
-        quality.note(note)
-    data, steps = _finish(
-        server_arr[keep], ts_all[keep], metric_all, converted, quality
-    )
-    return SeriesSet(
-        data=data,
-        quality=quality,
-        source=str(path),
-        source_format="wide",
-        metadata={
-            "metric": canonical,
-            "timestamp_col": header[t_idx],
-            "servers": servers,
-            "rows": n,
-            "step_s": median_step_s(steps),
-            "units": _units_read(metric_all, unit_all[keep]),
-        },
-    )
-
-
 # ------------------------------------------------------------------ helpers
 
 
@@ -523,26 +365,12 @@ def _read_text_table(
 def _read_text_frame(
     path: str | os.PathLike[str], file: str, problems: Problems
 ) -> tuple[list[str], list[pd.Series], Int64Array] | None:
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        problems.whole(file, f"cannot read the file: {exc.strerror or exc}.")
-        return None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        try:
-            text = raw.decode("cp932")
-        except UnicodeDecodeError:
-            problems.whole(
-                file, "cannot decode the file as UTF-8 or cp932 (Shift_JIS)."
-            )
-            return None
+    text, _ = decode(read_bytes(path), file)
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     if not first:
         problems.whole(file, "expected a header line, got an empty file.")
         return None
-    sep = max((",", ";", "\t"), key=first.count)
+    sep = sniff_delimiter(first, lines=1)
     try:
         frame = pd.read_csv(
             io.StringIO(text),

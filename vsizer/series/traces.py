@@ -34,6 +34,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from vsizer._textio import open_binary, plain_name, read_bytes
+from vsizer.errors import SeriesError
 from vsizer.series._tidy import (
     FloatArray,
     Int64Array,
@@ -149,11 +151,11 @@ def read_planetlab(
         for f, v in zip(files, values, strict=True):
             n_over = int((v > 100).sum())
             if n_over:
-                quality.add(f.name, "clipped", n_over, "CPU % above 100 set to 100 %")
+                quality.add(plain_name(f), "clipped", n_over, "CPU % above 100 set to 100 %")
     util = np.minimum(pct, 100).astype(np.float64) / 100.0
     offsets = np.concatenate([np.arange(n, dtype=np.int64) for n in lengths])
     ts = t0 + offsets * (PLANETLAB_STEP_S * _NS)
-    server = np.repeat(np.array([f.name for f in files], dtype=object), lengths)
+    server = np.repeat(np.array([plain_name(f) for f in files], dtype=object), lengths)
     data = tidy_frame(
         server, ts, np.full(len(ts), "cpu_util", dtype=object), util, presorted=True
     )
@@ -211,9 +213,9 @@ def _utc_ns(value: str | pd.Timestamp) -> int | None:
 def _read_planetlab_file(path: Path, problems: Problems) -> Int64Array:
     file = path.name
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        problems.whole(file, f"cannot read the file: {exc.strerror or exc}.")
+        data = read_bytes(path)
+    except SeriesError as exc:
+        problems.whole(file, str(exc).split(": ", 1)[-1])
         return np.array([], dtype=np.int64)
     lines = data.split(b"\n")
     if lines and lines[-1] in (b"", b"\r"):
@@ -269,7 +271,7 @@ _BB_METRICS = (
     "mem_used_gib",
     "net_mbps",
 )
-_BB_SUFFIXES = (".csv.gz", ".csv")
+_BB_SUFFIXES = (".csv.gz", ".csv.bz2", ".csv.xz", ".csv.zip", ".csv")
 
 
 def read_bitbrains(path: str | os.PathLike[str]) -> SeriesSet:
@@ -422,7 +424,8 @@ def _read_bitbrains_file(
     """One file as float64 columns named as in the header; None after a problem."""
     file = path.name
     try:
-        frame = pd.read_csv(path, sep=";", engine="c", dtype=np.float64)
+        with open_binary(path) as fh:  # any compression, told by content
+            frame = pd.read_csv(fh, sep=";", engine="c", dtype=np.float64)
     except ValueError as exc:  # a cell that is no number, or a ragged row
         if isinstance(exc, pd.errors.EmptyDataError):
             problems.whole(file, "expected a Bitbrains header line, got an empty file.")
@@ -434,6 +437,9 @@ def _read_bitbrains_file(
         return None
     except (OSError, EOFError, zlib.error, gzip.BadGzipFile, UnicodeDecodeError) as exc:
         problems.whole(file, f"cannot read the file: {exc}.")
+        return None
+    except SeriesError as exc:  # unreadable, or a zip of several files
+        problems.whole(file, str(exc).split(": ", 1)[-1])
         return None
     frame.columns = [str(c).strip() for c in frame.columns]
     missing = [c for c in _BB_COLS if c not in frame.columns]
@@ -468,7 +474,10 @@ def _bitbrains_bad_cells(path: Path, problems: Problems) -> None:
     """Re-read a file as text to name every cell that is not a number."""
     file = path.name
     try:
-        text = pd.read_csv(path, sep=";", engine="c", dtype=str, keep_default_na=False)
+        with open_binary(path) as fh:
+            text = pd.read_csv(
+                fh, sep=";", engine="c", dtype=str, keep_default_na=False
+            )
     except (ValueError, OSError, EOFError, zlib.error) as exc:
         problems.whole(file, f"cannot read the file: {exc}.")
         return
@@ -636,8 +645,13 @@ def read_alibaba_machine_usage(
     parts: list[pd.DataFrame] = []
     rows = 0
     try:
+        stream = open_binary(path)  # any compression, told by content
+    except SeriesError as exc:
+        problems.whole(file, str(exc).split(": ", 1)[-1])
+        problems.raise_all()
+    try:
         reader = pd.read_csv(
-            path,
+            stream,
             header=None,
             names=list(ALIBABA_MACHINE_USAGE_COLUMNS),
             usecols=[0, 1, 2, 3],
@@ -657,6 +671,8 @@ def read_alibaba_machine_usage(
         problems.whole(file, f"expected 9 comma-separated fields per line; {exc}.")
     except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
         problems.whole(file, f"cannot read the file: {exc}.")
+    finally:
+        stream.close()
     problems.raise_if_any()
 
     quality = SeriesQuality()

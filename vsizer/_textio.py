@@ -1,0 +1,186 @@
+"""Opening text inputs: decompression, decoding and delimiter sniffing, shared by every reader.
+
+Every text format vsizer reads (sar/sadf, perfmon CSV, Prometheus scrapes and
+JSON, long and wide CSV, PlanetLab, Bitbrains, Alibaba, the inventory CSV) goes
+through :func:`read_bytes` or :func:`open_binary`, so a ``.gz``, ``.bz2``,
+``.xz`` or single-member ``.zip`` copy of a file reads exactly as the file.
+
+* **Compression** is told by the file's first bytes (its magic number), not
+  its name: gzip ``1f 8b`` (RFC 1952 §2.3.1), bzip2 ``BZh``, xz
+  ``fd 37 7a 58 5a 00`` (The .xz File Format 1.2.1, §2.1.1.1), zip
+  ``PK 03 04`` (PKWARE APPNOTE.TXT 6.3.10, §4.3.7). A name ending in one of
+  :data:`COMPRESSED_SUFFIXES` whose bytes are plain is read as plain.
+* **Text**: a UTF-16 or UTF-8 byte-order mark decides; else the encodings
+  given are tried in order (UTF-8, then cp932 by default).
+* **Delimiter**: the most frequent of ``,``, tab and ``;`` over the first lines.
+
+This module imports nothing from vsizer but :mod:`vsizer.errors`.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import os
+import zipfile
+import zlib
+from pathlib import Path
+from typing import IO
+
+from vsizer.errors import InputError, SeriesError
+
+__all__ = [
+    "COMPRESSED_SUFFIXES",
+    "compression_of",
+    "decode",
+    "open_binary",
+    "plain_name",
+    "read_bytes",
+    "sniff_delimiter",
+]
+
+#: File-name endings of the compressed forms (stripped by :func:`plain_name`).
+COMPRESSED_SUFFIXES: tuple[str, ...] = (".gz", ".bz2", ".xz", ".zip")
+
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"PK\x03\x04", "zip"),
+    (b"PK\x05\x06", "zip"),  # an empty archive (end of central directory only)
+)
+
+#: Encodings tried by :func:`decode` when the text has no byte-order mark.
+DEFAULT_ENCODINGS: tuple[str, ...] = ("utf-8-sig", "cp932")
+
+
+def compression_of(head: bytes) -> str | None:
+    """'gzip', 'bzip2', 'xz', 'zip' or None (plain) from a file's first bytes."""
+    for magic, name in _MAGIC:
+        if head.startswith(magic):
+            return name
+    return None
+
+
+def plain_name(path: str | os.PathLike[str]) -> str:
+    """The file name without a compression suffix: ``web01.csv.gz`` -> ``web01.csv``."""
+    name = Path(path).name
+    for suffix in COMPRESSED_SUFFIXES:
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def open_binary(
+    path: str | os.PathLike[str], *, error: type[InputError] = SeriesError
+) -> IO[bytes]:
+    """A binary stream of the file's content, decompressed when it is compressed.
+
+    Raises
+    ------
+    InputError (the class given as *error*)
+        The file cannot be read, or is a zip archive without exactly one file.
+    """
+    p = Path(path)
+    try:
+        with open(p, "rb") as fh:
+            kind = compression_of(fh.read(6))
+        if kind == "gzip":
+            return gzip.open(p, "rb")  # type: ignore[return-value]
+        if kind == "bzip2":
+            return bz2.open(p, "rb")
+        if kind == "xz":
+            return lzma.open(p, "rb")
+        if kind == "zip":
+            return _zip_member(p, error)
+        return open(p, "rb")
+    except OSError as exc:
+        raise error(f"{p.name}: cannot read the file: {exc.strerror or exc}.") from None
+
+
+def _zip_member(p: Path, error: type[InputError]) -> IO[bytes]:
+    try:
+        archive = zipfile.ZipFile(p)
+    except zipfile.BadZipFile as exc:
+        raise error(f"{p.name}: cannot read the zip archive: {exc}.") from None
+    members = [i for i in archive.infolist() if not i.is_dir()]
+    if len(members) != 1:
+        names = ", ".join(i.filename for i in members[:5])
+        archive.close()
+        raise error(
+            f"{p.name}: expected a zip archive holding one file, got "
+            f"{len(members)}{': ' + names if names else ''}; unzip it and name the "
+            "files (or their folder) instead."
+        )
+    return archive.open(members[0])
+
+
+def read_bytes(
+    path: str | os.PathLike[str], *, error: type[InputError] = SeriesError
+) -> bytes:
+    """The whole content of the file, decompressed (see :func:`open_binary`).
+
+    Raises
+    ------
+    InputError (the class given as *error*)
+        Unreadable file, corrupt compressed data, a zip archive without
+        exactly one file.
+    """
+    with open_binary(path, error=error) as fh:
+        try:
+            return fh.read()
+        except (OSError, EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile) as exc:
+            raise error(
+                f"{Path(path).name}: cannot decompress the file: {exc}."
+            ) from None
+
+
+def decode(
+    data: bytes,
+    label: str,
+    *,
+    encodings: tuple[str, ...] = DEFAULT_ENCODINGS,
+    error: type[InputError] = SeriesError,
+) -> tuple[str, str]:
+    """Text of *data* and the encoding that decoded it.
+
+    A UTF-16 byte-order mark (``FF FE`` / ``FE FF``) means UTF-16 and a UTF-8
+    one UTF-8; otherwise *encodings* are tried in order.
+
+    Raises
+    ------
+    InputError (the class given as *error*)
+        No encoding decodes the bytes; the message names those tried.
+    """
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16"), "utf-16"
+        except UnicodeDecodeError:
+            pass
+    for enc in encodings:
+        try:
+            return data.decode(enc), enc
+        except UnicodeDecodeError:
+            continue
+    tried = " or ".join(
+        {"utf-8-sig": "UTF-8", "cp932": "cp932 (Shift_JIS)"}.get(e, e)
+        for e in encodings
+        if e != "shift_jis"  # a subset of cp932: it never decodes what cp932 cannot
+    )
+    raise error(
+        f"{label}: cannot decode the file as {tried}; save it as UTF-8 "
+        "(a .gz, .bz2, .xz or one-file .zip is decompressed first)."
+    )
+
+
+def sniff_delimiter(text: str, lines: int = 20) -> str:
+    """The most frequent of ``,``, tab and ``;`` over the first *lines* non-blank lines.
+
+    ``,`` when none occurs (a one-column file).
+    """
+    head = [ln for ln in text[: 1 << 16].splitlines() if ln.strip()]
+    head = head[:lines]
+    counts = {d: sum(line.count(d) for line in head) for d in (",", "\t", ";")}
+    best = max(counts, key=lambda d: counts[d])
+    return best if counts[best] > 0 else ","

@@ -1,0 +1,500 @@
+"""Wide CSV utilization series: a time (or step-index) column and one column per server.
+
+::
+
+    timestamp,web01,web02            step,vm1,vm2
+    2024-05-01T10:00:00Z,45,10       1,45,10
+    2024-05-01T10:05:00Z,50,12       2,50,12
+
+The conventions of :mod:`vsizer.series.tabular` apply (units, clipping,
+blanks, duplicates, gaps). What is particular to this format:
+
+* **Step index** (a column of step numbers, no dates; e.g. public traces
+  redistributed as ``step,vm1,vm2,...``) is never read as Unix time. A time
+  column is an index when ``index_column`` (``--index-column``) names it, when
+  its header is one of :data:`INDEX_ALIASES` and it holds whole numbers, or
+  when it holds whole numbers rising by exactly 1 that as Unix seconds would
+  be dates before 2000. Step *i* is then at ``start + (i - first) x step``;
+  without ``start`` (``--start``) the start is :data:`DEFAULT_INDEX_START`, an
+  arbitrary fixed date, and without ``step`` (``--series-step``) the step is
+  :data:`DEFAULT_INDEX_STEP_S` (5 min). Each default is stated as a note.
+* Other plain numbers before 2000 as Unix seconds (``0, 300, 600``) are
+  seconds after ``start``; without ``start`` they are an error.
+* ``start`` and ``step`` given for a column of real dates are an error.
+* Without ``metric``, values that all lie in 0..100 are read as ``cpu_util``
+  (noted); other values are an error asking for ``--metric``.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import tzinfo
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from vsizer.errors import ConfigError
+from vsizer.series._native import parse_tz_param
+from vsizer.series._tidy import (
+    KIND_OF_METRIC,
+    UNITS_EXPECTED,
+    UNIX_FLOOR_S,
+    FloatArray,
+    Int64Array,
+    Problems,
+    file_label,
+    median_step_s,
+    parse_timestamps,
+    unit_factor,
+)
+from vsizer.series.model import METRICS, SeriesQuality, SeriesSet
+from vsizer.series.tabular import (
+    COLUMN_ALIASES,
+    _convert,
+    _count_by,
+    _finish,
+    _fold,
+    _numbers,
+    _read_text_table,
+    _resolve_metric,
+    _split_unit,
+    _units_read,
+)
+from vsizer.units import canonical_unit
+
+__all__ = [
+    "DEFAULT_INDEX_START",
+    "DEFAULT_INDEX_STEP_S",
+    "INDEX_ALIASES",
+    "read_wide",
+]
+
+#: Headers (folded: casefold, spaces and '-' as '_') of a step-index column.
+INDEX_ALIASES: tuple[str, ...] = (
+    "step", "steps", "index", "idx", "t", "time_step", "timestep", "step_index",
+    "interval", "interval_no", "sample", "sample_no", "no", "n", "#", "番号",
+)  # fmt: skip
+
+#: Start put on step-index files without ``--start``: an arbitrary fixed date
+#: (a Monday, so weekday patterns of a trace that starts on a Monday line up),
+#: chosen far from 1970 so that it is never mistaken for Unix time zero.
+DEFAULT_INDEX_START = "2000-01-03T00:00:00Z"
+
+#: Step of step-index files without ``--series-step`` [s] (the default plan grid).
+DEFAULT_INDEX_STEP_S = 300.0
+
+_NS_PER_S = 1_000_000_000
+
+
+def read_wide(
+    path: str | os.PathLike[str],
+    *,
+    metric: str | None = None,
+    unit: str | None = None,
+    timestamp_col: str | None = None,
+    index_column: str | None = None,
+    start: str | None = None,
+    step: str | float | None = None,
+    tz: str | None = None,
+) -> SeriesSet:
+    """Read a wide CSV: a time or step-index column and one column per server.
+
+    Parameters
+    ----------
+    path : str or path-like
+        CSV (UTF-8 with or without BOM, UTF-16 with BOM, or cp932; comma,
+        semicolon or tab separated; may be .gz, .bz2, .xz or a one-file .zip).
+        The header names the servers; a server header may carry its unit
+        (``web01 (%)``).
+    metric : str, optional
+        What the values are (``--metric``): a name of :data:`METRICS` or an
+        alias of :data:`~vsizer.series.tabular.VARIABLE_MAP`. Default:
+        ``cpu_util`` when every value lies in 0..100 (noted), else an error.
+    unit : str, optional
+        Unit of every value (``--unit``). Default: the header's unit, else
+        the one the metric alias implies, else for a utilization the
+        file-wide rule (all <= 1 -> fraction, else %).
+    timestamp_col : str, optional
+        Header of a time column holding dates. Default: the first header in
+        ``COLUMN_ALIASES['timestamp']`` or :data:`INDEX_ALIASES`, else the
+        first column (noted).
+    index_column : str, optional
+        Header of a step-index column (``--index-column``).
+    start : str, optional
+        Time of the first step of an index column, or the zero of a column of
+        seconds (``--start``, ISO 8601; naive means ``tz``, else UTC).
+    step : str or float, optional
+        Step of an index column (``--series-step``): seconds or ``'5min'``.
+    tz : str, optional
+        Zone of times without UTC offset (``--tz``): IANA name or ``+09:00``.
+
+    Returns
+    -------
+    SeriesSet
+        ``source_format='wide'``; ``metadata``: ``metric``, ``timestamp_col``,
+        ``servers``, ``rows``, ``step_s``, ``units``, ``index`` (None, or
+        ``{first, last, start, step_s, start_assumed, step_assumed}``).
+
+    Raises
+    ------
+    ConfigError
+        ``metric``, ``unit``, ``step``, ``start`` or ``tz`` is invalid.
+    SeriesError
+        No server column, a repeated server header, bad times, indexes or values.
+    """
+    canonical, implied = _metric_and_unit(metric, unit)
+    zone = parse_tz_param(tz, "read_wide")
+    step_s = _step_seconds(step)
+    file = file_label(path)
+    problems = Problems()
+    header, body, lines = _read_text_table(path, file, problems)
+    notes: list[str] = []
+    t_idx = _time_column(header, file, timestamp_col, index_column, problems, notes)
+    servers, col_units = _server_columns(header, t_idx, file, problems)
+    ts, ts_ok, index = _times(
+        body[t_idx], header[t_idx], lines, file, problems, notes,
+        forced=index_column is not None, start=start, step_s=step_s, zone=zone,
+    )  # fmt: skip
+    server_cols = [i for i in range(len(header)) if i != t_idx]
+    values: list[FloatArray] = []
+    blanks: list[npt.NDArray[np.bool_]] = []
+    for idx in server_cols:
+        v, b = _numbers(body[idx], file, lines, header[idx], problems)
+        values.append(v)
+        blanks.append(b)
+    problems.raise_if_any()
+    if canonical is None:
+        canonical = _default_metric(file, values, notes)
+        if implied is not None and not _unit_fits(canonical, implied):
+            raise ConfigError(
+                f"--unit must be {UNITS_EXPECTED[KIND_OF_METRIC[canonical]]} for "
+                f"--metric {canonical} (assumed without --metric). Got {unit!r} "
+                "instead."
+            )
+
+    n = len(lines)
+    k = len(server_cols)
+    server_arr = np.repeat(np.array(servers, dtype=object), n)
+    ok_all = np.tile(ts_ok, k)
+    value_all = np.concatenate(values) if values else np.array([], dtype=np.float64)
+    blank_all = np.concatenate(blanks) if blanks else np.array([], dtype=bool)
+    unit_all = np.repeat(
+        np.array([u if u is not None else implied for u in col_units], dtype=object), n
+    )
+    quality = SeriesQuality()
+    for name, cnt in _count_by(server_arr[ok_all & blank_all]).items():
+        quality.add(name, "dropped", cnt, "empty cells (no sample)")
+    keep = ok_all & ~blank_all
+    metric_all = np.full(int(keep.sum()), canonical, dtype=object)
+    converted = _convert(
+        file, server_arr[keep], metric_all, value_all[keep], unit_all[keep],
+        np.tile(lines, k)[keep], "unit", problems, quality,
+    )  # fmt: skip
+    problems.raise_if_any()
+    for note in notes:
+        quality.note(note)
+    data, steps = _finish(
+        server_arr[keep], np.tile(ts, k)[keep], metric_all, converted, quality
+    )
+    return SeriesSet(
+        data=data,
+        quality=quality,
+        source=str(path),
+        source_format="wide",
+        metadata={
+            "metric": canonical,
+            "timestamp_col": header[t_idx],
+            "servers": servers,
+            "rows": n,
+            "step_s": median_step_s(steps),
+            "units": _units_read(metric_all, unit_all[keep]),
+            "index": index,
+        },
+    )
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _metric_and_unit(
+    metric: str | None, unit: str | None
+) -> tuple[str | None, str | None]:
+    """The canonical metric (None: decide from the values) and the unit to apply."""
+    if metric is None:
+        if unit is not None:
+            try:
+                canonical_unit(unit)
+            except ValueError:
+                raise ConfigError(
+                    f"--unit must be a unit such as %, fraction, MB, GiB, MB/s or "
+                    f"Mbit/s. Got {unit!r} instead."
+                ) from None
+        return None, canonical_unit(unit) if unit is not None else None
+    resolved = _resolve_metric(metric)
+    if resolved is None:
+        raise ConfigError(
+            "--metric must be one of "
+            + ", ".join(repr(m) for m in METRICS)
+            + " or an alias such as cpu_pct, mem_used_mb, iops, net_kbps. "
+            f"Got {metric!r} instead."
+        )
+    canonical, implied, name_unit = resolved
+    implied = name_unit or implied
+    if unit is not None:
+        try:
+            implied = canonical_unit(unit)
+            unit_factor(canonical, implied)
+        except ValueError:
+            raise ConfigError(
+                f"--unit must be {UNITS_EXPECTED[KIND_OF_METRIC[canonical]]} for "
+                f"--metric {canonical}. Got {unit!r} instead."
+            ) from None
+    return canonical, implied
+
+
+def _unit_fits(metric: str, unit: str) -> bool:
+    try:
+        unit_factor(metric, unit)
+    except ValueError:
+        return False
+    return True
+
+
+def _step_seconds(step: str | float | None) -> float | None:
+    if step is None:
+        return None
+    from vsizer.series.collect import parse_duration
+
+    return parse_duration(step, "series-step")
+
+
+def _time_column(
+    header: list[str],
+    file: str,
+    timestamp_col: str | None,
+    index_column: str | None,
+    problems: Problems,
+    notes: list[str],
+) -> int:
+    """Position of the time (or index) column."""
+    named = index_column if index_column is not None else timestamp_col
+    if named is not None:
+        if named not in header:
+            flag = "--index-column" if index_column is not None else "time column"
+            problems.whole(
+                file,
+                f"expected a {flag} '{named}', got "
+                f"{', '.join(repr(h) for h in header)}.",
+            )
+            problems.raise_if_any()
+        return header.index(named)
+    folded = [_fold(h) for h in header]
+    names = COLUMN_ALIASES["timestamp"] + INDEX_ALIASES
+    hits = [i for i, f in enumerate(folded) if f in names]
+    if hits:
+        return hits[0]
+    notes.append(
+        f"{file}: no column named like a time; the first column "
+        f"'{header[0]}' is read as the time."
+    )
+    return 0
+
+
+def _server_columns(
+    header: list[str], t_idx: int, file: str, problems: Problems
+) -> tuple[list[str], list[str | None]]:
+    servers: list[str] = []
+    col_units: list[str | None] = []
+    seen: dict[str, int] = {}
+    for i, h in enumerate(header):
+        if i == t_idx:
+            continue
+        name, hint = _split_unit(h)
+        if name == "":
+            problems.whole(file, f"expected a server name in header column {i + 1}.")
+        elif name in seen:
+            problems.whole(
+                file, f"server '{name}' has two columns ({seen[name]} and {i + 1})."
+            )
+        seen[name] = i + 1
+        servers.append(name)
+        col_units.append(hint)
+    if not servers:
+        problems.whole(file, "expected one column per server after the time column.")
+    problems.raise_if_any()
+    return servers, col_units
+
+
+def _times(
+    raw: pd.Series,
+    column: str,
+    lines: Int64Array,
+    file: str,
+    problems: Problems,
+    notes: list[str],
+    *,
+    forced: bool,
+    start: str | None,
+    step_s: float | None,
+    zone: tzinfo | None,
+) -> tuple[Int64Array, npt.NDArray[np.bool_], dict[str, Any] | None]:
+    """Times in ns (UTC), the good-cell mask and the index facts (None for dates)."""
+    text = raw.astype(str).str.strip()
+    num = pd.to_numeric(text, errors="coerce").to_numpy(
+        dtype=np.float64, na_value=np.nan
+    )
+    numeric = len(num) > 0 and bool(np.isfinite(num).all())
+    whole = numeric and bool((num == np.round(num)).all()) and bool((num >= 0).all())
+    rising_by_one = whole and len(num) > 1 and bool((np.diff(num) == 1).all())
+    small = numeric and float(np.max(np.abs(num))) < UNIX_FLOOR_S
+    named = _fold(column) in INDEX_ALIASES
+    if forced or (numeric and named) or (rising_by_one and small):
+        ns, ok, index = _index_times(
+            text, num, column, lines, file, problems, start, step_s, zone
+        )
+        why = (
+            "--index-column" if forced
+            else "by its name" if named
+            else "whole numbers rising by 1, not dates"
+        )  # fmt: skip
+        notes.append(_index_note(file, column, index, why))
+        return ns, ok, index
+    if numeric and small:
+        return _seconds_after_start(
+            num, column, lines, file, problems, notes, start, zone
+        )
+    if start is not None or step_s is not None:
+        flag = "--start" if start is not None else "--series-step"
+        problems.whole(
+            file,
+            f"{flag} applies to a step-index column without dates; column "
+            f"'{column}' holds times (e.g. '{text.iloc[0] if len(text) else ''}'), "
+            f"so leave {flag} out.",
+        )
+        problems.raise_if_any()
+    ns, ok = parse_timestamps(
+        raw, file=file, column=column, lines=lines, problems=problems, notes=notes,
+        tz=zone,
+    )  # fmt: skip
+    return ns, ok, None
+
+
+def _start_ns(start: str | None, zone: tzinfo | None) -> int:
+    text = start if start is not None else DEFAULT_INDEX_START
+    try:
+        ts = pd.Timestamp(text)
+    except (ValueError, TypeError):
+        ts = None
+    if ts is None or ts is pd.NaT:
+        raise ConfigError(
+            "--start must be an ISO 8601 time such as 2024-05-01T00:00:00Z. "
+            f"Got {start!r} instead."
+        )
+    if ts.tzinfo is None:
+        ts = ts.tz_localize(zone) if zone is not None else ts.tz_localize("UTC")
+    return int(ts.tz_convert("UTC").as_unit("ns").value)
+
+
+def _index_times(
+    text: pd.Series,
+    num: FloatArray,
+    column: str,
+    lines: Int64Array,
+    file: str,
+    problems: Problems,
+    start: str | None,
+    step_s: float | None,
+    zone: tzinfo | None,
+) -> tuple[Int64Array, npt.NDArray[np.bool_], dict[str, Any]]:
+    ok = np.isfinite(num) & (num >= 0) & (num == np.round(num))
+    for pos in np.flatnonzero(~ok):
+        problems.cell(
+            file, int(lines[pos]), "a whole-number step index", text.iloc[pos],
+            column=column,
+        )  # fmt: skip
+    problems.raise_if_any()
+    idx = num.astype(np.int64)
+    t0 = _start_ns(start, zone)
+    step = step_s if step_s is not None else DEFAULT_INDEX_STEP_S
+    first = int(idx.min()) if len(idx) else 0
+    ns = t0 + (idx - first) * int(round(step * _NS_PER_S))
+    index = {
+        "first": first,
+        "last": int(idx.max()) if len(idx) else 0,
+        "start": pd.Timestamp(t0, unit="ns", tz="UTC").isoformat(),
+        "step_s": step,
+        "start_assumed": start is None,
+        "step_assumed": step_s is None,
+    }
+    return ns.astype(np.int64), ok, index
+
+
+def _index_note(file: str, column: str, index: dict[str, Any], why: str) -> str:
+    start = index["start"].replace("+00:00", "Z")
+    step = f"{index['step_s']:g} s"
+    said = []
+    said.append(
+        f"step {step} assumed (the default; give the real one with --series-step)"
+        if index["step_assumed"]
+        else f"step {step} (--series-step)"
+    )
+    said.append(
+        f"start {start} assumed, an arbitrary date (give the real one with --start)"
+        if index["start_assumed"]
+        else f"start {start} (--start)"
+    )
+    return (
+        f"{file}: column '{column}' is a step index ({why}; {index['first']}.."
+        f"{index['last']}), not Unix time: " + "; ".join(said) + "."
+    )
+
+
+def _seconds_after_start(
+    num: FloatArray,
+    column: str,
+    lines: Int64Array,
+    file: str,
+    problems: Problems,
+    notes: list[str],
+    start: str | None,
+    zone: tzinfo | None,
+) -> tuple[Int64Array, npt.NDArray[np.bool_], dict[str, Any] | None]:
+    lo, hi = float(np.min(num)), float(np.max(num))
+    if start is None:
+        problems.whole(
+            file,
+            f"column '{column}' holds plain numbers ({lo:g} to {hi:g}) that as Unix "
+            "seconds would be dates before 2000; expected dates, or give --start "
+            f"(the numbers are then seconds after it) or --index-column {column} "
+            "(step numbers, with --series-step).",
+        )
+        problems.raise_all()
+    t0 = _start_ns(start, zone)
+    ns = t0 + np.round(num * _NS_PER_S).astype(np.int64)
+    notes.append(
+        f"{file}: column '{column}' read as seconds after --start "
+        f"{pd.Timestamp(t0, unit='ns', tz='UTC').strftime('%Y-%m-%dT%H:%M:%SZ')}."
+    )
+    return ns, np.ones(len(num), dtype=bool), None
+
+
+def _default_metric(file: str, values: list[FloatArray], notes: list[str]) -> str:
+    """``cpu_util`` when every value lies in 0..100 (noted), else an error."""
+    finite = [v[np.isfinite(v)] for v in values]
+    allv = np.concatenate(finite) if finite else np.array([], dtype=np.float64)
+    top = float(allv.max()) if len(allv) else 0.0
+    low = float(allv.min()) if len(allv) else 0.0
+    if top > 100.0:
+        raise ConfigError(
+            f"{file}: no --metric given and the values reach {top:g}, which is no "
+            "percentage; say what the columns hold with --metric (cpu_util, "
+            "mem_used_gib, disk_iops, net_mbps, ...)."
+        )
+    notes.append(
+        f"{file}: no --metric given; the values ({low:g} to {top:g}) look like "
+        "utilization (0 to 100), so they are read as cpu_util (CPU busy); give "
+        "--metric if they are something else."
+    )
+    return "cpu_util"
