@@ -414,7 +414,9 @@ def test_many_problems_are_summarized(tmp_path: Path) -> None:
     with pytest.raises(SeriesError) as info:
         read_sysstat(tmp_path / "many.csv")
     assert len(info.value.problems) == 21
-    assert info.value.problems[-1] == "many.csv: 5 more problems not listed."
+    assert info.value.problems[-1] == (
+        "many.csv: … and 5 more like it (expected a number for '%idle')."
+    )
 
 
 def test_not_sysstat_binary_missing_and_bad_parameters(tmp_path: Path) -> None:
