@@ -215,7 +215,7 @@ def test_russian_cp1251_and_a_cut_off_time_zone() -> None:
     guess = issues(s, "unit_guess")
     assert guess["detail"].tolist() == [
         "the header '(PDH-CSV 4.0) (RTZ 2 (' gives no time-zone bias; times read as "
-        "UTC (pass tz= with the host's zone)"
+        "UTC (give --tz with the host's zone)"
     ]
     moscow = read_perfmon(DATA / "ru_cp1251_garbled_zone.csv", tz="Europe/Moscow")
     assert series_of(moscow, "cpu_util").index[0] == pd.Timestamp(
@@ -272,7 +272,7 @@ def test_two_hosts_and_processor_instances() -> None:
     ]
     with pytest.raises(
         SeriesError,
-        match=r"^two_hosts.csv: the file holds 2 hosts \(HV-A, HV-B\); server= can "
+        match=r"^two_hosts.csv: the file holds 2 hosts \(HV-A, HV-B\); --server can "
         r"only name a one-host file.$",
     ):
         read_perfmon(DATA / "two_hosts.csv", server="x")
@@ -377,7 +377,7 @@ def test_bad_parameters_and_missing_file(tmp_path: Path) -> None:
         r"number. Got -1 instead.$",
     ):
         read_perfmon(ja, mem_capacity_gib=-1)
-    with pytest.raises(SeriesError, match=r"^The 'tz' parameter of read_perfmon must"):
+    with pytest.raises(SeriesError, match=r"^--tz \(read_perfmon\) must"):
         read_perfmon(ja, tz="Nowhere/Land")
     # a wrong code page given on purpose: the names do not match, and say so
     with pytest.raises(
@@ -460,6 +460,6 @@ def test_undecodable_file(tmp_path: Path) -> None:
     with pytest.raises(
         SeriesError,
         match=r"^odd.csv: cannot decode the file as utf-8-sig, cp932, cp1252, cp1251; "
-        r"pass encoding=.$",
+        r"give --encoding.$",
     ):
         read_perfmon(tmp_path / "odd.csv")

@@ -62,7 +62,7 @@ def test_real_single_scrape_needs_two_for_rates(shared_data):
     assert err.value.problems == [
         "node_exporter_e2e-output_linux.txt: needs two or more scrapes to compute "
         "rates (cpu_util, disk_iops, disk_mb_s, net_mbps); got 1 scrape of server "
-        "'e2e'. Pass metrics=('mem_used_gib', 'mem_capacity_gib') to read gauges only."
+        "'e2e'. Give --metric mem_used_gib (or mem_capacity_gib) to read a gauge only."
     ]
 
 
@@ -264,7 +264,7 @@ def test_node_exporter_bad_input(tmp_path):
         "'node_disk_reads_completed_total{device=sda} 1600'.",
     ]
     nameless = _copy(WEB01[1], tmp_path / "n.prom", ('nodename="web01"', 'nodename=""'))
-    with pytest.raises(SeriesError, match=re.escape("pass server='...'")):
+    with pytest.raises(SeriesError, match=re.escape("give --server NAME.")):
         read_node_exporter([WEB01[0], nameless])
     same = _copy(WEB01[1], tmp_path / "same.prom", ("10:01:00Z", "10:00:00Z"))
     with pytest.raises(SeriesError) as err:
@@ -376,12 +376,12 @@ def test_query_range_errors(tmp_path):
     (tmp_path / "list.json").write_text("[1, 2]")
     with pytest.raises(SeriesError, match="expected a Prometheus API response"):
         read_query_range(tmp_path / "list.json", metric="cpu_util")
-    with pytest.raises(ConfigError, match="The 'metric' parameter of read_query_range"):
+    with pytest.raises(ConfigError, match="^--metric of a Prometheus query_range response must be one of"):
         read_query_range(DATA / "query_range_cpu.json", metric="cpu")
     with pytest.raises(ConfigError) as cerr:
         read_query_range(DATA / "query_range_cpu.json", metric="net_mbps", unit="%")
     assert str(cerr.value) == (
-        "The 'unit' parameter of read_query_range must be a network rate unit such "
+        "--unit of a Prometheus query_range response must be a network rate unit such "
         "as Mbit/s, kbit/s, Gbit/s or MB/s for metric 'net_mbps'. Got '%' instead."
     )
 

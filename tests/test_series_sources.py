@@ -109,7 +109,7 @@ def test_option_and_format_errors(tmp_path, two_longs):
         load_series(two_longs, "csv")
     with pytest.raises(
         ConfigError,
-        match=r"The option\(s\) 'tz' do not apply to series format 'long'; it accepts: none.",
+        match=r"^--tz does not apply to series format 'long'; it accepts: none.$",
     ):
         load_series(two_longs, "long", tz="UTC")
     # None values are ignored (the CLI passes every option)

@@ -157,7 +157,7 @@ def test_sar_text_without_zone_is_read_as_utc_with_a_guess(sysstat_dir: Path) ->
     assert s.metadata["cpu_count"] == {"SYSSTAT.TEST": 9}
     guess = issues(s, "unit_guess")
     assert guess["count"].tolist() == [5]  # 4 samples and the restart
-    assert "read as UTC; pass tz=" in guess["detail"].iloc[0]
+    assert "read as UTC; give --tz" in guess["detail"].iloc[0]
     tokyo = read_sysstat(sysstat_dir / "expected.sar-all.txt", tz="Asia/Tokyo")
     assert issues(tokyo, "unit_guess").empty
     assert tokyo.data["timestamp"].min() == pd.Timestamp("2019-04-18 04:20:19Z")
@@ -200,7 +200,7 @@ def test_sar_ampm_midnight_restart_and_offline_cpu() -> None:
 def test_sar_local_time_in_a_dst_zone() -> None:
     s = read_sysstat(DATA / "sar_u_r_ampm_restart.txt", tz="America/New_York")
     assert s.data["timestamp"].min() == pd.Timestamp("2024-01-01 04:50:01Z")  # EST
-    assert s.metadata["timezone"] == "America/New_York (tz=)"
+    assert s.metadata["timezone"] == "America/New_York (--tz)"
 
 
 def test_sadf_d_quirks() -> None:
@@ -434,7 +434,7 @@ def test_not_sysstat_binary_missing_and_bad_parameters(tmp_path: Path) -> None:
         read_sysstat(tmp_path / "gone.txt")
     with pytest.raises(
         SeriesError,
-        match=r"^The 'tz' parameter of read_sysstat must be an IANA time-zone name "
+        match=r"^--tz \(read_sysstat\) must be an IANA time-zone name "
         r"such as 'Asia/Tokyo' or a UTC offset such as '\+09:00'. Got 'Mars/Base' "
         r"instead.$",
     ):
@@ -454,7 +454,7 @@ def test_server_name_needs_a_one_host_file(tmp_path: Path) -> None:
     assert sorted(set(s.data["server"])) == ["a", "b"]
     with pytest.raises(
         SeriesError,
-        match=r"^two.csv: the file holds 2 hosts \(a, b\); server= can only name a "
+        match=r"^two.csv: the file holds 2 hosts \(a, b\); --server can only name a "
         r"one-host file.$",
     ):
         read_sysstat(tmp_path / "two.csv", server="x")

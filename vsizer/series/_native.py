@@ -214,6 +214,6 @@ def parse_tz_param(tz: str | None, func: str) -> tzinfo | None:
         return ZoneInfo(text)
     except (ZoneInfoNotFoundError, ValueError):
         raise SeriesError(
-            f"The 'tz' parameter of {func} must be an IANA time-zone name such as "
+            f"--tz ({func}) must be an IANA time-zone name such as "
             f"'Asia/Tokyo' or a UTC offset such as '+09:00'. Got {tz!r} instead."
         ) from None

@@ -366,7 +366,7 @@ def read_perfmon(
     if server is not None and len(hosts) > 1:
         raise SeriesError(
             f"{label}: the file holds {len(hosts)} hosts ({', '.join(hosts)}); "
-            "server= can only name a one-host file."
+            "--server can only name a one-host file."
         )
     names = {h: server if server is not None else (h or Path(path).stem) for h in hosts}
     quality = SeriesQuality()
@@ -399,7 +399,7 @@ def read_perfmon(
                 "unit_guess",
                 len(times),
                 f"the header '{_cut(table.head)}' gives no time-zone bias; times read "
-                "as UTC (pass tz= with the host's zone)",
+                "as UTC (give --tz with the host's zone)",
             )
     read = {h for paths in metadata["counters"].values() for h in paths}
     metadata["blank_values"] = {
@@ -464,7 +464,7 @@ def _decode_and_split(data: bytes, label: str, encoding: str | None) -> _Split:
         raise SeriesError(
             f"{label}: cannot decode the file as "
             + ", ".join(candidates)
-            + "; pass encoding=."
+            + "; give --encoding."
         )
     return first
 
@@ -667,8 +667,9 @@ def _memory(
         )
         quality.note(
             f"{name}: Memory\\Available MBytes needs the server's memory size to "
-            "give mem_used_gib: pass mem_capacity_gib= (the inventory's mem_gib); "
-            "the available series is in metadata['mem_available_gib']."
+            "give mem_used_gib, and a Performance Monitor log does not hold it; "
+            "the available memory is kept in the series metadata "
+            "(mem_available_gib)."
         )
 
 
@@ -723,8 +724,8 @@ def _no_counters_message(label: str, columns: list[_Column], encoding: str) -> s
         " for another language add them to vsizer.series.perfmon.OBJECT_ALIASES and"
         " COUNTER_ALIASES."
         + (
-            f" The file was decoded as {encoding}: if the names look garbled, pass"
-            " encoding=."
+            f" The file was decoded as {encoding}: if the names look garbled, give"
+            " --encoding."
             if any(not h.isascii() for h in found)
             else ""
         )

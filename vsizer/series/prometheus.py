@@ -255,8 +255,8 @@ def read_node_exporter(
                 group[0].file,
                 "needs two or more scrapes to compute rates ("
                 + ", ".join(rates_wanted)
-                + f"); got 1 scrape of server '{name}'. Pass "
-                "metrics=('mem_used_gib', 'mem_capacity_gib') to read gauges only.",
+                + f"); got 1 scrape of server '{name}'. Give --metric mem_used_gib "
+                "(or mem_capacity_gib) to read a gauge only.",
             )
     problems.raise_if_any()
 
@@ -315,7 +315,8 @@ def _check_metrics(metrics: Iterable[str] | None) -> list[str]:
     bad = [m for m in chosen if m not in NODE_EXPORTER_METRICS]
     if bad or not chosen:
         raise ConfigError(
-            "The 'metrics' parameter of read_node_exporter must hold names from "
+            "--metric for node_exporter scrapes (read_node_exporter metrics) must "
+            "name metrics among "
             + ", ".join(repr(m) for m in NODE_EXPORTER_METRICS)
             + f". Got {chosen!r} instead."
         )
@@ -457,7 +458,7 @@ def _scrape_server(sc: _Scrape, server: str | None, problems: Problems) -> None:
     problems.whole(
         sc.file,
         'expected node_uname_info{nodename="..."} to name the server, found none; '
-        "pass server='...'.",
+        "give --server NAME.",
     )
 
 
@@ -687,7 +688,7 @@ def read_query_range(
     """
     if metric not in METRICS:
         raise ConfigError(
-            "The 'metric' parameter of read_query_range must be one of "
+            "--metric of a Prometheus query_range response must be one of "
             + ", ".join(repr(m) for m in METRICS)
             + f". Got {metric!r} instead."
         )
@@ -698,7 +699,7 @@ def read_query_range(
             unit_factor(metric, given_unit)
         except ValueError:
             raise ConfigError(
-                f"The 'unit' parameter of read_query_range must be "
+                f"--unit of a Prometheus query_range response must be "
                 f"{UNITS_EXPECTED[KIND_OF_METRIC[metric]]} for metric '{metric}'. "
                 f"Got {unit!r} instead."
             ) from None

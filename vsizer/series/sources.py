@@ -138,14 +138,20 @@ def _check_format(fmt: str) -> SeriesFormat:
     return FORMATS[fmt]
 
 
+def _flag(option: str) -> str:
+    """The command-line flag of a reader option: ``tz`` -> ``--tz``."""
+    return "--" + option.replace("_", "-")
+
+
 def _options(fmt: SeriesFormat, options: dict[str, Any]) -> dict[str, Any]:
     given = {k: v for k, v in options.items() if v is not None}
     wrong = [k for k in given if k not in fmt.options]
     if wrong:
-        accepted = ", ".join(fmt.options) if fmt.options else "none"
+        accepted = ", ".join(map(_flag, fmt.options)) if fmt.options else "none"
         raise ConfigError(
-            f"The option(s) {', '.join(repr(w) for w in wrong)} do not apply to series "
-            f"format {fmt.name!r}; it accepts: {accepted}."
+            f"{', '.join(map(_flag, wrong))} "
+            f"{'does' if len(wrong) == 1 else 'do'} not apply to series format "
+            f"{fmt.name!r}; it accepts: {accepted}."
         )
     return given
 
@@ -344,9 +350,9 @@ def load_series(
         wrong = [k for k in opts if k not in _STORE_OPTIONS]
         if wrong:
             raise ConfigError(
-                f"The option(s) {', '.join(repr(w) for w in wrong)} apply to series "
-                "files, not to a series store; give --series-format, or use "
-                f"{', '.join(_STORE_OPTIONS)}."
+                f"{', '.join(map(_flag, wrong))} "
+                f"{'applies' if len(wrong) == 1 else 'apply'} to series files, not "
+                "to a series store; give --series-format with the files' format."
             )
         problems = []
         for s in sources:
