@@ -284,7 +284,9 @@ def test_node_exporter_bad_input(tmp_path):
 
 
 def test_node_exporter_bad_parameters():
-    with pytest.raises(ConfigError, match="The 'metrics' parameter"):
+    with pytest.raises(
+        ConfigError, match=r"^--metric for node_exporter scrapes \(read_node_exporter"
+    ):
         read_node_exporter(WEB01, metrics=["power_w"])
     with pytest.raises(ConfigError, match="one time per path"):
         read_node_exporter(WEB01, timestamps=[T0])

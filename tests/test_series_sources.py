@@ -116,7 +116,8 @@ def test_option_and_format_errors(tmp_path, two_longs):
     assert len(load_series(two_longs, "long", tz=None).data) == 4
     with pytest.raises(
         ConfigError,
-        match=r"The option\(s\) 'tz' apply to series files, not to a series store",
+        match=r"^--tz applies to series files, not to a series store; give "
+        r"--series-format with the files' format.$",
     ):
         load_series([tmp_path], tz="UTC")
     with pytest.raises(SeriesError, match=r"nope.csv: no such file or folder"):
