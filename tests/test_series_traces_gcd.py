@@ -45,7 +45,12 @@ def _folder(tmp_path: Path) -> Path:
 
 def test_gcd_folder_values_times_and_quality(tmp_path):
     result = read_gcd(_folder(tmp_path))
-    assert tuple(result.data.columns) == SERIES_COLUMNS
+    data = result.data
+    assert tuple(data.columns) == SERIES_COLUMNS
+    assert str(data["timestamp"].dtype) == "datetime64[ns, UTC]"
+    assert data["server"].dtype == pd.StringDtype()
+    resorted = data.sort_values(["server", "metric", "timestamp"], ignore_index=True)
+    pd.testing.assert_frame_equal(data, resorted)
     assert result.source_format == "gcd"
     assert sorted(set(result.data["server"])) == ["vm_5544436380_8", "vm_6233569879_4"]
     assert_allclose(
@@ -225,3 +230,13 @@ def test_cli_import_gcd_and_capped_planetlab_error(tmp_path):
     )
     assert ok.exit_code == 0, ok.output
     assert "cpu_util, mem_util" in ok.output
+
+
+def test_gcd_rows_in_server_order_when_suffixes_reorder_names(tmp_path):
+    # File order: "x-y" < "x.txt"; server order: "x" < "x-y".
+    (tmp_path / "x.txt").write_text("10 20\n")
+    (tmp_path / "x-y").write_text("30 40\n")
+    data = read_gcd(tmp_path).data
+    assert list(data["server"]) == ["x", "x", "x-y", "x-y"]
+    assert list(data["metric"]) == ["cpu_util", "mem_util"] * 2
+    assert_allclose(data["value"], [0.1, 0.2, 0.3, 0.4])

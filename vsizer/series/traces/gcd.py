@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vsizer.series._tidy import FloatArray, Problems, file_label, tidy_frame
+from vsizer.series._tidy import FloatArray, Problems, file_label, tidy_from_codes
 from vsizer.series.model import SeriesQuality, SeriesSet
 from vsizer.series.traces._common import NS, utc_ns, visible_files
 from vsizer.series.traces._rows import READ_ERRORS, open_binary
@@ -114,19 +114,20 @@ def read_gcd(
             f"{off} of {len(files)} files do not hold 288 lines (24 hours at "
             "5-minute steps); read as they are."
         )
-    server, ts, metric, value = [], [], [], []
-    for name, block in zip(names, blocks, strict=True):
+    order = sorted(range(len(names)), key=lambda i: names[i])  # contract order
+    ts, metric, value = [], [], []
+    for i in order:
+        block = blocks[i]
         offsets = t0 + np.arange(len(block), dtype=np.int64) * (GCD_STEP_S * NS)
-        for j, (m, label) in enumerate((("cpu_util", "CPU"), ("mem_util", "memory"))):
+        for j, label in enumerate(("CPU", "memory")):
             v = block[:, j]
             n_over = int((v > 100.0).sum())
             if n_over:
                 quality.add(
-                    name, "clipped", n_over, f"{label} % above 100 set to 100 %"
+                    names[i], "clipped", n_over, f"{label} % above 100 set to 100 %"
                 )
-            server.append(np.full(len(v), name, dtype=object))
             ts.append(offsets)
-            metric.append(np.full(len(v), m, dtype=object))
+            metric.append(np.full(len(v), j, dtype=np.int64))
             value.append(np.minimum(v, 100.0) / 100.0)
     start_iso = pd.Timestamp(t0, tz="UTC").isoformat()
     quality.note(
@@ -140,10 +141,12 @@ def read_gcd(
             else " (--start)."
         )
     )
-    data = tidy_frame(
-        np.concatenate(server),
-        np.concatenate(ts),
+    data = tidy_from_codes(
+        np.repeat(np.arange(len(order)), 2 * lengths[order]),
+        [names[i] for i in order],
         np.concatenate(metric),
+        ("cpu_util", "mem_util"),
+        np.concatenate(ts),
         np.concatenate(value),
     )
     return SeriesSet(
