@@ -9,14 +9,17 @@ disk_io_percent); neither has a header line.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 from numpy.testing import assert_allclose
+from typer.testing import CliRunner
 
 import vsizer
 from vsizer.catalogs.model import HostModel
+from vsizer.cli import app
 from vsizer.errors import InputError
 from vsizer.series import load_series
 from vsizer.series.align import align
@@ -229,7 +232,9 @@ def test_plan_from_an_alibaba_folder(tmp_path):
     doc = vsizer.plan(
         series=series, hosts=HOST, vm_cpu_mhz=50.0, vm_mem_gib=4.0, failures=0
     ).to_dict()
-    caps = {s["name"]: (s["cores_per_socket"], s["cpu_capacity"]) for s in doc["servers"]}
+    caps = {
+        s["name"]: (s["cores_per_socket"], s["cpu_capacity"]) for s in doc["servers"]
+    }
     # 96 CPUs x 50 MHz = 4,800 MHz; m_3 has no meta row: 1 x 50 MHz.
     assert caps == {"m_1": (96, 4800.0), "m_2": (96, 4800.0), "m_3": (1, 50.0)}
 
@@ -248,3 +253,40 @@ def test_machines_survive_the_series_store(tmp_path):
     }
     only = SeriesStore.open(tmp_path / "store").read(servers=["m_2"])
     assert list(machines_from_metadata(only.metadata)) == ["m_2"]
+
+
+def test_cli_import_and_plan_an_alibaba_folder(tmp_path):
+    pytest.importorskip("pyarrow")
+    runner = CliRunner()
+    folder = _trace_folder(tmp_path)
+    store = tmp_path / "store"
+    r = runner.invoke(
+        app,
+        ["import", str(folder), "--format", "alibaba", "--store", str(store)],
+        env={"COLUMNS": "250"},
+    )
+    assert r.exit_code == 0, r.output
+    assert "Is a directory" not in r.output
+    assert "cpu_util, mem_util" in r.output
+    out = tmp_path / "plan.json"
+    r = runner.invoke(
+        app,
+        [
+            "plan",
+            "--series",
+            str(store),
+            "--vm-cpu-mhz",
+            "50",
+            "--vm-mem-gib",
+            "4",
+            "--failures",
+            "0",
+            "-o",
+            str(out),
+        ],
+        env={"COLUMNS": "250"},
+    )
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())
+    cores = {s["name"]: s["cores_per_socket"] for s in doc["servers"]}
+    assert cores == {"m_1": 96, "m_2": 96}

@@ -38,7 +38,9 @@ def _folder(tmp_path: Path) -> Path:
         "58.713 10.115200000000002\n58.282999999999994 10.1457\n58.169 10.1326\n"
     )
     # Memory above 100 % (as in the published files), tab-separated, no final newline.
-    (folder / "vm_6233569879_4.txt").write_text("7.0\t101.5\n6.5\t215.31365140000008\n8 99")
+    (folder / "vm_6233569879_4.txt").write_text(
+        "7.0\t101.5\n6.5\t215.31365140000008\n8 99"
+    )
     (folder / ".hidden").write_text("not read\n")
     return folder
 
@@ -106,7 +108,9 @@ def test_gcd_one_day_file_with_start_and_gz(tmp_path):
     assert set(result.data["server"]) == {"vm_1"}
     cpu = _values(result, "vm_1", "cpu_util")
     assert len(cpu) == 288
-    assert cpu[0] == pytest.approx(0.055) and cpu[287] == pytest.approx(0.225)  # 287 % 90 + 5.5 = 22.5
+    assert cpu[0] == pytest.approx(0.055) and cpu[287] == pytest.approx(
+        0.225
+    )  # 287 % 90 + 5.5 = 22.5
     assert result.data["timestamp"].iloc[0] == pd.Timestamp("2026-01-05T00:00:00Z")
     assert result.data["timestamp"].iloc[287] == pd.Timestamp("2026-01-05T23:55:00Z")
     assert result.metadata["start_from"] == "--start"
@@ -122,9 +126,7 @@ def test_gcd_bad_lines_and_files(tmp_path):
     (tmp_path / "vm_b").write_text("")
     with pytest.raises(InputError) as err:
         read_gcd(tmp_path)
-    what = (
-        "two numbers separated by white space (CPU % and memory %), each 0 or more"
-    )
+    what = "two numbers separated by white space (CPU % and memory %), each 0 or more"
     assert err.value.problems == [
         f"vm_a line 2: expected {what}, got '10'.",
         f"vm_a line 3: expected {what}, got '10 20 30'.",
@@ -145,7 +147,9 @@ def test_gcd_folder_errors(tmp_path):
     twice.mkdir()
     (twice / "vm_1").write_text("1 2\n")
     (twice / "vm_1.txt").write_text("1 2\n")
-    with pytest.raises(InputError, match=r"^vm_1.txt: server 'vm_1' is also read from vm_1\.$"):
+    with pytest.raises(
+        InputError, match=r"^vm_1.txt: server 'vm_1' is also read from vm_1\.$"
+    ):
         read_gcd(twice)
     with pytest.raises(
         InputError,
@@ -212,7 +216,14 @@ def test_cli_import_gcd_and_capped_planetlab_error(tmp_path):
     folder = _gcd_day_folder(tmp_path, 30)
     r = runner.invoke(
         app,
-        ["import", str(folder), "--format", "planetlab", "--store", str(tmp_path / "s")],
+        [
+            "import",
+            str(folder),
+            "--format",
+            "planetlab",
+            "--store",
+            str(tmp_path / "s"),
+        ],
         env={"COLUMNS": "250"},
     )
     assert r.exit_code == 2
