@@ -133,3 +133,14 @@ def test_no_message_names_a_python_argument():
 )
 def test_the_scan_catches_issue_11_wording(text):
     assert _PYTHON_ARGUMENT.search(text)
+
+
+def test_places_inside_a_file_are_one_kind():
+    lines = [
+        f"v.json sysstat.hosts[0].statistics[{i}].cpu-load[0]: expected a number "
+        f"for 'idle', got 'n/a{i}'."
+        for i in range(23)
+    ]
+    capped = cap_problems(lines)
+    assert len(capped) == 21
+    assert capped[-1] == "v.json: … and 3 more like it (expected a number for 'idle')."

@@ -19,6 +19,7 @@ _CELL_RE = re.compile(
 )
 # "{file}: {text}" (a problem of a file as a whole)
 _WHOLE_RE = re.compile(r"^(?P<file>[^:\s][^:]*?): (?P<text>.+)$")
+_EXPECTED_GOT_RE = re.compile(r"^(?P<what>expected .+?), got '")
 
 Kind = tuple[str | None, str]
 
@@ -36,6 +37,9 @@ def problem_kind(line: str) -> tuple[Kind, str]:
         return (m["column"], f"expected {m['what']}"), m["file"]
     m = _WHOLE_RE.match(line)
     if m:
+        cell = _EXPECTED_GOT_RE.match(m["text"])
+        if cell:  # "{file} {place in the file}: expected ..., got '...'."
+            return (None, cell["what"]), m["file"].split(" ")[0]
         return (None, m["text"]), m["file"]
     return (None, line), ""
 
