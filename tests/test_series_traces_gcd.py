@@ -9,6 +9,7 @@ noise; memory up to 215 % in 12 of 1,600 files).
 from __future__ import annotations
 
 import gzip
+import json
 from pathlib import Path
 
 import numpy as np
@@ -251,3 +252,30 @@ def test_gcd_rows_in_server_order_when_suffixes_reorder_names(tmp_path):
     assert list(data["server"]) == ["x", "x", "x-y", "x-y"]
     assert list(data["metric"]) == ["cpu_util", "mem_util"] * 2
     assert_allclose(data["value"], [0.1, 0.2, 0.3, 0.4])
+
+
+def test_cli_plan_on_a_gcd_folder(tmp_path):
+    out = tmp_path / "plan.json"
+    r = runner.invoke(
+        app,
+        [
+            "plan",
+            "--series",
+            str(_folder(tmp_path)),
+            "--series-format",
+            "gcd",
+            "--vm-cpu-mhz",
+            "2000",
+            "--vm-mem-gib",
+            "4",
+            "-o",
+            str(out),
+        ],
+        env={"COLUMNS": "250"},
+    )
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())
+    vm = {s["name"]: s for s in doc["servers"]}["vm_5544436380_8"]
+    assert (vm["cpu_mhz"], vm["cores_per_socket"], vm["mem_gib"]) == (2000.0, 1, 4.0)
+    assert vm["cpu_peak_util"] == pytest.approx(0.58713)
+    assert vm["cpu_avg_util"] == pytest.approx((0.58713 + 0.58283 + 0.58169) / 3)
