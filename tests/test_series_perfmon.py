@@ -272,7 +272,7 @@ def test_two_hosts_and_processor_instances() -> None:
     ]
     with pytest.raises(
         SeriesError,
-        match=r"^two_hosts.csv: the file holds 2 hosts \(HV-A, HV-B\); server= can "
+        match=r"^two_hosts.csv: the file holds 2 hosts \(HV-A, HV-B\); --server can "
         r"only name a one-host file.$",
     ):
         read_perfmon(DATA / "two_hosts.csv", server="x")

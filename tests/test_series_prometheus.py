@@ -62,7 +62,7 @@ def test_real_single_scrape_needs_two_for_rates(shared_data):
     assert err.value.problems == [
         "node_exporter_e2e-output_linux.txt: needs two or more scrapes to compute "
         "rates (cpu_util, disk_iops, disk_mb_s, net_mbps); got 1 scrape of server "
-        "'e2e'. Pass metrics=('mem_used_gib', 'mem_capacity_gib') to read gauges only."
+        "'e2e'. Give --metric mem_used_gib (or mem_capacity_gib) to read a gauge only."
     ]
 
 

@@ -200,7 +200,7 @@ def test_sar_ampm_midnight_restart_and_offline_cpu() -> None:
 def test_sar_local_time_in_a_dst_zone() -> None:
     s = read_sysstat(DATA / "sar_u_r_ampm_restart.txt", tz="America/New_York")
     assert s.data["timestamp"].min() == pd.Timestamp("2024-01-01 04:50:01Z")  # EST
-    assert s.metadata["timezone"] == "America/New_York (tz=)"
+    assert s.metadata["timezone"] == "America/New_York (--tz)"
 
 
 def test_sadf_d_quirks() -> None:
@@ -414,7 +414,9 @@ def test_many_problems_are_summarized(tmp_path: Path) -> None:
     with pytest.raises(SeriesError) as info:
         read_sysstat(tmp_path / "many.csv")
     assert len(info.value.problems) == 21
-    assert info.value.problems[-1] == "many.csv: 5 more problems not listed."
+    assert info.value.problems[-1] == (
+        "many.csv: … and 5 more like it (expected a number for '%idle')."
+    )
 
 
 def test_not_sysstat_binary_missing_and_bad_parameters(tmp_path: Path) -> None:
@@ -452,7 +454,7 @@ def test_server_name_needs_a_one_host_file(tmp_path: Path) -> None:
     assert sorted(set(s.data["server"])) == ["a", "b"]
     with pytest.raises(
         SeriesError,
-        match=r"^two.csv: the file holds 2 hosts \(a, b\); server= can only name a "
+        match=r"^two.csv: the file holds 2 hosts \(a, b\); --server can only name a "
         r"one-host file.$",
     ):
         read_sysstat(tmp_path / "two.csv", server="x")

@@ -203,7 +203,9 @@ def test_long_many_problems_are_summarized(tmp_path):
     with pytest.raises(InputError) as err:
         read_long(path)
     assert len(err.value.problems) == 21
-    assert err.value.problems[-1] == "many.csv: 5 more problems not listed."
+    assert err.value.problems[-1] == (
+        "many.csv, column 'value': … and 5 more like it (expected a non-negative number)."
+    )
 
 
 def test_long_cp932(tmp_path):

@@ -124,10 +124,10 @@ def test_planetlab_corrupted_copy(shared_data, tmp_path):
 def test_planetlab_needs_a_day(tmp_path):
     (tmp_path / "vm").write_text("1\n")
     with pytest.raises(
-        InputError, match=re.escape("pass start='2011-03-03T00:00:00Z'")
+        InputError, match=re.escape("give --start 2011-03-03T00:00:00Z instead.")
     ):
         read_planetlab(tmp_path / "vm")
-    with pytest.raises(InputError, match="expected an ISO 8601 time"):
+    with pytest.raises(InputError, match="^--start: expected an ISO 8601 time"):
         read_planetlab(tmp_path / "vm", start="yesterday")
     empty = tmp_path / "20110101"
     empty.mkdir()

@@ -85,7 +85,7 @@ def plan(
         typer.Option(
             "--series-format",
             help="Format of --series files: sar, perfmon, prometheus, long, wide, "
-            "planetlab, bitbrains, alibaba. Omit for a store.",
+            "planetlab, bitbrains, alibaba, gcd. Omit for a store.",
         ),
     ] = None,
     metric: MetricOpt = None,

@@ -32,7 +32,9 @@ if TYPE_CHECKING:
 
 series_app = typer.Typer(help="Inspect series stores.", no_args_is_help=True)
 
-_FORMATS_HELP = "sar, perfmon, prometheus, long, wide, planetlab, bitbrains, alibaba"
+_FORMATS_HELP = (
+    "sar, perfmon, prometheus, long, wide, planetlab, bitbrains, alibaba, gcd"
+)
 
 
 def _when(ts: pd.Timestamp | None) -> str:

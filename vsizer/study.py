@@ -639,15 +639,19 @@ def plan(
         if series is None or aligned is None:
             raise ConfigError(
                 "plan needs an inventory file, or time series that give every VM's "
-                "size (or vm_cpu_mhz and vm_mem_gib for one size for all)."
+                "size (or --vm-cpu-mhz and --vm-mem-gib for one size for all)."
             )
-        from vsizer.series.as_inventory import inventory_from_series
+        from vsizer.series.as_inventory import (
+            inventory_from_series,
+            machines_from_metadata,
+        )
 
         inventory = inventory_from_series(
             aligned,
             source=series.source,
             vm_cpu_mhz=rules.vm_cpu_mhz,
             vm_mem_gib=rules.vm_mem_gib,
+            machines=machines_from_metadata(series.metadata),
         )
     elif not isinstance(inventory, Inventory):
         inventory = read_inventory(

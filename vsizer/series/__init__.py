@@ -23,6 +23,7 @@ from vsizer.series.tabular import read_long
 from vsizer.series.traces import (
     read_alibaba_machine_usage,
     read_bitbrains,
+    read_gcd,
     read_planetlab,
 )
 from vsizer.series.wide import read_wide
@@ -41,6 +42,7 @@ __all__ = [
     "merge_series",
     "read_alibaba_machine_usage",
     "read_bitbrains",
+    "read_gcd",
     "read_long",
     "read_node_exporter",
     "read_perfmon",

@@ -21,9 +21,6 @@ from vsizer.errors import SeriesError
 from vsizer.series._tidy import check_gaps
 from vsizer.series.model import METRICS, SeriesQuality, empty_series
 
-#: Problem lines listed per file; the rest are counted in one line.
-MAX_PROBLEMS = 20
-
 #: Time-zone abbreviations (``sadf -t``, ``sadf -j`` "tz") whose UTC offset is
 #: unambiguous [h].
 TZ_ABBREVIATIONS: dict[str, float] = {
@@ -41,8 +38,9 @@ class Problems:
     """Problem lines of one file, raised at once as a :class:`SeriesError`.
 
     Lines read ``{where}: expected {what}, got '{value}'.``, listed in the
-    order given by ``order`` (else as found); after :data:`MAX_PROBLEMS` lines
-    the rest are counted in one line.
+    order given by ``order`` (else as found); of each kind the first
+    :data:`~vsizer.errors.MAX_LINES_PER_KIND` are shown, then "… and N more
+    like it" (:func:`~vsizer.errors.cap_problems`).
     """
 
     def __init__(self, label: str) -> None:
@@ -65,13 +63,7 @@ class Problems:
     def raise_if_any(self) -> None:
         if not self._found:
             return
-        lines = self.lines[:MAX_PROBLEMS]
-        if len(self._found) > MAX_PROBLEMS:
-            lines.append(
-                f"{self.label}: {len(self._found) - MAX_PROBLEMS} more problems "
-                "not listed."
-            )
-        raise SeriesError(lines)
+        raise SeriesError(self.lines)  # capped per kind by InputError
 
 
 def zone_offset(zone: str) -> timedelta | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import tzinfo
 from pathlib import Path
 from typing import Any, NoReturn
@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from vsizer.errors import SeriesError
+from vsizer.errors import MAX_LINES_PER_KIND, Kind, SeriesError, more_like_it
 from vsizer.series.model import METRICS, SeriesQuality, empty_series
 from vsizer.units import (
     clock_to_mhz,
@@ -27,9 +27,6 @@ from vsizer.units import (
     rate_to_mb_s,
     rate_to_mbps,
 )
-
-#: Problem lines kept per file before the rest are summarized in one line.
-MAX_PROBLEMS_PER_FILE = 20
 
 #: Plain numbers below this (2000-01-01 as Unix seconds) are not read as Unix time.
 UNIX_FLOOR_S = 946_684_800
@@ -58,22 +55,28 @@ class Problems:
 
     Lines follow the house template
     ``{file} line {n}, column '{c}': expected {what}, got '{value}'.``
-    (column left out where the format has none). After
-    :data:`MAX_PROBLEMS_PER_FILE` lines of a file the rest are counted in one line.
+    (column left out where the format has none). Of each kind (same column and
+    expected-what, or same whole-file text; :func:`~vsizer.errors.problem_kind`)
+    the first :data:`~vsizer.errors.MAX_LINES_PER_KIND` lines are kept and the
+    rest counted in one "… and N more like it" line, so a folder of 1,600 bad
+    files costs 21 lines, not 460,800. :meth:`hint` lines come last.
     """
 
     def __init__(self) -> None:
-        self._lines: list[str] = []
-        self._per_file: dict[str, int] = {}
+        self._lines: list[tuple[Kind, str]] = []
+        self._count: dict[Kind, int] = {}
+        self._files: dict[Kind, set[str]] = {}
+        self._hints: list[str] = []
 
     def __bool__(self) -> bool:
-        return bool(self._lines) or any(self._per_file.values())
+        return bool(self._count)
 
-    def _keep(self, file: str, line: str) -> None:
-        n = self._per_file.get(file, 0) + 1
-        self._per_file[file] = n
-        if n <= MAX_PROBLEMS_PER_FILE:
-            self._lines.append(line)
+    def _keep(self, kind: Kind, file: str, make_line: Callable[[], str]) -> None:
+        n = self._count.get(kind, 0) + 1
+        self._count[kind] = n
+        self._files.setdefault(kind, set()).add(file)
+        if n <= MAX_LINES_PER_KIND:
+            self._lines.append((kind, make_line()))
 
     def cell(
         self,
@@ -84,14 +87,26 @@ class Problems:
         *,
         column: str | None = None,
     ) -> None:
-        where = f"{file} line {line}" + (
-            "" if column is None else f", column '{column}'"
-        )
-        self._keep(file, f"{where}: expected {expected}, got '{_shown(got)}'.")
+        def make() -> str:
+            where = f"{file} line {line}" + (
+                "" if column is None else f", column '{column}'"
+            )
+            return f"{where}: expected {expected}, got '{_shown(got)}'."
+
+        self._keep((column, f"expected {expected}"), file, make)
 
     def whole(self, file: str, text: str) -> None:
         """A problem of the file as a whole: ``{file}: {text}``."""
-        self._keep(file, f"{file}: {text}")
+        self._keep((None, text), file, lambda: f"{file}: {text}")
+
+    def hint(self, text: str) -> None:
+        """A line of advice shown after the problems (once; not a problem)."""
+        if text not in self._hints:
+            self._hints.append(text)
+
+    def count(self, kind: Kind) -> int:
+        """How many problems of ``kind`` were recorded."""
+        return self._count.get(kind, 0)
 
     def raise_if_any(self) -> None:
         if self:
@@ -99,13 +114,19 @@ class Problems:
 
     def raise_all(self) -> NoReturn:
         """Raise the problems found (call after recording at least one)."""
-        lines = list(self._lines)
-        for file, n in self._per_file.items():
-            if n > MAX_PROBLEMS_PER_FILE:
+        lines: list[str] = []
+        first: dict[Kind, str] = {}
+        shown: dict[Kind, int] = {}
+        for kind, line in self._lines:
+            lines.append(line)
+            first.setdefault(kind, line)
+            shown[kind] = shown.get(kind, 0) + 1
+            more = self._count[kind] - shown[kind]
+            if shown[kind] == MAX_LINES_PER_KIND and more > 0:
                 lines.append(
-                    f"{file}: {n - MAX_PROBLEMS_PER_FILE} more problems not listed."
+                    more_like_it(first[kind], kind, more, len(self._files[kind]))
                 )
-        raise SeriesError(lines)
+        raise SeriesError(lines + self._hints)
 
 
 def tidy_frame(

@@ -1,24 +1,63 @@
 """A server list made from series alone, for plans without an inventory file.
 
 Traces such as Bitbrains carry each VM's provisioned CPU (MHz) and memory; PlanetLab
-gives only a CPU percentage, so one size for every VM comes from the user
-(``vm_cpu_mhz``, ``vm_mem_gib``). Each VM becomes one row: one "core" at its MHz
-(CPU capacity then follows DESIGN §4's clock fallback on the host's score per
-MHz), its memory, no vCPU count (the vCPU:core limit is not applied) and no
-physical "before" power (they are VMs already; power before is not estimated).
+and the gcd traces give only percentages, so one size for every VM comes from the
+user (``--vm-cpu-mhz``, ``--vm-mem-gib``). The Alibaba trace's ``machine_meta``
+gives each machine's CPU count (series metadata ``machines``): that machine then
+has that many cores, each at ``--vm-cpu-mhz``. Each VM becomes one row: its cores
+(one where no count is known) at their MHz (CPU capacity then follows the clock
+fallback, MHz x cores on the host's score per MHz), its memory, no vCPU count
+(the vCPU:core limit is not applied) and no physical "before" power (they are
+VMs already; power before is not estimated).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from vsizer._validation import quoted_list
 from vsizer.errors import InputError
 from vsizer.inventory.model import Inventory, empty_frame
 from vsizer.quality import QualityReport
+from vsizer.series._tidy import FloatArray
 from vsizer.series.align import AlignedSeries
 from vsizer.series.demand import cpu_util_stats, series_max
+
+
+def machines_from_metadata(metadata: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per-server sizes a reader put in ``metadata['machines']``, at any depth.
+
+    Looks in the set's own metadata and in its ``sources`` (merged sets and
+    series stores keep each source's metadata, or its ``machines``, there).
+    """
+    found: dict[str, dict[str, Any]] = {}
+    machines = metadata.get("machines")
+    if isinstance(machines, Mapping):
+        found.update({str(k): dict(v) for k, v in machines.items()})
+    for src in metadata.get("sources") or []:
+        if isinstance(src, Mapping):
+            found.update(machines_from_metadata(src))
+            inner = src.get("metadata")
+            if isinstance(inner, Mapping):
+                found.update(machines_from_metadata(inner))
+    return found
+
+
+def _cpu_counts(
+    names: list[str], machines: Mapping[str, Mapping[str, Any]] | None
+) -> npt.NDArray[np.int64]:
+    """CPU count per server from ``machines`` (0 where none is known)."""
+    out = np.zeros(len(names), dtype=np.int64)
+    for i, name in enumerate(names):
+        count = (machines or {}).get(name, {}).get("cpu_count")
+        if count is not None and int(count) > 0:
+            out[i] = int(count)
+    return out
 
 
 def inventory_from_series(
@@ -27,34 +66,79 @@ def inventory_from_series(
     source: str,
     vm_cpu_mhz: float | None = None,
     vm_mem_gib: float | None = None,
+    machines: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Inventory:
     """One inventory row per series server.
 
-    CPU capacity [MHz]: ``vm_cpu_mhz`` when given, else the server's
-    ``cpu_capacity_mhz`` series. Memory [GiB]: ``vm_mem_gib`` when given, else
-    its ``mem_capacity_gib`` series. Utilization (average, peak) comes from the
+    Cores: ``machines[server]['cpu_count']`` where given (Alibaba
+    ``machine_meta``; recorded as given), else 1. Clock per core [MHz]:
+    ``vm_cpu_mhz`` when given, else the server's ``cpu_capacity_mhz`` series
+    divided by its cores. Memory [GiB]: ``vm_mem_gib`` when given, else its
+    ``mem_capacity_gib`` series. Utilization (average, peak) comes from the
     CPU curve. Servers lacking either size are all reported in one error.
     """
     names = list(aligned.servers)
     n = len(names)
-    cap_mhz = series_max(aligned, "cpu_capacity_mhz", names)
+    counts = _cpu_counts(names, machines)
+    cores = np.where(counts > 0, counts, 1)
+    clock = series_max(aligned, "cpu_capacity_mhz", names) / cores
     mem = series_max(aligned, "mem_capacity_gib", names)
-    quality = QualityReport()
-    cpu_from = np.where(np.isnan(cap_mhz), "option", "series")
+    cpu_from = np.where(np.isnan(clock), "option", "series")
     mem_from = np.where(np.isnan(mem), "option", "series")
     if vm_cpu_mhz is not None:
-        cap_mhz = np.full(n, float(vm_cpu_mhz))
+        clock = np.full(n, float(vm_cpu_mhz))
         cpu_from[:] = "option"
     if vm_mem_gib is not None:
         mem = np.full(n, float(vm_mem_gib))
         mem_from[:] = "option"
+    _check_sizes(names, clock, mem, counts, source)
+    avg, peak = cpu_util_stats(aligned, names, clock * cores)
+    df = empty_frame(n)
+    df["name"] = pd.array(names, dtype="string")
+    df["sockets"] = pd.array([1] * n, dtype="Int64")
+    df["cores_per_socket"] = pd.array(cores.tolist(), dtype="Int64")
+    df["cpu_mhz"] = pd.array(clock, dtype="Float64")
+    df["mem_gib"] = pd.array(mem, dtype="Float64")
+    df["cpu_avg_util"] = pd.array(avg, dtype="Float64")  # NaN -> NA
+    df["cpu_peak_util"] = pd.array(peak, dtype="Float64")
+    df["pool"] = pd.array(["default"] * n, dtype="string")
+    df["power_w"] = pd.array([0.0] * n, dtype="Float64")
+    df["rack_u"] = pd.array([0.0] * n, dtype="Float64")
+    quality = _quality(
+        names, counts, cpu_from, mem_from, avg, vm_cpu_mhz, vm_mem_gib, source
+    )
+    return Inventory(
+        servers=df,
+        excluded=pd.DataFrame({"name": [], "reason": []}),
+        quality=quality,
+        source=source,
+        source_format="series",
+        metadata={"from_series": True},
+    )
+
+
+def _check_sizes(
+    names: list[str],
+    clock: FloatArray,
+    mem: FloatArray,
+    counts: npt.NDArray[np.int64],
+    source: str,
+) -> None:
+    """One error listing every server without a CPU or memory size."""
     problems = []
-    no_cpu = [names[i] for i in np.flatnonzero(np.isnan(cap_mhz) | (cap_mhz <= 0))]
+    no_cpu = [names[i] for i in np.flatnonzero(np.isnan(clock) | (clock <= 0))]
     if no_cpu:
+        counted = bool((counts > 0).any())
         problems.append(
             f"series {source}: {len(no_cpu)} server(s) have no CPU size "
             f"({quoted_list(no_cpu)}): expected a cpu_capacity_mhz series or an "
-            "inventory; give --vm-cpu-mhz F (one size for every VM) or an inventory file."
+            "inventory; give --vm-cpu-mhz F ("
+            + (
+                "the clock of each CPU; machine_meta gives the CPU count"
+                if counted
+                else "one size for every VM"
+            )
+            + ") or an inventory file."
         )
     no_mem = [names[i] for i in np.flatnonzero(np.isnan(mem) | (mem <= 0))]
     if no_mem:
@@ -65,19 +149,28 @@ def inventory_from_series(
         )
     if problems:
         raise InputError(problems)
-    avg, peak = cpu_util_stats(aligned, names, cap_mhz)
-    df = empty_frame(n)
-    df["name"] = pd.array(names, dtype="string")
-    df["sockets"] = pd.array([1] * n, dtype="Int64")
-    df["cores_per_socket"] = pd.array([1] * n, dtype="Int64")
-    df["cpu_mhz"] = pd.array(cap_mhz, dtype="Float64")
-    df["mem_gib"] = pd.array(mem, dtype="Float64")
-    df["cpu_avg_util"] = pd.array(avg, dtype="Float64")  # NaN -> NA
-    df["cpu_peak_util"] = pd.array(peak, dtype="Float64")
-    df["pool"] = pd.array(["default"] * n, dtype="string")
-    df["power_w"] = pd.array([0.0] * n, dtype="Float64")
-    df["rack_u"] = pd.array([0.0] * n, dtype="Float64")
+
+
+def _quality(
+    names: list[str],
+    counts: npt.NDArray[np.int64],
+    cpu_from: npt.NDArray[np.str_],
+    mem_from: npt.NDArray[np.str_],
+    avg: FloatArray,
+    vm_cpu_mhz: float | None,
+    vm_mem_gib: float | None,
+    source: str,
+) -> QualityReport:
+    """Where each size came from, per server and field."""
+    quality = QualityReport()
     for i, name in enumerate(names):
+        if counts[i] > 0:
+            quality.record(
+                name,
+                "cores_per_socket",
+                "given",
+                f"cpu_num {counts[i]} (Alibaba machine_meta)",
+            )
         quality.record(
             name,
             "cpu_mhz",
@@ -104,11 +197,10 @@ def inventory_from_series(
         "No inventory: servers, sizes and utilization come from the series "
         f"({source}); 'before' power and rack space are not estimated (VMs)."
     )
-    return Inventory(
-        servers=df,
-        excluded=pd.DataFrame({"name": [], "reason": []}),
-        quality=quality,
-        source=source,
-        source_format="series",
-        metadata={"from_series": True},
-    )
+    if (counts > 0).any():
+        quality.note(
+            f"CPU count of {int((counts > 0).sum())} of {len(names)} servers from "
+            "the series' machine list (Alibaba machine_meta cpu_num); each CPU at "
+            f"--vm-cpu-mhz {vm_cpu_mhz}."
+        )
+    return quality

@@ -367,7 +367,7 @@ def read_perfmon(
     if server is not None and len(hosts) > 1:
         raise SeriesError(
             f"{label}: the file holds {len(hosts)} hosts ({', '.join(hosts)}); "
-            "server= can only name a one-host file."
+            "--server can only name a one-host file."
         )
     names = {h: server if server is not None else (h or Path(plain_name(path)).stem) for h in hosts}
     quality = SeriesQuality()
@@ -668,9 +668,9 @@ def _memory(
         )
         quality.note(
             f"{name}: Memory\\Available MBytes needs the server's memory size to "
-            "give mem_used_gib, and this log does not hold it; memory used is "
-            "left out (log Memory\\Committed Bytes as well, or size memory from "
-            "the inventory)."
+            "give mem_used_gib, and a Performance Monitor log does not hold it; "
+            "the available memory is kept in the series metadata "
+            "(mem_available_gib)."
         )
 
 
@@ -725,8 +725,8 @@ def _no_counters_message(label: str, columns: list[_Column], encoding: str) -> s
         " for another language add them to vsizer.series.perfmon.OBJECT_ALIASES and"
         " COUNTER_ALIASES."
         + (
-            f" The file was decoded as {encoding}: if the names look garbled, pass"
-            " encoding=."
+            f" The file was decoded as {encoding}: if the names look garbled, give"
+            " --encoding."
             if any(not h.isascii() for h in found)
             else ""
         )

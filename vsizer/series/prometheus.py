@@ -256,8 +256,8 @@ def read_node_exporter(
                 group[0].file,
                 "needs two or more scrapes to compute rates ("
                 + ", ".join(rates_wanted)
-                + f"); got 1 scrape of server '{name}'. Pass "
-                "metrics=('mem_used_gib', 'mem_capacity_gib') to read gauges only.",
+                + f"); got 1 scrape of server '{name}'. Give --metric mem_used_gib "
+                "(or mem_capacity_gib) to read a gauge only.",
             )
     problems.raise_if_any()
 

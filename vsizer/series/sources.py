@@ -106,8 +106,15 @@ FORMATS: dict[str, SeriesFormat] = {
         ),
         SeriesFormat(
             "alibaba",
-            "Alibaba cluster-trace-v2018 machine_usage.csv (read_alibaba_machine_usage)",
+            "Alibaba cluster-trace-v2018: machine_usage.csv, or the folder holding it "
+            "and machine_meta.csv (read_alibaba_machine_usage)",
             ("start", "machines"),
+        ),
+        SeriesFormat(
+            "gcd",
+            "Google cluster-derived VM traces: per-VM files of 'CPU% memory%' lines "
+            "at 5-minute steps, or their folder (read_gcd)",
+            ("start",),
         ),
     )
 }
@@ -233,6 +240,7 @@ def _reader(fmt: str) -> Reader:
         "planetlab": traces.read_planetlab,
         "bitbrains": traces.read_bitbrains,
         "alibaba": traces.read_alibaba_machine_usage,
+        "gcd": traces.read_gcd,
     }
     return readers[fmt]
 

@@ -101,6 +101,9 @@ class PartInfo:
     sealed_from : str or None
         Journal file name, for a part sealed from a collector journal.
     quality : SeriesQuality
+    machines : dict
+        Per-server sizes the reader found (``metadata['machines']``, e.g.
+        Alibaba ``machine_meta`` CPU counts); empty for most formats.
     """
 
     name: str
@@ -114,6 +117,7 @@ class PartInfo:
     created: bool = True
     sealed_from: str | None = None
     quality: SeriesQuality = field(default_factory=SeriesQuality)
+    machines: dict[str, Any] = field(default_factory=dict)
 
 
 def _jsonable(obj: Any) -> Any:
@@ -206,6 +210,7 @@ def _part_info(name: str, meta: dict[str, Any], created: bool = True) -> PartInf
         created=created,
         sealed_from=meta.get("sealed_from"),
         quality=quality,
+        machines=dict((meta.get("metadata") or {}).get("machines") or {}),
     )
 
 
@@ -566,9 +571,19 @@ class SeriesStore:
             frames.append(table.to_pandas())
             labels.append(f"parts/{info.name}")
             _merge_quality(quality, info.quality, server_list)
-            sources.append(
-                {"part": info.name, "source": info.source, "format": info.source_format}
-            )
+            entry: dict[str, Any] = {
+                "part": info.name,
+                "source": info.source,
+                "format": info.source_format,
+            }
+            machines = {
+                k: v
+                for k, v in info.machines.items()
+                if server_list is None or k in server_list
+            }
+            if machines:
+                entry["machines"] = machines
+            sources.append(entry)
         live = []
         for path in journals:
             if path.name in sealed:

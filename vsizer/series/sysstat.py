@@ -378,7 +378,7 @@ class _Collector:
         if server is not None and len(self.hosts) > 1:
             raise SeriesError(
                 f"{self.label}: the file holds {len(self.hosts)} hosts "
-                f"({', '.join(self.hosts)}); server= can only name a one-host file."
+                f"({', '.join(self.hosts)}); --server can only name a one-host file."
             )
         names = {h: (server if server is not None else h) for h in self.hosts}
         rows = Rows()
@@ -446,7 +446,7 @@ class _Collector:
             return "written in the file (converted to UTC)"
         if self.zone is None:
             return "UTC (assumed: the file gives local times without a zone)"
-        return f"{self.zone} (tz=)"
+        return f"{self.zone} (--tz)"
 
     def _quality(self, quality: SeriesQuality, names: dict[str, str]) -> None:
         for host in self.hosts:
