@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from vsizer._atomic import check_output_path
 from vsizer._cli_common import _fail, err, out
 from vsizer.errors import VsizerError
 
@@ -128,6 +129,8 @@ def report_cmd(
     targets = output or [store.parent / "report.html"]
     try:
         for target in targets:
+            check_output_path(target)
+        for target in targets:
             write_report(store, target)
     except VsizerError as exc:
         raise _fail(exc) from None
@@ -154,6 +157,7 @@ def export_cmd(
         raise typer.Exit(2)
     target = output or Path("bench-results") / ("measurements.csv" if for_fit else "samples.parquet")
     try:
+        check_output_path(target)
         n = (export_for_fit if for_fit else export_parquet)(store, target)
     except VsizerError as exc:
         raise _fail(exc) from None

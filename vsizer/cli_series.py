@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from vsizer._atomic import check_output_dir
 from vsizer._cli_common import EXIT_INPUT, _fail, err, out
 from vsizer.errors import VsizerError
 
@@ -95,6 +96,7 @@ def import_series(
             "unit": unit,
             "start": start,
         }
+        check_output_dir(store, "--store")
         reads = plan_reads(sources, fmt, **options)
         st = SeriesStore.create(store)
     except VsizerError as exc:
@@ -242,6 +244,7 @@ def collect_series(
     from vsizer.series.collect import collect, parse_duration
 
     try:
+        check_output_dir(out_store, "--out")
         interval_s = parse_duration(interval, "interval")
         duration_s = None if duration is None else parse_duration(duration, "duration")
 
