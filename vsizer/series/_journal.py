@@ -153,8 +153,8 @@ class JournalWriter:
             self._rollback()
             what = "the header" if self._good == 0 else f"sample {self.samples + 1}"
             raise SeriesError(
-                f"{self.path}: cannot write {what} ({exc.strerror or exc}); "
-                f"{self.samples} sample(s) before it are on disk"
+                f"{self.path}: cannot write {what} ({exc.strerror or exc}); the "
+                f"journal keeps its {self.samples} complete sample(s)"
             ) from exc
         self._good += len(data)
 

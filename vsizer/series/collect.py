@@ -444,8 +444,8 @@ def collect(
     except SeriesError as exc:
         # a write failed (disk full): the journal holds every reported sample
         raise SeriesError(
-            f"{exc}; stopped: {report.samples} sample(s) of {name} are stored; free "
-            "space and rerun to resume"
+            f"{exc}; stopped after {report.samples} stored sample(s): free space "
+            "and rerun to resume"
         ) from exc
     finally:
         try:
