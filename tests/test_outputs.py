@@ -194,6 +194,14 @@ def test_output_path_errors_are_one_line_exit_2(bad, case, command):
     assert r.output == f"error: -o {path}: {reason}\n"
 
 
+def test_bench_run_report_path_error(bad):
+    path, reason = bad["under_file"]
+    path = path.with_suffix(".html")
+    r = run("bench", "run", "missing-suite", "--report", str(path))
+    assert r.exit_code == 2
+    assert r.output == f"error: --report {path}: {reason}\n"
+
+
 def test_predict_output_path_error(bad, tmp_path):
     path, reason = bad["under_file"]
     r = run("predict", "missing-plan.json", "-o", str(path))

@@ -49,13 +49,14 @@ def run_cmd(
     from vsizer.bench.suite import load_suite
 
     try:
+        target = report or store.parent / "report.html"
+        check_output_path(target, "--report")
         s = load_suite(suite)
         if quick:
             s = s.quick()
         if workload:
             s = s.only(workload)
         summary = run_suite(s, env=env, store=store, progress=_say)
-        target = report or store.parent / "report.html"
         write_report(store, target)
     except VsizerError as exc:
         raise _fail(exc) from None
