@@ -146,3 +146,32 @@ def test_collect_on_a_full_disk_loses_no_printed_sample_and_resumes(small_fs):
     assert st.journal_paths() == []
     after = st.read(metrics=["mem_used_gib"]).data
     assert len(after) == n + 2 and after.timestamp.is_unique
+
+
+def test_import_on_a_full_disk_is_one_line(small_fs, tmp_path):
+    src = tmp_path / "w.csv"
+    src.write_text(
+        "timestamp,web01\n"
+        + "".join(f"2024-05-01T00:{m:02d}:00Z,{m}\n" for m in range(60)),
+        encoding="utf-8",
+    )
+    args = ["--format", "wide", "--metric", "cpu_util", "--unit", "percent"]
+    filler = fill(small_fs, 0)
+    store = small_fs / "st"
+    r = vsizer_cli("import", str(src), *args, "--store", str(store))
+    assert r.returncode == 2
+    assert _one_error_line(r.stderr) == (
+        f"error: --store {store}: cannot create the store (No space left on device)."
+    )
+    filler.unlink()
+    from vsizer.series.store import SeriesStore
+
+    SeriesStore.create(store)
+    fill(small_fs, 0)
+    r = vsizer_cli("import", str(src), *args, "--store", str(store))
+    assert r.returncode == 2
+    assert _one_error_line(r.stderr) == (
+        f"error: {src}: cannot store it in {store} (No space left on device)."
+    )
+    assert SeriesStore.open(store).part_paths() == []
+    assert [p.name for p in (store / "parts").iterdir()] == []  # no temporary left

@@ -10,7 +10,7 @@ import typer
 
 from vsizer._atomic import check_output_dir
 from vsizer._cli_common import EXIT_INPUT, _fail, err, out
-from vsizer.errors import VsizerError
+from vsizer.errors import OutputError, VsizerError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -101,6 +101,11 @@ def import_series(
         st = SeriesStore.create(store)
     except VsizerError as exc:
         raise _fail(exc) from None
+    except OSError as exc:  # e.g. a full disk while writing the store's marker
+        reason = exc.strerror or str(exc)
+        raise _fail(
+            OutputError(f"--store {store}: cannot create the store ({reason}).")
+        ) from None
 
     from rich.table import Table
 
@@ -117,6 +122,10 @@ def import_series(
                     err.print(
                         f"error: {line}", markup=False, highlight=False, soft_wrap=True
                     )
+            except OSError as exc:  # full disk while writing the part (atomic)
+                failed += 1
+                reason = exc.strerror or str(exc)
+                _say(f"error: {r.label}: cannot store it in {store} ({reason}).")
             advance(r.label)
     if done:
         t = Table(

@@ -376,7 +376,12 @@ def collect(
     if count is not None:
         check_param("count", count, Interval(int, 1, None), where)
     check_param("segment_samples", segment_samples, Interval(int, 1, None), where)
-    st = store if isinstance(store, SeriesStore) else SeriesStore.create(store)
+    try:
+        st = store if isinstance(store, SeriesStore) else SeriesStore.create(store)
+    except OSError as exc:
+        raise SeriesError(
+            f"{store}: cannot create the series store ({exc.strerror or exc})"
+        ) from exc
     name = server or socket.gethostname()
     if not name.strip():
         raise ConfigError(
