@@ -342,3 +342,90 @@ def test_sigterm_seals_the_journal_into_a_part(tmp_path):
     (part,) = st.parts()
     assert part.source_format == "collect" and part.sealed_from is not None
     assert len(st.read(metrics=["cpu_util"]).data) == _reported(lines)
+
+
+# -- every write checked: a short or failed write leaves no torn sample ---------------
+
+
+def _fail_write_after(monkeypatch, n_ok: int, short: bool):
+    """Let ``n_ok`` journal writes through, then write half a line (or fail)."""
+    import errno as _errno
+
+    import vsizer.series._journal as journal
+
+    real = os.write
+    calls = {"n": 0}
+
+    def write(fd, data):
+        calls["n"] += 1
+        if calls["n"] <= n_ok:
+            return real(fd, data)
+        if short:
+            return real(fd, data[: len(data) // 2])
+        raise OSError(_errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(journal.os, "write", write)
+
+
+@pytest.mark.parametrize("short", [True, False])
+def test_journal_write_failure_truncates_back_and_raises(tmp_path, monkeypatch, short):
+    path = tmp_path / "j.jsonl"
+    w = JournalWriter(path, "web01", 30.0)
+    w.append(datetime_utc(0), {"cpu_util": 0.5})
+    good = path.read_bytes()
+    _fail_write_after(monkeypatch, 0, short)
+    reason = "short write: \\d+ of \\d+ bytes \\(disk full\\?\\)" if short else (
+        "No space left on device"
+    )
+    with pytest.raises(
+        SeriesError,
+        match=rf"j\.jsonl: cannot write sample 2 \({reason}\); the journal keeps its "
+        r"1 complete sample\(s\)$",
+    ):
+        w.append(datetime_utc(30), {"cpu_util": 0.6})
+    assert path.read_bytes() == good  # the torn half line is gone
+    assert w.samples == 1
+    monkeypatch.undo()
+    w.append(datetime_utc(60), {"cpu_util": 0.7})  # appends after the good line
+    w.close()
+    assert path.read_bytes().count(b"\n") == 3
+
+
+def test_journal_header_failure_leaves_no_file(tmp_path, monkeypatch):
+    _fail_write_after(monkeypatch, 0, short=True)
+    with pytest.raises(SeriesError, match=r"cannot write the header \(short write"):
+        JournalWriter(tmp_path / "j.jsonl", "web01", 30.0)
+    assert list(tmp_path.iterdir()) == []
+
+
+def datetime_utc(seconds: float):
+    from datetime import UTC, datetime, timedelta
+
+    return datetime(2024, 5, 1, tzinfo=UTC) + timedelta(seconds=seconds)
+
+
+def test_collect_stops_on_a_failed_write_and_reports_only_durable_samples(
+    tmp_path, monkeypatch
+):
+    seen = []
+    _fail_write_after(monkeypatch, 4, short=True)  # header + 3 samples
+    with pytest.raises(
+        SeriesError,
+        match=r"cannot write sample 4 \(short write: \d+ of \d+ bytes \(disk full\?\)\); "
+        r"the journal keeps its 3 complete sample\(s\); stopped after 3 stored "
+        r"sample\(s\): free space and rerun to resume$",
+    ):
+        collect(
+            tmp_path / "st",
+            0.01,
+            count=10,
+            server="fake01",
+            on_sample=seen.append,
+            sampler=FakeSampler(),
+        )
+    assert [s.index for s in seen] == [1, 2, 3]
+    monkeypatch.undo()
+    store = SeriesStore.open(tmp_path / "st")
+    cpu = store.read(metrics=["cpu_util"]).data
+    assert len(cpu) == 3  # sealed on the way out; nothing torn, nothing lost
+    assert store.read().quality.issues == []

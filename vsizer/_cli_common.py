@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -15,11 +15,17 @@ from rich.progress import (
 )
 
 from vsizer.errors import VsizerError
+from vsizer.termsafe import SafeConsole
 
-err = Console(stderr=True)
-out = Console()
+#: Every terminal line goes through these consoles: control characters in
+#: user strings become visible escapes (:mod:`vsizer.termsafe`).
+err = SafeConsole(stderr=True)
+out = SafeConsole()
 
 EXIT_INPUT = 2
+
+#: Set by the global ``--debug`` flag: show tracebacks of internal errors.
+DEBUG: dict[str, bool] = {"on": False}
 
 
 def _fail(exc: VsizerError) -> typer.Exit:
@@ -173,3 +179,28 @@ def check_reader_flags(opts: dict[str, Any], series_format: str | None) -> None:
             "--series-format; give --series-format, or leave them out for a "
             "series store (it was read with them at 'vsizer import')."
         )
+
+
+def guard(exc: Exception) -> int:
+    """Print one error line for ``exc`` (or its traceback under --debug); exit code."""
+    if DEBUG["on"] or os.environ.get("VSIZER_DEBUG", "") not in ("", "0"):
+        import traceback
+
+        traceback.print_exception(exc)
+        return 1
+    if isinstance(exc, UnicodeDecodeError):
+        line = f"an input is not valid {exc.encoding} text ({exc.reason} at byte {exc.start})."
+        code = EXIT_INPUT
+    elif isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        line = f"{where}{exc.strerror or exc}."
+        code = EXIT_INPUT
+    else:
+        text = (str(exc).splitlines() or [""])[0][:300]
+        line = (
+            f"internal error ({type(exc).__name__}: {text}); rerun with --debug "
+            "for the traceback"
+        )
+        code = 1
+    err.print(f"error: {line}", markup=False, highlight=False, soft_wrap=True)
+    return code

@@ -14,7 +14,9 @@ from typing import Annotated, Any
 import typer
 
 from vsizer import __version__
+from vsizer._atomic import atomic_write, check_output_path
 from vsizer._cli_common import (
+    DEBUG,
     IndexColumnOpt,
     MetricOpt,
     SeriesStepOpt,
@@ -26,6 +28,7 @@ from vsizer._cli_common import (
     _progress,
     check_reader_flags,
     err,
+    guard,
     out,
     reader_options,
 )
@@ -57,8 +60,17 @@ def _root(
             "--version", callback=_version, is_eager=True, help="Print the version."
         ),
     ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug",
+            help="Show the traceback of an internal error (also VSIZER_DEBUG=1).",
+        ),
+    ] = False,
 ) -> None:
     """vsizer: server list in, checked consolidation plan out (terminal, JSON, Excel)."""
+    if debug:
+        DEBUG["on"] = True
 
 
 @app.command()
@@ -328,6 +340,7 @@ def plan(
                     f"-o {path}: unsupported output format '{path.suffix}'; use .json, "
                     ".xlsx or .html."
                 )
+            check_output_path(path)
         if inventory is None and not series:
             raise ConfigError(
                 "give an inventory file, or --series (with --vm-cpu-mhz and "
@@ -417,13 +430,11 @@ def plan(
 
 
 def _write(doc: dict[str, Any], path: Path, lang: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".json":
         import json
 
-        path.write_text(
-            json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-        )
+        with atomic_write(path, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
     elif path.suffix.lower() == ".xlsx":
         from vsizer.reporting.excel import write_plan_xlsx
 
@@ -532,6 +543,7 @@ def catalog_import_spec(
     from vsizer.catalogs import import_spec_cpu2017, write_catalog_csv
 
     try:
+        check_output_path(output)
         df = import_spec_cpu2017(file)
         write_catalog_csv(df, output)
         out.print(f"wrote {len(df)} CPU models to {output}")
@@ -573,6 +585,7 @@ def catalog_import_specpower(
     from vsizer.catalogs.import_specpower import import_specpower
 
     try:
+        check_output_path(output)
         df = import_specpower(file)
         required = ["sockets", "cores_per_socket", "cpu_mhz", "mem_gib"]
         incomplete = df[required].isna().any(axis=1)
@@ -604,13 +617,21 @@ def _register_command_groups() -> None:
 _register_command_groups()
 
 
-def main() -> None:
-    """Console entry point."""
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: the guard that keeps tracebacks away from users.
+
+    Exit codes: 0 success, 1 internal error, 2 bad input or usage (including
+    an output that cannot be written or an input that is not UTF-8), 130
+    interrupted. An unexpected exception becomes one line naming its type and
+    a pointer to ``--debug`` / ``VSIZER_DEBUG=1``, which print the traceback.
+    """
     try:
-        app()
+        app(args=argv)
     except KeyboardInterrupt:
         err.print("interrupted")
         sys.exit(130)
+    except Exception as exc:  # the top-level guard; see docs/reliability.md
+        sys.exit(guard(exc))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from vsizer._atomic import check_output_path
 from vsizer._cli_common import _fail, err, out
 from vsizer.errors import VsizerError
 
@@ -48,13 +49,14 @@ def run_cmd(
     from vsizer.bench.suite import load_suite
 
     try:
+        target = report or store.parent / "report.html"
+        check_output_path(target, "--report")
         s = load_suite(suite)
         if quick:
             s = s.quick()
         if workload:
             s = s.only(workload)
         summary = run_suite(s, env=env, store=store, progress=_say)
-        target = report or store.parent / "report.html"
         write_report(store, target)
     except VsizerError as exc:
         raise _fail(exc) from None
@@ -128,6 +130,8 @@ def report_cmd(
     targets = output or [store.parent / "report.html"]
     try:
         for target in targets:
+            check_output_path(target)
+        for target in targets:
             write_report(store, target)
     except VsizerError as exc:
         raise _fail(exc) from None
@@ -154,6 +158,7 @@ def export_cmd(
         raise typer.Exit(2)
     target = output or Path("bench-results") / ("measurements.csv" if for_fit else "samples.parquet")
     try:
+        check_output_path(target)
         n = (export_for_fit if for_fit else export_parquet)(store, target)
     except VsizerError as exc:
         raise _fail(exc) from None

@@ -16,6 +16,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
+from vsizer._atomic import check_output_path
 from vsizer._cli_common import _fail, err, out
 from vsizer._validation import Interval, OneOf, check_param
 from vsizer.errors import InputError, VsizerError
@@ -294,6 +295,8 @@ def fit(
     try:
         check_param("model", model, OneOf(tuple(FITTERS)), "fit")
         check_param("confidence", confidence, Interval(float, 0, 1, "neither"), "fit")
+        if output is not None:
+            check_output_path(output)
         frame = read_measurements(measurements, model)
         result = FITTERS[model](frame, confidence)
         base = _load_profile(profile)
@@ -356,6 +359,8 @@ def predict(
     try:
         if output is not None and output.suffix.lower() != ".json":
             raise InputError(f"-o {output}: expected a .json file name, got '{output.suffix or 'no suffix'}'.")
+        if output is not None:
+            check_output_path(output)
         doc = _read_plan(plan)
         preds = predict_plan(doc, _load_profile(profile))
     except VsizerError as exc:
@@ -366,8 +371,13 @@ def predict(
     else:
         _print_predictions(preds)
     if output:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        from vsizer._atomic import atomic_write
+
+        try:
+            with atomic_write(output, "w", encoding="utf-8") as fh:
+                fh.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+        except VsizerError as exc:
+            raise _fail(exc) from None
         err.print(f"wrote {output}", markup=False, highlight=False)
 
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from vsizer._atomic import check_output_path
 from vsizer._cli_common import _fail, _progress, out
 from vsizer.errors import ConfigError, VsizerError
 
@@ -70,6 +71,8 @@ def compare(
                     for p in bad
                 ]
             )
+        for path in output or []:
+            check_output_path(path)
         with _progress(quiet) as progress:
             doc = run_compare(scenarios, inventory, progress=progress)
         if not quiet:
@@ -117,12 +120,12 @@ def _print_summary(doc: dict[str, Any]) -> None:
 
 
 def _write(doc: dict[str, Any], path: Path, lang: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     suffix = path.suffix.lower()
     if suffix == ".json":
-        path.write_text(
-            json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-        )
+        from vsizer._atomic import atomic_write
+
+        with atomic_write(path, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
     elif suffix == ".xlsx":
         from vsizer.reporting._xlsx_compare import write_compare_xlsx
 

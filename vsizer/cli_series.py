@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from vsizer._atomic import check_output_dir
 from vsizer._cli_common import (
     EXIT_INPUT,
     ImportStepOpt,
@@ -22,7 +23,7 @@ from vsizer._cli_common import (
     out,
     reader_options,
 )
-from vsizer.errors import VsizerError
+from vsizer.errors import OutputError, VsizerError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -90,10 +91,16 @@ def import_series(
             start=start,
             step=step,
         )
+        check_output_dir(store, "--store")
         reads = plan_reads(sources, fmt, **options)
         st = SeriesStore.create(store)
     except VsizerError as exc:
         raise _fail(exc) from None
+    except OSError as exc:  # e.g. a full disk while writing the store's marker
+        reason = exc.strerror or str(exc)
+        raise _fail(
+            OutputError(f"--store {store}: cannot create the store ({reason}).")
+        ) from None
 
     from rich.table import Table
 
@@ -110,6 +117,10 @@ def import_series(
                     err.print(
                         f"error: {line}", markup=False, highlight=False, soft_wrap=True
                     )
+            except OSError as exc:  # full disk while writing the part (atomic)
+                failed += 1
+                reason = exc.strerror or str(exc)
+                _say(f"error: {r.label}: cannot store it in {store} ({reason}).")
             advance(r.label)
     if done:
         t = Table(
@@ -237,6 +248,7 @@ def collect_series(
     from vsizer.series.collect import collect, parse_duration
 
     try:
+        check_output_dir(out_store, "--out")
         interval_s = parse_duration(interval, "interval")
         duration_s = None if duration is None else parse_duration(duration, "duration")
 

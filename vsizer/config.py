@@ -307,6 +307,11 @@ def load_rules(path: str | Path) -> Rules:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found.") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save the "
+            "scenario as UTF-8."
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}.") from None
     return rules_from_dict(data, str(path))

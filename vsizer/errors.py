@@ -139,5 +139,9 @@ class BenchmarkRunError(VsizerError):
     """A benchmark tool failed or its output lacked the line that makes it valid."""
 
 
+class OutputError(VsizerError):
+    """An output file or directory cannot be written (bad path, no space, no permission)."""
+
+
 class ModelRangeWarning(UserWarning):
     """A model was evaluated outside the range its source measured."""

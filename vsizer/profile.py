@@ -237,8 +237,10 @@ def save_profile(profile: Profile, path: str | Path) -> None:
         text = _to_toml(doc)
     else:
         raise ConfigError(f"{p}: expected a .json or .toml profile name, got '{suffix or 'no suffix'}'.")
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
+    from vsizer._atomic import atomic_write
+
+    with atomic_write(p, "w", encoding="utf-8") as fh:
+        fh.write(text)
 
 
 def _toml_value(v: Any) -> str:

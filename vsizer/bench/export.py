@@ -22,6 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from vsizer._atomic import atomic_write
 from vsizer.bench.samples import Sample, read_samples
 from vsizer.errors import InputError, VsizerError
 
@@ -76,8 +77,7 @@ def export_for_fit(store: str | Path, output: str | Path) -> int:
             "'vsizer bench tiles --max 4 --tile cpu' first."
         )
     out = Path(output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", newline="", encoding="utf-8") as fh:
+    with atomic_write(out, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
@@ -131,6 +131,6 @@ def export_parquet(store: str | Path, output: str | Path) -> int:
     if not samples:
         raise InputError(f"{Path(store).name}: the sample store is empty; nothing to export.")
     out = Path(output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    parquet_frame(samples).to_parquet(out, engine="pyarrow", index=False)
+    with atomic_write(out) as fh:
+        parquet_frame(samples).to_parquet(fh, engine="pyarrow", index=False)
     return len(samples)

@@ -31,7 +31,15 @@ from vsizer.bench.suite import Suite
 from vsizer.bench.workloads import load
 from vsizer.errors import BenchmarkRunError, ConfigError
 
-__all__ = ["QEMU_PACKAGES", "RunSummary", "cache_dir", "run_suite", "work_dir"]
+__all__ = [
+    "QEMU_PACKAGES",
+    "RunSummary",
+    "cache_dir",
+    "claim_work_dir",
+    "release_work_dir",
+    "run_suite",
+    "work_dir",
+]
 
 QEMU_PACKAGES = ("qemu-system-x86", "qemu-utils", "busybox-static", "lz4", "iproute2")
 ENVS = ("physical", "vm", "both")
@@ -61,6 +69,60 @@ def work_dir(store: str | Path, workdir: str | Path | None = None) -> Path:
     """Scratch directory of a run: ``workdir`` or ``<store's folder>/work``, absolute
     (QEMU, virtiofsd and servers are handed these paths and resolve them elsewhere)."""
     return (Path(workdir) if workdir else Path(store).parent / "work").resolve()
+
+
+#: File in a work directory naming the process that uses it (its pid).
+OWNER_FILE = ".vsizer-owner"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+def claim_work_dir(work: Path, progress: Progress = lambda _msg: None) -> None:
+    """Make ``work`` this run's scratch directory, removing it first if stale.
+
+    A work directory records its owner's pid in :data:`OWNER_FILE`. One whose
+    owner is gone (a run killed with SIGKILL, a power cut) is removed with
+    everything in it; a directory without the file is not ours to remove and
+    is only claimed.
+
+    Raises
+    ------
+    BenchmarkRunError
+        Another live process owns ``work``.
+    """
+    owner = work / OWNER_FILE
+    try:
+        pid = int(owner.read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        pid = None
+    if pid is not None and pid != os.getpid():
+        if _pid_alive(pid):
+            raise BenchmarkRunError(
+                f"{work}: in use by a running benchmark (pid {pid}); wait for it to "
+                "finish or give another --workdir / --store."
+            )
+        shutil.rmtree(work, ignore_errors=True)
+        progress(f"removed stale work directory {work} (its run, pid {pid}, is gone)")
+    work.mkdir(parents=True, exist_ok=True)
+    owner.write_text(f"{os.getpid()}\n", encoding="ascii")
+
+
+def release_work_dir(work: Path) -> None:
+    """Remove ``work`` if this process owns it (end of a run, SIGTERM/SIGINT)."""
+    try:
+        pid = int((work / OWNER_FILE).read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        return
+    if pid == os.getpid():
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def new_run_id() -> str:
@@ -120,8 +182,8 @@ def run_suite(
     if own:
         r.__enter__()
     try:
-        work.mkdir(parents=True, exist_ok=True)
-        r.add_cleanup(f"remove {work}", lambda: shutil.rmtree(work, ignore_errors=True))
+        claim_work_dir(work, progress)
+        r.add_cleanup(f"remove {work}", lambda: release_work_dir(work))
         image = None
         if "vm" in envs:
             progress("installing QEMU and preparing the guest kernel and initramfs")

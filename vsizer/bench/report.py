@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from vsizer._atomic import atomic_write
 from vsizer.bench.contention import contention_figure, contention_frame, fit_contention
 from vsizer.bench.samples import Sample, read_samples
 from vsizer.errors import InputError
@@ -268,7 +269,8 @@ def _xlsx(summary: pd.DataFrame, ratios: pd.DataFrame, path: Path,
                 if value is None or (isinstance(value, float) and pd.isna(value)):
                     continue
                 set_safe_value(ws.cell(r, j), value.item() if hasattr(value, "item") else value)
-    wb.save(path)
+    with atomic_write(path) as fh:
+        wb.save(fh)
 
 
 def write_report(store: str | Path, output: str | Path) -> Path:
@@ -289,9 +291,10 @@ def write_report(store: str | Path, output: str | Path) -> Path:
     ratios = ratio_frame(summary)
     frame = contention_frame(samples)
     contention = None if frame.empty else (frame, fit_contention(frame))
-    out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix == ".html":
-        out.write_text(_html(summary, ratios, contention), encoding="utf-8")
+        text = _html(summary, ratios, contention)
+        with atomic_write(out, "w", encoding="utf-8") as fh:
+            fh.write(text)
     else:
         _xlsx(summary, ratios, out, contention)
     return out

@@ -22,7 +22,14 @@ from typing import Any
 
 from vsizer._validation import Interval, check_param
 from vsizer.bench.guestimage import prepare_guest_image
-from vsizer.bench.harness import QEMU_PACKAGES, cache_dir, new_run_id, work_dir
+from vsizer.bench.harness import (
+    QEMU_PACKAGES,
+    cache_dir,
+    claim_work_dir,
+    new_run_id,
+    release_work_dir,
+    work_dir,
+)
 from vsizer.bench.method import MethodConfig, aggregate, run_repeated
 from vsizer.bench.prereq import ensure_packages
 from vsizer.bench.procs import Reaper
@@ -138,59 +145,62 @@ def run_tiles(
         load(kind).check_prerequisites()
     image = prepare_guest_image(cache_dir())
     work = work_dir(store)
-    work.mkdir(parents=True, exist_ok=True)
-    baseline: dict[tuple[int, str], float] = {}
-    lines: list[str] = []
-    for n in range(1, max_tiles + 1):
-        progress(f"{n} tile(s): booting {n * len(tile)} guest(s)")
-        with Reaper() as reaper:
-            members: list[_Member] = []
-            web_count = sum(1 for k in tile if k == "web") * n
-            web_threads = split_threads(_TILE_CONFIG["web"]["threads"] * n, web_count) if web_count else []
-            for t in range(n):
-                for slot, kind in enumerate(tile):
-                    config = {**_TILE_CONFIG.get(kind, {}), "time_s": time_s}
-                    if kind == "web":
-                        config["threads"] = web_threads.pop(0)
-                    needs = load(kind).guest_needs(config) if kind != "idle" else {}
-                    spec = GuestSpec(name=f"t{t}-{kind}{slot}", vcpus=1, memory_mib=384, **needs)
-                    env = boot(spec, image, reaper, work)
-                    state = load(kind).prepare(env, config, reaper) if kind != "idle" else {}
-                    members.append((t, slot, kind, env, config, state))
-            active = [m for m in members if m[2] != "idle"]
-            n_vms = len(members)
+    claim_work_dir(work, progress)  # removes one a killed run left behind
+    try:
+        baseline: dict[tuple[int, str], float] = {}
+        lines: list[str] = []
+        for n in range(1, max_tiles + 1):
+            progress(f"{n} tile(s): booting {n * len(tile)} guest(s)")
+            with Reaper() as reaper:
+                members: list[_Member] = []
+                web_count = sum(1 for k in tile if k == "web") * n
+                web_threads = split_threads(_TILE_CONFIG["web"]["threads"] * n, web_count) if web_count else []
+                for t in range(n):
+                    for slot, kind in enumerate(tile):
+                        config = {**_TILE_CONFIG.get(kind, {}), "time_s": time_s}
+                        if kind == "web":
+                            config["threads"] = web_threads.pop(0)
+                        needs = load(kind).guest_needs(config) if kind != "idle" else {}
+                        spec = GuestSpec(name=f"t{t}-{kind}{slot}", vcpus=1, memory_mib=384, **needs)
+                        env = boot(spec, image, reaper, work)
+                        state = load(kind).prepare(env, config, reaper) if kind != "idle" else {}
+                        members.append((t, slot, kind, env, config, state))
+                active = [m for m in members if m[2] != "idle"]
+                n_vms = len(members)
 
-            def pids(members: list[_Member] = members) -> list[int]:
-                return [p for m in members for p in m[3].live_pids()]
+                def pids(members: list[_Member] = members) -> list[int]:
+                    return [p for m in members for p in m[3].live_pids()]
 
-            def announce(r: int, w: bool, n: int = n) -> None:
-                progress(f"{n} tile(s): run {r + 1}{' (warm-up)' if w else ''}")
+                def announce(r: int, w: bool, n: int = n) -> None:
+                    progress(f"{n} tile(s): run {r + 1}{' (warm-up)' if w else ''}")
 
-            measure = functools.partial(_measure, active, n, n_vms)
-            raw = run_repeated(measure, method, pids, on_run=announce)
-        raw = [s.with_metadata(workload="tiles", suite="tiles", run_id=run_id, tile_members=",".join(tile))
-               for s in raw]
-        agg = aggregate(raw, method.trim)
-        per_vm = []
-        for s in agg:
-            kind = s.metadata["tile_kind"]
-            if s.metric != HEADLINE[kind]:
-                continue
-            key = (s.metadata["slot"], kind)
-            if n == 1:
-                baseline[key] = s.value
-            rel = s.value / baseline[key] if baseline.get(key) else math.nan
-            per_vm.append({"tile": s.metadata["tile"], "relative": rel})
-            s.metadata["relative"] = round(rel, 6)
-        scores = score_tiles(per_vm)
-        append_samples(store, [*raw, *agg, *(
-            Sample("tile_score", v, "score", {"workload": "tiles", "run_id": run_id, "tiles": n,
-                                              "tile": t, "aggregate": "tile_score",
-                                              "emulated": agg[0].metadata.get("emulated") if agg else None},
-                   time.time()) for t, v in scores["tiles"].items())])
-        emulated = " (emulated: TCG)" if agg and agg[0].metadata.get("emulated") else ""
-        rels = ", ".join(f"{r['relative']:.3f}" for r in per_vm)
-        lines.append(f"{n} tile(s), {n_vms} VM(s){emulated}: total score {scores['total']:.3f}; "
-                     f"per-VM relative {rels}")
-        progress(lines[-1])
-    return lines
+                measure = functools.partial(_measure, active, n, n_vms)
+                raw = run_repeated(measure, method, pids, on_run=announce)
+            raw = [s.with_metadata(workload="tiles", suite="tiles", run_id=run_id, tile_members=",".join(tile))
+                   for s in raw]
+            agg = aggregate(raw, method.trim)
+            per_vm = []
+            for s in agg:
+                kind = s.metadata["tile_kind"]
+                if s.metric != HEADLINE[kind]:
+                    continue
+                key = (s.metadata["slot"], kind)
+                if n == 1:
+                    baseline[key] = s.value
+                rel = s.value / baseline[key] if baseline.get(key) else math.nan
+                per_vm.append({"tile": s.metadata["tile"], "relative": rel})
+                s.metadata["relative"] = round(rel, 6)
+            scores = score_tiles(per_vm)
+            append_samples(store, [*raw, *agg, *(
+                Sample("tile_score", v, "score", {"workload": "tiles", "run_id": run_id, "tiles": n,
+                                                  "tile": t, "aggregate": "tile_score",
+                                                  "emulated": agg[0].metadata.get("emulated") if agg else None},
+                       time.time()) for t, v in scores["tiles"].items())])
+            emulated = " (emulated: TCG)" if agg and agg[0].metadata.get("emulated") else ""
+            rels = ", ".join(f"{r['relative']:.3f}" for r in per_vm)
+            lines.append(f"{n} tile(s), {n_vms} VM(s){emulated}: total score {scores['total']:.3f}; "
+                         f"per-VM relative {rels}")
+            progress(lines[-1])
+        return lines
+    finally:
+        release_work_dir(work)  # also on SIGTERM/SIGINT (Interrupted)

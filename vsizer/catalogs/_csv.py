@@ -232,9 +232,10 @@ def write_catalog_csv(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     decimal point (``469``) and other floats as the shortest text that reads
     back as the same value (``5.107142857142857``), so a file round-trips.
     """
+    from vsizer._atomic import atomic_write
+
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", encoding="utf-8", newline="") as fh:
+    with atomic_write(out, "w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(list(df.columns))
         for record in df.itertuples(index=False, name=None):

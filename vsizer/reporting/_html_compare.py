@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from vsizer.errors import InputError
@@ -236,4 +235,8 @@ def write_compare_html(
 
     See :func:`compare_html` for parameters and errors.
     """
-    Path(path).write_text(compare_html(doc, lang=lang), encoding="utf-8")
+    from vsizer._atomic import atomic_write
+
+    text = compare_html(doc, lang=lang)
+    with atomic_write(path, "w", encoding="utf-8") as fh:
+        fh.write(text)

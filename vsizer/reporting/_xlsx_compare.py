@@ -159,8 +159,9 @@ def write_compare_xlsx(
 
     See :func:`compare_workbook` for parameters and errors.
     """
+    from vsizer._atomic import atomic_write
     from vsizer.reporting.excel import reproducible_bytes
 
     data = reproducible_bytes(compare_workbook(doc, lang=lang))
-    with open(path, "wb") as fh:
+    with atomic_write(path) as fh:
         fh.write(data)

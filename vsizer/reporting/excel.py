@@ -392,6 +392,8 @@ def write_plan_xlsx(
     >>> plan = json.load(open("plan.json", encoding="utf-8"))  # doctest: +SKIP
     >>> write_plan_xlsx(plan, "plan.xlsx", lang="ja")  # doctest: +SKIP
     """
+    from vsizer._atomic import atomic_write
+
     data = reproducible_bytes(plan_workbook(plan, lang=lang))
-    with open(path, "wb") as fh:
+    with atomic_write(path) as fh:
         fh.write(data)

@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from vsizer.reporting import _html_charts as charts
@@ -713,5 +712,8 @@ def write_plan_html(
     vsizer.errors.InputError
         See :func:`plan_html`.
     """
+    from vsizer._atomic import atomic_write
+
     text = plan_html(plan, lang=lang)
-    Path(path).write_text(text, encoding="utf-8")
+    with atomic_write(path, "w", encoding="utf-8") as fh:
+        fh.write(text)

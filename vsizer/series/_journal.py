@@ -12,6 +12,12 @@ before the sample is reported, so a ``kill -9`` or a power cut loses at most
 the sample being written. Such a torn last line (no final newline) is dropped
 on reading and counted in the quality report; nothing else is ever guessed.
 
+Every write is checked: a short ``write`` (a full disk accepts part of the
+line) or a failed ``write``/``fsync`` truncates the file back to the end of
+the last durable line and raises :class:`~vsizer.errors.SeriesError`, so no
+torn sample is left behind and the caller never reports a sample that is not
+on disk.
+
 The writer holds an exclusive ``flock`` on its file (POSIX; on Windows there
 is no lock). The lock is released by the kernel when the process dies, so a
 journal nobody locks is stale and may be sealed into a Parquet part.
@@ -19,6 +25,8 @@ journal nobody locks is stale and may be sealed into a Parquet part.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import math
 import os
@@ -101,7 +109,13 @@ class JournalWriter:
         self.path = path
         self.server = server
         self.samples = 0
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+        self._good = 0  # bytes on disk up to the end of the last durable line
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+        except OSError as exc:
+            raise SeriesError(
+                f"{path}: cannot create the journal ({exc.strerror or exc})."
+            ) from exc
         if not _try_lock(fd):  # pragma: no cover - the file was just created by us
             os.close(fd)
             raise SeriesError(f"{path}: journal is locked by another process")
@@ -113,15 +127,44 @@ class JournalWriter:
             "started": iso_utc(datetime.now(UTC)),
             "pid": os.getpid(),
         }
-        self._write_line(header)
-        fsync_dir(path.parent)
+        try:
+            self._write_line(header)
+            fsync_dir(path.parent)
+        except SeriesError:
+            self.close()
+            path.unlink(missing_ok=True)
+            raise
 
     def _write_line(self, obj: dict[str, Any]) -> None:
+        """Write one line with one ``write`` call and fsync it, or undo it and raise."""
         if self._file is None:
             raise ValueError(f"journal {self.path} is closed")
-        line = json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n"
-        self._file.write(line.encode("utf-8"))  # one write call per line
-        os.fsync(self._file.fileno())
+        data = (json.dumps(obj, separators=(",", ":"), allow_nan=False) + "\n").encode()
+        fd = self._file.fileno()
+        try:
+            written = os.write(fd, data)
+            if written != len(data):
+                raise OSError(
+                    errno.ENOSPC,
+                    f"short write: {written} of {len(data)} bytes (disk full?)",
+                )
+            os.fsync(fd)
+        except OSError as exc:
+            self._rollback()
+            what = "the header" if self._good == 0 else f"sample {self.samples + 1}"
+            raise SeriesError(
+                f"{self.path}: cannot write {what} ({exc.strerror or exc}); the "
+                f"journal keeps its {self.samples} complete sample(s)"
+            ) from exc
+        self._good += len(data)
+
+    def _rollback(self) -> None:
+        """Cut the file back to the last durable line (drops a torn partial line)."""
+        assert self._file is not None
+        fd = self._file.fileno()
+        with contextlib.suppress(OSError):  # best effort: the disk already failed us
+            os.ftruncate(fd, self._good)
+            os.fsync(fd)
 
     def append(self, time: datetime, values: dict[str, float]) -> None:
         """Write one sample (UTC time, metric -> value) and fsync it."""

@@ -376,7 +376,12 @@ def collect(
     if count is not None:
         check_param("count", count, Interval(int, 1, None), where)
     check_param("segment_samples", segment_samples, Interval(int, 1, None), where)
-    st = store if isinstance(store, SeriesStore) else SeriesStore.create(store)
+    try:
+        st = store if isinstance(store, SeriesStore) else SeriesStore.create(store)
+    except OSError as exc:
+        raise SeriesError(
+            f"{store}: cannot create the series store ({exc.strerror or exc})"
+        ) from exc
     name = server or socket.gethostname()
     if not name.strip():
         raise ConfigError(
@@ -384,7 +389,13 @@ def collect(
         )
     smp = sampler or PsutilSampler()
     report = CollectReport(server=name, store=st.path)
-    report.resumed = st.seal_stale_journals()
+    try:
+        report.resumed = st.seal_stale_journals()
+    except OSError as exc:
+        raise SeriesError(
+            f"{st.path}: cannot seal the journals an earlier run left "
+            f"({exc.strerror or exc}); they are kept: free space and rerun"
+        ) from exc
     _check_no_live_collector(st, name)
     if on_event:
         on_event("resumed", report.resumed)
@@ -393,6 +404,7 @@ def collect(
     stop = _Stop()
     stop.install()
     writer: JournalWriter | None = None
+    failed = True
     try:
         writer = JournalWriter(st.journal_dir / _journal_name(name), name, interval_s)
         prev = smp.read()
@@ -426,21 +438,53 @@ def collect(
                 on_sample(Sample(stamp, values, report.samples, writer.path))
             if writer.samples >= segment_samples:
                 writer.close()
-                _seal(st, writer.path, report, on_event)
+                _seal_or_keep(st, writer.path, report, on_event, failing=False)
                 writer = JournalWriter(
                     st.journal_dir / _journal_name(name), name, interval_s
                 )
         if stop.requested:
             sig = stop.signal
             report.stopped_by = signal.Signals(sig).name if sig else "signal"
+        failed = False
+    except SeriesError as exc:
+        # a write failed (disk full): the journal holds every reported sample
+        raise SeriesError(
+            f"{exc}; stopped after {report.samples} stored sample(s): free space "
+            "and rerun to resume"
+        ) from exc
     finally:
         try:
             if writer is not None:
                 writer.close()
-                _seal(st, writer.path, report, on_event)
+                _seal_or_keep(st, writer.path, report, on_event, failing=failed)
         finally:
             stop.restore()
     return report
+
+
+def _seal_or_keep(
+    st: SeriesStore,
+    path: Path,
+    report: CollectReport,
+    on_event: Callable[[str, Any], None] | None,
+    *,
+    failing: bool,
+) -> None:
+    """Seal the journal; if that fails (full disk), keep it for the next run.
+
+    A journal that cannot be sealed loses nothing: the next ``collect`` (or a
+    read of the store) takes it as it is. When the run is ``failing`` already,
+    that first error is the one reported and a sealing error is dropped.
+    """
+    try:
+        _seal(st, path, report, on_event)
+    except OSError as exc:
+        if failing:
+            return
+        raise SeriesError(
+            f"{path}: cannot seal the journal into a part ({exc.strerror or exc}); "
+            f"it is kept with its {report.samples} sample(s): free space and rerun"
+        ) from exc
 
 
 def _seal(

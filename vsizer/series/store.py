@@ -308,8 +308,6 @@ class SeriesStore:
                     f"empty ({shown}); give a new or empty directory"
                 )
         p.mkdir(parents=True, exist_ok=True)
-        (p / "parts").mkdir(exist_ok=True)
-        (p / "journal").mkdir(exist_ok=True)
         doc = {
             "format": STORE_FORMAT,
             "version": STORE_VERSION,
@@ -317,7 +315,11 @@ class SeriesStore:
             "layout": "parts/*.parquet (tidy rows: server, timestamp, metric, value, "
             "unit) + journal/*.jsonl (collector tail); see vsizer docs/series-store.md",
         }
+        # the marker first: if it cannot be written (full disk) the directory
+        # stays empty and a rerun can create the store there
         _atomic_write(p / STORE_MARKER, (json.dumps(doc, indent=2) + "\n").encode())
+        (p / "parts").mkdir(exist_ok=True)
+        (p / "journal").mkdir(exist_ok=True)
         return cls(p)
 
     # -- listing ---------------------------------------------------------------
