@@ -149,3 +149,13 @@ def test_vms_without_known_hosts_have_no_before_power(tmp_path):
     assert d["power"]["after_w"] > 0
     assert p.quality.entries["app01"]["power_w"] == (
         "derived", "a VM whose hosts are unknown: no power before")
+
+
+def test_host_ratio_target_counts_the_existing_hosts(tmp_path):
+    # For a virtualized source the machines before are its 5 hosts, not its 10 VMs.
+    from tests.rvtools_fixture import write_old_layout
+
+    path = write_old_layout(tmp_path / "old.xlsx")
+    d = vsizer.plan(path, targets={"host_ratio": 0.5}).to_dict()
+    [t] = d["targets"]
+    assert t["actual"] == pytest.approx(d["summary"]["hosts"] / 5, abs=1e-6)

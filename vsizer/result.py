@@ -148,8 +148,10 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
     rack_after = n_hosts * float(host.rack_u)
     size_u = rules.rack_size_u
 
+    # For a virtualized source the machines before are its hosts, not its VMs.
+    n_before = before["hosts_count"] if before is not None else n_servers
     actual = {
-        "host_ratio": n_hosts / n_servers if n_servers else None,
+        "host_ratio": n_hosts / n_before if n_before else None,
         "rack_ratio": rack_after / rack_before if rack_before else None,
         "power_ratio": after_w / before_w if before_w else None,
         "consolidation_ratio": n_servers / n_hosts if n_hosts else None,
