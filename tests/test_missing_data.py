@@ -339,7 +339,7 @@ def test_factor_recomputes_from_planetlab(shared_data):
 # --- the declared policy and its documentation ---------------------------------------
 
 def test_policy_documented():
-    doc = (REPO / "docs" / "inputs-parts" / "missing.md").read_text(encoding="utf-8")
+    doc = (REPO / "docs" / "inputs.md").read_text(encoding="utf-8")
     for token in BLANK_TOKENS - {""}:
         assert f"`{token}`" in doc.casefold(), token
     for token in TOKENS[1:]:

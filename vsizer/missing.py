@@ -106,7 +106,7 @@ class MissingRule:
     change: str
 
 
-#: The policy, field by field (docs/inputs-parts/missing.md renders it).
+#: The policy, field by field (docs/inputs.md renders it).
 MISSING_RULES: dict[str, MissingRule] = {
     r.field: r
     for r in (

@@ -14,7 +14,7 @@ them.
 
 **Coverage.** Servers with a series / all servers of a pool. Servers without
 one are placed at their inventory peak (a flat curve); see
-``docs/inputs-parts/coverage.md``.
+``docs/inputs.md``.
 """
 
 from __future__ import annotations
