@@ -225,7 +225,8 @@ def fleet_peak_factor(avg: Any, peak: Any) -> PeakFactor:
     n = int(ok.sum())
     if n >= MIN_FLEET_SERVERS:
         # Rounded to 3 decimals: the factor used is the factor shown in notes.
-        value = round(float(np.median(p[ok] / a[ok])), 3)
+        with np.errstate(over="ignore"):  # a tiny average: an infinite ratio
+            value = round(float(np.median(p[ok] / a[ok])), 3)
         return PeakFactor(
             value, n, f"median peak/average of the {n} servers of this file that "
             "give both",
