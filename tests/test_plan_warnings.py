@@ -131,6 +131,7 @@ def test_json_excel_html_carry_the_same_warnings(tmp_path: Path) -> None:
     for w in doc["warnings"]:
         assert f"<td>{w['code']}</td>" in html
     assert 'class="banner-warn"' in html
+    assert '<div class="lowconf">' in html  # pool verdicts amber, not green
     assert label("no_warnings", "en") not in html
 
 

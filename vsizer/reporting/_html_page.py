@@ -271,7 +271,7 @@ padding:4px 8px;border-bottom:1px solid #9fb3c8;white-space:nowrap}
 table.data td{padding:3px 8px;border-bottom:1px solid var(--line);vertical-align:top}
 table.data .num{text-align:right;white-space:nowrap}
 tr.bad td{background:#fdecea}
-.ok{color:var(--good);font-weight:600}.ng{color:var(--bad);font-weight:600}
+.ok{color:var(--good);font-weight:600}.lowconf .ok{color:#b7791f}.ng{color:var(--bad);font-weight:600}
 .note{color:var(--muted);font-style:italic;margin:6px 0}
 .chart{width:100%;min-height:200px}
 .rec{font-size:15px;padding:10px 12px;border-left:4px solid var(--good);background:#f0f9f3}

@@ -219,8 +219,9 @@ def _summary(page: Page, plan: Mapping[str, Any], t: Label) -> str:
     )
     return (
         f'{banner}<div class="cards">{"".join(cards)}</div>'
-        f"<h3>{esc(t('section_pools'))}</h3>{pools}"
-        f"<h3>{esc(t('section_targets'))}</h3>{tgt}"
+        f"<h3>{esc(t('section_pools'))}</h3>"
+        + (f'<div class="lowconf">{pools}</div>' if low else pools)
+        + f"<h3>{esc(t('section_targets'))}</h3>{tgt}"
     )
 
 
