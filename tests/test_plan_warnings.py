@@ -150,3 +150,24 @@ def test_min_confidence_flag_is_checked() -> None:
     res = runner.invoke(app, ["plan", "x.csv", "--min-confidence", "1.5"])
     assert res.exit_code == 2
     assert "The 'min_confidence' parameter of plan must be" in res.output
+
+
+def test_terminal_shows_series_coverage_per_pool(tmp_path: Path) -> None:
+    # One low series (print01 at 2 %) for the 37-server sample: the pool of print01
+    # has 1 of its 28 servers on a curve, the other pool none of its 9.
+    rows = ["server,timestamp,metric,value,unit"] + [
+        f"print01,2024-01-01T{h:02d}:{m:02d}:00Z,cpu_util,2,%"
+        for h in range(24) for m in range(0, 60, 5)
+    ]
+    series = tmp_path / "low.csv"
+    series.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    inv = Path(vsizer.__file__).parent / "data" / "samples" / "inventory_ja.xlsx"
+    res = runner.invoke(
+        app,
+        ["plan", str(inv), "--series", str(series), "--series-format", "long",
+         "--failures", "0"],
+        env={"COLUMNS": "250"},
+    )
+    assert res.exit_code == 0, res.output
+    assert "Servers with series" in res.output
+    assert "1 / 28" in res.output and "0 / 9" in res.output

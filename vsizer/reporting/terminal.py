@@ -53,7 +53,18 @@ _SERIES_LABELS: dict[str, tuple[str, str]] = {
         "ほか {n} シナリオは JSON/Excel を参照",
     ),
     "all_steps": ("all (max)", "全ステップ (最大)"),
+    "coverage": ("Servers with series", "時系列のあるサーバー"),
 }
+
+
+def _coverage_text(cov: Any) -> Text:
+    """'25 / 27' servers with a series; yellow when some have none."""
+    if not isinstance(cov, dict):
+        return Text("—")
+    full = cov["with_series"] == cov["servers"]
+    return Text(
+        f"{cov['with_series']} / {cov['servers']}", style="green" if full else "yellow"
+    )
 
 
 def _sl(key: str, lang: str, **kw: Any) -> str:
@@ -78,6 +89,7 @@ def _print_series(plan: dict[str, Any], console: Console, lang: str) -> None:
     pools = Table(title_justify="left")
     for key in ("curves", "peak_sum", "series_lb", "over_ceiling", "over_100"):
         pools.add_column(_sl(key, lang), justify="right")
+    pools.add_column(_sl("coverage", lang), justify="right")
     pools.add_column("", justify="left")
     for p in plan["pools"]:
         lb, rp = p["lower_bound"], p.get("replay")
@@ -97,6 +109,7 @@ def _print_series(plan: dict[str, Any], console: Console, lang: str) -> None:
                 str(rp["steps_over_100"]),
                 style="green" if rp["steps_over_100"] == 0 else "bold red",
             ),
+            _coverage_text(p.get("series_coverage")),
             Text(p["name"]),
         )
     console.print(pools)
