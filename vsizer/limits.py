@@ -169,9 +169,8 @@ def check_row(
     lim = limits or current()
     if rows and row > lim.max_rows:
         raise error(
-            f"{label}: more than {lim.max_rows:,} rows (row {row:,} has data), over "
-            f"the limit of {lim.max_rows:,} rows per sheet or file; raise it with "
-            f"--max-rows."
+            f"{label}: row {row:,} has data, past the limit of {lim.max_rows:,} "
+            "rows per sheet or file; raise it with --max-rows."
         )
     if rows and len(cells) > lim.max_columns:
         last = max(
