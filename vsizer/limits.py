@@ -29,12 +29,13 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import re
 import zipfile
 from collections.abc import Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from vsizer.errors import ConfigError, InputError
 
@@ -44,6 +45,7 @@ __all__ = [
     "Limits",
     "check_cells",
     "check_row",
+    "check_sheet_xml_rows",
     "check_unzipped_size",
     "column_label",
     "csv_records",
@@ -272,3 +274,52 @@ def check_unzipped_size(
             f"'{biggest.filename}', {biggest.file_size / _MIB:,.0f} MiB), over the "
             f"limit of {cap:,} MiB for an .xlsx; raise it with --max-xlsx-mib."
         )
+
+
+
+_TAG = re.compile(rb"<(?:\w+:)?(row|v|is)\b([^>]*)>")
+_ROW_NUMBER = re.compile(rb"""\br=["'](\d+)["']""")
+_CHUNK = 1 << 20
+_TAIL = 4096  # longer than any row or value tag
+
+
+def check_sheet_xml_rows(
+    source: IO[bytes],
+    label: str,
+    *,
+    error: type[InputError],
+    limits: Limits | None = None,
+) -> None:
+    """Refuse a worksheet's XML that has a value in a row past ``max_rows``.
+
+    A byte scan of the sheet XML for its ``<row r="n">`` elements and their
+    ``<v>``/``<is>`` values (SpreadsheetML, ECMA-376 Part 1, 18.3.1.73,
+    18.3.1.96, 18.3.1.53): far faster than reading cells, so an over-long
+    sheet is refused before its rows are read. Rows without ``r`` are counted
+    in order. A row past the limit whose only value is an empty string counts
+    as data here.
+
+    Raises
+    ------
+    InputError (the class given as *error*)
+        As :func:`check_row`, for the first row past the limit with a value.
+    """
+    cap = (limits or current()).max_rows
+    buf, number = b"", 0
+    while True:
+        chunk = source.read(_CHUNK)
+        buf += chunk
+        end = 0
+        for m in _TAG.finditer(buf):
+            end = m.end()
+            if m.group(1) == b"row":
+                found = _ROW_NUMBER.search(m.group(2))
+                number = int(found.group(1)) if found else number + 1
+            elif number > cap and not m.group(2).endswith(b"/"):
+                raise error(
+                    f"{label}: row {number:,} has data, past the limit of {cap:,} "
+                    "rows per sheet or file; raise it with --max-rows."
+                )
+        if not chunk:
+            return
+        buf = buf[max(end, len(buf) - _TAIL):]

@@ -14,7 +14,12 @@ from typing import Any
 
 from vsizer._textio import decode, read_bytes, sniff_delimiter
 from vsizer.errors import InventoryError
-from vsizer.limits import check_row, check_unzipped_size, csv_records
+from vsizer.limits import (
+    check_row,
+    check_sheet_xml_rows,
+    check_unzipped_size,
+    csv_records,
+)
 
 __all__ = [
     "CSV_ENCODINGS",
@@ -115,8 +120,14 @@ def sheet_rows(ws: Any, label: str) -> Iterator[tuple[int, list[Any]]]:
     """:func:`iter_sheet` within the limits in force (:mod:`vsizer.limits`).
 
     *label* names the file and sheet in messages. Reading stops at the first
-    row past ``--max-rows`` (an error), so a long sheet is never read whole.
+    row past ``--max-rows`` (an error), so a long sheet is never read whole; a
+    byte scan of the sheet's XML refuses it before any row is parsed
+    (:func:`vsizer.limits.check_sheet_xml_rows`).
     """
+    source = getattr(ws, "_get_source", None)  # openpyxl read-only worksheet
+    if source is not None:
+        with source() as xml:
+            check_sheet_xml_rows(xml, label, error=InventoryError)
     for number, values in iter_sheet(ws):
         check_row(label, number, values, error=InventoryError)
         yield number, values
