@@ -353,3 +353,27 @@ def test_sheet_scan_counts_rows_without_numbers_and_across_chunks(monkeypatch):
         check_sheet_xml_rows(
             _sheet(rows), "s", error=InventoryError, limits=Limits(max_rows=3)
         )
+
+
+def test_fit_names_its_cell_flag(tmp_path):
+    p = tmp_path / "m.csv"
+    p.write_text(f"model,experiment\ncpu,{'e' * 30}\n", encoding="utf-8")
+    r = run("fit", str(p), "--model", "cpu", "--max-cell-chars", "20")
+    assert r.exit_code == 2
+    assert errors(r.output) == [
+        "error: m.csv row 2, column 2 (B): a cell of 30 characters is over the limit "
+        "of 20 characters per cell; raise it with --max-cell-chars."
+    ]
+
+
+def test_catalog_list_names_its_cell_flag(tmp_path):
+    shipped = Path(__file__).resolve().parents[1] / "vsizer/catalogs/data/hosts.csv"
+    header = shipped.read_text(encoding="utf-8").splitlines()[0]
+    p = tmp_path / "hosts.csv"
+    p.write_text(f"{header}\n{'h' * 30},2,4\n", encoding="utf-8")
+    r = run("catalog", "list", "--hosts", str(p), "--max-cell-chars", "20")
+    assert r.exit_code == 2
+    assert errors(r.output) == [
+        "error: hosts.csv row 2, column 1 (A): a cell of 30 characters is over the "
+        "limit of 20 characters per cell; raise it with --max-cell-chars."
+    ]

@@ -483,6 +483,7 @@ def catalog_list(
         bool,
         typer.Option("--cpus", help="List the CPU catalog instead of host models."),
     ] = False,
+    max_cell_chars: MaxCellCharsOpt = None,
 ) -> None:
     """List host models (or CPUs) known to vsizer, with capacity, power and source.
 
@@ -510,10 +511,11 @@ def catalog_list(
                     e.source,
                 )
         else:
-            hc = read_host_catalog(hosts, merge=True) if hosts else read_host_catalog()
+            with using(input_limits(max_cell_chars=max_cell_chars)):
+                hc = read_host_catalog(hosts, merge=True) if hosts else read_host_catalog()
+                own = read_host_catalog(hosts).models if hosts else []
             default = hc.default.model
             if hosts:  # plan uses the file's only model; with several, none
-                own = read_host_catalog(hosts).models
                 default = own[0] if len(own) == 1 else ""
             t = Table(
                 "model",
