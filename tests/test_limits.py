@@ -377,3 +377,68 @@ def test_catalog_list_names_its_cell_flag(tmp_path):
         "error: hosts.csv row 2, column 1 (A): a cell of 30 characters is over the "
         "limit of 20 characters per cell; raise it with --max-cell-chars."
     ]
+
+
+def _strip_dimension(src: Path, dst: Path, tail: bytes = b"") -> Path:
+    """*src* without its sheets' <dimension>; *tail* is put after <sheetData>."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if info.filename.startswith("xl/worksheets/"):
+                data = re.sub(rb"<dimension [^>]*/>", b"", data)
+                data = data.replace(b"<sheetData>", b"<sheetData>" + tail)
+            zout.writestr(info, data)
+    return dst
+
+
+def test_sheet_without_dimension_is_not_parsed_at_open(tmp_path):
+    from vsizer.inventory._io import open_workbook
+
+    src = table_xlsx(tmp_path / "d.xlsx", rows=50)
+    # Rows that do not parse: opening must not read them (openpyxl alone does).
+    p = _strip_dimension(src, tmp_path / "nodim.xlsx", tail=b"<row><c><<<")
+    assert b"<dimension" not in zipfile.ZipFile(p).read("xl/worksheets/sheet1.xml")
+    wb = open_workbook(p)
+    assert wb["servers"].max_row is None  # as openpyxl: no declared size
+    wb.close()
+    wb = open_workbook(src)
+    assert (wb["servers"].max_row, wb["servers"].max_column) == (51, 7)
+    wb.close()
+
+
+def test_sheet_without_dimension_is_bounded(tmp_path):
+    p = _strip_dimension(table_xlsx(tmp_path / "d.xlsx", rows=50), tmp_path / "n.xlsx")
+    with using(Limits(max_rows=10)), pytest.raises(InventoryError, match="row 11 has"):
+        read_inventory(p)
+    assert len(read_inventory(p)) == 50
+
+
+def _damage(src: Path, dst: Path, where: float) -> Path:
+    """*src* with bytes overwritten at *where* (0..1) of the sheet's deflate data."""
+    info = zipfile.ZipFile(src).getinfo("xl/worksheets/sheet1.xml")
+    raw = bytearray(src.read_bytes())
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    at = start + int(info.compress_size * where)
+    raw[at : at + 20] = b"\xff" * 20
+    dst.write_bytes(bytes(raw))
+    return dst
+
+
+def test_damaged_sheet_is_one_line_at_open(tmp_path):
+    p = _damage(table_xlsx(tmp_path / "d.xlsx", rows=3), tmp_path / "bad.xlsx", 0.1)
+    with pytest.raises(
+        InventoryError,
+        match=r"^bad\.xlsx: cannot open as an Excel workbook \(.xlsx\): Error -3 ",
+    ):
+        read_inventory(p, source_format="table")
+
+
+def test_damaged_sheet_is_one_line_in_the_row_scan(tmp_path):
+    src = table_xlsx(tmp_path / "d.xlsx", rows=20_000)
+    p = _damage(src, tmp_path / "bad.xlsx", 0.8)
+    with pytest.raises(
+        InventoryError,
+        match=r"^bad\.xlsx sheet 'servers': cannot read the sheet, the workbook is "
+        r"damaged \(.+\); open it in Excel and save it again\.$",
+    ):
+        read_inventory(p, source_format="table")

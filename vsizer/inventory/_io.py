@@ -8,6 +8,7 @@ headers) and ``cells`` the raw values. Nothing here interprets a value.
 from __future__ import annotations
 
 import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,10 +83,15 @@ def open_workbook(path: Path) -> Any:
     """
     import openpyxl
 
+    from vsizer.inventory._xlsx_dims import install
+
     check_unzipped_size(path, error=InventoryError)
+    install()  # a sheet without <dimension> is not parsed whole at open
     try:
         return openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
+    except (
+        zipfile.BadZipFile, KeyError, OSError, ValueError, zlib.error, EOFError
+    ) as exc:
         raise InventoryError(
             f"{path.name}: cannot open as an Excel workbook (.xlsx): {exc}"
         ) from exc
@@ -126,8 +132,14 @@ def sheet_rows(ws: Any, label: str) -> Iterator[tuple[int, list[Any]]]:
     """
     source = getattr(ws, "_get_source", None)  # openpyxl read-only worksheet
     if source is not None:
-        with source() as xml:
-            check_sheet_xml_rows(xml, label, error=InventoryError)
+        try:
+            with source() as xml:
+                check_sheet_xml_rows(xml, label, error=InventoryError)
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+            raise InventoryError(
+                f"{label}: cannot read the sheet, the workbook is damaged ({exc}); "
+                "open it in Excel and save it again."
+            ) from None
     for number, values in iter_sheet(ws):
         check_row(label, number, values, error=InventoryError)
         yield number, values
