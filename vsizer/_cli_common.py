@@ -204,3 +204,58 @@ def guard(exc: Exception) -> int:
         code = 1
     err.print(f"error: {line}", markup=False, highlight=False, soft_wrap=True)
     return code
+
+
+# ------------------------------------------------------------- input limits
+# Bounds on the work an input file can cause (vsizer.limits; docs/reliability.md).
+
+MaxRowsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-rows",
+        min=1,
+        help="Rows per sheet or CSV file of a server list. Default 100000.",
+    ),
+]
+MaxColumnsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-columns", min=1, help="Columns per row of a server list. Default 1000."
+    ),
+]
+MaxCellCharsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-cell-chars",
+        min=1,
+        help="Characters per cell of a server list, catalog or perfmon CSV. "
+        "Default 10000.",
+    ),
+]
+MaxXlsxMibOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-xlsx-mib",
+        min=1,
+        help="Uncompressed size of an .xlsx [MiB], from its zip directory. "
+        "Default 1024.",
+    ),
+]
+
+
+def input_limits(
+    *,
+    max_rows: int | None = None,
+    max_columns: int | None = None,
+    max_cell_chars: int | None = None,
+    max_xlsx_mib: int | None = None,
+) -> Any:
+    """The :class:`vsizer.limits.Limits` of the flags (defaults where not given)."""
+    from vsizer.limits import DEFAULT_LIMITS
+
+    return DEFAULT_LIMITS.replace(
+        max_rows=max_rows,
+        max_columns=max_columns,
+        max_cell_chars=max_cell_chars,
+        max_xlsx_mib=max_xlsx_mib,
+    )

@@ -18,6 +18,10 @@ from vsizer._atomic import atomic_write, check_output_path
 from vsizer._cli_common import (
     DEBUG,
     IndexColumnOpt,
+    MaxCellCharsOpt,
+    MaxColumnsOpt,
+    MaxRowsOpt,
+    MaxXlsxMibOpt,
     MetricOpt,
     SeriesStepOpt,
     ServerOpt,
@@ -29,10 +33,12 @@ from vsizer._cli_common import (
     check_reader_flags,
     err,
     guard,
+    input_limits,
     out,
     reader_options,
 )
 from vsizer.errors import ConfigError, VsizerError
+from vsizer.limits import using
 
 app = typer.Typer(
     name="vsizer",
@@ -312,6 +318,10 @@ def plan(
             help="Write the plan; format from the suffix (.json, .xlsx). Repeatable.",
         ),
     ] = None,
+    max_rows: MaxRowsOpt = None,
+    max_columns: MaxColumnsOpt = None,
+    max_cell_chars: MaxCellCharsOpt = None,
+    max_xlsx_mib: MaxXlsxMibOpt = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No terminal summary.")
     ] = None,  # type: ignore[assignment]
@@ -358,6 +368,12 @@ def plan(
             step=series_step,
         )
         check_reader_flags(opts, series_format)
+        limits = input_limits(
+            max_rows=max_rows,
+            max_columns=max_columns,
+            max_cell_chars=max_cell_chars,
+            max_xlsx_mib=max_xlsx_mib,
+        )
         rules = load_rules(config) if config else Rules()
         targets = dict(rules.targets)
         for key, value in (
@@ -396,19 +412,14 @@ def plan(
             platform=tuple(platform) if platform else None,
             hyperthreading=hyperthreading,
         )
-        series_set = None
-        if series:
-            from vsizer.series.sources import load_series
-
-            if not quiet and err.is_terminal:
-                with err.status(f"reading series from {len(series)} source(s)"):
-                    series_set = load_series(series, series_format, **opts)
-            else:
-                series_set = load_series(series, series_format, **opts)
-        with _progress(quiet) as progress:
-            result = run_plan(
-                inventory, rules=rules, progress=progress, series=series_set
+        with using(limits):  # bounds on every file read (vsizer.limits)
+            series_set = (
+                _read_series(series, series_format, opts, quiet) if series else None
             )
+            with _progress(quiet) as progress:
+                result = run_plan(
+                    inventory, rules=rules, progress=progress, series=series_set
+                )
         doc = result.to_dict()
         if predict or profile is not None:
             from vsizer.predict import predict_plan
@@ -427,6 +438,18 @@ def plan(
                 out.print(f"wrote {path}")
     except VsizerError as exc:
         raise _fail(exc) from None
+
+
+def _read_series(
+    series: list[Path], series_format: str | None, opts: dict[str, Any], quiet: bool
+) -> Any:
+    """The SeriesSet of ``plan --series`` (a spinner on a terminal)."""
+    from vsizer.series.sources import load_series
+
+    if not quiet and err.is_terminal:
+        with err.status(f"reading series from {len(series)} source(s)"):
+            return load_series(series, series_format, **opts)
+    return load_series(series, series_format, **opts)
 
 
 def _write(doc: dict[str, Any], path: Path, lang: str) -> None:
@@ -460,6 +483,7 @@ def catalog_list(
         bool,
         typer.Option("--cpus", help="List the CPU catalog instead of host models."),
     ] = False,
+    max_cell_chars: MaxCellCharsOpt = None,
 ) -> None:
     """List host models (or CPUs) known to vsizer, with capacity, power and source.
 
@@ -487,10 +511,11 @@ def catalog_list(
                     e.source,
                 )
         else:
-            hc = read_host_catalog(hosts, merge=True) if hosts else read_host_catalog()
+            with using(input_limits(max_cell_chars=max_cell_chars)):
+                hc = read_host_catalog(hosts, merge=True) if hosts else read_host_catalog()
+                own = read_host_catalog(hosts).models if hosts else []
             default = hc.default.model
             if hosts:  # plan uses the file's only model; with several, none
-                own = read_host_catalog(hosts).models
                 default = own[0] if len(own) == 1 else ""
             t = Table(
                 "model",

@@ -17,9 +17,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from vsizer._atomic import check_output_path
-from vsizer._cli_common import _fail, err, out
+from vsizer._cli_common import MaxCellCharsOpt, _fail, err, input_limits, out
 from vsizer._validation import Interval, OneOf, check_param
 from vsizer.errors import InputError, VsizerError
+from vsizer.limits import using
 
 model_app = typer.Typer(
     help="What-if evaluation of the overhead models (CPU, disk, network, queueing).",
@@ -281,6 +282,7 @@ def fit(
     ] = None,
     confidence: Annotated[float, typer.Option(help="Confidence level of the intervals.")] = 0.95,
     as_json: JsonOpt = False,
+    max_cell_chars: MaxCellCharsOpt = None,
 ) -> None:
     """Fit a model's parameters to measured samples; print estimates and predicted vs measured.
 
@@ -297,7 +299,8 @@ def fit(
         check_param("confidence", confidence, Interval(float, 0, 1, "neither"), "fit")
         if output is not None:
             check_output_path(output)
-        frame = read_measurements(measurements, model)
+        with using(input_limits(max_cell_chars=max_cell_chars)):
+            frame = read_measurements(measurements, model)
         result = FITTERS[model](frame, confidence)
         base = _load_profile(profile)
         doc = result.to_dict()

@@ -9,8 +9,18 @@ from typing import Annotated, Any
 import typer
 
 from vsizer._atomic import check_output_path
-from vsizer._cli_common import _fail, _progress, out
+from vsizer._cli_common import (
+    MaxCellCharsOpt,
+    MaxColumnsOpt,
+    MaxRowsOpt,
+    MaxXlsxMibOpt,
+    _fail,
+    _progress,
+    input_limits,
+    out,
+)
 from vsizer.errors import ConfigError, VsizerError
+from vsizer.limits import using
 
 _SUFFIXES = (".json", ".html", ".htm", ".xlsx")
 
@@ -44,6 +54,10 @@ def compare(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No terminal summary.")
     ] = False,
+    max_rows: MaxRowsOpt = None,
+    max_columns: MaxColumnsOpt = None,
+    max_cell_chars: MaxCellCharsOpt = None,
+    max_xlsx_mib: MaxXlsxMibOpt = None,
 ) -> None:
     """Plan the same inventory under several scenarios and compare them side by side.
 
@@ -73,7 +87,13 @@ def compare(
             )
         for path in output or []:
             check_output_path(path)
-        with _progress(quiet) as progress:
+        limits = input_limits(
+            max_rows=max_rows,
+            max_columns=max_columns,
+            max_cell_chars=max_cell_chars,
+            max_xlsx_mib=max_xlsx_mib,
+        )
+        with using(limits), _progress(quiet) as progress:
             doc = run_compare(scenarios, inventory, progress=progress)
         if not quiet:
             _print_summary(doc)

@@ -13,6 +13,7 @@ from vsizer._cli_common import (
     EXIT_INPUT,
     ImportStepOpt,
     IndexColumnOpt,
+    MaxCellCharsOpt,
     MetricOpt,
     ServerOpt,
     StartOpt,
@@ -20,10 +21,12 @@ from vsizer._cli_common import (
     UnitOpt,
     _fail,
     err,
+    input_limits,
     out,
     reader_options,
 )
 from vsizer.errors import OutputError, VsizerError
+from vsizer.limits import using
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,6 +69,7 @@ def import_series(
     index_column: IndexColumnOpt = None,
     start: StartOpt = None,
     step: ImportStepOpt = None,
+    max_cell_chars: MaxCellCharsOpt = None,
 ) -> None:
     """Import utilization series files into a series store (Parquet parts).
 
@@ -91,6 +95,7 @@ def import_series(
             start=start,
             step=step,
         )
+        limits = input_limits(max_cell_chars=max_cell_chars)
         check_output_dir(store, "--store")
         reads = plan_reads(sources, fmt, **options)
         st = SeriesStore.create(store)
@@ -106,7 +111,7 @@ def import_series(
 
     done: list[tuple[str, PartInfo]] = []
     failed = 0
-    with _bar(len(reads), "importing") as advance:
+    with using(limits), _bar(len(reads), "importing") as advance:
         for r in reads:
             try:
                 info = st.append(r.run())

@@ -10,7 +10,6 @@ Row numbers are spreadsheet rows: the header is row 1, the first data row 2.
 from __future__ import annotations
 
 import csv
-import io
 import math
 import os
 import re
@@ -23,6 +22,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from vsizer.errors import CatalogError
+from vsizer.limits import csv_records
 
 Kind = Literal["str", "int", "float", "curve"]
 
@@ -138,8 +138,8 @@ def read_rows(
         ) from exc
     except UnicodeDecodeError as exc:
         raise CatalogError(f"{p}: expected a UTF-8 CSV file ({exc.reason}).") from exc
-    reader = csv.reader(io.StringIO(text))
-    header = [h.strip() for h in next(reader, [])]
+    reader = csv_records(text, name, error=CatalogError)
+    header = [h.strip() for h in next(reader, (1, []))[1]]
     accepted = ", ".join(columns)
     header_problems = [
         f"{name}: missing required column '{c.name}'; accepted columns: {accepted}."
@@ -155,10 +155,9 @@ def read_rows(
         raise CatalogError(header_problems)
     rows: list[dict[str, Any]] = []
     problems: list[str] = []
-    for index, record in enumerate(reader):
+    for row_no, record in reader:
         if not any(cell.strip() for cell in record):
             continue  # blank line
-        row_no = index + 2
         row: dict[str, Any] = {c: None for c in columns}
         row["_row"] = row_no
         cells = list(record) + [""] * (len(header) - len(record))

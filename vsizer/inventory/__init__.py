@@ -23,6 +23,7 @@ from vsizer.inventory.model import COLUMNS, Inventory, empty_frame
 from vsizer.inventory.rvtools import VARIABLE_MAP as RVTOOLS_VARIABLE_MAP
 from vsizer.inventory.rvtools import read_rvtools
 from vsizer.inventory.tabular import read_table
+from vsizer.limits import csv_records
 
 __all__ = [
     "AZURE_MIGRATE_VARIABLE_MAP",
@@ -72,9 +73,10 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     if suffix in _CSV_SUFFIXES:
         text, _ = decode_csv(p)
         first = next((line for line in text.splitlines() if line.strip()), "")
-        import csv
-
-        cells = next(csv.reader([first], delimiter=sniff_delimiter(text)), [])
+        records = csv_records(
+            first, p.name, error=InventoryError, delimiter=sniff_delimiter(text)
+        )
+        cells = next(records, (1, []))[1]
         return "azure_migrate" if is_azure_migrate_header(cells) else "table"
     if suffix == ".xls":
         raise InventoryError(

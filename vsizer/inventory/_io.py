@@ -7,15 +7,20 @@ headers) and ``cells`` the raw values. Nothing here interprets a value.
 
 from __future__ import annotations
 
-import csv
-import io
 import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from vsizer._textio import decode, read_bytes, sniff_delimiter
 from vsizer.errors import InventoryError
+from vsizer.limits import (
+    check_row,
+    check_sheet_xml_rows,
+    check_unzipped_size,
+    csv_records,
+)
 
 __all__ = [
     "CSV_ENCODINGS",
@@ -23,6 +28,7 @@ __all__ = [
     "decode_csv",
     "open_workbook",
     "read_csv_grid",
+    "sheet_rows",
     "sniff_delimiter",
 ]
 
@@ -55,23 +61,37 @@ def decode_csv(path: Path) -> tuple[str, str]:
 
 
 def read_csv_grid(path: Path) -> tuple[Grid, dict[str, Any]]:
-    """All records of a CSV file as a grid, plus ``encoding`` and ``delimiter``."""
+    """All records of a CSV file as a grid, plus ``encoding`` and ``delimiter``.
+
+    Read record by record within the limits in force (:mod:`vsizer.limits`):
+    the first record past ``--max-rows`` stops the reading with an error.
+    """
     text, encoding = decode_csv(path)
     delimiter = sniff_delimiter(text)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    grid: Grid = []
-    for i, record in enumerate(reader, start=1):
-        grid.append((i, list(record)))
+    records = csv_records(
+        text, path.name, error=InventoryError, delimiter=delimiter, rows=True
+    )
+    grid: Grid = list(records)
     return grid, {"encoding": encoding, "delimiter": delimiter}
 
 
 def open_workbook(path: Path) -> Any:
-    """Open an XLSX read-only with cached formula values (else InventoryError)."""
+    """Open an XLSX read-only with cached formula values (else InventoryError).
+
+    An archive declaring more than ``--max-xlsx-mib`` uncompressed is refused
+    before anything is decompressed (:func:`vsizer.limits.check_unzipped_size`).
+    """
     import openpyxl
 
+    from vsizer.inventory._xlsx_dims import install
+
+    check_unzipped_size(path, error=InventoryError)
+    install()  # a sheet without <dimension> is not parsed whole at open
     try:
         return openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
+    except (
+        zipfile.BadZipFile, KeyError, OSError, ValueError, zlib.error, EOFError
+    ) as exc:
         raise InventoryError(
             f"{path.name}: cannot open as an Excel workbook (.xlsx): {exc}"
         ) from exc
@@ -99,6 +119,29 @@ def iter_sheet(
                 return
             continue
         empty_run = 0
+        yield number, values
+
+
+def sheet_rows(ws: Any, label: str) -> Iterator[tuple[int, list[Any]]]:
+    """:func:`iter_sheet` within the limits in force (:mod:`vsizer.limits`).
+
+    *label* names the file and sheet in messages. Reading stops at the first
+    row past ``--max-rows`` (an error), so a long sheet is never read whole; a
+    byte scan of the sheet's XML refuses it before any row is parsed
+    (:func:`vsizer.limits.check_sheet_xml_rows`).
+    """
+    source = getattr(ws, "_get_source", None)  # openpyxl read-only worksheet
+    if source is not None:
+        try:
+            with source() as xml:
+                check_sheet_xml_rows(xml, label, error=InventoryError)
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+            raise InventoryError(
+                f"{label}: cannot read the sheet, the workbook is damaged ({exc}); "
+                "open it in Excel and save it again."
+            ) from None
+    for number, values in iter_sheet(ws):
+        check_row(label, number, values, error=InventoryError)
         yield number, values
 
 

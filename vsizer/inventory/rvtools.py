@@ -73,7 +73,7 @@ from typing import Any
 
 from vsizer.errors import InventoryError
 from vsizer.inventory._build import ProblemLog, ServerRecord, clean_text, finish
-from vsizer.inventory._io import iter_sheet, open_workbook
+from vsizer.inventory._io import open_workbook, sheet_rows
 from vsizer.inventory._rvtools_hosts import (
     HostIndex,
     HostMatch,
@@ -138,11 +138,11 @@ class _Sheet:
         return self.by_key.get(_key(header), header)
 
 
-def _load(wb: Any, name: str) -> _Sheet | None:
+def _load(wb: Any, name: str, file: str) -> _Sheet | None:
     actual = next((s for s in wb.sheetnames if s.casefold() == name.casefold()), None)
     if actual is None:
         return None
-    grid = iter_sheet(wb[actual])
+    grid = sheet_rows(wb[actual], f"{file} sheet '{actual}'")
     first = next(grid, None)
     if first is None:
         return _Sheet(actual, [], [])
@@ -188,7 +188,7 @@ def read_rvtools(
     wb = open_workbook(p)
     try:
         names = ("vInfo", "vCPU", "vMemory", "vDisk", "vHost")
-        sheets = {n: _load(wb, n) for n in names}
+        sheets = {n: _load(wb, n, p.name) for n in names}
         all_sheets = list(wb.sheetnames)
     finally:
         wb.close()

@@ -31,9 +31,9 @@ from vsizer.inventory._build import (
 from vsizer.inventory._io import (
     Grid,
     PercentValue,
-    iter_sheet,
     open_workbook,
     read_csv_grid,
+    sheet_rows,
 )
 from vsizer.inventory.headers import (
     VARIABLE_MAP,
@@ -188,7 +188,7 @@ def _xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str
             )
         seen: list[str] = []
         for name in [sheet] if sheet is not None else names:
-            grid = list(iter_sheet(wb[name]))
+            grid = list(sheet_rows(wb[name], f"{path.name} sheet '{name}'"))
             at, score = find_header(grid)
             if sheet is not None or score >= 2:
                 return grid, {"format": "xlsx", "sheet": name, "sheets": names}, name

@@ -8,8 +8,6 @@ raised at once as one :class:`~vsizer.errors.InputError`.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from vsizer.errors import InputError
+from vsizer.limits import csv_records
 
 MODELS = ("cpu", "disk", "network")
 
@@ -158,7 +157,7 @@ def read_measurements(path: str | Path, model: str | None = None) -> pd.DataFram
         raise InputError(f"{p}: cannot read the measurement file ({exc.strerror}).") from None
     except UnicodeDecodeError as exc:
         raise InputError(f"{p}: expected a UTF-8 CSV file ({exc.reason}).") from None
-    rows = list(csv.reader(io.StringIO(text)))
+    rows = [cells for _, cells in csv_records(text, p.name, error=InputError)]
     if not rows or not any(h.strip() for h in rows[0]):
         raise InputError(f"{p.name}: empty file; expected a header row with 'model'.")
     header = [h.strip() for h in rows[0]]

@@ -41,8 +41,6 @@ and Russian):
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import os
 import re
@@ -57,6 +55,7 @@ import pandas as pd
 
 from vsizer._textio import plain_name, read_bytes
 from vsizer.errors import SeriesError
+from vsizer.limits import csv_records
 from vsizer.series._native import Problems, Rows, median_interval, parse_tz_param, tidy
 from vsizer.series.model import SeriesQuality, SeriesSet
 
@@ -451,7 +450,7 @@ def _decode_and_split(data: bytes, label: str, encoding: str | None) -> _Split:
                     f"{label}: cannot decode the file as {encoding!r} ({exc})."
                 ) from None
             continue
-        rows, numbers = _split(text)
+        rows, numbers = _split(text, label)
         header = rows[0] if rows else []
         columns = [_Column(i, h) for i, h in enumerate(header) if i > 0]
         shown = (
@@ -470,15 +469,18 @@ def _decode_and_split(data: bytes, label: str, encoding: str | None) -> _Split:
     return first
 
 
-def _split(text: str) -> tuple[list[list[str]], list[int]]:
-    """CSV rows without empty lines (typeperf starts with one), and their lines."""
-    reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""))
+def _split(text: str, label: str) -> tuple[list[list[str]], list[int]]:
+    """CSV rows without empty lines (typeperf starts with one), and their lines.
+
+    Cells are bounded by ``--max-cell-chars`` (:func:`vsizer.limits.csv_records`).
+    """
+    records = csv_records(text.lstrip("\ufeff"), label, error=SeriesError)
     rows: list[list[str]] = []
     numbers: list[int] = []
-    for row in reader:
+    for number, row in records:
         if any(cell.strip() for cell in row):
             rows.append(row)
-            numbers.append(reader.line_num)
+            numbers.append(number)
     return rows, numbers
 
 
