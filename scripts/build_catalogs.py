@@ -80,7 +80,9 @@ DESIGN_TABLE = [
     ),
 ]
 
-#: (c) CPUs named in the design method with no published score here: cores, MHz, source.
+#: (c) CPUs named in the design method: cores, MHz, source, unscored. All but the
+#: "Xeon 2.8 GHz dual-core" also have a scored row from the CINT2006rate 2016 listing,
+#: which the catalog's lookup prefers.
 UNSCORED_CPUS = [
     (
         "Intel Xeon E5540",
