@@ -54,6 +54,12 @@ References
    (CINT2006rate, base).
 .. [3] SPEC, "SPEC CPU2000 results," https://www.spec.org/cpu2000/results/
    (CINT2000).
+.. [4] CINT2006rate results as redistributed in github.com/karlarao/
+   specint_cpu_explorer @0cf1b84 (dump of March 2014) and
+   github.com/satoshi-s-suzuki/tools @b19eb2a (``SPECint/js``, results up to
+   2016 Q1 with their result URLs); see ``scripts/data/README.md``.
+.. [5] vsizer design method (DESIGN.md), section 4: MHz/SPECint2000 table of
+   the Xeon 3.0-3.6 GHz, 5110 and 5160.
 """
 
 from __future__ import annotations
