@@ -11,7 +11,9 @@ Inputs (see their READMEs for provenance and quirks):
 * ``power_specpower/ccf_SPECpower-full-results.csv`` — all SPECpower results
   (idle and 100 % only);
 * ``scripts/data/cint2006rate_2014.csv`` — SPEC CINT2006rate results (March
-  2014 dump, see ``scripts/data/README.md``).
+  2014 dump, see ``scripts/data/README.md``);
+* ``scripts/data/cint2006rate_2016.csv`` — SPEC CINT2006rate results published
+  up to 2016 Q1 (used for the CPUs the 2014 dump lacks, see its README).
 
 Outputs: ``cpus.csv``, ``hosts.csv``, ``server_power.csv``,
 ``server_power_by_chips.csv``, ``score_bridge.csv`` (CPUs measured in two SPEC
@@ -36,7 +38,11 @@ from vsizer.catalogs._keys import cpu_key, cpu_keys, model_key
 from vsizer.catalogs.cpu_catalog import CPU_COLUMNS
 from vsizer.catalogs.host_catalog import DEFAULT_HOST_MODEL, HOST_COLUMNS
 from vsizer.catalogs.import_spec import SPEC_CPU2017_BASIS, import_spec_cpu2017
-from vsizer.catalogs.import_spec2006 import SPEC_CPU2006_BASIS, import_cint2006rate
+from vsizer.catalogs.import_spec2006 import (
+    SPEC_CPU2006_BASIS,
+    import_cint2006rate,
+    import_cint2006rate_2016,
+)
 from vsizer.catalogs.import_specpower import (
     import_specpower,
     read_specpower_results,
@@ -74,7 +80,9 @@ DESIGN_TABLE = [
     ),
 ]
 
-#: (c) CPUs named in the design method with no published score here: cores, MHz, source.
+#: (c) CPUs named in the design method: cores, MHz, source, unscored. All but the
+#: "Xeon 2.8 GHz dual-core" also have a scored row from the CINT2006rate 2016 listing,
+#: which the catalog's lookup prefers.
 UNSCORED_CPUS = [
     (
         "Intel Xeon E5540",
@@ -215,6 +223,13 @@ def unscored_cpu_rows() -> list[dict[str, object]]:
     ]
 
 
+def cint2006_rows(spec06: pd.DataFrame, spec06_2016: pd.DataFrame) -> pd.DataFrame:
+    """The 2014 dump's CPUs, then the 2016 listing's CPUs the 2014 dump lacks."""
+    have = {cpu_key(str(n)) for n in spec06["cpu_name"]}
+    extra = spec06_2016[~spec06_2016["cpu_name"].map(lambda n: cpu_key(str(n)) in have)]
+    return pd.concat([spec06, extra], ignore_index=True)
+
+
 def build_cpus(spec: pd.DataFrame, spec06: pd.DataFrame) -> pd.DataFrame:
     rows = (
         design_cpu_rows()
@@ -238,12 +253,31 @@ BRIDGE_COLUMNS = [
 
 
 def build_bridge(spec: pd.DataFrame, spec06: pd.DataFrame) -> pd.DataFrame:
-    """CPUs with a CINT2006rate and a CINT2017rate median (matched by cpu_key)."""
+    """CPUs measured in two suites: the design table's SPECint2000 CPUs with a
+    CINT2006rate median (matched by any cpu_keys), then CPUs with a
+    CINT2006rate and a CINT2017rate median (matched by cpu_key)."""
+    rows = []
+    for old in design_cpu_rows():
+        keys = set(cpu_keys(str(old["cpu_name"])))
+        for new in spec06.to_dict("records"):
+            if keys & set(cpu_keys(str(new["cpu_name"]))):
+                rows.append(
+                    dict(
+                        from_basis="SPECint2000",
+                        to_basis=SPEC_CPU2006_BASIS,
+                        cpu_name=new["cpu_name"],
+                        from_score_per_core=old["score_per_core"],
+                        to_score_per_core=new["score_per_core"],
+                        ratio=float(new["score_per_core"])
+                        / float(old["score_per_core"]),  # type: ignore[arg-type]
+                        from_source=old["source"],
+                        to_source=new["source"],
+                    )
+                )
     by_key = {
         cpu_key(str(n)): r
         for n, r in zip(spec["cpu_name"], spec.to_dict("records"), strict=True)
     }
-    rows = []
     for old in spec06.to_dict("records"):
         new = by_key.get(cpu_key(str(old["cpu_name"])))
         if new is None:
@@ -267,7 +301,8 @@ RANGE_SOURCES = {
     "SPECint2000": "SPECint2000 chip scores of the Xeon 3.0-3.6 GHz and Xeon "
     "5110/5160 per core (SPEC CPU2000 results, https://www.spec.org/cpu2000/results/)",
     SPEC_CPU2006_BASIS: "per-CPU medians of SPEC CINT2006rate base results per core "
-    "(https://www.spec.org/cpu2006/results/, March 2014 dump)",
+    "(https://www.spec.org/cpu2006/results/, March 2014 dump and results "
+    "published up to 2016 Q1)",
     SPEC_CPU2017_BASIS: "per-CPU medians of SPEC CINT2017rate base results per core "
     "(https://www.spec.org/cpu2017/results/)",
 }
@@ -474,13 +509,20 @@ def main() -> None:
         type=Path,
         default=REPO / "scripts" / "data" / "cint2006rate_2014.csv",
     )
+    parser.add_argument(
+        "--cpu2006-2016",
+        type=Path,
+        default=REPO / "scripts" / "data" / "cint2006rate_2016.csv",
+    )
     args = parser.parse_args()
     spec_file = args.data / "cpu_perf_spec_cpu2017" / "cpu2017-results.csv.gz"
     curves = args.data / "power_specpower" / "specpower_curves_11pt.csv"
     ccf_file = args.data / "power_specpower" / "ccf_SPECpower-full-results.csv"
 
     spec = import_spec_cpu2017(spec_file)
-    spec06 = import_cint2006rate(args.cpu2006)
+    spec06 = cint2006_rows(
+        import_cint2006rate(args.cpu2006), import_cint2006rate_2016(args.cpu2006_2016)
+    )
     cpus = build_cpus(spec, spec06)
     power = import_specpower([curves, ccf_file])
     results = read_specpower_results([curves, ccf_file])

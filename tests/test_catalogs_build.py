@@ -56,6 +56,10 @@ def test_bridge_rows_cite_both_suites():
 
     with (SHIPPED / "score_bridge.csv").open(encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    assert len(rows) == 4
-    assert all("CINT2006rate" in r["from_source"] for r in rows)
-    assert all("https://www.spec.org/cpu2017/results/" in r["to_source"] for r in rows)
+    assert len(rows) == 10
+    old, new = rows[:2], rows[2:]
+    assert all(r["from_basis"] == "SPECint2000" for r in old)
+    assert all("https://www.spec.org/cpu2000/results/" in r["from_source"] for r in old)
+    assert all("https://www.spec.org/cpu2006/results/res20" in r["to_source"] for r in old)
+    assert all("CINT2006rate" in r["from_source"] for r in new)
+    assert all("https://www.spec.org/cpu2017/results/" in r["to_source"] for r in new)

@@ -114,7 +114,26 @@ def test_host_cpu_capacity_wrong_unit(shipped):
 
 def test_round_trip(shipped, tmp_path):
     path = write_catalog_csv(shipped.to_frame(), tmp_path / "hosts.csv")
-    assert read_host_catalog(path).hosts == shipped.hosts
+    back = {h.model: h for h in read_host_catalog(path).hosts}
+    assert list(back) == [h.model for h in shipped.hosts]
+    scored = [h for h in shipped.hosts if h.cpu_score_per_core is not None]
+    assert [back[h.model] for h in scored] == scored
+    # read as a user file, the unscored old hosts name CPUs that now have a
+    # CINT2006rate score (2016 listing: E5520 and L5520 23.375, E5405 10.73125
+    # per core): they get it bridged to SPECrate2017 (x 0.1086, test_score_bridge)
+    factor = (5.325 / 49.5 + 3.783333333 / 34.5) / 2
+    expected = {
+        "Example host 2x Xeon E5520": 23.375,
+        "Blade 2x Xeon L5520": 23.375,
+        "Blade 2x Xeon E5405": 10.73125,
+    }
+    assert {h.model for h in shipped.hosts if h.cpu_score_per_core is None} == set(
+        expected
+    )
+    for model, per_core in expected.items():
+        assert back[model].cpu_score_basis == "SPECrate2017_int_base"
+        assert_allclose(back[model].cpu_score_per_core, per_core * factor)
+        assert "converted SPECint_rate2006 x 0.1086" in back[model].source
 
 
 def test_user_catalog_alone_and_merged(tmp_path):
@@ -246,10 +265,10 @@ def test_cpu_name_only_takes_the_catalog_score(tmp_path):
 def test_cpu_name_only_in_cpu2006_is_converted(tmp_path):
     path = write(tmp_path, NAMED + "Old,2,8,2600,256,80,300,Intel Xeon E5-2650 v2\n")
     host = read_host_catalog(path).get("Old")
-    factor = (4.10625 / 38.75 + 4.195 / 39.1) / 2  # see tests/test_score_bridge.py
-    assert_allclose(host.cpu_score_per_core, 41.125 * factor)
+    factor = (5.325 / 49.5 + 3.783333333 / 34.5) / 2  # see tests/test_score_bridge.py
+    assert_allclose(host.cpu_score_per_core, 41.125 * factor)  # 4.467
     assert host.cpu_score_basis == "SPECrate2017_int_base"
-    assert "converted SPECint_rate2006 x 0.1066" in host.source
+    assert "converted SPECint_rate2006 x 0.1086" in host.source
 
 
 def test_cpu_name_unknown_or_score_given_is_kept(tmp_path):

@@ -87,7 +87,8 @@ def test_old_export_plans_without_cpu_errors(old_plan):
     """Issue 11: the 1 MHz gap and the mixed X5675/X5690 cluster aborted the plan."""
     servers = {s["name"]: s for s in old_plan.to_dict()["servers"]}
     assert servers["prod99"]["cpu_mhz"] == 2399.5
-    assert servers["leg09"]["score_source"] == "host-ratio"  # X5675: by clock
+    # X5675: CINT2006rate score (2016 listing) bridged to the host's basis
+    assert servers["leg09"]["score_source"] == "catalog-bridge"
     assert servers["app01"]["cpu_avg_util"] == 0.5
     assert servers["prod99"]["cpu_avg_util"] == 1.0  # assume_util, flagged
 

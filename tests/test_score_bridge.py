@@ -1,8 +1,9 @@
-"""Score bases: the SPEC CPU2006 -> CPU2017 bridge, plausible ranges, conversion.
+"""Score bases: the SPEC CPU2000 -> CPU2006 -> CPU2017 bridges, ranges, conversion.
 
 Numbers checked by hand (see each test): per-core medians recomputed from the
-result files with a separate script (sorted base / cores, middle value), the
-ratios and their median with a calculator.
+result files with a separate script (rows of the CPU, sorted base / cores,
+middle value), the ratios, their median and the compounded error with a
+calculator.
 """
 
 from __future__ import annotations
@@ -14,7 +15,11 @@ from numpy.testing import assert_allclose
 
 from vsizer.catalogs import CpuCatalog, CpuEntry, HostModel, normalize_cpu
 from vsizer.catalogs.cpu_catalog import read_cpu_catalog
-from vsizer.catalogs.import_spec2006 import import_cint2006rate, spaced_cpu_name
+from vsizer.catalogs.import_spec2006 import (
+    import_cint2006rate,
+    import_cint2006rate_2016,
+    spaced_cpu_name,
+)
 from vsizer.catalogs.score_bridge import (
     bridge,
     likely_bases,
@@ -42,14 +47,29 @@ HOST17 = HostModel(
     cpu_score_basis=R17,
 )
 
-# 4 CPUs measured in both suites (per-core medians):
-#   CINT2006rate (scripts/data/cint2006rate_2014.csv) / CINT2017rate (cpus.csv)
+R00 = "SPECint2000"
+
+# 8 CPUs measured in both suites (per-core medians):
+#   CINT2006rate (scripts/data/cint2006rate_2014.csv, else _2016.csv) /
+#   CINT2017rate (cint2017rate_by_system.csv)
 #   E5-2620     31.333333 (84 results) / 3.125    (1) -> 0.099734
 #   E5-2620 v2  34.5      (33)         / 3.783333 (1) -> 0.109662
 #   E5-2670     38.75     (74)         / 4.10625  (1) -> 0.105968
 #   E5-2670 v2  39.1      (27)         / 4.195    (1) -> 0.107289
-# median = (0.105968 + 0.107289) / 2 = 0.106628; error = 1 - 0.099734/0.106628
-FACTOR = (4.10625 / 38.75 + 4.195 / 39.1) / 2
+#   E3-1240L v5 49.5      (9, 2016)    / 5.325    (2) -> 0.107576
+#   E3-1260L v5 59.75     (7, 2016)    / 6.5625   (2) -> 0.109833
+#   E5-2620 v3  42.333333 (80, 2016)   / 5.575    (1) -> 0.131693
+#   E5-2680 v3  42.916667 (73, 2016)   / 5.291667 (1) -> 0.123301
+# sorted, the middle two are 0.107576 and 0.109662: median 0.108619;
+# error = 0.131693 / 0.108619 - 1 = 0.2124
+FACTOR = (5.325 / 49.5 + 3.783333333 / 34.5) / 2
+# 2 CPUs of the design method's SPECint2000 table with CINT2006rate results:
+#   Xeon 5110  856 (1712 / 2 cores)    / 8.85   (32 results, 2016) -> 0.010339
+#   Xeon 5160  1512.5 (3025 / 2 cores) / 14.125 (41 results, 2016) -> 0.009339
+# median 0.009839, error = 0.010339 / 0.009839 - 1 = 0.0508
+FACTOR_00 = (8.85 / 856 + 14.125 / 1512.5) / 2
+# chained: 0.009839 x 0.108619 = 0.0010687; error 1.0508 x 1.2124 - 1 = 0.274
+FACTOR_00_17 = FACTOR_00 * FACTOR
 
 
 def frame(**cols) -> pd.DataFrame:
@@ -65,32 +85,85 @@ def frame(**cols) -> pd.DataFrame:
 
 
 def test_bridge_pairs_and_factor():
-    pairs = read_bridge_pairs()
+    pairs = [p for p in read_bridge_pairs() if p.from_basis == R06]
     assert [p.cpu_name for p in pairs] == [
         "Intel Xeon E5-2620",
         "Intel Xeon E5-2620 v2",
         "Intel Xeon E5-2670",
         "Intel Xeon E5-2670 v2",
+        "Intel Xeon E3-1240L v5",
+        "Intel Xeon E3-1260L v5",
+        "Intel Xeon E5-2620 v3",
+        "Intel Xeon E5-2680 v3",
     ]
     assert_allclose(
         [p.ratio for p in pairs],
-        [3.125 / (94 / 3), 3.783333333 / 34.5, 4.10625 / 38.75, 4.195 / 39.1],
+        [
+            3.125 / (94 / 3),
+            3.783333333 / 34.5,
+            4.10625 / 38.75,
+            4.195 / 39.1,
+            5.325 / 49.5,
+            6.5625 / 59.75,
+            5.575 / (127 / 3),
+            (127 / 24) / (515 / 12),
+        ],
         rtol=1e-9,
     )
     b = bridge(R06, R17)
-    assert b is not None
+    assert b is not None and not b.legs
     assert_allclose(b.factor, FACTOR)
-    assert round(b.factor, 4) == 0.1066
-    assert round(b.error, 3) == 0.065  # 1 - 0.099734 / 0.106628
-    assert "error +-6.5 %" in b.note() and "4 CPUs" in b.note()
+    assert round(b.factor, 4) == 0.1086
+    assert round(b.error, 3) == 0.212  # 0.131693 / 0.108619 - 1
+    assert "error +-21.2 %" in b.note() and "8 CPUs" in b.note()
     back = bridge(R17, R06)
     assert back is not None and back.inverted
     assert_allclose(back.factor, np.median([1 / p.ratio for p in pairs]))
 
 
-def test_no_bridge_for_specint2000():
-    assert bridge("SPECint2000", R17) is None
-    assert bridge("SPECint2000", R06) is None
+def test_specint2000_pairs_are_the_design_table_xeons():
+    pairs = [p for p in read_bridge_pairs() if p.from_basis == R00]
+    assert [(p.cpu_name, p.to_basis) for p in pairs] == [
+        ("Intel Xeon 5110", R06),
+        ("Intel Xeon 5160", R06),
+    ]
+    assert [(p.from_score, p.to_score) for p in pairs] == [(856, 8.85), (1512.5, 14.125)]
+    assert all("design method" in p.from_source for p in pairs)
+    assert all("https://www.spec.org/cpu2006/results/" in p.to_source for p in pairs)
+    b = bridge(R00, R06)
+    assert b is not None and not b.legs
+    assert_allclose(b.factor, FACTOR_00)
+    assert round(b.factor, 6) == 0.009839
+    assert round(b.error, 4) == 0.0508
+
+
+def test_specint2000_to_cpu2017_is_chained_through_cpu2006():
+    b = bridge(R00, R17)
+    assert b is not None
+    assert [(leg.from_basis, leg.to_basis) for leg in b.legs] == [(R00, R06), (R06, R17)]
+    assert_allclose(b.factor, FACTOR_00_17)
+    assert round(b.factor, 7) == 0.0010687
+    assert_allclose(b.error, (1 + b.legs[0].error) * (1 + b.legs[1].error) - 1)
+    assert round(b.error, 3) == 0.274  # 1.0508 x 1.2124 - 1
+    note = b.note()
+    assert note.startswith(
+        "SPECint2000 x 0.001069 = SPECrate2017_int_base, chained through "
+        "SPECint_rate2006 (error +-27.4 % compounded): SPECint2000 x 0.009839"
+    )
+    assert "Intel Xeon 5110, Intel Xeon 5160" in note and "error +-21.2 %" in note
+    assert "https://www.spec.org/cpu2000/results/" in note
+    # DESIGN.md §4: Xeon 5160, 3,025 per 2-core chip -> 1.62 SPECrate2017 per core
+    assert round(1512.5 * b.factor, 2) == 1.62
+    back = bridge(R17, R00)
+    assert back is not None and back.legs
+    inverse = [np.median([1 / leg_pair.ratio for leg_pair in leg.pairs]) for leg in b.legs]
+    assert_allclose(back.factor, inverse[0] * inverse[1], rtol=1e-9)
+
+
+def test_no_bridge_to_a_basis_without_pairs():
+    assert bridge(R00, "MHz") is None
+    assert bridge("SPECint95", R17) is None
+    assert bridge(R17, R17) is None
 
 
 def test_cint2006_medians_pinned():
@@ -102,6 +175,53 @@ def test_cint2006_medians_pinned():
     assert by["Intel Xeon E5-2650 v2"] == 41.125
     assert len(rows) == 163
     assert spaced_cpu_name("IntelXeonE7-4890v2") == "Intel Xeon E7-4890 v2"
+
+
+@pytest.mark.parametrize(
+    ("cpu", "n", "median", "cores"),
+    [
+        # rows of cint2006rate_2016.csv for the CPU, sorted base/cores, middle
+        ("Intel Xeon 5110", 32, 8.85, 2),
+        ("Intel Xeon 5160", 41, 14.125, 2),
+        ("Intel Xeon E5-2620 v3", 80, 127 / 3, 6),
+        ("Intel Xeon E5-2680 v3", 73, 515 / 12, 12),
+        # the CPUs the CPU2017 dump lacks
+        ("Intel Xeon E5-2630 v3", 70, 41.5, 8),
+        ("Intel Xeon E3-1220 v5", 9, 49.0, 4),
+        ("Intel Xeon E3-1230 v5", 11, 60.5, 4),
+        ("Intel Xeon E3-1240 v5", 7, 61.5, 4),
+        ("Intel Xeon E3-1270 v5", 9, 63.0, 4),
+    ],
+)
+def test_cint2006_2016_medians_pinned(cpu, n, median, cores):
+    rows = import_cint2006rate_2016("scripts/data/cint2006rate_2016.csv")
+    row = rows.set_index("cpu_name").loc[cpu]
+    assert_allclose(row["score_per_core"], median)
+    assert row["cores"] == cores
+    assert f"median of {n} results" in row["source"]
+    assert "https://www.spec.org/cpu2006/results/res20" in row["source"]
+    entry = read_cpu_catalog().lookup(cpu, R06)
+    assert entry is not None and entry.score_per_core == row["score_per_core"]
+
+
+def test_cint2006_2016_leaves_out_runs_with_idle_cores():
+    rows = import_cint2006rate_2016("scripts/data/cint2006rate_2016.csv")
+    # the only X5620 result is a 1-copy run on 4 cores (res2010q4 ...-13870)
+    assert "Intel Xeon X5620" not in set(rows["cpu_name"])
+    # 554 CPUs in the extract, 553 with a numeric compliant result, 552 after
+    # the X5620; 55 of them have no clock in any system name
+    assert len(rows) == 497
+    assert "Intel Xeon 7110N" not in set(rows["cpu_name"])  # no clock stated
+
+
+def test_2014_and_2016_cint2006_listings_agree():
+    old = import_cint2006rate("scripts/data/cint2006rate_2014.csv")
+    new = import_cint2006rate_2016("scripts/data/cint2006rate_2016.csv")
+    both = old.merge(new, on="cpu_name", suffixes=("_14", "_16"))
+    ratio = both["score_per_core_16"] / both["score_per_core_14"]
+    assert len(both) == 149
+    assert ratio.median() == 1.0
+    assert (ratio - 1).abs().max() < 0.06  # E7-8870: 23.0 vs 24.3
 
 
 @pytest.mark.parametrize(
@@ -124,10 +244,12 @@ def test_cpu2017_medians_pinned(cpu, n, median):
 def test_ranges_from_published_medians():
     ranges = read_score_ranges()
     assert (ranges["SPECint2000"].low, ranges["SPECint2000"].high) == (856, 1718)
-    assert (ranges[R06].low, ranges[R06].high) == (9.6875, 52.625)
+    # 2016 listing: Xeon 7110M (11 results, sorted base/cores, 6th = 52.0 / 8)
+    # and E3-1270 v5 (9 results, 5th = 252 / 4)
+    assert (ranges[R06].low, ranges[R06].high) == (6.5, 63)
     assert (ranges[R17].low, ranges[R17].high) == (0.125, 18.625)
     assert likely_bases(1440) == ["SPECint2000"]
-    assert likely_bases(30) == [R06, R17]  # 9.69/2..52.6x2 and 0.125/2..18.6x2
+    assert likely_bases(30) == [R06, R17]  # 6.5/2..63x2 and 0.125/2..18.6x2
     assert likely_bases(40) == [R06]
 
 
@@ -178,7 +300,7 @@ def test_cpu2006_scores_convert_estimated_with_the_bridge_note():
     status, note = quality.entries["s0"]["cpu_capacity"]
     assert status == "estimated"
     assert "38.75 SPECint_rate2006/core from the inventory" in note
-    assert "error +-6.5 %" in note
+    assert "error +-21.2 %" in note
 
 
 def test_catalog_cpu_only_in_cpu2006_is_converted():
@@ -195,13 +317,13 @@ def test_catalog_cpu_only_in_cpu2006_is_converted():
     assert quality.status("s0", "cpu_capacity") == "estimated"
 
 
-def test_specint2000_scores_are_not_converted_and_warned():
+def test_specint2000_scores_convert_estimated_through_cpu2006():
     catalog = CpuCatalog([CpuEntry("Xeon 5160", 2, 3000, 1512.5, "SPECint2000", "x")])
     servers = frame(
         name=["old1"],
         cpu_name=["Xeon 5160"],
         cpu_score_per_core=[1512.5],
-        cpu_score_basis=["SPECint2000"],
+        cpu_score_basis=[R00],
         cpu_mhz=[3000],
         sockets=[1],
         cores_per_socket=[2],
@@ -209,12 +331,34 @@ def test_specint2000_scores_are_not_converted_and_warned():
     )
     quality = QualityReport()
     out, _ = normalize_cpu(servers, HOST17, catalog, quality)
+    assert out["score_source"][0] == "bridge"
+    assert_allclose(out["cpu_score_per_core"][0], 1512.5 * FACTOR_00_17)  # 1.616
+    assert_allclose(out["cpu_capacity"][0], 2 * 1512.5 * FACTOR_00_17)
+    status, note = quality.entries["old1"]["cpu_capacity"]
+    assert status == "estimated"
+    assert "1512.5 SPECint2000/core from the inventory" in note
+    assert "chained through SPECint_rate2006 (error +-27.4 % compounded)" in note
+    assert not [w for w in quality.warnings if w.code == "score_basis_unconverted"]
+
+
+def test_scores_in_a_basis_without_a_bridge_are_not_converted_and_warned():
+    servers = frame(
+        name=["old1"],
+        cpu_score_per_core=[50.0],
+        cpu_score_basis=["SPECint95"],
+        cpu_mhz=[3000],
+        sockets=[1],
+        cores_per_socket=[2],
+        cpu_avg_util=[0.2],
+    )
+    quality = QualityReport()
+    out, _ = normalize_cpu(servers, HOST17, CpuCatalog([]), quality)
     assert out["score_source"][0] == "host-ratio"
     assert_allclose(out["cpu_score_per_core"][0], 3000 * 6.05 / 2500)
     [w] = [w for w in quality.warnings if w.code == "score_basis_unconverted"]
     assert w.servers == ("old1",)
     assert w.message.startswith(
-        "1 server(s) have CPU scores in SPECint2000, which cannot be converted to "
+        "1 server(s) have CPU scores in SPECint95, which cannot be converted to "
         "the host's SPECrate2017_int_base: no CPU with published results in both "
         "suites is in the shipped data."
     )
@@ -249,16 +393,26 @@ def test_cpu2006_header_plans_in_the_host_basis(tmp_path):
     assert_allclose(out["cpu_score_per_core"], [38.75 * FACTOR, 41.125 * FACTOR])
 
 
-def test_cpu2000_header_is_not_converted_and_warned(tmp_path):
+def test_cpu2000_header_plans_in_the_host_basis(tmp_path):
+    # DESIGN.md §4: Xeon 5160 3,025 per 2-core chip, Xeon 3.6 GHz 1,718 (1 core)
     from vsizer.catalogs import read_host_catalog
 
     _, inv = _inventory(tmp_path, "SPEC CPU2000", 1512.5, 1718)
     quality = QualityReport()
     host = read_host_catalog().default
-    out, _ = normalize_cpu(inv.servers, host, read_cpu_catalog(), quality)
-    assert list(out["score_source"]) == ["host-ratio", "host-ratio"]
-    [w] = [w for w in quality.warnings if w.code == "score_basis_unconverted"]
-    assert w.servers == ("old1", "old2")
+    out, unit = normalize_cpu(inv.servers, host, read_cpu_catalog(), quality)
+    assert unit == R17
+    assert list(out["score_source"]) == ["bridge", "bridge"]
+    assert_allclose(
+        out["cpu_score_per_core"], [1512.5 * FACTOR_00_17, 1718 * FACTOR_00_17]
+    )
+    assert_allclose(out["cpu_capacity"], [4 * 1512.5 * FACTOR_00_17, 2 * 1718 * FACTOR_00_17])
+    for server in ("old1", "old2"):
+        status, note = quality.entries[server]["cpu_capacity"]
+        assert status == "estimated"
+        assert "SPECint2000 x 0.001069 = SPECrate2017_int_base" in note
+        assert "error +-27.4 % compounded" in note
+    assert not [w for w in quality.warnings if w.code == "score_basis_unconverted"]
 
 
 def test_cli_names_the_basis_of_an_unstated_cpu2000_score(tmp_path):

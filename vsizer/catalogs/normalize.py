@@ -25,10 +25,11 @@ Rules
    :mod:`vsizer.catalogs.score_bridge`; otherwise it is an error naming the
    basis it looks like.
 1b. ``bridge`` (estimated) — the server's own score in another basis with a
-   sourced bridge to the host's (SPECint_rate2006 -> SPECrate2017_int_base),
+   sourced bridge to the host's (SPECint_rate2006 -> SPECrate2017_int_base;
+   SPECint2000 -> SPECint_rate2006 -> SPECrate2017_int_base, chained),
    converted by the bridge factor; the note states the factor and its error.
-   A score in a basis without a bridge (SPECint2000) is not used: a plan
-   warning ``score_basis_unconverted`` names the servers.
+   A score in a basis without a bridge is not used: a plan warning
+   ``score_basis_unconverted`` names the servers.
 2. ``catalog`` (derived) — the CPU catalog's score for ``cpu_name`` in the
    host's basis; ``catalog-bridge`` (estimated) when the catalog has the CPU
    only in a bridged basis.

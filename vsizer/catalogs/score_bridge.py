@@ -10,18 +10,35 @@ error is the largest relative deviation of a ratio from that median::
 
     score_to = score_from x factor          (error: +- max |ratio / factor - 1|)
 
+Where no CPU was measured in both suites, two bridges that share a basis are
+**chained**: ``factor = factor_1 x factor_2`` and the errors compound,
+``error = (1 + error_1)(1 + error_2) - 1`` (worst case: both ratios off in the
+same direction).
+
 Data
 ----
 ``vsizer/catalogs/data/score_bridge.csv`` (built by
 ``scripts/build_catalogs.py``): one row per CPU pair with both per-core
-medians, their sources and the ratio. Shipped: **SPECint_rate2006 ->
-SPECrate2017_int_base** over the 4 CPUs found in both published dumps (Xeon
-E5-2620, E5-2620 v2, E5-2670, E5-2670 v2): factor 0.1066, ratios 0.0997 to
-0.1097, error +-6.5 %. Valid for Intel Sandy Bridge-EP / Ivy Bridge-EP
-generations (the pairs); other generations are extrapolation. No CPU with
-published results in both SPEC CPU2000 and CPU2006/CPU2017 is in the shipped
-data, so **SPECint2000 has no bridge**: such scores are not converted (a plan
-warning says so) and capacity comes from the CPU catalog or the clock rate.
+medians, their sources and the ratio. Shipped:
+
+* **SPECint_rate2006 -> SPECrate2017_int_base** over the 8 CPUs found in both
+  published result sets (Xeon E5-2620, E5-2620 v2, E5-2670, E5-2670 v2,
+  E5-2620 v3, E5-2680 v3, E3-1240L v5, E3-1260L v5): factor 0.1086, ratios
+  0.0997 to 0.1317, error +-21.2 %. Sandy Bridge / Ivy Bridge pairs give
+  0.100-0.110, Haswell 0.123-0.132, Skylake E3 0.108-0.110: the error is
+  mostly the generation. Valid for Intel Xeons of 2012-2015; others are
+  extrapolation.
+* **SPECint2000 -> SPECint_rate2006** over the 2 CPUs of the design method's
+  SPECint2000 table with CINT2006rate results (Xeon 5110, Xeon 5160; per-core
+  SPECint2000 = chip figure / cores): factor 0.009839, ratios 0.009339 and
+  0.01034, error +-5.1 %. The SPECint2000 figures are the design method's
+  table (SPEC CPU2000 results as tabulated there; no result page of them was
+  found in reachable data). Both CPUs are Core-microarchitecture
+  (Woodcrest, 2006); NetBurst Xeons and Opterons are extrapolation.
+* Chained, **SPECint2000 -> SPECrate2017_int_base**: factor 0.009839 x
+  0.1086 = 0.001069, error (1.051 x 1.212) - 1 = +-27.4 %. A Xeon 5160
+  (3,025 SPECint2000 per 2-core chip, 1,512.5 per core) is 1.62
+  SPECrate2017_int_base per core.
 
 ``vsizer/catalogs/data/score_ranges.csv``: per basis, the lowest and highest
 per-core median of the published results the catalogs are built from. A score
@@ -37,6 +54,12 @@ References
    (CINT2006rate, base).
 .. [3] SPEC, "SPEC CPU2000 results," https://www.spec.org/cpu2000/results/
    (CINT2000).
+.. [4] CINT2006rate results as redistributed in github.com/karlarao/
+   specint_cpu_explorer @0cf1b84 (dump of March 2014) and
+   github.com/satoshi-s-suzuki/tools @b19eb2a (``SPECint/js``, results up to
+   2016 Q1 with their result URLs); see ``scripts/data/README.md``.
+.. [5] vsizer design method (DESIGN.md), section 4: MHz/SPECint2000 table of
+   the Xeon 3.0-3.6 GHz, 5110 and 5160.
 """
 
 from __future__ import annotations
@@ -73,6 +96,14 @@ SHIPPED_RANGES = "score_ranges.csv"
 #: A score within [low / 2, high x 2] of its basis' published range is plausible.
 RANGE_TOLERANCE = 2.0
 
+#: Where each basis' results are published, for bridge notes.
+RESULTS_PAGES: dict[str, str] = {
+    "SPECint2000": "SPECint2000 as tabulated in the vsizer design method "
+    "(https://www.spec.org/cpu2000/results/)",
+    "SPECint_rate2006": "https://www.spec.org/cpu2006/results/",
+    "SPECrate2017_int_base": "https://www.spec.org/cpu2017/results/",
+}
+
 #: An inventory header that states each basis (see vsizer.inventory.headers).
 HEADER_EXAMPLE: dict[str, str] = {
     "SPECint2000": "SPEC CPU2000",
@@ -100,13 +131,18 @@ class BridgePair:
 
 @dataclass(frozen=True)
 class Bridge:
-    """Conversion ``from_basis -> to_basis``: factor and error from its pairs."""
+    """Conversion ``from_basis -> to_basis``: factor and error from its pairs.
+
+    A chained bridge (``legs`` set) converts through a shared basis: its
+    factor is the product of the legs' factors, its pairs are theirs.
+    """
 
     from_basis: str
     to_basis: str
     factor: float
     pairs: tuple[BridgePair, ...]
     inverted: bool = False
+    legs: tuple[Bridge, ...] = ()
 
     @property
     def ratios(self) -> list[float]:
@@ -115,19 +151,39 @@ class Bridge:
 
     @property
     def error(self) -> float:
-        """Largest relative deviation of a pair's ratio from the factor."""
+        """Largest relative deviation of a pair's ratio from the factor; for a
+        chained bridge, the legs' errors compounded: prod(1 + e_i) - 1."""
+        if self.legs:
+            return math.prod(1 + leg.error for leg in self.legs) - 1
         return max(abs(r / self.factor - 1) for r in self.ratios)
 
-    def note(self) -> str:
-        """How a value was converted, for quality notes and warnings."""
+    def _detail(self) -> str:
         cpus = ", ".join(p.cpu_name for p in self.pairs)
         return (
             f"{self.from_basis} x {self.factor:.4g} = {self.to_basis}: median ratio "
             f"over {len(self.pairs)} CPUs measured in both suites ({cpus}; ratios "
             f"{min(self.ratios):.4g} to {max(self.ratios):.4g}, error "
-            f"+-{self.error * 100:.1f} %), SPEC published results "
-            "https://www.spec.org/cpu2006/results/ and "
-            "https://www.spec.org/cpu2017/results/"
+            f"+-{self.error * 100:.1f} %)"
+        )
+
+    def _pages(self) -> str:
+        bases = dict.fromkeys(
+            b
+            for leg in (self.legs or (self,))
+            for b in (leg.from_basis, leg.to_basis)
+        )
+        return " and ".join(RESULTS_PAGES.get(b, b) for b in bases)
+
+    def note(self) -> str:
+        """How a value was converted, for quality notes and warnings."""
+        if not self.legs:
+            return f"{self._detail()}, SPEC published results {self._pages()}"
+        return (
+            f"{self.from_basis} x {self.factor:.4g} = {self.to_basis}, chained "
+            f"through {self.legs[0].to_basis} (error +-{self.error * 100:.1f} % "
+            f"compounded): "
+            + "; then ".join(leg._detail() for leg in self.legs)
+            + f"; SPEC published results {self._pages()}"
         )
 
 
@@ -180,15 +236,10 @@ def read_score_ranges(path: str | None = None) -> dict[str, ScoreRange]:
     }
 
 
-def bridge(from_basis: str, to_basis: str) -> Bridge | None:
-    """The shipped bridge between two bases (either direction), or None.
-
-    >>> round(bridge("SPECint_rate2006", "SPECrate2017_int_base").factor, 4)
-    0.1066
-    >>> bridge("SPECint2000", "SPECrate2017_int_base") is None
-    True
-    """
-    pairs = read_bridge_pairs()
+def _direct(
+    pairs: tuple[BridgePair, ...], from_basis: str, to_basis: str
+) -> Bridge | None:
+    """The bridge from the pairs measured in both bases (either direction)."""
     direct = tuple(
         p for p in pairs if (p.from_basis, p.to_basis) == (from_basis, to_basis)
     )
@@ -202,6 +253,45 @@ def bridge(from_basis: str, to_basis: str) -> Bridge | None:
         factor = statistics.median(1 / p.ratio for p in back)
         return Bridge(from_basis, to_basis, factor, back, inverted=True)
     return None
+
+
+def bridge(from_basis: str, to_basis: str) -> Bridge | None:
+    """The shipped bridge between two bases (either direction), or None.
+
+    A direct bridge (CPUs measured in both bases) first; else two bridges
+    chained through a third basis, the one with the smallest compounded error.
+
+    >>> round(bridge("SPECint_rate2006", "SPECrate2017_int_base").factor, 4)
+    0.1086
+    >>> b = bridge("SPECint2000", "SPECrate2017_int_base")
+    >>> round(b.factor, 6), round(b.error, 3), b.legs[0].to_basis
+    (0.001069, 0.274, 'SPECint_rate2006')
+    >>> bridge("SPECint2000", "MHz") is None
+    True
+    """
+    if from_basis == to_basis:
+        return None
+    pairs = read_bridge_pairs()
+    found = _direct(pairs, from_basis, to_basis)
+    if found is not None:
+        return found
+    bases = sorted({b for p in pairs for b in (p.from_basis, p.to_basis)})
+    chains = []
+    for mid in bases:
+        if mid in (from_basis, to_basis):
+            continue
+        first, second = _direct(pairs, from_basis, mid), _direct(pairs, mid, to_basis)
+        if first is not None and second is not None:
+            chains.append(
+                Bridge(
+                    from_basis,
+                    to_basis,
+                    first.factor * second.factor,
+                    first.pairs + second.pairs,
+                    legs=(first, second),
+                )
+            )
+    return min(chains, key=lambda b: b.error) if chains else None
 
 
 def bridge_scores(
