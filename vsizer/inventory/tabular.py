@@ -47,6 +47,7 @@ from vsizer.inventory.headers import (
 from vsizer.inventory.model import COLUMNS, Inventory
 from vsizer.quality import QualityReport
 from vsizer.units import (
+    NonFiniteError,
     clock_mhz_in_name,
     clock_to_mhz,
     disk_to_gib,
@@ -425,6 +426,8 @@ def _convert_cell(
         )
     try:
         q = parse_quantity(raw)
+    except NonFiniteError:
+        raise _Bad("a finite number") from None
     except ValueError:
         raise _Bad(expect) from None
     if q is None:  # pragma: no cover - blank cells are skipped by the caller
