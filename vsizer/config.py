@@ -72,6 +72,13 @@ from vsizer.errors import ConfigError
 #: least 8 GB of host RAM to install). Measure and override for your platform.
 DEFAULT_HOST_MEMORY_RESERVE_GIB = 4.0
 
+#: Largest number of host failures a plan may be asked to survive (N+k): far
+#: beyond any real cluster, small enough that the failover check stays finite.
+MAX_FAILURES = 1000
+
+#: Largest minimum number of hosts per pool (``min_hosts``), for the same reason.
+MAX_MIN_HOSTS = 100_000
+
 
 @dataclass(frozen=True)
 class PoolRules:
@@ -125,9 +132,11 @@ class Rules:
     def __post_init__(self) -> None:
         where = "plan"
         check_param("ceiling", self.ceiling, Interval(float, 0, 1, "right"), where)
-        check_param("failures", self.failures, Interval(int, 0, None), where)
+        check_param("failures", self.failures, Interval(int, 0, MAX_FAILURES), where)
         if self.min_hosts is not None:
-            check_param("min_hosts", self.min_hosts, Interval(int, 1, None), where)
+            check_param(
+                "min_hosts", self.min_hosts, Interval(int, 1, MAX_MIN_HOSTS), where
+            )
         check_param(
             "vcpu_per_core",
             self.vcpu_per_core,
@@ -207,9 +216,11 @@ class Rules:
             if pr.ceiling is not None:
                 check_param("ceiling", pr.ceiling, Interval(float, 0, 1, "right"), w)
             if pr.failures is not None:
-                check_param("failures", pr.failures, Interval(int, 0, None), w)
+                check_param("failures", pr.failures, Interval(int, 0, MAX_FAILURES), w)
             if pr.min_hosts is not None:
-                check_param("min_hosts", pr.min_hosts, Interval(int, 1, None), w)
+                check_param(
+                    "min_hosts", pr.min_hosts, Interval(int, 1, MAX_MIN_HOSTS), w
+                )
 
     @property
     def quantile(self) -> float | None:
