@@ -60,7 +60,7 @@ def test_unknown_keys_are_errors_all_reported(tmp_path):
         ),
         (
             {"failures": -1},
-            "The 'failures' parameter of plan must be an int in the range [0, inf]. Got -1 instead.",
+            "The 'failures' parameter of plan must be an int in the range [0, 1000]. Got -1 instead.",
         ),
         (
             {"cpu_basis": "p95"},
