@@ -58,8 +58,11 @@ def require_servers(inventory: Inventory) -> None:
             f"{file}: {what} excluded: {exclusion_summary(reasons)}; "
             f"nothing to plan{hint}"
         )
-    rows = int(inventory.metadata.get("n_rows", 0) or 0)
-    why = "header only" if rows == 0 else f"{rows} rows, none of them a server"
+    meta = inventory.metadata
+    rows = int(meta.get("data_rows", meta.get("n_rows", 0)) or 0)
+    why = "header only" if rows == 0 else (
+        "1 row, not a server" if rows == 1 else f"{rows} rows, none of them a server"
+    )
     raise InventoryError(f"no servers to plan in {file} ({why})")
 
 

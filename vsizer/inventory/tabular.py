@@ -239,6 +239,7 @@ def table_from_grid(
 
     quality = QualityReport()
     rows = [(r, c) for r, c in grid[header_at + 1 :] if not all(map(is_blank, c))]
+    metadata["data_rows"] = len(rows)  # totals and notes included
 
     def cell(cells: list[Any], f: str) -> Any:
         i = cols.get(f)
