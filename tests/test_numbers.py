@@ -254,3 +254,10 @@ def test_azure_migrate_overflowing_cores_is_an_error(tmp_path, capsys):
         "error: az.csv row 3, column '*Cores': expected a number of vCPUs from 1 "
         "to 4,096, got '5000'.",
     ]
+
+
+def test_docs_list_every_range():
+    doc = (Path(__file__).parents[1] / "docs" / "reliability.md").read_text()
+    for field, r in plausible.FIELD_RANGES.items():
+        row = f"| `{field}` | {r.unit} | {r.limits_text()} | {r.usual_text()} |"
+        assert row in doc, row
