@@ -261,3 +261,21 @@ def test_docs_list_every_range():
     for field, r in plausible.FIELD_RANGES.items():
         row = f"| `{field}` | {r.unit} | {r.limits_text()} | {r.usual_text()} |"
         assert row in doc, row
+
+
+def test_host_catalog_numbers_respect_the_same_limits(tmp_path, capsys):
+    hosts = tmp_path / "hosts.csv"
+    hosts.write_text(
+        "model,sockets,cores_per_socket,cpu_mhz,mem_gib,power_idle_w,power_max_w\n"
+        "big,1e20,28,2500,768,100,1e400\n"
+    )
+    inv = tmp_path / "s.csv"
+    inv.write_text(f"{HEADER}\ns1,2,4,2400,40,8\n")
+    code, err = _run(["plan", str(inv), "--hosts", str(hosts), "-q"], capsys)
+    assert code == 2
+    assert err.splitlines() == [
+        "error: hosts.csv row 2, column 'sockets': expected a positive integer from "
+        "1 to 16, got '1e20'.",
+        "error: hosts.csv row 2, column 'power_max_w': expected a finite number, "
+        "got '1e400'.",
+    ]

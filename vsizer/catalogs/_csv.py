@@ -23,6 +23,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from vsizer.errors import CatalogError
+from vsizer.plausible import FIELD_RANGES, check
 
 Kind = Literal["str", "int", "float", "curve"]
 
@@ -45,6 +46,9 @@ class Column:
     low: float | None = 0.0
     low_open: bool = True
     description: str = ""
+    #: Field of :data:`vsizer.plausible.FIELD_RANGES` whose limits the numbers
+    #: must also respect (``power_w`` for ``power_max_w``), or None.
+    limits: str | None = None
 
     def what(self) -> str:
         """Expected value, as said in error messages."""
@@ -97,7 +101,17 @@ def _parse(value: str, col: Column) -> tuple[Any, bool]:
         number < col.low or (col.low_open and number == col.low)
     ):
         return None, False
+    if col.limits is not None and check(col.limits, number)[0] is not None:
+        return number, False  # the caller names the limits
     return number, True
+
+
+def _non_finite(cell: str) -> bool:
+    """True for ``inf``, ``-inf``, ``1e400``: a number, but not a finite one."""
+    try:
+        return not math.isfinite(float(cell.strip()))
+    except ValueError:
+        return False
 
 
 def read_rows(
@@ -168,9 +182,15 @@ def read_rows(
             col = columns[col_name]
             value, ok = _parse(cell, col)
             if not ok:
+                expected = col.what()
+                if col.kind in ("int", "float") and _non_finite(cell):
+                    expected = "a finite number"
+                elif value is not None and col.limits is not None:
+                    expected = f"{expected} from {FIELD_RANGES[col.limits].limits_text()}"
+                    value = None
                 problems.append(
                     f"{name} row {row_no}, column '{col_name}': "
-                    f"expected {col.what()}, got '{cell.strip()}'."
+                    f"expected {expected}, got '{cell.strip()}'."
                 )
             row[col_name] = value
         rows.append(row)
