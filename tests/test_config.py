@@ -68,7 +68,7 @@ def test_unknown_keys_are_errors_all_reported(tmp_path):
         ),
         (
             {"pue": 0.9},
-            "The 'pue' parameter of plan must be a float in the range [1, inf]. Got 0.9 instead.",
+            "The 'pue' parameter of plan must be a float in the range [1, inf). Got 0.9 instead.",
         ),
         (
             {"ceiling": 0.9, "failover_limit": 0.8},

@@ -281,3 +281,25 @@ def test_utf16_with_an_odd_byte_count_is_one_line(tmp_path, capsys, command):
         f"of bytes ({len(data):,}); the file is damaged or cut short: save it again "
         "(as UTF-8 or UTF-16).\n"
     )
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--vm-mem-gib", "1e400"],
+         "The 'vm_mem_gib' parameter of plan must be a float in the range "
+         "(0, 65536]. Got inf instead."),
+        (["--vm-mem-gib", "8", "--vm-cpu-mhz", "1e20"],
+         "The 'vm_cpu_mhz' parameter of plan must be a float in the range "
+         "(0, 10000]. Got 1e+20 instead."),
+        (["--vm-mem-gib", "8", "--price-kwh", "inf"],
+         "The 'price_kwh' parameter of plan must be a float in the range "
+         "[0, inf). Got inf instead."),
+    ],
+)
+def test_infinite_or_absurd_sizes_on_the_command_line(tmp_path, capsys, flags, message):
+    # an infinite --vm-mem-gib used to plan the VM with inf GiB, exit 0
+    f = _csv(tmp_path, "m.csv", HEADER + "\ns1,2,4,2400,40,\n")
+    code, err = _run(["plan", f, "-q", *flags], capsys)
+    assert code == 2
+    assert err == f"error: {message}\n"

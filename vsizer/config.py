@@ -65,6 +65,7 @@ import pandas as pd
 
 from vsizer._validation import Interval, OneOf, check_param
 from vsizer.errors import ConfigError
+from vsizer.plausible import FIELD_RANGES
 
 #: Hypervisor memory kept per host before any VM [GiB]: a planning allowance
 #: for the VMkernel/management agents (the vSphere Resource Management Guide
@@ -199,10 +200,11 @@ class Rules:
 
         for name in self.platform:
             check_param("platform", name, OneOf(tuple(PLATFORM_SCENARIOS)), where)
-        for name in ("vm_cpu_mhz", "vm_mem_gib"):
+        for name, field_name in (("vm_cpu_mhz", "cpu_mhz"), ("vm_mem_gib", "mem_gib")):
             value = getattr(self, name)
-            if value is not None:
-                check_param(name, value, Interval(float, 0, None, "neither"), where)
+            if value is not None:  # within the inventory limits (vsizer.plausible)
+                high = FIELD_RANGES[field_name].high
+                check_param(name, value, Interval(float, 0, high, "right"), where)
         if self.ceiling > self.failover_limit:
             raise ConfigError(
                 f"The 'ceiling' parameter of plan ({self.ceiling}) must not exceed "
