@@ -106,12 +106,19 @@ def _parse(value: str, col: Column) -> tuple[Any, bool]:
     return number, True
 
 
-def _non_finite(cell: str) -> bool:
-    """True for ``inf``, ``-inf``, ``1e400``: a number, but not a finite one."""
+def _expected(cell: str, col: Column) -> str:
+    """What a bad ``cell`` of ``col`` should have been, for the error line."""
+    if col.kind not in ("int", "float"):
+        return col.what()
     try:
-        return not math.isfinite(float(cell.strip()))
+        number = float(cell.strip())
     except ValueError:
-        return False
+        return col.what()
+    if not math.isfinite(number):  # inf, -inf, 1e400
+        return "a finite number"
+    if col.limits is not None and _parse(cell, col) == (number, False):
+        return f"{col.what()} from {FIELD_RANGES[col.limits].limits_text()}"
+    return col.what()
 
 
 def read_rows(
@@ -182,15 +189,10 @@ def read_rows(
             col = columns[col_name]
             value, ok = _parse(cell, col)
             if not ok:
-                expected = col.what()
-                if col.kind in ("int", "float") and _non_finite(cell):
-                    expected = "a finite number"
-                elif value is not None and col.limits is not None:
-                    expected = f"{expected} from {FIELD_RANGES[col.limits].limits_text()}"
-                    value = None
+                value = None
                 problems.append(
                     f"{name} row {row_no}, column '{col_name}': "
-                    f"expected {expected}, got '{cell.strip()}'."
+                    f"expected {_expected(cell, col)}, got '{cell.strip()}'."
                 )
             row[col_name] = value
         rows.append(row)

@@ -298,8 +298,7 @@ def parse_timestamps(
     u_good = np.zeros(len(text), dtype=bool)
     if bool(is_number.any()) and bool(is_number.sum() == (~blank).sum()):
         vals = numbers.to_numpy(dtype=np.float64, na_value=np.nan)
-        # inf, nan and numbers beyond int64 nanoseconds are bad cells, reported below.
-        finite = np.isfinite(vals) & (np.abs(vals) < _MAX_NS)
+        finite = np.isfinite(vals) & (np.abs(vals) < _MAX_NS)  # else a bad cell
         top = float(np.max(np.abs(vals[finite]), initial=0.0))
         name, ns_per = unix_unit(top)
         if finite.any() and name == "seconds" and top < UNIX_FLOOR_S:
@@ -314,10 +313,9 @@ def parse_timestamps(
         finite &= np.abs(vals) < _MAX_NS / ns_per
         u_ns[finite] = np.round(vals[finite] * ns_per).astype(np.int64)
         u_good = finite & ~blank
+        note = f"{file}: column '{column}' read as Unix {name} (by magnitude)."
         if u_good.any():
-            notes.append(
-                f"{file}: column '{column}' read as Unix {name} (by magnitude)."
-            )
+            notes.append(note)
         naive_u = np.zeros(len(text), dtype=bool)
     else:
         parsed = pd.to_datetime(
