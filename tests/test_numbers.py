@@ -279,3 +279,33 @@ def test_host_catalog_numbers_respect_the_same_limits(tmp_path, capsys):
         "error: hosts.csv row 2, column 'power_max_w': expected a finite number, "
         "got '1e400'.",
     ]
+
+
+SAMPLE = (
+    Path(__file__).resolve().parents[2] / "shared" / "data" / "formats" / "rvtools"
+    / "kubev2v_migration-planner_example1.xlsx"
+)
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (1e20, "a memory size from 0 to 65,536 GiB (64 TiB), "
+               "got '100000000000000000000'"),
+        ("1e400", "a finite number, got '1e400'"),
+    ],
+)
+def test_rvtools_vmemory_consumed(tmp_path, capsys, value, expected):
+    if not SAMPLE.is_file():
+        pytest.skip(f"shared RVTools sample not available: {SAMPLE}")
+    wb = openpyxl.load_workbook(SAMPLE)
+    ws = wb["vMemory"]
+    ws.cell(4, [c.value for c in ws[1]].index("Consumed") + 1).value = value
+    p = tmp_path / "rvm.xlsx"
+    wb.save(p)
+    code, err = _run(["plan", str(p), "-q"], capsys)
+    assert code == 2
+    assert err == (
+        f"error: rvm.xlsx sheet 'vMemory' row 4, column 'Consumed': expected "
+        f"{expected}.\n"
+    )
