@@ -309,3 +309,26 @@ def test_rvtools_vmemory_consumed(tmp_path, capsys, value, expected):
         f"error: rvm.xlsx sheet 'vMemory' row 4, column 'Consumed': expected "
         f"{expected}.\n"
     )
+
+
+def test_perfmon_infinite_values_are_errors_not_gaps(tmp_path, capsys):
+    # pandas reads 'inf' and '1e400' as inf; they used to vanish from the series
+    counter = "\\\\web01\\Processor(_Total)\\% Processor Time"
+    f = tmp_path / "pm.csv"
+    f.write_text(
+        f'"(PDH-CSV 4.0) (UTC)(0)","{counter}"\n'
+        '"05/01/2024 10:00:00.000","1e400"\n'
+        '"05/01/2024 10:00:15.000","-inf"\n'
+        '"05/01/2024 10:00:30.000","12"\n'
+    )
+    code, err = _run(
+        ["import", str(f), "--format", "perfmon", "--store", str(tmp_path / "s")],
+        capsys,
+    )
+    assert code == 2
+    assert err.splitlines() == [
+        f"error: pm.csv row 2, column '{counter}': expected a finite number or a "
+        "blank, got '1e400'.",
+        f"error: pm.csv row 3, column '{counter}': expected a finite number or a "
+        "blank, got '-inf'.",
+    ]
