@@ -97,7 +97,7 @@ def test_suite_errors(tmp_path):
         f"{w}, [workloads.cpu] 'time_s': expected a int, got 'long'.",
         f"{w}, [workloads.cpu]: unknown key 'threds'; expected threads, time_s, max_prime.",
         f"{w}: unknown workload [workloads.gpu]; expected one of cpu, disk, network, database, web.",
-        f"{w}, [method]: The 'warmup' parameter of bench method must be an int in the range [0, inf]. Got -1 instead.",
+        f"{w}, [method]: The 'warmup' parameter of bench method must be an int in the range [0, inf). Got -1 instead.",
     ]
     with pytest.raises(ConfigError, match=r"nosuch: no such suite file, and not a bundled suite \(bundled: quick, standard"):
         load_suite("nosuch")

@@ -122,7 +122,7 @@ def test_aggregate_drops_warmup_and_trims():
 
 
 def test_method_config_checks():
-    with pytest.raises(ConfigError, match=r"The 'repetitions' parameter of bench method must be an int in the range \[1, inf\]\. Got 0 instead\."):
+    with pytest.raises(ConfigError, match=r"The 'repetitions' parameter of bench method must be an int in the range \[1, inf\)\. Got 0 instead\."):
         MethodConfig(repetitions=0)
     with pytest.raises(ConfigError, match=r"'foreign_threshold'"):
         MethodConfig(foreign_threshold=1.5)

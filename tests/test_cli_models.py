@@ -55,7 +55,7 @@ def test_model_cpu_guest_basis_reproduces_table_row():
     ("args", "message"),
     [
         (["model", "cpu", "--vms", "0", "--physical-cpus", "4", "--total-util-pct", "9"],
-         "error: The 'vms' parameter of model cpu must be an int in the range [1, inf]. Got 0 instead."),
+         "error: The 'vms' parameter of model cpu must be an int in the range [1, inf). Got 0 instead."),
         (["model", "cpu", "--vms", "1", "--physical-cpus", "4", "--total-util-pct", "9", "--basis", "x"],
          "error: The 'basis' parameter of model cpu must be one of 'demand', 'guest'. Got 'x' instead."),
         (["model", "disk", "--access-spec", "random"],

@@ -184,7 +184,7 @@ def test_collect_counts_samples_and_seals(tmp_path):
         (
             ["--count", "0"],
             "error: The 'count' parameter of collect must be an int in the range "
-            "[1, inf]. Got 0 instead.",
+            "[1, inf). Got 0 instead.",
         ),
     ],
 )

@@ -60,7 +60,7 @@ def test_unknown_keys_are_errors_all_reported(tmp_path):
         ),
         (
             {"failures": -1},
-            "The 'failures' parameter of plan must be an int in the range [0, inf]. Got -1 instead.",
+            "The 'failures' parameter of plan must be an int in the range [0, 1000]. Got -1 instead.",
         ),
         (
             {"cpu_basis": "p95"},
@@ -68,7 +68,7 @@ def test_unknown_keys_are_errors_all_reported(tmp_path):
         ),
         (
             {"pue": 0.9},
-            "The 'pue' parameter of plan must be a float in the range [1, inf]. Got 0.9 instead.",
+            "The 'pue' parameter of plan must be a float in the range [1, inf). Got 0.9 instead.",
         ),
         (
             {"ceiling": 0.9, "failover_limit": 0.8},

@@ -154,10 +154,17 @@ def decode(
         No encoding decodes the bytes; the message names those tried.
     """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        # The mark settles the encoding: decoding the bytes as cp932 instead
+        # would read every other byte as a NUL, never what the file meant.
         try:
             return data.decode("utf-16"), "utf-16"
-        except UnicodeDecodeError:
-            pass
+        except UnicodeDecodeError as exc:
+            odd = f", an odd number of bytes ({len(data):,})" if len(data) % 2 else ""
+            raise error(
+                f"{label}: cannot decode the file as UTF-16, which its byte-order "
+                f"mark announces: {exc.reason} at byte {exc.start:,}{odd}; the file "
+                "is damaged or cut short: save it again (as UTF-8 or UTF-16)."
+            ) from None
     for enc in encodings:
         try:
             return data.decode(enc), enc

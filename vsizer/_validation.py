@@ -26,8 +26,8 @@ class Interval:
             return False
         if self.kind is float and not isinstance(value, (int, float)):
             return False
-        if isinstance(value, float) and math.isnan(value):
-            return False
+        if isinstance(value, float) and not math.isfinite(value):
+            return False  # nan, and inf even where no upper bound is set
         lo_ok = self.low is None or (
             value >= self.low if self.closed in ("both", "left") else value > self.low
         )
@@ -40,8 +40,11 @@ class Interval:
 
     def describe(self) -> str:
         name = "an int" if self.kind is int else "a float"
-        left = "[" if self.closed in ("both", "left") else "("
-        right = "]" if self.closed in ("both", "right") else ")"
+        # An infinite end is never included: inf and -inf are not accepted.
+        left = "[" if self.closed in ("both", "left") and self.low is not None else "("
+        right = (
+            "]" if self.closed in ("both", "right") and self.high is not None else ")"
+        )
         lo = "-inf" if self.low is None else f"{self.low:g}"
         hi = "inf" if self.high is None else f"{self.high:g}"
         return f"{name} in the range {left}{lo}, {hi}{right}"

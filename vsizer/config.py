@@ -65,12 +65,20 @@ import pandas as pd
 
 from vsizer._validation import Interval, OneOf, check_param
 from vsizer.errors import ConfigError
+from vsizer.plausible import FIELD_RANGES
 
 #: Hypervisor memory kept per host before any VM [GiB]: a planning allowance
 #: for the VMkernel/management agents (the vSphere Resource Management Guide
 #: describes this fixed system-wide overhead without a figure; ESXi 7/8 need at
 #: least 8 GB of host RAM to install). Measure and override for your platform.
 DEFAULT_HOST_MEMORY_RESERVE_GIB = 4.0
+
+#: Largest number of host failures a plan may be asked to survive (N+k): far
+#: beyond any real cluster, small enough that the failover check stays finite.
+MAX_FAILURES = 1000
+
+#: Largest minimum number of hosts per pool (``min_hosts``), for the same reason.
+MAX_MIN_HOSTS = 100_000
 
 
 @dataclass(frozen=True)
@@ -125,9 +133,11 @@ class Rules:
     def __post_init__(self) -> None:
         where = "plan"
         check_param("ceiling", self.ceiling, Interval(float, 0, 1, "right"), where)
-        check_param("failures", self.failures, Interval(int, 0, None), where)
+        check_param("failures", self.failures, Interval(int, 0, MAX_FAILURES), where)
         if self.min_hosts is not None:
-            check_param("min_hosts", self.min_hosts, Interval(int, 1, None), where)
+            check_param(
+                "min_hosts", self.min_hosts, Interval(int, 1, MAX_MIN_HOSTS), where
+            )
         check_param(
             "vcpu_per_core",
             self.vcpu_per_core,
@@ -190,10 +200,11 @@ class Rules:
 
         for name in self.platform:
             check_param("platform", name, OneOf(tuple(PLATFORM_SCENARIOS)), where)
-        for name in ("vm_cpu_mhz", "vm_mem_gib"):
+        for name, field_name in (("vm_cpu_mhz", "cpu_mhz"), ("vm_mem_gib", "mem_gib")):
             value = getattr(self, name)
-            if value is not None:
-                check_param(name, value, Interval(float, 0, None, "neither"), where)
+            if value is not None:  # within the inventory limits (vsizer.plausible)
+                high = FIELD_RANGES[field_name].high
+                check_param(name, value, Interval(float, 0, high, "right"), where)
         if self.ceiling > self.failover_limit:
             raise ConfigError(
                 f"The 'ceiling' parameter of plan ({self.ceiling}) must not exceed "
@@ -207,9 +218,11 @@ class Rules:
             if pr.ceiling is not None:
                 check_param("ceiling", pr.ceiling, Interval(float, 0, 1, "right"), w)
             if pr.failures is not None:
-                check_param("failures", pr.failures, Interval(int, 0, None), w)
+                check_param("failures", pr.failures, Interval(int, 0, MAX_FAILURES), w)
             if pr.min_hosts is not None:
-                check_param("min_hosts", pr.min_hosts, Interval(int, 1, None), w)
+                check_param(
+                    "min_hosts", pr.min_hosts, Interval(int, 1, MAX_MIN_HOSTS), w
+                )
 
     @property
     def quantile(self) -> float | None:

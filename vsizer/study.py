@@ -29,6 +29,7 @@ from vsizer.config import Rules
 from vsizer.errors import ConfigError, InputError, InventoryError, SeriesError
 from vsizer.inventory import Inventory, read_inventory
 from vsizer.inventory.assume import fill_memory
+from vsizer.inventory.degenerate import require_servers, warn_zero_utilization
 from vsizer.models import power as power_model
 from vsizer.models.memory_overhead import esxi_vm_overhead_mib
 from vsizer.placement.curve_sizing import CurveSizing, size_pool_on_curves
@@ -141,6 +142,7 @@ class ConsolidationStudy:
 
     def run(self, progress: Progress | None = None) -> ConsolidationPlan:
         rules, host = self.rules, self.host
+        require_servers(self.inventory)
         quality = copy.deepcopy(self.inventory.quality)
         inv_servers = self.inventory.servers
         series_info: SeriesInfo | None = None
@@ -163,6 +165,7 @@ class ConsolidationStudy:
             assume_mhz=None if from_series else rules.vm_cpu_mhz,
         )
         servers = servers.reset_index(drop=True)
+        warn_zero_utilization(servers, quality)
         before = None
         if self.inventory.hosts_before is not None:
             before = estimate_hosts_before(

@@ -26,7 +26,10 @@ Utilization
 All functions here are pure. Parsers return ``None`` for an empty cell (any
 blank-like text of :data:`EMPTY_MARKERS`: ``-``, ``N/A``, ``不明``, ``?`` ...) and
 raise :class:`ValueError` (with a short reason) for a cell they cannot read;
-readers turn that into an :class:`~vsizer.errors.InventoryError` line.
+readers turn that into an :class:`~vsizer.errors.InventoryError` line. An
+infinite or overflowing number (``inf``, ``1e400``) raises
+:class:`NonFiniteError`, a :class:`ValueError` that readers report as
+"expected a finite number": it never becomes a missing value.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from typing import Any
 __all__ = [
     "BYTES_PER_GIB",
     "EMPTY_MARKERS",
+    "NonFiniteError",
     "canonical_unit",
     "clock_mhz_in_name",
     "clock_to_mhz",
@@ -141,6 +145,7 @@ _NUMBER_RE = re.compile(
     r"^(?P<num>[+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)"
     r"\s*(?P<unit>.*)$"
 )
+_INFINITY_RE = re.compile(r"^[+-]?(?:inf|infinity|∞)$", re.IGNORECASE)
 _CLOCK_IN_NAME_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([GM])Hz", re.IGNORECASE)
 _TRUE_WORDS = frozenset(
     {"yes", "y", "true", "t", "1", "○", "〇", "◯", "はい", "対象", "移行",
@@ -150,6 +155,15 @@ _FALSE_WORDS = frozenset(
     {"no", "n", "false", "f", "0", "×", "x", "✕", "いいえ", "対象外", "移行しない",
      "しない", "不要", "off", "非対象"}
 )
+
+
+class NonFiniteError(ValueError):
+    """A cell holds an infinite number: ``inf``, ``-inf``, ``∞``, or a number
+    too large for a float such as ``1e400``. Readers report it as
+    "expected a finite number", never as a missing value."""
+
+    def __init__(self, text: str):
+        super().__init__(f"not a finite number: {text!r}")
 
 
 def normalize_text(value: Any) -> str:
@@ -229,6 +243,9 @@ def parse_quantity(value: Any) -> tuple[float, str | None] | None:
 
     Raises
     ------
+    NonFiniteError
+        The number is infinite (``inf``, ``-inf``) or overflows a float
+        (``1e400``); a subclass of :class:`ValueError`.
     ValueError
         The text is not a number optionally followed by a known unit.
     """
@@ -237,14 +254,24 @@ def parse_quantity(value: Any) -> tuple[float, str | None] | None:
     if isinstance(value, (int, float)):
         if isinstance(value, float) and math.isnan(value):
             return None
-        return float(value), None
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond the float range
+            raise NonFiniteError(str(value)) from None
+        if not math.isfinite(number):
+            raise NonFiniteError(str(value))
+        return number, None
     if is_blank(value):
         return None
     text = normalize_text(value)
     m = _NUMBER_RE.match(text)
     if not m:
+        if _INFINITY_RE.match(text.replace(" ", "")):
+            raise NonFiniteError(text)
         raise ValueError(f"not a number: {text!r}")
     number = float(m.group("num").replace(",", ""))
+    if not math.isfinite(number):
+        raise NonFiniteError(text)
     unit_text = m.group("unit").strip()
     if not unit_text:
         return number, None

@@ -23,6 +23,7 @@ import pandas as pd
 
 from vsizer.errors import CatalogError
 from vsizer.limits import csv_records
+from vsizer.plausible import FIELD_RANGES, check
 
 Kind = Literal["str", "int", "float", "curve"]
 
@@ -45,6 +46,9 @@ class Column:
     low: float | None = 0.0
     low_open: bool = True
     description: str = ""
+    #: Field of :data:`vsizer.plausible.FIELD_RANGES` whose limits the numbers
+    #: must also respect (``power_w`` for ``power_max_w``), or None.
+    limits: str | None = None
 
     def what(self) -> str:
         """Expected value, as said in error messages."""
@@ -97,7 +101,24 @@ def _parse(value: str, col: Column) -> tuple[Any, bool]:
         number < col.low or (col.low_open and number == col.low)
     ):
         return None, False
+    if col.limits is not None and check(col.limits, number)[0] is not None:
+        return number, False  # the caller names the limits
     return number, True
+
+
+def _expected(cell: str, col: Column) -> str:
+    """What a bad ``cell`` of ``col`` should have been, for the error line."""
+    if col.kind not in ("int", "float"):
+        return col.what()
+    try:
+        number = float(cell.strip())
+    except ValueError:
+        return col.what()
+    if not math.isfinite(number):  # inf, -inf, 1e400
+        return "a finite number"
+    if col.limits is not None and _parse(cell, col) == (number, False):
+        return f"{col.what()} from {FIELD_RANGES[col.limits].limits_text()}"
+    return col.what()
 
 
 def read_rows(
@@ -167,9 +188,10 @@ def read_rows(
             col = columns[col_name]
             value, ok = _parse(cell, col)
             if not ok:
+                value = None
                 problems.append(
                     f"{name} row {row_no}, column '{col_name}': "
-                    f"expected {col.what()}, got '{cell.strip()}'."
+                    f"expected {_expected(cell, col)}, got '{cell.strip()}'."
                 )
             row[col_name] = value
         rows.append(row)

@@ -19,6 +19,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from vsizer import plausible
 from vsizer.errors import InventoryError
 from vsizer.inventory.model import COLUMNS, Inventory
 from vsizer.missing import UNCHECKED_FIELDS, fill_cpu_util, record_unchecked
@@ -83,14 +84,17 @@ class ProblemLog:
 class ServerRecord:
     """One server as read: canonical values plus where each came from.
 
-    ``cells[field] = (header, raw text)`` locates a value for messages;
-    ``reason`` is set for a server that is read but not planned.
+    ``cells[field] = (header, raw text)`` locates a value of the record's
+    row for messages; ``where[field] = (row, header, sheet, raw text)`` one
+    read from another row or sheet (RVTools' vCPU, vMemory); ``reason`` is set
+    for a server that is read but not planned.
     """
 
     name: str
     row: int
     values: dict[str, Any] = field(default_factory=dict)
     cells: dict[str, tuple[str, str]] = field(default_factory=dict)
+    where: dict[str, tuple[int, str, str | None, str]] = field(default_factory=dict)
     reason: str | None = None
 
 
@@ -149,6 +153,7 @@ def finish(
     planned = [r for r in records if r.reason is None]
     excluded = [r for r in records if r.reason is not None]
     _check_partners(planned, excluded, problems, quality)
+    check_ranges(planned, problems, quality)
     problems.raise_if_any()
 
     _fill_missing(planned, quality)
@@ -176,6 +181,34 @@ def finish(
         source_format=source_format,
         metadata=metadata,
     )
+
+
+def check_ranges(
+    planned: list[ServerRecord], problems: ProblemLog, quality: QualityReport
+) -> None:
+    """Every number read must be finite and within its field's limits
+    (:data:`vsizer.plausible.FIELD_RANGES`): an error line for each one that is
+    not (the value is dropped); one warning per field for values outside the
+    usual band."""
+    unusual: dict[str, list[str]] = {}
+    for rec in planned:
+        for f, value in list(rec.values.items()):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            error, odd = plausible.check(f, value)
+            if error is None:
+                if odd:
+                    unusual.setdefault(f, []).append(rec.name)
+                continue
+            del rec.values[f]
+            if f in rec.where:
+                row, header, sheet, raw = rec.where[f]
+            else:
+                header, raw = rec.cells.get(f, (f, f"{value:g}"))
+                row, sheet = rec.row, None
+            problems.cell(row, header, error, raw, sheet=sheet)
+    for f, names in unusual.items():
+        quality.warn(f"unusual_{f}", plausible.warning_message(f), names)
 
 
 def frame(records: list[ServerRecord]) -> pd.DataFrame:

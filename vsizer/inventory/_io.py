@@ -109,7 +109,7 @@ def iter_sheet(
     if hasattr(ws, "reset_dimensions"):
         ws.reset_dimensions()  # stored dimensions may be wrong or absurd
     empty_run = 0
-    for number, row in enumerate(ws.iter_rows(), start=1):
+    for number, row in enumerate(_undamaged(ws), start=1):
         if max_rows is not None and number > max_rows:
             return
         values = [_cell_value(c) for c in row]
@@ -157,3 +157,24 @@ def _cell_value(cell: Any) -> Any:
 def sheet_names(wb: Any) -> list[str]:
     """Names of a workbook's worksheets."""
     return list(wb.sheetnames)
+
+
+#: What a damaged sheet member raises while its rows are read: corrupt deflate
+#: data, a bad CRC or a truncated member (zlib, zipfile), malformed XML
+#: (xml.etree's ParseError and lxml's XMLSyntaxError are SyntaxErrors).
+_DAMAGE = (zlib.error, zipfile.BadZipFile, EOFError, SyntaxError)
+
+
+def _undamaged(ws: Any) -> Iterator[Any]:
+    """``ws.iter_rows()``, a damaged member raising :class:`InventoryError`
+    ``FILE: the workbook is damaged (sheet 'S': ...); ...``."""
+    try:
+        yield from ws.iter_rows()
+    except _DAMAGE as exc:
+        archive = getattr(getattr(ws, "parent", None), "_archive", None)
+        file = Path(str(getattr(archive, "filename", "") or "the workbook")).name
+        reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        raise InventoryError(
+            f"{file}: the workbook is damaged (sheet '{ws.title}': {reason}); "
+            "open it in Excel and save it again."
+        ) from None

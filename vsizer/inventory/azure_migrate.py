@@ -46,6 +46,7 @@ from vsizer.inventory.headers import HeaderMatch, match_header
 from vsizer.inventory.model import Inventory
 from vsizer.quality import QualityReport
 from vsizer.units import (
+    NonFiniteError,
     clock_to_mhz,
     disk_to_gib,
     is_blank,
@@ -223,6 +224,7 @@ def _row(
     quality: QualityReport,
 ) -> ServerRecord | None:
     got: dict[str, Any] = {}
+    where: dict[str, tuple[int, str, str | None, str]] = {}
     sums: dict[str, list[float]] = {}
     name = os_name = os_version = None
     for i, (role, _) in roles.items():
@@ -239,6 +241,8 @@ def _row(
         expect = _EXPECT.get(role, "a non-negative number")
         try:
             x = parse_number(raw)
+        except NonFiniteError:
+            x, expect = -1.0, "a finite number"
         except ValueError:
             x = -1.0
         bad = x is not None and (
@@ -258,13 +262,14 @@ def _row(
             continue
         if role in ("vcpus", "mem_gib", "cpu_avg_util", "mem_used_pct"):
             got[role] = x
+            where[role] = (r, str(headers[i]), None, clean_text(raw) or "")
         else:
             sums.setdefault(role, []).append(x)
     if name is None:
         first = next(i for i, (role, _) in roles.items() if role == "name")
         problems.cell(r, str(headers[first]), "a server name", "")
         return None
-    rec = ServerRecord(name=name, row=r)
+    rec = ServerRecord(name=name, row=r, where=where)
     v = rec.values
 
     def put(f: str, value: Any, status: Any, note: str = "") -> None:
@@ -330,6 +335,9 @@ def _cpu_cells(
             continue
         try:
             q = parse_quantity(raw)
+        except NonFiniteError:
+            problems.cell(rec.row, m.header, "a finite number", raw)
+            continue
         except ValueError:
             q = None
         unit = (q[1] if q else None) or m.unit

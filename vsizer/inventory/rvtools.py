@@ -84,7 +84,7 @@ from vsizer.inventory._rvtools_hosts import (
 )
 from vsizer.inventory.model import Inventory
 from vsizer.quality import QualityReport
-from vsizer.units import memory_to_gib, parse_bool, parse_number
+from vsizer.units import NonFiniteError, memory_to_gib, parse_bool, parse_number
 
 __all__ = ["VARIABLE_MAP", "read_rvtools"]
 
@@ -331,6 +331,8 @@ def _number(
     raw = cells.get(_key(header))
     try:
         x = parse_number(raw)
+    except NonFiniteError:
+        x, expected = -1.0, "a finite number"
     except ValueError:
         x = -1.0
     if x is not None and x < 0:
@@ -341,6 +343,15 @@ def _number(
         )
         return None
     return x
+
+
+def _where(
+    cells: dict[str, Any], header: str
+) -> tuple[int, str, str | None, str]:
+    """Location of a sheet cell for :attr:`ServerRecord.where` (range errors)."""
+    sheet = cells["#sheet"]
+    raw = clean_text(cells.get(_key(header))) or ""
+    return cells["#row"], sheet.header(header), sheet.name, raw
 
 
 def _first_number(
@@ -427,6 +438,9 @@ def _vm_values(
     def put(f: str, value: Any, status: Any, note: str = "") -> None:
         v[f] = value
         quality.record(name, f, status, note)
+        sheet, _, header = note.partition(":")  # a source 'vInfo:CPUs' locates it
+        if header and sheet in ctx and ctx[sheet]["#sheet"].has(header):
+            rec.where[f] = _where(ctx[sheet], header)
 
     found = len(problems.lines)
     expect = "a positive whole number of vCPUs"
@@ -442,6 +456,8 @@ def _vm_values(
     if s and c and v.get("vcpus") == s * c:
         put("sockets", int(s), "given")
         put("cores_per_socket", int(c), "given")
+        rec.where["sockets"] = _where(cpu, "Sockets")
+        rec.where["cores_per_socket"] = _where(cpu, "Cores p/s")
     elif s and c:
         quality.note(f"{name}: vCPU sockets x cores p/s = {s * c:g} differs from "
                      f"{v.get('vcpus')} vCPUs; sockets and cores left empty")
@@ -461,6 +477,7 @@ def _vm_values(
         if used is not None:
             put("mem_used_gib", memory_to_gib(max(used - over, 0.0), "MiB"), "derived",
                 "vMemory Consumed - Consumed Overhead")
+            rec.where["mem_used_gib"] = _where(memrow, "Consumed")
     if name in disks:
         total, n = disks[name]
         note = f"sum of {n} vDisk rows"

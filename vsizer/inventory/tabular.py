@@ -47,6 +47,7 @@ from vsizer.inventory.headers import (
 from vsizer.inventory.model import COLUMNS, Inventory
 from vsizer.quality import QualityReport
 from vsizer.units import (
+    NonFiniteError,
     clock_mhz_in_name,
     clock_to_mhz,
     disk_to_gib,
@@ -238,6 +239,7 @@ def table_from_grid(
 
     quality = QualityReport()
     rows = [(r, c) for r, c in grid[header_at + 1 :] if not all(map(is_blank, c))]
+    metadata["data_rows"] = len(rows)  # totals and notes included
 
     def cell(cells: list[Any], f: str) -> Any:
         i = cols.get(f)
@@ -425,6 +427,8 @@ def _convert_cell(
         )
     try:
         q = parse_quantity(raw)
+    except NonFiniteError:
+        raise _Bad("a finite number") from None
     except ValueError:
         raise _Bad(expect) from None
     if q is None:  # pragma: no cover - blank cells are skipped by the caller

@@ -35,6 +35,8 @@ UNIX_FLOOR_S = 946_684_800
 GAP_FACTOR = 1.5
 
 _NS_PER_S = 1_000_000_000
+# Largest magnitude of a time in ns that int64 holds (with rounding margin).
+_MAX_NS = 9.2e18
 
 Int64Array = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -296,10 +298,10 @@ def parse_timestamps(
     u_good = np.zeros(len(text), dtype=bool)
     if bool(is_number.any()) and bool(is_number.sum() == (~blank).sum()):
         vals = numbers.to_numpy(dtype=np.float64, na_value=np.nan)
-        finite = np.isfinite(vals)
-        top = float(np.nanmax(np.abs(vals[finite])))
+        finite = np.isfinite(vals) & (np.abs(vals) < _MAX_NS)  # else a bad cell
+        top = float(np.max(np.abs(vals[finite]), initial=0.0))
         name, ns_per = unix_unit(top)
-        if name == "seconds" and top < UNIX_FLOOR_S:
+        if finite.any() and name == "seconds" and top < UNIX_FLOOR_S:
             problems.whole(
                 file,
                 f"column '{column}' holds plain numbers up to {top:g} that as Unix "
@@ -308,9 +310,12 @@ def parse_timestamps(
                 f"--index-column {column} (and --start, --series-step).",
             )
             return np.zeros(len(raw), dtype=np.int64), np.ones(len(raw), dtype=bool)
+        finite &= np.abs(vals) < _MAX_NS / ns_per
         u_ns[finite] = np.round(vals[finite] * ns_per).astype(np.int64)
         u_good = finite & ~blank
-        notes.append(f"{file}: column '{column}' read as Unix {name} (by magnitude).")
+        note = f"{file}: column '{column}' read as Unix {name} (by magnitude)."
+        if u_good.any():
+            notes.append(note)
         naive_u = np.zeros(len(text), dtype=bool)
     else:
         parsed = pd.to_datetime(

@@ -535,16 +535,18 @@ def _values(
             [r[col.index] if len(r) == width else "" for r in rows[1:]], dtype="string"
         ).str.strip()
         values = pd.to_numeric(raw.mask(raw == ""), errors="coerce")
-        bad = values.isna() & (raw != "")
-        for i in np.flatnonzero(bad.to_numpy()):
+        floats = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        infinite = np.isinf(floats)  # inf, -inf, 1e400: never a silent gap
+        bad = (values.isna() & (raw != "")).to_numpy(dtype=bool) | infinite
+        for i in np.flatnonzero(bad):
             r = numbers[int(i) + 1]
             problems.bad(
                 f"{label} row {r}, column '{col.header}'",
-                "a number or a blank",
+                "a finite number or a blank" if infinite[i] else "a number or a blank",
                 raw.iloc[i],
                 order=(r, col.index),
             )
-        col.values = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        col.values = np.where(infinite, np.nan, floats)
 
 
 # -------------------------------------------------------------------- series
