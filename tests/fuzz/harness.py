@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 
 from tests.fuzz.corpus import Seed
-from tests.fuzz.oracle import Outcome, check_plan, classify
+from tests.fuzz.oracle import Outcome, check_plan, classify, exc_name
 
 HANG_SECONDS = 60.0
 
@@ -71,7 +71,7 @@ def _child(argv: list[str], log: str) -> None:  # pragma: no cover - in a fork
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BaseException as exc:  # the guard of vsizer.cli.main, plus a record
         with open(log + ".exc", "w", encoding="utf-8") as f:
-            f.write(f"{type(exc).__name__}: {str(exc)[:200]}\n")
+            f.write(f"{exc_name(exc)}: {str(exc)[:200]}\n")
             f.write(f"{'guard' if isinstance(exc, OSError | UnicodeDecodeError) else ''}\n")
             f.write(traceback.format_exc())
         code = _cli_common.guard(exc) if isinstance(exc, Exception) else 130

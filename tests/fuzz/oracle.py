@@ -64,6 +64,12 @@ class Outcome:
                 "raw_control": self.raw_control}
 
 
+def exc_name(exc: BaseException) -> str:
+    """``ValueError``, ``zlib.error``, ``_csv.Error``: the module unless builtin."""
+    mod = type(exc).__module__
+    return type(exc).__name__ if mod == "builtins" else f"{mod}.{type(exc).__name__}"
+
+
 def classify(exit_code: int | None, stderr: str, exc: BaseException | None,
              exc_text: str = "") -> Outcome:
     """Outcome of a finished run, before the plan invariants.
@@ -74,7 +80,7 @@ def classify(exit_code: int | None, stderr: str, exc: BaseException | None,
     """
     raw = bool(_CONTROL.search(stderr))
     if exc is not None and not isinstance(exc, SystemExit):
-        text = f"{type(exc).__name__}: {str(exc)[:200]}"
+        text = f"{exc_name(exc)}: {str(exc)[:200]}"
         if isinstance(exc, OSError | UnicodeDecodeError):
             return Outcome("clean_error", 2, "guard " + text, raw_control=raw)
         return Outcome("traceback", 1, text, raw_control=raw)

@@ -162,6 +162,7 @@ class Campaign:
         reruns: list[dict[str, Any]] = []
         running: dict[int, dict[str, Any]] = {}
         t0 = time.monotonic()
+        shown = 0
         while pending or reruns or running:
             for slot in range(a.jobs):
                 if slot in running:
@@ -180,7 +181,8 @@ class Campaign:
                     if more:
                         reruns.append(more)
             n = len(self.records)
-            if n and n % 250 == 0 and not a.quiet:
+            if n >= shown + 250 and not a.quiet:
+                shown = n - n % 250
                 c = Counter(r["status"] for r in self.records)
                 print(f"[{n}/{a.runs} {now - t0:.0f}s] " + ", ".join(
                     f"{s} {c[s]}" for s in STATUSES), file=sys.stderr, flush=True)
