@@ -138,6 +138,8 @@ class Campaign:
                **outcome.as_dict()}
         if outcome.status in BAD:
             rec["kept"] = self._keep(job, outcome.status)["dir"]
+            (Path(rec["kept"]) / "outcome.json").write_text(
+                json.dumps(rec, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         self.records.append(rec)
         if outcome.status == "success" and job.seed.plans:
             self.successes += 1
@@ -259,6 +261,31 @@ def print_figures(f: dict[str, Any]) -> None:
                   f"{c['example'].get('kept', '')}")
 
 
+def markdown(f: dict[str, Any]) -> str:
+    """The figures as Markdown tables (for docs/reliability.md)."""
+    cols = ("runs",) + STATUSES
+    head = "| | " + " | ".join(c.replace("_", " ") for c in cols) + " |\n"
+    head += "|---|" + "---:|" * len(cols) + "\n"
+
+    def table(rows: list[tuple[str, dict[str, int]]]) -> str:
+        return head + "".join(
+            f"| {name} | " + " | ".join(str(r[c]) for c in cols) + " |\n"
+            for name, r in rows)
+
+    d = f["determinism"]
+    text = (f"Commit `{f['commit'][:12]}`, {f['date']}, `{f['command']}`, "
+            f"{f['elapsed_s']:.0f} s, hang limit {f['timeout_s']:g} s. "
+            f"Determinism: {d['identical']} of {d['runs']} reruns byte-identical. "
+            f"stderr with raw control characters: {f['raw_control_in_stderr']}.\n\n")
+    text += table([("**total**", f["total"])] + list(f["per_format"].items()))
+    text += "\nPer mutation family:\n\n" + table(list(f["per_family"].items()))
+    if f["causes"]:
+        text += "\nCauses:\n\n| count | cause | formats |\n|---:|---|---|\n"
+        for key, c in f["causes"].items():
+            text += f"| {c['count']} | {key.replace('|', '/')} | {', '.join(c['formats'])} |\n"
+    return text
+
+
 def warm_up(where: Path) -> None:
     """Run every seed once unmutated in this process before forking.
 
@@ -298,8 +325,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="rerun every N-th successful plan and compare bytes")
     p.add_argument("--replay", type=int, default=None, metavar="K",
                    help="write run K's input to ./fuzz-replay and print its command")
+    p.add_argument("--markdown", metavar="JSON", default=None,
+                   help="print the figures of a finished campaign as Markdown")
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
+    if args.markdown:
+        print(markdown(json.loads(Path(args.markdown).read_text(encoding="utf-8"))))
+        return 0
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if args.replay is not None:
         replay(args.seed, args.replay, Path("fuzz-replay"))
