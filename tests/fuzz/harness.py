@@ -19,6 +19,12 @@ from tests.fuzz.corpus import Seed
 from tests.fuzz.oracle import Outcome, check_plan, classify, exc_name
 
 HANG_SECONDS = 60.0
+#: Time limit of an in-process run (CI): SIGALRM interrupts it as a hang.
+INPROCESS_SECONDS = 20.0
+
+
+class _Hang(BaseException):
+    """Raised by SIGALRM in an in-process run (not an Exception: nothing swallows it)."""
 
 
 def prepare(seed: Seed, data: bytes, workdir: Path) -> tuple[list[str], Path, Path]:
@@ -35,16 +41,38 @@ def prepare(seed: Seed, data: bytes, workdir: Path) -> tuple[list[str], Path, Pa
     return argv, inp, out
 
 
-def run_inprocess(argv: list[str]) -> Outcome:
-    """Run ``vsizer`` in this process (CliRunner, exceptions caught)."""
+def run_inprocess(argv: list[str], timeout: float = INPROCESS_SECONDS) -> Outcome:
+    """Run ``vsizer`` in this process (CliRunner, exceptions caught).
+
+    A run longer than ``timeout`` seconds is interrupted by SIGALRM and is a
+    hang (main thread of a POSIX process only; elsewhere no limit).
+    """
+    import signal
+    import threading
+
     from typer.testing import CliRunner
 
     from vsizer import _cli_common
     from vsizer.cli import app
 
     _cli_common.DEBUG["on"] = False
-    result = CliRunner().invoke(app, argv, catch_exceptions=True,
-                                env={"COLUMNS": "200", "VSIZER_DEBUG": ""})
+    timed = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+    def _alarm(_sig: int, _frame: object) -> None:
+        raise _Hang
+
+    old = signal.signal(signal.SIGALRM, _alarm) if timed else None
+    try:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+        result = CliRunner().invoke(app, argv, catch_exceptions=True,
+                                    env={"COLUMNS": "200", "VSIZER_DEBUG": ""})
+    except _Hang:
+        return Outcome("hang", None, f"over {timeout:g} s")
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
     exc = result.exception
     return classify(result.exit_code, result.stderr, exc)
 

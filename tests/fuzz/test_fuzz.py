@@ -57,6 +57,21 @@ KNOWN: tuple[tuple[str, str], ...] = (
      "a damaged member inside an xlsx (raised while iterating rows, after "
      "open_workbook): flip a byte of xl/worksheets/sheet1.xml's deflate data in "
      "inventory_ja.xlsx; vsizer plan inventory_ja.xlsx"),
+    (r"Exceeds the limit \(\d+ digits\) for integer string conversion",
+     "a number of over 4,300 digits (Prometheus query_range value): int() refuses it: "
+     "replace a value of query_range_cpu.json with 9 x 131073; vsizer import q.json "
+     "--format prometheus --metric cpu_util --store st"),
+    (r"OverflowError",
+     "an integer of 2**70 in an xlsx cell (sockets, CPUs): Python int too large to "
+     "convert to C long"),
+    (r"^over \d+ s",
+     "super-linear regexes on a long CPU name (catalogs/_keys.py cpu_key, "
+     "units.clock_mhz_in_name): python3 -c \"print('name,sockets,cores_per_socket,"
+     "cpu_name,cpu_peak_pct,mem_gib\\ns1,2,4,'+'9'*32000+',40,16')\" > c.csv; "
+     "vsizer plan c.csv (68 s; 8,000 characters 6 s)"),
+    (r"EOF inside string",
+     "a quote inside an Alibaba line: pandas reads to the end of the block "
+     "(series/traces/_rows.py), ParserError"),
     (r"Length of values \(\d+\) does not match length of index",
      "a carriage return (or a quote) inside an Alibaba line: pandas splits/joins "
      "lines the line counter of series/traces/_rows.py did not: printf "
