@@ -46,8 +46,9 @@ audit: $(STAMP)
 # writes them to fuzz-figures.json, the bad inputs to fuzz-findings/.
 FUZZ_RUNS ?= 5000
 FUZZ_JOBS ?= 2
+FUZZ_SEED ?= 12
 fuzz: $(STAMP)
-	$(BIN)/python -m tests.fuzz.run --runs $(FUZZ_RUNS) --jobs $(FUZZ_JOBS) --timeout 60 \
+	$(BIN)/python -m tests.fuzz.run --runs $(FUZZ_RUNS) --jobs $(FUZZ_JOBS) --timeout 60 --seed $(FUZZ_SEED) \
 	    --json fuzz-figures.json --keep fuzz-findings
 
 bench: $(STAMP)
