@@ -271,3 +271,14 @@ def test_unreadable_file(tmp_path):
     bad.write_bytes(HEADER.encode() + "Xéon,,1,1,1,B,s\n".encode("latin-1"))
     with pytest.raises(CatalogError, match=r"latin1\.csv: expected a UTF-8 CSV file"):
         read_cpu_catalog(bad)
+
+
+def test_cpu_key_reads_the_first_200_characters():
+    # The key's patterns are quadratic on long digit runs (a 32,000-digit name took
+    # 68 s, found by tests/fuzz); no real CPU name is longer than 200 characters.
+    from vsizer.catalogs._keys import cpu_key
+    from vsizer.units import clock_mhz_in_name
+
+    name = "Intel Xeon Gold 6248 @ 2.50GHz " + "9" * 5000
+    assert cpu_key(name) == cpu_key(name[:200]) == cpu_key(name[:200] + "1")
+    assert clock_mhz_in_name(name) == 2500.0

@@ -394,3 +394,16 @@ def test_query_range_empty_result(tmp_path):
     assert len(result.data) == 0
     assert tuple(result.data.columns) == SERIES_COLUMNS
     assert result.quality.notes == ["none.json: the query returned no series."]
+
+
+def test_query_range_with_a_huge_integer_is_one_error(tmp_path):
+    # Python refuses to convert integers of over 4,300 digits (found by tests/fuzz).
+    f = tmp_path / "big.json"
+    f.write_text('{"status": "success", "data": {"resultType": "matrix", "result": '
+                 '[{"metric": {"instance": "a"}, "values": [[' + "9" * 5000 + ', "1"]]}]}}')
+    with pytest.raises(SeriesError) as err:
+        read_query_range(f, metric="cpu_util")
+    assert str(err.value).startswith(
+        "big.json: expected a Prometheus query_range JSON response, got JSON that "
+        "cannot be read (ValueError: Exceeds the limit (4300 digits)"
+    )

@@ -290,3 +290,25 @@ def test_cli_import_and_plan_an_alibaba_folder(tmp_path):
     doc = json.loads(out.read_text())
     cores = {s["name"]: s["cores_per_socket"] for s in doc["servers"]}
     assert cores == {"m_1": 96, "m_2": 96}
+
+
+@pytest.mark.parametrize(
+    "line, shown",
+    [("m_1,10,23,8\r8,12.5,3,43.2,35.9,5", "m_1,10,23,8\\r8,12.5,3,43.2,35.9,5"),
+     ('m_1,10,"23,8,12.5,3,43.2,35.9,5', 'm_1,10,"23,8,12.5,3,43.2,35.9,5')],
+    ids=["bare-cr", "quote"],
+)
+def test_a_quote_or_bare_cr_inside_a_line_is_one_error_line(tmp_path, line, shown):
+    # pandas would split the line at the CR (or read on to the closing quote),
+    # so the line is reported instead of parsed (found by tests/fuzz).
+    from vsizer.errors import SeriesError
+    from vsizer.series.traces import read_alibaba_machine_usage
+
+    f = tmp_path / "a.csv"
+    f.write_bytes(f"m_1,0,21,88,,,43.19,35.81,5\n{line}\n".encode())
+    with pytest.raises(SeriesError) as exc:
+        read_alibaba_machine_usage(f)
+    assert str(exc.value) == (
+        "a.csv line 2: expected 9 comma-separated fields (machine_id, time_stamp, "
+        f"cpu_util_percent, ...) without quotes or carriage returns, got '{shown}'."
+    )

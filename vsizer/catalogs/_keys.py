@@ -20,6 +20,9 @@ _CLOCK = re.compile(r"(\d+(?:\.\d+)?)\s*ghz\b")
 _VERSION = re.compile(r"(\d)\s*v(\d)\b")
 _ZERO_TOKEN = re.compile(r"(?<=\s)0(?=\s|$)")  # 'E5-2620 0 @ 2.00GHz' (Sandy Bridge)
 _SPACES = re.compile(r"\s+")
+
+#: Characters of a CPU name looked at (real names are under 100).
+MAX_CPU_NAME_CHARS = 200
 _CPU_VENDORS = ("intel ", "amd ")
 
 
@@ -43,7 +46,8 @@ def cpu_key(name: str) -> str:
         ``0`` stepping token; ``3.0 GHz`` is written ``3ghz``; ``v4`` is
         separated from the model number. ``'intel xeon gold 5218'``.
     """
-    text = _TRADEMARKS.sub(" ", str(name))
+    # No CPU name is longer; the patterns below are quadratic on long digit runs.
+    text = _TRADEMARKS.sub(" ", str(name)[:MAX_CPU_NAME_CHARS])
     text = _AT_CLOCK.sub(" ", text).casefold()
     text = _N_CORE.sub(" ", text)
     text = _NOISE_WORDS.sub(" ", text)

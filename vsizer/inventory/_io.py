@@ -90,7 +90,9 @@ def open_workbook(path: Path) -> Any:
     try:
         return openpyxl.load_workbook(path, read_only=True, data_only=True)
     except (
-        zipfile.BadZipFile, KeyError, OSError, ValueError, zlib.error, EOFError
+        zipfile.BadZipFile, KeyError, OSError, ValueError, zlib.error, EOFError,
+        SyntaxError,  # XML ParseError of a damaged member (lxml's too)
+        NotImplementedError,  # a member compressed with an unsupported method
     ) as exc:
         raise InventoryError(
             f"{path.name}: cannot open as an Excel workbook (.xlsx): {exc}"

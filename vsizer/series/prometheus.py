@@ -848,6 +848,13 @@ def _load_json(
             f"(line {exc.lineno} column {exc.colno}: {exc.msg}).",
         )
         return {}
+    except (ValueError, RecursionError) as exc:  # a 4,300+ digit number, deep nesting
+        problems.whole(
+            file,
+            "expected a Prometheus query_range JSON response, got JSON that "
+            f"cannot be read ({type(exc).__name__}: {str(exc)[:120]}).",
+        )
+        return {}
     if not isinstance(body, dict) or "status" not in body:
         problems.whole(
             file,

@@ -59,16 +59,25 @@ def _raw_blocks(path: Path, block_bytes: int) -> Iterator[tuple[bytes, int]]:
         yield rest + b"\n", line0
 
 
-def _line_shape(block: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Start offset, comma count and blankness of every line of ``block``."""
+def _line_shape(
+    block: bytes,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Start offset, comma count, blankness and oddness of every line of ``block``.
+
+    A line is odd when it holds a quote or a carriage return before its end:
+    the trace format has neither, and the CSV parser would join or split lines
+    there, so the line is reported rather than parsed."""
     arr = np.frombuffer(block, dtype=np.uint8)
     ends = np.flatnonzero(arr == 10)
     starts = np.concatenate(([0], ends[:-1] + 1))
     commas = np.add.reduceat((arr == 44).astype(np.int64), starts)
     length = ends - starts  # without the newline
-    cr = arr[np.maximum(ends - 1, 0)] == 13
-    blank = (length - (cr & (length > 0))) == 0
-    return starts, commas, blank
+    cr = (arr[np.maximum(ends - 1, 0)] == 13) & (length > 0)
+    blank = (length - cr) == 0
+    crs = np.add.reduceat((arr == 13).astype(np.int64), starts) - cr
+    quotes = np.add.reduceat((arr == 34).astype(np.int64), starts)
+    odd = ((crs > 0) | (quotes > 0)) & (length > 0)
+    return starts, commas, blank, odd
 
 
 def csv_rows(
@@ -92,12 +101,17 @@ def csv_rows(
     expected = f"{n_fields} comma-separated fields ({', '.join(columns[:3])}, ...)"
     try:
         for block, line0 in _raw_blocks(path, block_bytes):
-            starts, commas, blank = _line_shape(block)
-            wrong = np.flatnonzero(~blank & (commas != n_fields - 1))
+            starts, commas, blank, odd = _line_shape(block)
+            wrong = np.flatnonzero(~blank & ((commas != n_fields - 1) | odd))
             for pos in wrong:
                 end = block.find(b"\n", int(starts[pos]))
                 text = block[int(starts[pos]) : end].decode("utf-8", "replace")
-                problems.cell(file, line0 + int(pos), expected, text.rstrip())
+                shown = text.rstrip().replace("\r", "\\r")
+                what = (
+                    f"{expected} without quotes or carriage returns"
+                    if odd[pos] else expected
+                )
+                problems.cell(file, line0 + int(pos), what, shown)
             if len(wrong) or bool(blank.all()):
                 continue
             frame = pd.read_csv(
