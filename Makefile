@@ -38,7 +38,7 @@ audit: $(STAMP)
 	elif ! $(BIN)/python -m pip_audit --version >/dev/null 2>&1; then \
 	    echo "audit: skipped: pip-audit is not installed (pip install -e '.[dev]')"; \
 	else \
-	    $(BIN)/python -m pip_audit --skip-editable --progress-spinner off; \
+	    $(BIN)/python scripts/audit.py; \
 	fi
 
 # Long fuzz campaign (docs/reliability.md, Fuzzing): >= 5,000 mutated real inputs of
