@@ -138,3 +138,19 @@ def test_platform_section_and_errors():
     assert str(exc.value).endswith("Got 'warp-drive' instead.")
     with pytest.raises(ConfigError, match="'hyperthreading' parameter of plan"):
         Rules(hyperthreading="maybe")
+
+
+@pytest.mark.parametrize("bad", ["-1", "", "US D", "JPY1", "=1+1", "x" * 9])
+def test_currency_must_be_a_code_or_a_sign(bad):
+    with pytest.raises(ConfigError) as exc:
+        Rules(currency=bad)
+    assert str(exc.value) == (
+        "The 'currency' parameter of plan must be a currency code such as 'JPY' or "
+        "'USD' (1 to 8 letters, or a currency sign such as '¥'). "
+        f"Got {bad!r} instead."
+    )
+
+
+@pytest.mark.parametrize("good", ["JPY", "USD", "円", "¥", "$", "EUR"])
+def test_currency_codes_and_signs_are_accepted(good):
+    assert Rules(currency=good).currency == good

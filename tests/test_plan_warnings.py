@@ -171,3 +171,21 @@ def test_terminal_shows_series_coverage_per_pool(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "Servers with series" in res.output
     assert "1 / 28" in res.output and "0 / 9" in res.output
+
+
+def test_plan_bytes_do_not_depend_on_how_the_series_path_is_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 12: a quality note echoed the path as typed ('st' vs '/abs/st').
+    wide = Path(__file__).parent / "data" / "series" / "tabular" / "wide_percent.csv"
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, ["import", str(wide), "--format", "wide", "--store", "st"])
+    assert res.exit_code == 0, res.output
+    outs = []
+    for series in ("st", str(tmp_path / "st")):
+        out = tmp_path / f"{len(outs)}.json"
+        res = runner.invoke(app, ["plan", "--series", series, "--vm-cpu-mhz", "2000",
+                                  "--vm-mem-gib", "4", "-q", "-o", str(out)])
+        assert res.exit_code == 0, res.output
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]

@@ -167,6 +167,12 @@ class Rules:
             )
         if self.price_kwh is not None:
             check_param("price_kwh", self.price_kwh, Interval(float, 0, None), where)
+        if not _is_currency(self.currency):
+            raise ConfigError(
+                "The 'currency' parameter of plan must be a currency code such as "
+                "'JPY' or 'USD' (1 to 8 letters, or a currency sign such as '¥'). "
+                f"Got {self.currency!r} instead."
+            )
         check_param("pue", self.pue, Interval(float, 1, None), where)
         check_param("years", self.years, Interval(int, 1, None), where)
         check_param("rack_size_u", self.rack_size_u, Interval(int, 1, None), where)
@@ -249,6 +255,17 @@ class Rules:
         return dataclasses.replace(
             self, **{k: v for k, v in changes.items() if v is not None}
         )
+
+
+def _is_currency(text: object) -> bool:
+    """1 to 8 letters (ISO 4217 'JPY', '円') or currency signs ('¥', '$')."""
+    import unicodedata
+
+    return (
+        isinstance(text, str)
+        and 1 <= len(text) <= 8
+        and all(c.isalpha() or unicodedata.category(c) == "Sc" for c in text)
+    )
 
 
 def percentile_quantile(text: str) -> float | None:

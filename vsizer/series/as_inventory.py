@@ -14,6 +14,7 @@ VMs already; power before is not estimated).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -193,9 +194,11 @@ def _quality(
         quality.record(
             name, "power_w", "given", "a VM already: no physical power before"
         )
+    # File names only: the plan must not depend on how the path was typed.
+    shown = ", ".join(Path(part.strip()).name for part in str(source).split(","))
     quality.note(
         "No inventory: servers, sizes and utilization come from the series "
-        f"({source}); 'before' power and rack space are not estimated (VMs)."
+        f"({shown}); 'before' power and rack space are not estimated (VMs)."
     )
     if (counts > 0).any():
         quality.note(
