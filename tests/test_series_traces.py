@@ -335,3 +335,19 @@ def test_alibaba_corrupted_copy(tmp_path):
     ]
     with pytest.raises(InputError, match="expected an ISO 8601 time"):
         read_alibaba_machine_usage(ALIBABA, start="day one")
+
+
+def test_planetlab_value_past_int64_is_an_error_line(tmp_path):
+    # Found by tests/fuzz (seed 13): int() overflowed numpy's int64 slot.
+    from vsizer.errors import SeriesError
+    from vsizer.series.traces import read_planetlab
+
+    day = tmp_path / "20110303"
+    day.mkdir()
+    (day / "vm_a").write_text("0\n99999999999999999999999\n99\n")
+    with pytest.raises(SeriesError) as exc:
+        read_planetlab(day)
+    assert str(exc.value) == (
+        "vm_a line 2: expected a whole-number CPU percentage 0-100, got "
+        "'99999999999999999999999'."
+    )

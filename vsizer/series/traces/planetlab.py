@@ -198,7 +198,7 @@ def _read_planetlab_file(path: Path, problems: Problems) -> Int64Array:
         text = raw.decode("utf-8", errors="replace").strip()
         try:
             out[i] = int(text)
-        except ValueError:
+        except (ValueError, OverflowError):  # not a number, or past int64
             problems.cell(file, i + 1, _PLANETLAB_EXPECTED, text)
             two_numbers += _GCD_LINE_RE.match(text) is not None
             continue
