@@ -114,7 +114,14 @@ def iter_sheet(
     for number, row in enumerate(_undamaged(ws), start=1):
         if max_rows is not None and number > max_rows:
             return
-        values = [_cell_value(c) for c in row]
+        try:
+            values = [_cell_value(c) for c in row]
+        except IndexError:  # a cell's style id past the styles part (damaged)
+            raise InventoryError(
+                f"{_workbook_file(ws)}: the workbook is damaged (sheet '{ws.title}' "
+                f"row {number}: a cell refers to a style that is not there); open "
+                "it in Excel and save it again."
+            ) from None
         if all(v is None or (isinstance(v, str) and not v.strip()) for v in values):
             empty_run += 1
             if empty_run >= MAX_EMPTY_RUN:
@@ -167,14 +174,19 @@ def sheet_names(wb: Any) -> list[str]:
 _DAMAGE = (zlib.error, zipfile.BadZipFile, EOFError, SyntaxError)
 
 
+def _workbook_file(ws: Any) -> str:
+    """The file name of a read-only worksheet's workbook, for messages."""
+    archive = getattr(getattr(ws, "parent", None), "_archive", None)
+    return Path(str(getattr(archive, "filename", "") or "the workbook")).name
+
+
 def _undamaged(ws: Any) -> Iterator[Any]:
     """``ws.iter_rows()``, a damaged member raising :class:`InventoryError`
     ``FILE: the workbook is damaged (sheet 'S': ...); ...``."""
     try:
         yield from ws.iter_rows()
     except _DAMAGE as exc:
-        archive = getattr(getattr(ws, "parent", None), "_archive", None)
-        file = Path(str(getattr(archive, "filename", "") or "the workbook")).name
+        file = _workbook_file(ws)
         reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         raise InventoryError(
             f"{file}: the workbook is damaged (sheet '{ws.title}': {reason}); "

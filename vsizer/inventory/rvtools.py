@@ -206,7 +206,7 @@ def read_rvtools(
         "virtualized": True,
         "sheets": all_sheets,
         "size_unit_layout": layout,
-        "hosts": _hosts(sheets["vHost"]),
+        "hosts": _hosts(sheets["vHost"], problems),
     }
     quality.note(
         f"RVTools sizes read as MiB ({layout} headers; vSphere reports binary units)"
@@ -390,7 +390,13 @@ def _disk_sums(
     return out
 
 
-def _hosts(sheet: _Sheet | None) -> list[dict[str, Any]]:
+#: vHost counts: whole numbers of at least 0.
+_HOST_COUNTS = frozenset({"sockets", "cores_per_socket", "n_vms", "cores"})
+
+
+def _hosts(sheet: _Sheet | None, problems: ProblemLog) -> list[dict[str, Any]]:
+    """vHost rows as dicts; a cell that is not a number (or a count that is not
+    a whole number) is a problem line of the vHost sheet, never dropped."""
     if sheet is None:
         return []
     fields = {
@@ -401,20 +407,34 @@ def _hosts(sheet: _Sheet | None) -> list[dict[str, Any]]:
         "n_vms": "# VMs", "cores": "# Cores",
     }
     hosts = []
-    for _, cells in sheet.rows:
+    for row, cells in sheet.rows:
         h: dict[str, Any] = {}
         for k, header in fields.items():
             v = cells.get(_key(header))
             if k in ("host", "cluster", "cpu_model", "vendor", "model"):
                 h[k] = clean_text(v)
             else:
-                try:
-                    h[k] = parse_number(v)
-                except ValueError:
-                    h[k] = None
+                h[k] = _host_number(k, v, header, row, problems)
         if h["host"] is not None:
             hosts.append(h)
     return hosts
+
+
+def _host_number(
+    field: str, raw: Any, header: str, row: int, problems: ProblemLog
+) -> float | None:
+    count = field in _HOST_COUNTS
+    expected = "a whole number of at least 0" if count else "a non-negative number"
+    try:
+        x = parse_number(raw)
+    except ValueError:
+        x, bad = None, True
+    else:
+        bad = x is not None and (x < 0 or (count and not float(x).is_integer()))
+    if bad:
+        problems.cell(row, header, expected, clean_text(raw) or "", sheet="vHost")
+        return None
+    return x
 
 
 def _vinfo_header(ctx: dict[str, dict[str, Any]], header: str) -> str:

@@ -274,7 +274,12 @@ def _sadf_time(stamp: str) -> tuple[datetime, timedelta | None] | None:
     """(naive time, UTC offset or None) of a sadf timestamp, None if unreadable."""
     text = stamp.strip()
     if text.isdigit():  # sadf -U: seconds since the epoch
-        return datetime(1970, 1, 1) + timedelta(seconds=int(text)), timedelta(0)
+        if len(text) > 12:  # past year 33658: no sar timestamp (and int() limits)
+            return None
+        try:
+            return datetime(1970, 1, 1) + timedelta(seconds=int(text)), timedelta(0)
+        except OverflowError:
+            return None
     m = _SADF_TIME_RE.match(text)
     if not m:
         return None

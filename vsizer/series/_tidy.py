@@ -43,8 +43,10 @@ FloatArray = npt.NDArray[np.float64]
 
 
 def file_label(path: str | os.PathLike[str]) -> str:
-    """How a file is named in problem lines: its name, as the inventory readers do."""
-    return Path(path).name
+    """How a file is named in problem lines: its name, as the inventory readers do
+    (a folder given as '.' or '' by its own name)."""
+    p = Path(path)
+    return p.name or p.resolve().name or str(p)
 
 
 def _shown(got: Any) -> str:

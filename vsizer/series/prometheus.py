@@ -894,6 +894,10 @@ def _matrix(body: dict[str, Any], file: str, problems: Problems) -> list[Any]:
     return result
 
 
+#: Unix times up to 2262-04-11, the end of numpy's datetime64[ns].
+_MAX_UNIX_S = 9_223_372_036
+
+
 def _points(
     values: list[Any], file: str, where: str, problems: Problems
 ) -> tuple[np.ndarray, np.ndarray, int, int]:
@@ -907,6 +911,7 @@ def _points(
             and len(point) == 2
             and isinstance(point[0], (int, float))
             and not isinstance(point[0], bool)
+            and 0 <= point[0] < _MAX_UNIX_S  # a time numpy can hold
             and isinstance(point[1], str)
         )
         value = _parse_value(point[1]) if ok else None
