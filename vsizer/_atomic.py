@@ -35,7 +35,8 @@ def _umask() -> int:
 _UMASK = _umask()
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
+    """Make a rename or unlink in directory *path* durable (no-op where unsupported)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:  # pragma: no cover - Windows cannot open directories
@@ -111,7 +112,7 @@ def atomic_write(
     except BaseException:
         _remove(tmp)
         raise
-    _fsync_dir(target.parent)
+    fsync_dir(target.parent)
 
 
 def _remove(tmp: Path | None) -> None:
@@ -144,14 +145,7 @@ def check_output_dir(path: str | os.PathLike[str], option: str) -> None:
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise OutputError(f"{option} {p}: is a file, expected a directory.")
-    base = _nearest_existing(p)
-    if not base.is_dir():
-        raise OutputError(f"{option} {p}: {base} is a file, not a directory.")
-    if not os.access(base, os.W_OK | os.X_OK):
-        raise OutputError(
-            f"{option} {p}: cannot write in {base} (permission denied or read-only "
-            "file system)."
-        )
+    _check_writable(p, _nearest_existing(p), option)
 
 
 def check_output_path(path: str | os.PathLike[str], option: str = "-o") -> None:
@@ -171,7 +165,11 @@ def check_output_path(path: str | os.PathLike[str], option: str = "-o") -> None:
         raise OutputError(
             f"{option} {p}: is a directory; give a file name."
         )
-    base = _nearest_existing(p.parent)
+    _check_writable(p, _nearest_existing(p.parent), option)
+
+
+def _check_writable(p: Path, base: Path, option: str) -> None:
+    """``base``, the nearest existing folder of output ``p``, takes new files."""
     if not base.is_dir():
         raise OutputError(f"{option} {p}: {base} is a file, not a directory.")
     if not os.access(base, os.W_OK | os.X_OK):

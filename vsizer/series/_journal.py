@@ -38,6 +38,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
+from vsizer._atomic import fsync_dir
 from vsizer.errors import SeriesError
 from vsizer.series.model import METRICS, SeriesQuality, SeriesSet, empty_series
 
@@ -76,20 +77,6 @@ def is_locked(path: Path) -> bool:
         return not _try_lock(fd)
     finally:
         os.close(fd)  # closing releases our lock, if we got it
-
-
-def fsync_dir(path: Path) -> None:
-    """Make a rename or unlink in directory *path* durable (no-op where unsupported)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # pragma: no cover - Windows cannot open directories
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover - some file systems refuse
-        pass
-    finally:
-        os.close(fd)
 
 
 class JournalWriter:

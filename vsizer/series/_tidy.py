@@ -436,3 +436,18 @@ def clip_fraction(values: FloatArray) -> tuple[FloatArray, int]:
     if n:
         values = np.where(over, 1.0, values)
     return values, n
+
+
+def utc_ns(value: str | pd.Timestamp) -> int | None:
+    """``value`` as nanoseconds since the Unix epoch (UTC); a naive time is UTC.
+
+    None when it is no time.
+    """
+    try:
+        ts = pd.Timestamp(value)
+    except (ValueError, TypeError):
+        return None
+    if ts is pd.NaT:
+        return None
+    ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+    return int(ts.as_unit("ns").value)

@@ -50,6 +50,7 @@ from vsizer.series._tidy import (
     ratio_unit_by_values,
     tidy_frame,
     unit_factor,
+    utc_ns,
 )
 from vsizer.series.model import METRICS, SeriesQuality, SeriesSet
 from vsizer.units import canonical_unit
@@ -436,14 +437,7 @@ def _to_ns(value: str | pd.Timestamp | float) -> int | None:
         pass
     else:
         return int(round(seconds * 1e6)) * 1000 if math.isfinite(seconds) else None
-    try:
-        ts = pd.Timestamp(text)
-    except (ValueError, TypeError):
-        return None
-    if ts is pd.NaT:
-        return None
-    ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
-    return int(ts.as_unit("ns").value)
+    return utc_ns(text)
 
 
 def _scrape_server(sc: _Scrape, server: str | None, problems: Problems) -> None:

@@ -39,10 +39,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from vsizer._atomic import fsync_dir
 from vsizer.errors import ConfigError, SeriesError
 from vsizer.series._journal import (
     JOURNAL_SUFFIX,
-    fsync_dir,
     is_locked,
     iso_utc,
     read_journal,
