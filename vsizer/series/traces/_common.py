@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vsizer.series._tidy import utc_ns
+import numpy as np
 
-__all__ = ["NS", "utc_ns", "visible_files"]
+from vsizer.series._tidy import utc_ns
+from vsizer.series.model import SeriesQuality
+
+__all__ = ["NS", "first_per_time", "utc_ns", "visible_files"]
 
 #: Nanoseconds per second.
 NS = 1_000_000_000
@@ -18,3 +21,16 @@ def visible_files(folder: Path) -> list[Path]:
         (p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")),
         key=lambda p: p.name,  # the contract's server order
     )
+
+
+def first_per_time(
+    ts: np.ndarray, quality: SeriesQuality, server: str, detail: str
+) -> np.ndarray:
+    """Mask keeping the first row of each run of equal times in sorted ``ts``;
+    the rows dropped are counted as ``duplicate`` issues of ``server``."""
+    first = np.ones(len(ts), dtype=bool)
+    first[1:] = ts[1:] != ts[:-1]
+    n_dup = int((~first).sum())
+    if n_dup:
+        quality.add(server, "duplicate", n_dup, detail)
+    return first

@@ -33,7 +33,7 @@ from vsizer.series._tidy import (
     tidy_frame,
 )
 from vsizer.series.model import SeriesQuality, SeriesSet, empty_series
-from vsizer.series.traces._common import NS, utc_ns, visible_files
+from vsizer.series.traces._common import NS, first_per_time, utc_ns, visible_files
 from vsizer.series.traces._rows import csv_rows
 
 __all__ = [
@@ -376,13 +376,9 @@ def _usage_series(
     for machine, g in table.groupby("machine_id", sort=True):
         name = str(machine)
         ts = g["ts"].to_numpy()
-        first = np.ones(len(ts), dtype=bool)
-        first[1:] = ts[1:] != ts[:-1]
-        n_dup = int((~first).sum())
-        if n_dup:
-            quality.add(
-                name, "duplicate", n_dup, "rows repeating a time_stamp; first kept"
-            )
+        first = first_per_time(
+            ts, quality, name, "rows repeating a time_stamp; first kept"
+        )
         g = g[first]
         ts_ns = t0 + np.round(g["ts"].to_numpy() * NS).astype(np.int64)
         med = check_gaps(quality, name, ts_ns)

@@ -33,6 +33,7 @@ from vsizer.series._tidy import (
     unix_unit,
 )
 from vsizer.series.model import SeriesQuality, SeriesSet, empty_series
+from vsizer.series.traces._common import first_per_time
 
 __all__ = ["BITBRAINS_VARIABLE_MAP", "read_bitbrains"]
 
@@ -306,13 +307,9 @@ def _bitbrains_rows(
     ts = np.round(kept["Timestamp [ms]"].to_numpy() * ns_per).astype(np.int64)
     order = np.argsort(ts, kind="stable")
     ts = ts[order]
-    first = np.ones(len(ts), dtype=bool)
-    first[1:] = ts[1:] != ts[:-1]
-    n_dup = int((~first).sum())
-    if n_dup:
-        quality.add(
-            server, "duplicate", n_dup, "rows repeating a timestamp; first row kept"
-        )
+    first = first_per_time(
+        ts, quality, server, "rows repeating a timestamp; first row kept"
+    )
     take = order[first]
     ts = ts[first]
 
