@@ -19,11 +19,11 @@ from unittest import mock
 
 import pandas as pd
 
-from vsizer.config import Rules
 from vsizer.inventory.model import Inventory, empty_frame
 from vsizer.placement import heuristics
 from vsizer.quality import QualityReport
 from vsizer.study import ConsolidationStudy, resolve_host
+from vsizer.study.config import Rules
 
 
 def fleet(n: int) -> Inventory:
@@ -63,7 +63,7 @@ def plan_seconds(inv: Inventory, runs: bool) -> tuple[float, str]:
         return original(*args, **kwargs)
 
     with mock.patch("vsizer.placement.heuristics.greedy_assign", kernel), mock.patch(
-        "vsizer.failover.greedy_assign", kernel
+        "vsizer.placement.failover.greedy_assign", kernel
     ):
         start = time.perf_counter()
         plan = ConsolidationStudy(inv, host, Rules()).run()

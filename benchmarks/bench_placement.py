@@ -23,10 +23,10 @@ import numpy as np
 import pandas as pd
 
 from vsizer.catalogs.model import HostModel
-from vsizer.config import Rules
 from vsizer.inventory.model import Inventory, empty_frame
 from vsizer.quality import QualityReport
 from vsizer.study import ConsolidationStudy
+from vsizer.study.config import Rules
 
 DATA = (
     Path(__file__).resolve().parents[2] / "shared" / "data" / "bitbrains_rnd" / "2013-8"

@@ -22,8 +22,8 @@ def golden_documents() -> dict[str, str]:
     import os
 
     import vsizer
-    from vsizer.compare import load_scenario
-    from vsizer.config import load_rules
+    from vsizer.study.compare import load_scenario
+    from vsizer.study.config import load_rules
     from vsizer.series.sources import load_series
 
     os.chdir(REPO)

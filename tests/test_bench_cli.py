@@ -130,7 +130,7 @@ def test_report_bad_suffix(tmp_path):
 
 
 def test_run_summary_labels_tell_network_links_apart():
-    from vsizer.cli_bench import _case
+    from vsizer.cli.bench import _case
 
     meta = {"link": "guest-guest", "block_size": "8K", "direction": "send", "emulated": True}
     assert _case(meta) == "link=guest-guest block_size=8K direction=send"

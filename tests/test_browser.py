@@ -27,9 +27,9 @@ from typing import Any
 import pytest
 
 from tests.report_plans import small_plan, with_series
-from vsizer.config import load_rules
 from vsizer.reporting.html import SECTION_KEYS, write_plan_html
 from vsizer.study import plan as run_plan
+from vsizer.study.config import load_rules
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "vsizer" / "data" / "samples"

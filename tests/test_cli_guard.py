@@ -9,7 +9,7 @@ import pytest
 
 import vsizer
 import vsizer.study
-from vsizer import _cli_common
+from vsizer.cli import common as _cli_common
 from vsizer.cli import main
 
 INVENTORY = str(Path(vsizer.__file__).parent / "data" / "samples" / "inventory_ja.csv")

@@ -163,7 +163,7 @@ def test_docs_profile_example_loads_and_every_command_is_documented():
     import re
     import tomllib
 
-    from vsizer.profile import profile_from_dict
+    from vsizer.models.profile import profile_from_dict
 
     text = (Path(__file__).parents[1] / "docs" / "models.md").read_text(encoding="utf-8")
     block = re.search(r"```toml\n(.*?)```", text, re.S).group(1)

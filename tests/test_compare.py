@@ -1,4 +1,4 @@
-"""Tests of the what-if comparison (vsizer.compare, vsizer compare, its reports).
+"""Tests of the what-if comparison (vsizer.study.compare, vsizer compare, its reports).
 
 The two bundled scenarios plan the bundled 40-server sample (37 migrated) on an
 older Dell PowerEdge R740 2x Platinum 8180 and a current Fujitsu PRIMERGY
@@ -19,11 +19,11 @@ from openpyxl.chart import BarChart
 from typer.testing import CliRunner
 
 from vsizer.cli import app
-from vsizer.compare import Scenario, _recommend, compare, load_scenario
-from vsizer.config import Rules
 from vsizer.errors import ConfigError, InputError
 from vsizer.reporting._html_compare import compare_html
 from vsizer.reporting._xlsx_compare import write_compare_xlsx
+from vsizer.study.compare import Scenario, _recommend, compare, load_scenario
+from vsizer.study.config import Rules
 
 REPO = Path(__file__).resolve().parents[1]
 SCENARIOS = REPO / "vsizer" / "data" / "scenarios"
@@ -214,7 +214,7 @@ def test_compare_html_side_by_side_and_escaped(doc: dict[str, Any]) -> None:
 
 
 def test_compare_html_refuses_other_documents() -> None:
-    with pytest.raises(InputError, match="expected the dict of vsizer.compare.compare"):
+    with pytest.raises(InputError, match="expected the dict of vsizer.study.compare.compare"):
         compare_html({"x": 1})
 
 

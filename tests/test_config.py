@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from vsizer.config import Rules, load_rules, rules_from_dict
 from vsizer.errors import ConfigError
+from vsizer.study.config import Rules, load_rules, rules_from_dict
 
 
 def test_defaults_follow_the_design_rules():

@@ -2,7 +2,7 @@
 
 from numpy.testing import assert_allclose
 
-from vsizer import cost
+from vsizer.study import economics as cost
 
 
 def test_annual_cost_arithmetic():

@@ -13,7 +13,7 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from vsizer import _cli_common
+from vsizer.cli import common as _cli_common
 from vsizer.cli import main
 from vsizer.errors import InventoryError
 from vsizer.inventory.degenerate import exclusion_summary, require_servers

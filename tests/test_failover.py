@@ -7,7 +7,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from tests.placement_helpers import problem
-from vsizer import failover
+from vsizer.placement import failover
 from vsizer.placement.result import Placement
 
 

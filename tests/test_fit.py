@@ -13,7 +13,7 @@ from vsizer.errors import ConfigError, InputError
 from vsizer.models import cpu
 from vsizer.models.fit import fit_cpu, fit_disk, fit_network
 from vsizer.models.measurements import read_measurements
-from vsizer.profile import Profile, load_profile, profile_from_dict, save_profile
+from vsizer.models.profile import Profile, load_profile, profile_from_dict, save_profile
 
 DATA = Path(__file__).parent / "data" / "models"
 HEADER = "model,experiment,vms,physical_cpus,total_util_pct,relative\n"

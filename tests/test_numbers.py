@@ -11,7 +11,8 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from vsizer import _cli_common, plausible, units
+from vsizer import plausible, units
+from vsizer.cli import common as _cli_common
 from vsizer.cli import main
 from vsizer.inventory._build import ProblemLog, ServerRecord, check_ranges
 from vsizer.quality import QualityReport

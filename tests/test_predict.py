@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from vsizer.errors import InputError
-from vsizer.predict import predict_plan
-from vsizer.profile import Profile
+from vsizer.models.profile import Profile
+from vsizer.study.predict import predict_plan
 
 PLAN = Path(__file__).parent / "data" / "plan_small.json"
 

@@ -515,7 +515,7 @@ def test_plan_must_be_a_dict(tmp_path: Path) -> None:
         write_plan_xlsx([], tmp_path / "x.xlsx")  # type: ignore[arg-type]
 
 
-# -- keys added by vsizer.result beyond schema "1" -----------------------------
+# -- keys added by vsizer.study.serialize beyond schema "1" -----------------------------
 def test_keys_written_by_the_plan_renderer_are_shown(
     plan: dict, tmp_path: Path
 ) -> None:

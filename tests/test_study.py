@@ -9,7 +9,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 import vsizer
-from vsizer.config import load_rules
+from vsizer.study.config import load_rules
 
 SAMPLES = Path(vsizer.__file__).parent / "data" / "samples"
 
@@ -227,8 +227,8 @@ def test_platform_factors_scale_cpu_capacity_and_host_power():
 def test_running_a_study_twice_gives_the_same_plan():
     # platform factors change the host's power: they must not compound per run
     from vsizer.catalogs.host_catalog import read_host_catalog
-    from vsizer.config import Rules
     from vsizer.study import ConsolidationStudy
+    from vsizer.study.config import Rules
 
     inv = vsizer.read_inventory(SAMPLES / "inventory_ja.xlsx")
     rules = Rules(platform=("power-plan-high-performance",), hyperthreading="off")

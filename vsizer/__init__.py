@@ -12,7 +12,6 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from vsizer.config import Rules, load_rules  # noqa: E402
 from vsizer.errors import (  # noqa: E402
     CatalogError,
     CatalogLookupError,
@@ -24,6 +23,7 @@ from vsizer.errors import (  # noqa: E402
 )
 from vsizer.inventory import Inventory, read_inventory  # noqa: E402
 from vsizer.study import ConsolidationPlan, ConsolidationStudy, plan  # noqa: E402
+from vsizer.study.config import Rules, load_rules  # noqa: E402
 
 __all__ = [
     "CatalogError",

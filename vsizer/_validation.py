@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from vsizer.errors import ConfigError
 
@@ -63,17 +65,129 @@ class OneOf:
         return "one of " + ", ".join(repr(o) for o in self.options)
 
 
-def check_param(name: str, value: Any, constraint: Interval | OneOf, where: str) -> Any:
+@dataclass(frozen=True)
+class OrNone:
+    """``None`` (meaning "not given"), or a value satisfying ``inner``."""
+
+    inner: Interval | OneOf
+
+    def contains(self, value: Any) -> bool:
+        return value is None or self.inner.contains(value)
+
+    def describe(self) -> str:
+        return f"None or {self.inner.describe()}"
+
+
+Constraint = Interval | OneOf | OrNone
+
+
+def invalid_example(constraint: Constraint) -> Any:
+    """A value that ``constraint`` rejects (for the generic constraint test)."""
+    if isinstance(constraint, OrNone):
+        return invalid_example(constraint.inner)
+    if isinstance(constraint, OneOf):
+        return "<not-an-option>"
+    return float("nan")
+
+
+def valid_example(constraint: Constraint) -> Any:
+    """A value that ``constraint`` accepts (for the generic constraint test)."""
+    if isinstance(constraint, OrNone):
+        return None
+    if isinstance(constraint, OneOf):
+        return constraint.options[0]
+    lo, hi = constraint.low, constraint.high
+    if lo is not None and hi is not None:
+        v: float = (lo + hi) / 2
+    elif lo is not None:
+        v = lo + 1
+    elif hi is not None:
+        v = hi - 1
+    else:
+        v = 0
+    return int(math.ceil(v)) if constraint.kind is int else float(v)
+
+
+def param_problem(name: str, value: Any, constraint: Constraint, where: str) -> str | None:
+    """The one-line message for a value outside its constraint, or None."""
+    if constraint.contains(value):
+        return None
+    return (
+        f"The '{name}' parameter of {where} must be {constraint.describe()}. "
+        f"Got {value!r} instead."
+    )
+
+
+def check_params(
+    values: Mapping[str, Any],
+    constraints: Mapping[str, Constraint],
+    where: str,
+    error: type[Exception] = ConfigError,
+) -> None:
+    """Check every declared parameter; raise ``error`` listing all problems, one per line.
+
+    Parameters missing from ``values`` are not checked.
+    """
+    problems = [
+        p
+        for name, c in constraints.items()
+        if name in values
+        and (p := param_problem(name, values[name], c, where)) is not None
+    ]
+    if problems:
+        raise error("\n".join(problems))
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Every function declared with :func:`validate_params`, for the generic test.
+DECLARED: list[Callable[..., Any]] = []
+
+
+def validate_params(
+    constraints: Mapping[str, Constraint],
+    where: str | None = None,
+    error: type[Exception] = ConfigError,
+) -> Callable[[F], F]:
+    """Declare a function's parameter constraints (scikit-learn style).
+
+    The wrapped function checks every declared argument before running and
+    raises ``error`` naming all that are out of range. The constraints are
+    kept as data on ``fn.parameter_constraints``.
+    """
+
+    def decorate(fn: F) -> F:
+        sig = inspect.signature(fn)
+        unknown = set(constraints) - set(sig.parameters)
+        if unknown:
+            raise TypeError(f"{fn.__qualname__} has no parameter(s) {sorted(unknown)}")
+        label = where or fn.__name__
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            check_params(bound.arguments, constraints, label, error)
+            return fn(*args, **kwargs)
+
+        wrapper.parameter_constraints = dict(constraints)  # type: ignore[attr-defined]
+        wrapper.parameter_where = label  # type: ignore[attr-defined]
+        wrapper.parameter_error = error  # type: ignore[attr-defined]
+        DECLARED.append(wrapper)
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def check_param(name: str, value: Any, constraint: Constraint, where: str) -> Any:
     """Return ``value`` if it satisfies ``constraint``, else raise :class:`ConfigError`.
 
     The message follows one template:
     ``The 'ceiling' parameter of plan must be a float in the range (0, 1]. Got 1.2 instead.``
     """
-    if not constraint.contains(value):
-        raise ConfigError(
-            f"The '{name}' parameter of {where} must be {constraint.describe()}. "
-            f"Got {value!r} instead."
-        )
+    problem = param_problem(name, value, constraint, where)
+    if problem is not None:
+        raise ConfigError(problem)
     return value
 
 

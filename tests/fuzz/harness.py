@@ -52,8 +52,8 @@ def run_inprocess(argv: list[str], timeout: float = INPROCESS_SECONDS) -> Outcom
 
     from typer.testing import CliRunner
 
-    from vsizer import _cli_common
     from vsizer.cli import app
+    from vsizer.cli import common as _cli_common
 
     _cli_common.DEBUG["on"] = False
     timed = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
@@ -88,8 +88,8 @@ def _child(argv: list[str], log: str) -> None:  # pragma: no cover - in a fork
     sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
     os.environ["COLUMNS"] = "200"
     os.environ.pop("VSIZER_DEBUG", None)
-    from vsizer import _cli_common
     from vsizer.cli import app
+    from vsizer.cli import common as _cli_common
 
     _cli_common.DEBUG["on"] = False
     code = 0

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from vsizer._jsonable import sig6 as _r
 from vsizer.errors import InputError, VsizerError
 from vsizer.models import cpu as cpu_model
 from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
@@ -91,11 +92,6 @@ class FitResult:
 
 def _missing(v: Any) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
-
-
-def _r(x: Any) -> float:
-    x = float(x)
-    return x if not math.isfinite(x) else float(f"{x:.6g}")
 
 
 def _t(dof: int, confidence: float) -> float:

@@ -4,7 +4,7 @@ Every coefficient the models in :mod:`vsizer.models` use by default lives here,
 in nested dicts ``OVERHEAD_MODEL_PARAMETERS[model][configuration]``. Each leaf
 group carries a ``source`` naming the publication table or figure it comes
 from. Coefficients fitted to a user's own measurements (``vsizer fit``) live in
-a profile (:mod:`vsizer.profile`) and override these, never edit them.
+a profile (:mod:`vsizer.models.profile`) and override these, never edit them.
 
 The numbers are the published measurements collected in the vsizer design
 brief (``DESIGN.md`` §6, "Virtualization overhead: published measurements"):

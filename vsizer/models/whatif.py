@@ -12,15 +12,12 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from vsizer._jsonable import rounded as _r
 from vsizer.errors import ModelRangeWarning
 from vsizer.models import cpu, disk, network, queueing
 from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
 
 _P = OVERHEAD_MODEL_PARAMETERS
-
-
-def _r(x: float) -> float | None:
-    return round(float(x), 6) + 0.0 if math.isfinite(x) else None
 
 
 def _capture(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:

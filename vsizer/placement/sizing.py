@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vsizer import failover
 from vsizer.errors import InfeasiblePlacementError
+from vsizer.placement import failover
 from vsizer.placement.heuristics import STRATEGIES
 from vsizer.placement.problem import EPS, PlacementProblem
 from vsizer.placement.result import Placement

@@ -13,7 +13,7 @@ label(key, lang="en", **fields), LABELS, LANGS, with_unit(text, unit)
 write_plan_html(plan, path, *, lang="en"), plan_html(plan, *, lang="en")
     The self-contained HTML report of a plan (plotly.js embedded).
 write_compare_html(doc, path, *, lang="en"), write_compare_xlsx(doc, path, *, lang="en")
-    The HTML and Excel reports of a what-if comparison (vsizer.compare).
+    The HTML and Excel reports of a what-if comparison (vsizer.study.compare).
 excel_safe(value), set_safe_value(cell, value)
     Neutralize user strings a spreadsheet would evaluate as formulas.
 

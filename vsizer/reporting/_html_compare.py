@@ -1,4 +1,4 @@
-"""The HTML report of a what-if comparison (:func:`vsizer.compare.compare`).
+"""The HTML report of a what-if comparison (:func:`vsizer.study.compare.compare`).
 
 One self-contained page: the recommendation line with its criterion, the
 scenarios side by side (one column each: hosts, racks, power, cost, worst
@@ -79,7 +79,7 @@ def _value(t: Label, entry: Mapping[str, Any], key: str, kind: str) -> str:
 def _check(doc: Any) -> None:
     if not isinstance(doc, Mapping) or not isinstance(doc.get("scenarios"), list):
         raise InputError(
-            "comparison: expected the dict of vsizer.compare.compare with a "
+            "comparison: expected the dict of vsizer.study.compare.compare with a "
             "'scenarios' list (see docs/report.md)."
         )
 
@@ -168,7 +168,7 @@ def compare_html(doc: Mapping[str, Any], *, lang: str = "en") -> str:
     Parameters
     ----------
     doc : dict
-        The result of :func:`vsizer.compare.compare`.
+        The result of :func:`vsizer.study.compare.compare`.
     lang : {"en", "ja"}, default "en"
         Language of titles and labels.
 

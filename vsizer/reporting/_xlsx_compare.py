@@ -1,4 +1,4 @@
-"""The Excel workbook of a what-if comparison (:func:`vsizer.compare.compare`).
+"""The Excel workbook of a what-if comparison (:func:`vsizer.study.compare.compare`).
 
 Sheet 1 puts the scenarios side by side (one column each, one row per
 figure, number formats per row) under the recommendation line, with a native
@@ -69,7 +69,7 @@ def compare_workbook(doc: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     Parameters
     ----------
     doc : dict
-        The result of :func:`vsizer.compare.compare`.
+        The result of :func:`vsizer.study.compare.compare`.
     lang : {"en", "ja"}, default "en"
         Language of sheet name and labels.
 
@@ -83,7 +83,7 @@ def compare_workbook(doc: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     check_lang(lang, "write_compare_xlsx")
     if not isinstance(doc, Mapping) or not isinstance(doc.get("scenarios"), list):
         raise InputError(
-            "comparison: expected the dict of vsizer.compare.compare with a "
+            "comparison: expected the dict of vsizer.study.compare.compare with a "
             "'scenarios' list (see docs/report.md)."
         )
     entries = doc["scenarios"]

@@ -130,7 +130,7 @@ def servers_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
         ("host", None, None, False),
     ]
     present = {key for server in plan["servers"] for key in server}
-    if "disk_mb_s" in present:  # written by vsizer.result, not in schema "1"
+    if "disk_mb_s" in present:  # written by vsizer.study.serialize, not in schema "1"
         at = [key for key, *_ in columns].index("net_mbps")
         columns.insert(at, ("disk_mb_s", "MB/s", DEC1, False))
     known = {key for key, *_ in columns}
@@ -155,7 +155,7 @@ def demand_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
     """Demand totals, then by pool, then by group, in one filterable table."""
     demand = plan["demand"]
     unit = capacity_unit(plan)
-    has_mb_s = "disk_mb_s" in demand["totals"]  # vsizer.result adds it
+    has_mb_s = "disk_mb_s" in demand["totals"]  # vsizer.study.serialize adds it
     headers = [
         w.t("scope"),
         w.t("scope_name"),
@@ -198,7 +198,7 @@ def demand_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
 def hosts_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
     """One row per host across pools, and a clustered bar chart of utilization."""
     default = plan["parameters"]["ceiling"]
-    # vsizer.result writes a per-pool "ceiling" when [pools.<name>] overrides it
+    # vsizer.study.serialize writes a per-pool "ceiling" when [pools.<name>] overrides it
     hosts = [
         (pool["name"], pool.get("ceiling", default), host)
         for pool in plan["pools"]

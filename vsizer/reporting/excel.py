@@ -109,7 +109,7 @@ _KEY_FIGURES: tuple[Figure, ...] = (
 )
 
 #: Parameters used; ``vm_memory_overhead_model`` and ``assume_util`` are written
-#: by vsizer.result beyond schema "1". Targets have their own table.
+#: by vsizer.study.serialize beyond schema "1". Targets have their own table.
 _PARAMETERS: tuple[Figure, ...] = (
     ("ceiling", "parameters.ceiling", PCT, None),
     ("failures", "parameters.failures", INT, None),
@@ -233,7 +233,7 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
 
     params = plan["parameters"]
     rows = w.figure_rows(plan, _PARAMETERS, enums=_ENUMS, **fields)
-    if params.get("pools"):  # vsizer.result: per-pool overrides of the rules
+    if params.get("pools"):  # vsizer.study.serialize: per-pool overrides of the rules
         rows.append((t("pool_rules"), _text(params["pools"]), None, "parameters.pools"))
     # keys a later schema adds: raw key, value as text
     known = {path.split(".", 1)[1] for _, path, _, _ in _PARAMETERS}

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from vsizer._atomic import check_output_dir
-from vsizer._cli_common import (
+from vsizer.cli.common import (
     EXIT_INPUT,
     ImportStepOpt,
     IndexColumnOpt,

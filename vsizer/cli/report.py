@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from vsizer._atomic import check_output_path
-from vsizer._cli_common import (
+from vsizer.cli.common import (
     MaxCellCharsOpt,
     MaxColumnsOpt,
     MaxRowsOpt,
@@ -69,7 +69,7 @@ def compare(
 
         vsizer compare vsizer/data/scenarios/older-r740-8180.toml vsizer/data/scenarios/current-rx2530m6-8380.toml -o compare.html -o compare.json
     """
-    from vsizer.compare import compare as run_compare
+    from vsizer.study.compare import compare as run_compare
 
     try:
         if lang not in ("en", "ja"):

@@ -1,6 +1,6 @@
 """What-if comparison: plan one inventory under several scenarios, side by side.
 
-A *scenario* is a scenario TOML file (:func:`vsizer.config.load_rules`: host
+A *scenario* is a scenario TOML file (:func:`vsizer.study.config.load_rules`: host
 model, ceiling, failures, pools, power price, ...) with an optional
 ``[scenario]`` table naming it::
 
@@ -37,9 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from vsizer import __version__
-from vsizer.config import Rules, rules_from_dict
 from vsizer.errors import ConfigError
 from vsizer.inventory import Inventory, read_inventory
+from vsizer.study.config import Rules, rules_from_dict
 
 __all__ = [
     "COMPARE_SCHEMA_VERSION",
@@ -76,7 +76,7 @@ def load_scenario(path: str | Path) -> Scenario:
     ----------
     path : str or Path
         The TOML file; every section but ``[scenario]`` goes to
-        :func:`vsizer.config.rules_from_dict`.
+        :func:`vsizer.study.config.rules_from_dict`.
 
     Returns
     -------

@@ -17,8 +17,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from vsizer._atomic import check_output_path
-from vsizer._cli_common import MaxCellCharsOpt, _fail, err, input_limits, out
 from vsizer._validation import Interval, OneOf, check_param
+from vsizer.cli.common import MaxCellCharsOpt, _fail, err, input_limits, out
 from vsizer.errors import InputError, VsizerError
 from vsizer.limits import using
 
@@ -53,7 +53,7 @@ def _emit(result: dict[str, Any], as_json: bool, rows: list[tuple[str, Any]]) ->
 
 
 def _load_profile(path: Path | None) -> Any:
-    from vsizer.profile import Profile, load_profile
+    from vsizer.models.profile import Profile, load_profile
 
     return load_profile(path) if path else Profile()
 
@@ -292,7 +292,7 @@ def fit(
     """
     from vsizer.models.fit import FITTERS
     from vsizer.models.measurements import read_measurements
-    from vsizer.profile import save_profile
+    from vsizer.models.profile import save_profile
 
     try:
         check_param("model", model, OneOf(tuple(FITTERS)), "fit")
@@ -357,7 +357,7 @@ def predict(
 
         vsizer predict vsizer-demo/plan.json --profile site-profile.json -o plan-predicted.json
     """
-    from vsizer.predict import predict_plan
+    from vsizer.study.predict import predict_plan
 
     try:
         if output is not None and output.suffix.lower() != ".json":

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from vsizer._atomic import check_output_path
-from vsizer._cli_common import _fail, err, out
+from vsizer.cli.common import _fail, err, out
 from vsizer.errors import VsizerError
 
 DEFAULT_STORE = Path("bench-results/samples.jsonl")

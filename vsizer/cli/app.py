@@ -15,7 +15,7 @@ import typer
 
 from vsizer import __version__
 from vsizer._atomic import atomic_write, check_output_path
-from vsizer._cli_common import (
+from vsizer.cli.common import (
     DEBUG,
     IndexColumnOpt,
     MaxCellCharsOpt,
@@ -336,8 +336,8 @@ def plan(
 
         vsizer plan --series planetlab/20110303 --series-format planetlab --vm-cpu-mhz 1000 --vm-mem-gib 1 --hosts hosts.csv -o plan.json
     """
-    from vsizer.config import Rules, load_rules
     from vsizer.study import plan as run_plan
+    from vsizer.study.config import Rules, load_rules
 
     try:
         if lang not in ("en", "ja"):
@@ -422,8 +422,8 @@ def plan(
                 )
         doc = result.to_dict()
         if predict or profile is not None:
-            from vsizer.predict import predict_plan
-            from vsizer.profile import load_profile
+            from vsizer.models.profile import load_profile
+            from vsizer.study.predict import predict_plan
 
             doc["predictions"] = predict_plan(
                 doc, load_profile(profile) if profile is not None else None
@@ -633,9 +633,9 @@ def catalog_import_specpower(
 
 def _register_command_groups() -> None:
     """Commands kept in their own modules (series, models, reports, bench)."""
-    from vsizer import cli_bench, cli_models, cli_report, cli_series
+    from vsizer.cli import bench, models, report, series
 
-    for module in (cli_series, cli_models, cli_report, cli_bench):
+    for module in (series, models, report, bench):
         module.register(app)
 
 

@@ -2,7 +2,7 @@
 
 :func:`predict_plan` is the single entry point: it reads a plan document (the
 dict of ``Plan.to_dict()``, see ``docs/plan-schema.md``), applies the overhead
-models of :mod:`vsizer.models` with an optional :class:`~vsizer.profile.Profile`,
+models of :mod:`vsizer.models` with an optional :class:`~vsizer.models.profile.Profile`,
 and returns the ``predictions`` section. Pure and deterministic: same plan and
 profile, same dict (floats rounded to 6 decimals, lists in plan order, warnings
 sorted).
@@ -14,18 +14,13 @@ import math
 import warnings
 from typing import Any
 
+from vsizer._jsonable import rounded as _r
 from vsizer.errors import InputError, ModelRangeWarning
 from vsizer.models import cpu, disk, network, queueing
 from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
-from vsizer.profile import ENVIRONMENT_DEFAULTS, Profile
+from vsizer.models.profile import ENVIRONMENT_DEFAULTS, Profile
 
 _VM_SATURATION = OVERHEAD_MODEL_PARAMETERS["cpu"]["vm_saturation_util"]["value"]
-
-
-def _r(x: float | None) -> float | None:
-    if x is None or not math.isfinite(x):
-        return None
-    return round(float(x), 6) + 0.0
 
 
 def _num(value: Any) -> float | None:
@@ -130,7 +125,7 @@ def predict_plan(doc: dict[str, Any], profile: Profile | None = None) -> dict[st
         A plan document (``Plan.to_dict()`` or a parsed ``plan.json``).
     profile : Profile, optional
         Fitted coefficients and site facts; defaults to the published
-        coefficients and :data:`vsizer.profile.ENVIRONMENT_DEFAULTS`.
+        coefficients and :data:`vsizer.models.profile.ENVIRONMENT_DEFAULTS`.
 
     Returns
     -------

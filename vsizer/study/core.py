@@ -25,7 +25,6 @@ from vsizer.catalogs.server_power import (
     estimate_server_power,
     read_server_power_catalog,
 )
-from vsizer.config import Rules
 from vsizer.errors import ConfigError, InputError, InventoryError, SeriesError
 from vsizer.inventory import Inventory, read_inventory
 from vsizer.inventory.assume import fill_memory
@@ -45,6 +44,7 @@ from vsizer.series.coverage import (
 )
 from vsizer.series.demand import cpu_util_stats, demand_curves
 from vsizer.series.model import SeriesQuality, SeriesSet
+from vsizer.study.config import Rules
 
 #: Progress callback: (event, detail) with events 'pool' (a pool starts; detail =
 #: (name, vm count, worst-case scenarios)) and 'scenario' (one failover scenario done).
@@ -87,7 +87,7 @@ class SeriesInfo:
 
 @dataclass
 class ConsolidationPlan:
-    """Everything a plan found; ``vsizer.result.plan_to_dict`` renders it as JSON."""
+    """Everything a plan found; ``vsizer.study.serialize.plan_to_dict`` renders it as JSON."""
 
     inventory: Inventory
     host: HostModel
@@ -104,12 +104,12 @@ class ConsolidationPlan:
     before: pd.DataFrame | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        from vsizer.result import plan_to_dict
+        from vsizer.study.serialize import plan_to_dict
 
         return plan_to_dict(self)
 
     def to_json(self) -> str:
-        from vsizer.result import plan_to_json
+        from vsizer.study.serialize import plan_to_json
 
         return plan_to_json(self)
 

@@ -1,0 +1,45 @@
+"""One rounding rule for every JSON document vsizer writes."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+#: Decimals kept for floats in JSON output.
+DECIMALS = 6
+
+
+def jsonable(x: Any) -> Any:
+    """JSON-safe scalar: numpy -> python, floats rounded to 6 decimals, NaN/inf -> None.
+
+    ``-0.0`` becomes ``0.0``; strings, lists and dicts pass through; any
+    other object becomes its ``str``.
+    """
+    if x is None or x is pd.NA:
+        return None
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        if math.isnan(x) or math.isinf(x):
+            return None
+        v = round(float(x), DECIMALS)
+        return 0.0 if v == 0 else v
+    return str(x) if not isinstance(x, (str, list, dict)) else x
+
+
+def sig6(x: Any) -> float:
+    """A float kept to 6 significant digits (fitted coefficients); inf/nan unchanged."""
+    x = float(x)
+    return x if not math.isfinite(x) else float(f"{x:.6g}")
+
+
+def rounded(x: float | None) -> float | None:
+    """A float rounded to 6 decimals (ints become floats); None and inf/nan -> None."""
+    if x is None or not math.isfinite(x):
+        return None
+    return round(float(x), DECIMALS) + 0.0

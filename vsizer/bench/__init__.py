@@ -1,0 +1,1 @@
+"""Benchmarks of physical vs virtual machines (QEMU guests): harness, workloads, method, report."""

@@ -1,0 +1,5 @@
+"""``python -m vsizer.cli``."""
+
+from vsizer.cli.app import main
+
+main()
