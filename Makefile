@@ -27,6 +27,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check vsizer tests benchmarks
 	$(BIN)/mypy vsizer
+	$(BIN)/lint-imports --no-cache
 
 # Known vulnerabilities of the installed dependency set (pip-audit, dev extra).
 # Offline (the vulnerability index unreachable) it prints one "skipped" line and
