@@ -165,24 +165,10 @@ def plan_economics(
     for p in power:
         after_w += float(p.watts.sum())
     n_hosts = sum(p.hosts for p in power)
-    before_w = float(servers["power_w"].astype(float).fillna(0).sum())
-    rack_before = float(servers["rack_u"].astype(float).fillna(0).sum())
-    n_before = len(servers)
-    if before is not None:  # a virtualized source: before = its hosts
-        before_w = float(before["power_w"].sum())
-        rack_before = float(before["rack_u"].sum())
-        n_before = len(before)
+    before_w, rack_before, n_before = _before(servers, before)
     rack_after = n_hosts * float(host.rack_u)
-    price, pue = rules.price_kwh, rules.pue
-    cost_before: float | None = None
-    cost_after: float | None = None
-    saving: float | None = None
-    saving_years: float | None = None
-    if price is not None:
-        cost_before = annual_cost(before_w, price, pue)
-        cost_after = annual_cost(after_w, price, pue)
-        saving = cost_before - cost_after
-        saving_years = saving_over_years(saving, rules.years)
+    pue = rules.pue
+    cost_before, cost_after, saving, saving_years = _costs(before_w, after_w, rules)
     if vms_already:
         cost_before = saving = saving_years = None
     actual = {
@@ -231,6 +217,34 @@ def target_checks(
         )
         out.append(TargetCheck(name, t, a, met))
     return tuple(out)
+
+
+def _before(
+    servers: pd.DataFrame, before: pd.DataFrame | None
+) -> tuple[float, float, int]:
+    """Power [W], rack units and machine count before: the servers', or the
+    source hosts' for a virtualized source."""
+    if before is not None:
+        return float(before["power_w"].sum()), float(before["rack_u"].sum()), len(before)
+    return (
+        float(servers["power_w"].astype(float).fillna(0).sum()),
+        float(servers["rack_u"].astype(float).fillna(0).sum()),
+        len(servers),
+    )
+
+
+def _costs(
+    before_w: float, after_w: float, rules: Rules
+) -> tuple[float | None, float | None, float | None, float | None]:
+    """Annual cost before and after, annual saving and saving over
+    ``rules.years``; all None without ``rules.price_kwh``."""
+    price = rules.price_kwh
+    if price is None:
+        return None, None, None, None
+    cost_before = annual_cost(before_w, price, rules.pue)
+    cost_after = annual_cost(after_w, price, rules.pue)
+    saving = cost_before - cost_after
+    return cost_before, cost_after, saving, saving_over_years(saving, rules.years)
 
 
 def _racks(rack_u: float, size_u: int) -> int:
