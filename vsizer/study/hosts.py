@@ -109,6 +109,9 @@ def host_capacity(
     servers: pd.DataFrame,
     quality: QualityReport,
 ) -> dict[str, float]:
+    """Capacity of one host per dimension: CPU in ``unit``, memory [GiB], vCPUs
+    (cores x ``rules.vcpu_per_core``), and disk / network where the host model
+    states them and the servers give them (warnings otherwise)."""
     capacity = {
         "cpu": host_cpu_capacity(host, unit),
         "mem": float(host.mem_gib),

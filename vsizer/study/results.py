@@ -24,6 +24,9 @@ from vsizer.study.serialize import plan_to_dict, plan_to_json
 
 @dataclass
 class PoolResult:
+    """One pool sized and placed: on peak figures (``sizing``) or on demand
+    curves (``curve``, ``vm_curves``)."""
+
     name: str
     ceiling: float
     failures: int

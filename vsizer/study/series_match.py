@@ -111,6 +111,8 @@ def plan_curves(
     host: HostModel,
     rules: Rules,
 ) -> np.ndarray:
+    """Demand curves (servers, steps, dims) of the planned servers; fills
+    ``info.demand_report``, ``info.cpu_flat`` and ``info.scalar_demand``."""
     names = servers["name"].astype(str).tolist()
     mhz = server_mhz(servers)
     mem = servers["mem_gib"].to_numpy(dtype=np.float64, na_value=np.nan)
