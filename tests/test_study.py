@@ -266,3 +266,69 @@ def test_resolve_host_several_models_need_host_model(tmp_path):
         '--host-model, e.g. --host-model "Lab A".'
     )
     assert resolve_host(path, "Lab B")[0].model == "Lab B"
+
+
+# -- the library returns what the CLI writes (issue 13) ------------------------------
+
+
+def test_library_plan_with_predictions_is_what_the_cli_writes(tmp_path):
+    """``vsizer.plan(..., predict=True).to_json()`` is, character for character,
+    the file ``vsizer plan --predict -o plan.json`` writes."""
+    from typer.testing import CliRunner
+
+    from vsizer.cli import app
+
+    out = tmp_path / "plan.json"
+    res = CliRunner().invoke(
+        app,
+        ["plan", str(SAMPLES / "inventory_ja.xlsx"), "--config",
+         str(SAMPLES / "scenario.toml"), "--predict", "-q", "-o", str(out)],
+    )
+    assert res.exit_code == 0, res.output
+    rules = load_rules(SAMPLES / "scenario.toml")
+    p = vsizer.plan(SAMPLES / "inventory_ja.xlsx", rules=rules, predict=True)
+    assert p.to_json() == out.read_text(encoding="utf-8")
+    doc = p.to_dict()
+    assert list(doc)[-1] == "predictions"
+    assert doc["predictions"] == p.predictions
+
+
+def test_predictions_only_when_asked_and_a_profile_implies_them():
+    from vsizer.models.profile import Profile
+
+    rules = load_rules(SAMPLES / "scenario.toml")
+    plain = vsizer.plan(SAMPLES / "inventory_ja.xlsx", rules=rules)
+    assert plain.predictions is None
+    assert "predictions" not in plain.to_dict()
+    with_profile = vsizer.plan(SAMPLES / "inventory_ja.xlsx", rules=rules, profile=Profile())
+    asked = vsizer.plan(SAMPLES / "inventory_ja.xlsx", rules=rules, predict=True)
+    assert with_profile.predictions is not None
+    assert with_profile.to_json() == asked.to_json()
+
+
+def test_plan_object_holds_the_economics_the_document_prints():
+    """Power, cost, space and targets are facts of the plan object; the document
+    only rounds them."""
+    from vsizer._jsonable import jsonable
+
+    rules = load_rules(SAMPLES / "scenario.toml")
+    p = vsizer.plan(SAMPLES / "inventory_ja.xlsx", rules=rules)
+    doc, e = p.to_dict(), p.economics
+    assert doc["summary"]["hosts"] == e.hosts == sum(x.hosts for x in e.pools)
+    assert doc["power"]["after_w"] == jsonable(e.after_w)
+    assert doc["power"]["before_w"] == jsonable(e.before_w)
+    assert doc["power"]["annual_saving"] == jsonable(e.annual_saving)
+    assert doc["space"]["racks_after"] == e.racks_after
+    assert [t["name"] for t in doc["targets"]] == [t.name for t in e.targets]
+    assert [t["met"] for t in doc["targets"]] == [t.met for t in e.targets]
+    for pool_doc in doc["pools"]:
+        power = e.pool(pool_doc["name"])
+        assert [h["power_w"] for h in pool_doc["hosts"]] == [
+            jsonable(w) for w in power.watts
+        ]
+        assert e.after_w == pytest.approx(sum(float(x.watts.sum()) for x in e.pools))
+
+
+def test_predict_and_profile_are_not_rules_fields():
+    with pytest.raises(vsizer.ConfigError, match="Unknown parameter"):
+        vsizer.plan(SAMPLES / "inventory_ja.xlsx", predictions=True)

@@ -6,6 +6,8 @@ The library mirrors the CLI::
     inv = vsizer.read_inventory("servers.xlsx")
     plan = vsizer.plan(inv, "Dell PowerEdge R740 2x Platinum 8180", ceiling=0.6, failures=1)
     plan.to_json()            # the document `vsizer plan -o plan.json` writes
+    plan.economics.after_w    # power, energy, cost, space, targets as values
+    vsizer.plan(inv, predict=True).to_json()   # = `vsizer plan --predict -o plan.json`
 """
 
 from __future__ import annotations

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from vsizer.study.core import (
-    ConsolidationPlan,
-    ConsolidationStudy,
-    host_power_w,
-    plan,
-    resolve_host,
-)
+from vsizer.study.core import ConsolidationStudy, plan, with_predictions
+from vsizer.study.economics import Economics, PoolPower, TargetCheck
+from vsizer.study.hosts import resolve_host
+from vsizer.study.results import ConsolidationPlan, PoolResult, SeriesInfo
 
 __all__ = [
     "ConsolidationPlan",
     "ConsolidationStudy",
-    "host_power_w",
+    "Economics",
+    "PoolPower",
+    "PoolResult",
+    "SeriesInfo",
+    "TargetCheck",
     "plan",
     "resolve_host",
+    "with_predictions",
 ]

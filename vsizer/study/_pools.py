@@ -34,19 +34,13 @@ def _peak_pool(
     plan: ConsolidationPlan, pr: Any, idx: np.ndarray
 ) -> tuple[dict[str, Any], float]:
     """A pool sized on per-server peak (or average) figures."""
-    from vsizer.study import host_power_w
-
     s = pr.sizing
     pl = s.placement
     prob = pl.problem
-    servers = plan.servers
     loads = pl.host_loads() if pl.n_hosts else np.zeros((0, len(prob.dims)))
     util = loads / prob.capacity if pl.n_hosts else loads
-    avg_demand = servers["cpu_avg_demand"].astype(float).fillna(0).to_numpy()[idx]
-    avg_load = np.zeros(pl.n_hosts)
-    np.add.at(avg_load, pl.assignment, avg_demand)
-    avg_util = avg_load / plan.host_capacity["cpu"]
-    watts = host_power_w(plan.host, avg_util) if pl.n_hosts else np.zeros(0)
+    power = plan.economics.pool(pr.name)
+    avg_util, watts = power.avg_cpu_util, power.watts
     hosts = [
         {
             "id": prob.host_id(h),
@@ -114,7 +108,6 @@ def _curve_pool(
     """A pool placed on demand curves."""
     from vsizer.series.coverage import series_coverage
     from vsizer.series.demand import downsample_max, step_label
-    from vsizer.study import host_power_w
 
     assert index is not None and pr.problem is not None and pr.vm_curves is not None
     assert plan.series is not None
@@ -126,8 +119,8 @@ def _curve_pool(
     hc = c.host_curves  # (H, T, D) utilization
     util = hc.max(axis=1) if n_hosts else np.zeros((0, len(dims)))
     cpu_i = dims.index("cpu")
-    avg_util = _curve_avg_cpu(plan, pr, idx) if n_hosts else np.zeros(0)
-    watts = host_power_w(plan.host, avg_util) if n_hosts else np.zeros(0)
+    power = plan.economics.pool(pr.name)
+    avg_util, watts = power.avg_cpu_util, power.watts
     vm_cpu = pr.vm_curves[:, :, cpu_i] / prob.capacity[cpu_i]  # (V, T) host fraction
     hosts = []
     for h in range(n_hosts):
@@ -246,23 +239,6 @@ def _curve_pool(
         }
     )
     return doc, float(watts.sum())
-
-
-def _curve_avg_cpu(plan: ConsolidationPlan, pr: Any, idx: np.ndarray) -> np.ndarray:
-    """Average CPU utilization per host; a VM without a CPU series counts at its
-    inventory average, as in a plan without series (it is placed at its peak)."""
-    from vsizer.series.coverage import host_avg_cpu
-
-    c, cpu_i = pr.curve, list(pr.problem.dims).index("cpu")
-    host_mean = c.host_curves[:, :, cpu_i].mean(axis=1)
-    flat = plan.series.cpu_flat if plan.series is not None else None
-    if flat is None:
-        return np.asarray(host_mean)
-    avg = plan.servers["cpu_avg_demand"].astype(float).to_numpy()[idx]
-    return host_avg_cpu(
-        host_mean, c.assignment, pr.vm_curves[:, :, cpu_i].mean(axis=1, dtype=np.float64),
-        avg, flat[idx], float(pr.problem.capacity[cpu_i]),
-    )
 
 
 def _curve(values: np.ndarray) -> list[float]:

@@ -8,7 +8,7 @@ import copy
 import dataclasses
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,102 +16,59 @@ import numpy as np
 import pandas as pd
 
 from vsizer.catalogs.cpu_catalog import CpuCatalog, read_cpu_catalog
-from vsizer.catalogs.host_catalog import HostCatalog, read_host_catalog
+from vsizer.catalogs.host_catalog import HostCatalog
 from vsizer.catalogs.hosts_before import estimate_hosts_before, vm_power_on_hosts
 from vsizer.catalogs.model import HostModel
-from vsizer.catalogs.normalize import host_cpu_capacity, normalize_cpu
+from vsizer.catalogs.normalize import normalize_cpu
 from vsizer.catalogs.server_power import (
     ServerPowerCatalog,
     estimate_server_power,
     read_server_power_catalog,
 )
-from vsizer.errors import ConfigError, InputError, InventoryError, SeriesError
+from vsizer.errors import ConfigError, InventoryError
 from vsizer.inventory import Inventory, read_inventory
 from vsizer.inventory.assume import fill_memory
 from vsizer.inventory.degenerate import require_servers, warn_zero_utilization
-from vsizer.models import power as power_model
 from vsizer.models.memory_overhead import esxi_vm_overhead_mib
-from vsizer.placement.curve_sizing import CurveSizing, size_pool_on_curves
+from vsizer.models.profile import Profile, load_profile
+from vsizer.placement.curve_sizing import size_pool_on_curves
 from vsizer.placement.problem import DIMENSIONS, PlacementProblem
-from vsizer.placement.sizing import PoolSizing, size_pool
-from vsizer.quality import PlanWarning, QualityReport, assumption_warnings
-from vsizer.series.align import AlignedSeries, align, step_mismatch_notes
-from vsizer.series.coverage import (
-    ambiguity_message,
-    coverage_warnings,
-    match_names,
-    scalar_demand,
-)
-from vsizer.series.demand import cpu_util_stats, demand_curves
-from vsizer.series.model import SeriesQuality, SeriesSet
+from vsizer.placement.sizing import size_pool
+from vsizer.quality import QualityReport
+from vsizer.series.align import AlignedSeries
+from vsizer.series.model import SeriesSet
 from vsizer.study.config import Rules
+from vsizer.study.economics import plan_economics
+from vsizer.study.hosts import host_capacity, platform_adjustment, resolve_host
+from vsizer.study.plan_warnings import plan_warnings
+from vsizer.study.predict import predict_plan
+from vsizer.study.results import ConsolidationPlan, PoolResult, SeriesInfo
+from vsizer.study.serialize import plan_to_dict
+from vsizer.study.series_match import align_for_plan, match_series, plan_curves
 
 #: Progress callback: (event, detail) with events 'pool' (a pool starts; detail =
 #: (name, vm count, worst-case scenarios)) and 'scenario' (one failover scenario done).
 Progress = Callable[[str, Any], None]
 
-
-@dataclass
-class PoolResult:
-    name: str
-    ceiling: float
-    failures: int
-    min_hosts: int
-    sizing: PoolSizing | None
-    problem: PlacementProblem | None = None
-    curve: CurveSizing | None = None
-    vm_curves: np.ndarray | None = None  # (n_vms, T, D) demand, pool order
+#: Demand column of each placement dimension (cpu: see :func:`_demand_columns`).
+_DEMAND_COLUMNS = {
+    "mem": "vm_mem_gib",
+    "vcpu": "vcpus",
+    "disk_iops": "disk_iops",
+    "disk_mb_s": "disk_mb_s",
+    "net_mbps": "net_mbps",
+}
 
 
-@dataclass
-class SeriesInfo:
-    """What the plan's time series were and how they were used."""
+@dataclass(frozen=True)
+class _Sized:
+    """Host and capacity of a plan after platform adjustment, with the demand
+    matrix of its servers (one column per placed dimension)."""
 
-    source: str
-    source_format: str
-    aligned: AlignedSeries
-    demand_report: dict[str, Any]
-    matched: int
-    series_only: list[str]
-    inventory_only: list[str]
-    quality: SeriesQuality
-    #: (inventory name, series name) pairs matched ignoring case or domain suffix.
-    loose: list[tuple[str, str]] = field(default_factory=list)
-    #: Inventory (average, peak) CPU utilization of servers with series [fraction].
-    inventory_util: dict[str, tuple[float, float]] = field(default_factory=dict)
-    #: Per server, plan order: demand as without series (series.coverage.scalar_demand).
-    scalar_demand: np.ndarray | None = None
-    #: Per server, plan order: True when it has no CPU curve (placed flat).
-    cpu_flat: np.ndarray | None = None
-
-
-@dataclass
-class ConsolidationPlan:
-    """Everything a plan found; ``vsizer.study.serialize.plan_to_dict`` renders it as JSON."""
-
-    inventory: Inventory
     host: HostModel
-    host_catalog: str
-    rules: Rules
-    servers: pd.DataFrame
-    capacity_unit: str
-    host_capacity: dict[str, float]
-    pools: list[PoolResult]
-    quality: QualityReport
-    warnings: list[PlanWarning] = field(default_factory=list)
-    series: SeriesInfo | None = None
-    #: The source hosts with power_w and rack_u (virtualized sources), else None.
-    before: pd.DataFrame | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        from vsizer.study.serialize import plan_to_dict
-
-        return plan_to_dict(self)
-
-    def to_json(self) -> str:
-        from vsizer.study.serialize import plan_to_json
-
-        return plan_to_json(self)
+    capacity: dict[str, float]
+    dims: tuple[str, ...]
+    demand: np.ndarray
 
 
 class ConsolidationStudy:
@@ -141,23 +98,72 @@ class ConsolidationStudy:
         self.host_catalog_name = host_catalog_name
 
     def run(self, progress: Progress | None = None) -> ConsolidationPlan:
-        rules, host = self.rules, self.host
+        """Normalize, estimate power, size and place every pool, check failover,
+        and compute the plan's economics."""
+        rules = self.rules
         require_servers(self.inventory)
         quality = copy.deepcopy(self.inventory.quality)
-        inv_servers = self.inventory.servers
-        series_info: SeriesInfo | None = None
-        if self.series is not None:
-            assert self.aligned is not None
-            inv_servers, series_info = _match_series(
-                inv_servers, self.series, self.aligned, quality
+        inv_servers, series_info = self._matched_servers(quality)
+        servers, unit = self._normalized(inv_servers, quality)
+        before = self._hosts_before(quality)
+        self._add_power(servers, before, quality)
+        servers["vm_mem_gib"] = servers["mem_gib"].astype(float) + _vm_overhead_gib(
+            servers, rules
+        )
+        if servers["pool"].isna().any():
+            servers["pool"] = servers["pool"].fillna("default")
+        sized = _sized(self.host, unit, rules, servers, quality)
+        curves_all: np.ndarray | None = None
+        if series_info is not None:
+            curves_all = plan_curves(
+                servers, series_info, sized.dims, sized.demand, unit, sized.host, rules
             )
+        groups = _anti_affinity_groups(servers, quality)
+        pools = _size_pools(
+            servers, sized, curves_all, groups, series_info, rules, quality, progress
+        )
+        inv = self.inventory
+        economics = plan_economics(
+            pools, servers, sized.host, sized.capacity, series_info, before,
+            _vms_already(inv, before), rules,
+        )
+        return ConsolidationPlan(
+            inventory=inv,
+            host=sized.host,
+            host_catalog=self.host_catalog_name,
+            rules=rules,
+            servers=servers,
+            capacity_unit=unit,
+            host_capacity=sized.capacity,
+            pools=pools,
+            quality=quality,
+            economics=economics,
+            warnings=plan_warnings(quality, servers, series_info, rules),
+            series=series_info,
+            before=before,
+        )
+
+    def _matched_servers(
+        self, quality: QualityReport
+    ) -> tuple[pd.DataFrame, SeriesInfo | None]:
+        """The inventory's servers, with CPU utilization from their series when given."""
+        if self.series is None:
+            return self.inventory.servers, None
+        assert self.aligned is not None
+        return match_series(self.inventory.servers, self.series, self.aligned, quality)
+
+    def _normalized(
+        self, inv_servers: pd.DataFrame, quality: QualityReport
+    ) -> tuple[pd.DataFrame, str]:
+        """Memory filled in, CPU demand in the host's capacity unit."""
+        rules = self.rules
         from_series = self.inventory.source_format == "series"
         inv_servers = fill_memory(
             inv_servers, quality, None if from_series else rules.vm_mem_gib
         )
         servers, unit = normalize_cpu(
             inv_servers,
-            host,
+            self.host,
             self.cpu_catalog,
             quality,
             assume_util=rules.assume_util,
@@ -166,12 +172,21 @@ class ConsolidationStudy:
         )
         servers = servers.reset_index(drop=True)
         warn_zero_utilization(servers, quality)
-        before = None
-        if self.inventory.hosts_before is not None:
-            before = estimate_hosts_before(
-                self.inventory.hosts_before, _shipped_power_catalog(), quality,
-                assume_util=rules.assume_util,
-            )
+        return servers, unit
+
+    def _hosts_before(self, quality: QualityReport) -> pd.DataFrame | None:
+        """The source hosts with their power and rack space (virtualized sources)."""
+        if self.inventory.hosts_before is None:
+            return None
+        return estimate_hosts_before(
+            self.inventory.hosts_before, _shipped_power_catalog(), quality,
+            assume_util=self.rules.assume_util,
+        )
+
+    def _add_power(
+        self, servers: pd.DataFrame, before: pd.DataFrame | None, quality: QualityReport
+    ) -> None:
+        """Columns ``power_w`` and ``power_source`` of the servers before."""
         if before is not None or self.inventory.metadata.get("virtualized"):
             # VMs: no power of their own
             pw = vm_power_on_hosts(servers, quality, hosts_known=before is not None)
@@ -181,211 +196,100 @@ class ConsolidationStudy:
             )
         servers["power_w"] = pw["power_w"].to_numpy()
         servers["power_source"] = pw["power_source"].to_numpy()
-        servers["vm_mem_gib"] = servers["mem_gib"].astype(float) + _vm_overhead_gib(
-            servers, rules
-        )
-        if servers["pool"].isna().any():
-            servers["pool"] = servers["pool"].fillna("default")
-        host, cpu_factor, platform_notes = platform_adjustment(host, rules)
-        for text in platform_notes:
-            quality.warn("platform_adjustment", text)
-        capacity = _host_capacity(host, unit, rules, servers, quality)
-        capacity["cpu"] *= cpu_factor
-        dims = tuple(d for d in DIMENSIONS if d in capacity)
-        demand_cols = {
-            "cpu": "cpu_peak_demand" if rules.cpu_basis == "peak" else "cpu_avg_demand",
-            "mem": "vm_mem_gib",
-            "vcpu": "vcpus",
-            "disk_iops": "disk_iops",
-            "disk_mb_s": "disk_mb_s",
-            "net_mbps": "net_mbps",
-        }
-        demand_all = np.column_stack(
-            [servers[demand_cols[d]].astype(float).fillna(0.0).to_numpy() for d in dims]
-        )
-        curves_all: np.ndarray | None = None
-        if series_info is not None:
-            curves_all = _curves(
-                servers, series_info, dims, demand_all, unit, host, rules
-            )
-        groups = _anti_affinity_groups(servers, quality)
-        pools: list[PoolResult] = []
-        servers["host"] = pd.Series([None] * len(servers), dtype="object")
-        for pool in pd.unique(servers["pool"]):
-            idx = np.flatnonzero((servers["pool"] == pool).to_numpy())
-            ceiling, failures, min_hosts = rules.for_pool(str(pool))
-            problem = _problem(
-                str(pool),
-                servers,
-                idx,
-                dims,
-                demand_all[idx],
-                capacity,
-                rules,
-                ceiling,
-                failures,
-                min_hosts,
-                groups[idx],
-            )
-            if progress:
-                progress("pool", (str(pool), len(idx), failures))
-            on_scenario = (lambda: progress("scenario", None)) if progress else None
-            if curves_all is not None:
-                vm_curves = curves_all[idx]
-                curve = size_pool_on_curves(
-                    problem,
-                    vm_curves,
-                    quantile=rules.quantile,
-                    solver=rules.solver,
-                    time_limit=rules.time_limit,
-                    on_scenario=on_scenario,
-                    scalar_demand=_pool_scalar_demand(series_info, idx),
-                )
-                hosts_of = curve.assignment
-                for n in curve.notes:
-                    quality.warn("series_sizing", f"pool '{pool}': {n}")
-                result = PoolResult(
-                    str(pool), ceiling, failures, min_hosts, None, problem, curve,
-                    vm_curves,
-                )
-            else:
-                sizing = size_pool(problem, on_scenario=on_scenario)
-                hosts_of = sizing.placement.assignment
-                result = PoolResult(
-                    str(pool), ceiling, failures, min_hosts, sizing, problem
-                )
-            servers.loc[idx, "host"] = [problem.host_id(int(h)) for h in hosts_of]
-            pools.append(result)
-        return ConsolidationPlan(
-            inventory=self.inventory,
-            host=host,
-            host_catalog=self.host_catalog_name,
-            rules=rules,
-            servers=servers,
-            capacity_unit=unit,
-            host_capacity=capacity,
-            pools=pools,
-            quality=quality,
-            warnings=plan_warnings(quality, servers, series_info, rules),
-            series=series_info,
-            before=before,
-        )
 
 
-def align_for_plan(series: SeriesSet, rules: Rules) -> AlignedSeries:
-    """Resample ``series`` to the plan's step (``rules.step``, ``rules.resample``)."""
-    try:
-        aligned = align(series.data, step=rules.step, how=rules.resample)
-    except ValueError as exc:
-        raise SeriesError(f"series {series.source}: {exc}") from None
-    for note in step_mismatch_notes(series.data, rules.step):
-        series.quality.note(note)
-    return aligned
-
-
-def _match_series(
-    inv: pd.DataFrame,
-    series: SeriesSet,
-    aligned: AlignedSeries,
-    quality: QualityReport,
-) -> tuple[pd.DataFrame, SeriesInfo]:
-    """Pair inventory rows with series by name, exactly or ignoring case and domain
-    suffix (:func:`vsizer.series.coverage.match_names`); utilization from the CPU
-    curves. The series are renamed to their inventory server's name."""
-    names = inv["name"].astype(str).tolist()
-    found = match_names(names, aligned.servers)
-    if found.ambiguous:
-        raise InputError(
-            [ambiguity_message(series.source, i, s) for i, s in found.ambiguous]
-        )
-    if not found.pairs:
-        raise InputError(
-            f"series {series.source}: no server name matches the inventory, even "
-            f"ignoring case and domain suffix ({len(names)} servers, e.g. "
-            f"'{names[0] if names else ''}'; series has {len(aligned.servers)}, e.g. "
-            f"'{aligned.servers[0] if aligned.servers else ''}')."
-        )
-    to_inventory = {s: n for n, s in found.pairs.items()}
-    series_only = [s for s in aligned.servers if s not in to_inventory]
-    aligned = dataclasses.replace(
-        aligned, servers=[to_inventory.get(s, s) for s in aligned.servers]
+def _vms_already(inventory: Inventory, before: pd.DataFrame | None) -> bool:
+    """The servers are VMs with no known host: nothing physical before."""
+    return bool(inventory.metadata.get("from_series")) or (
+        bool(inventory.metadata.get("virtualized")) and before is None
     )
-    inventory_only = [n for n in names if n not in found.pairs]
-    coverage_warnings(quality, names, inventory_only, series_only, found.loose)
-    inv = inv.copy()
-    avg, peak = cpu_util_stats(aligned, names, _server_mhz(inv))
-    has = ~np.isnan(peak)
-    own_avg = pd.to_numeric(inv["cpu_avg_util"], errors="coerce").astype(float)
-    own_peak = pd.to_numeric(inv["cpu_peak_util"], errors="coerce").astype(float)
-    own = dict(zip(names, zip(own_avg, own_peak, strict=True), strict=True))
-    if has.any():
-        inv["cpu_avg_util"] = inv["cpu_avg_util"].astype("Float64")
-        inv["cpu_peak_util"] = inv["cpu_peak_util"].astype("Float64")
-        inv.loc[has, "cpu_avg_util"] = avg[has]
-        inv.loc[has, "cpu_peak_util"] = peak[has]
-        for i in np.flatnonzero(has).tolist():
-            for f in ("cpu_avg_util", "cpu_peak_util"):
-                quality.record(names[i], f, "derived", "from the CPU series")
-    info = SeriesInfo(
-        source=series.source,
-        source_format=series.source_format,
-        aligned=aligned,
-        demand_report={},
-        matched=len(found.pairs),
-        series_only=series_only,
-        inventory_only=inventory_only,
-        quality=series.quality,
-        loose=found.loose,
-        inventory_util={n: own[n] for n in found.pairs},
-    )
-    return inv, info
 
 
-def _server_mhz(servers: pd.DataFrame) -> np.ndarray:
-    """CPU capacity in MHz per server (sockets x cores x clock; NaN without a clock),
-    the divisor of ``cpu_mhz`` series."""
-    def col(name: str, default: float) -> np.ndarray:
-        return pd.to_numeric(servers[name], errors="coerce").fillna(default).to_numpy(float)
-
-    return col("sockets", 1.0) * col("cores_per_socket", 1.0) * col("cpu_mhz", np.nan)
-
-
-def _curves(
-    servers: pd.DataFrame,
-    info: SeriesInfo,
-    dims: tuple[str, ...],
-    flat: np.ndarray,
-    unit: str,
+def _sized(
     host: HostModel,
+    unit: str,
     rules: Rules,
-) -> np.ndarray:
-    names = servers["name"].astype(str).tolist()
-    mhz = _server_mhz(servers)
-    mem = servers["mem_gib"].to_numpy(dtype=np.float64, na_value=np.nan)
-    overhead = servers["vm_mem_gib"].to_numpy(dtype=np.float64, na_value=np.nan) - mem
-    curves, report = demand_curves(
-        info.aligned,
-        names,
-        dims,
-        flat,
-        cpu_capacity=servers["cpu_capacity"].to_numpy(dtype=np.float64),
-        capacity_mhz=mhz,
-        mem_gib=mem,
-        mem_overhead_gib=np.nan_to_num(overhead),
-        mem_basis=rules.mem_basis,
-        gap_fill=rules.gap_fill,
+    servers: pd.DataFrame,
+    quality: QualityReport,
+) -> _Sized:
+    """The host after platform adjustment, its capacity, and the demand matrix."""
+    host, cpu_factor, platform_notes = platform_adjustment(host, rules)
+    for text in platform_notes:
+        quality.warn("platform_adjustment", text)
+    capacity = host_capacity(host, unit, rules, servers, quality)
+    capacity["cpu"] *= cpu_factor
+    dims = tuple(d for d in DIMENSIONS if d in capacity)
+    columns = {
+        "cpu": "cpu_peak_demand" if rules.cpu_basis == "peak" else "cpu_avg_demand",
+        **_DEMAND_COLUMNS,
+    }
+    demand = np.column_stack(
+        [servers[columns[d]].astype(float).fillna(0.0).to_numpy() for d in dims]
     )
-    info.demand_report = report
-    info.cpu_flat = np.isnan(cpu_util_stats(info.aligned, names, mhz)[1])
-    k = 1 if rules.cpu_basis == "peak" else 0
-    own = np.array([info.inventory_util.get(n, (np.nan, np.nan))[k] for n in names])
-    info.scalar_demand = scalar_demand(
-        flat,
-        dims.index("cpu") if "cpu" in dims else None,
-        servers["cpu_capacity"].to_numpy(dtype=np.float64, na_value=np.nan),
-        own,
-    )
-    return curves
+    return _Sized(host, capacity, dims, demand)
+
+
+def _size_pools(
+    servers: pd.DataFrame,
+    sized: _Sized,
+    curves_all: np.ndarray | None,
+    groups: np.ndarray,
+    series_info: SeriesInfo | None,
+    rules: Rules,
+    quality: QualityReport,
+    progress: Progress | None,
+) -> list[PoolResult]:
+    """Size and place each pool (in order of first appearance); sets the
+    servers' ``host`` column."""
+    dims, demand_all, capacity = sized.dims, sized.demand, sized.capacity
+    pools: list[PoolResult] = []
+    servers["host"] = pd.Series([None] * len(servers), dtype="object")
+    for pool in pd.unique(servers["pool"]):
+        idx = np.flatnonzero((servers["pool"] == pool).to_numpy())
+        ceiling, failures, min_hosts = rules.for_pool(str(pool))
+        problem = _problem(
+            str(pool),
+            servers,
+            idx,
+            dims,
+            demand_all[idx],
+            capacity,
+            rules,
+            ceiling,
+            failures,
+            min_hosts,
+            groups[idx],
+        )
+        if progress:
+            progress("pool", (str(pool), len(idx), failures))
+        on_scenario = (lambda: progress("scenario", None)) if progress else None
+        if curves_all is not None:
+            vm_curves = curves_all[idx]
+            curve = size_pool_on_curves(
+                problem,
+                vm_curves,
+                quantile=rules.quantile,
+                solver=rules.solver,
+                time_limit=rules.time_limit,
+                on_scenario=on_scenario,
+                scalar_demand=_pool_scalar_demand(series_info, idx),
+            )
+            hosts_of = curve.assignment
+            for n in curve.notes:
+                quality.warn("series_sizing", f"pool '{pool}': {n}")
+            result = PoolResult(
+                str(pool), ceiling, failures, min_hosts, None, problem, curve,
+                vm_curves,
+            )
+        else:
+            sizing = size_pool(problem, on_scenario=on_scenario)
+            hosts_of = sizing.placement.assignment
+            result = PoolResult(
+                str(pool), ceiling, failures, min_hosts, sizing, problem
+            )
+        servers.loc[idx, "host"] = [problem.host_id(int(h)) for h in hosts_of]
+        pools.append(result)
+    return pools
 
 
 def _pool_scalar_demand(info: SeriesInfo | None, idx: np.ndarray) -> np.ndarray | None:
@@ -413,46 +317,6 @@ def _vm_overhead_gib(servers: pd.DataFrame, rules: Rules) -> np.ndarray:
     # Unknown vCPU count (VMs from series alone): the table's 1-vCPU row.
     vcpus = np.nan_to_num(servers["vcpus"].astype(float).to_numpy(), nan=1.0)
     return esxi_vm_overhead_mib(mem_mib, vcpus) / 1024.0
-
-
-def _host_capacity(
-    host: HostModel,
-    unit: str,
-    rules: Rules,
-    servers: pd.DataFrame,
-    quality: QualityReport,
-) -> dict[str, float]:
-    capacity = {
-        "cpu": host_cpu_capacity(host, unit),
-        "mem": float(host.mem_gib),
-        "vcpu": host.cores * rules.vcpu_per_core,
-    }
-    unconstrained = []
-    for dim in ("disk_iops", "disk_mb_s", "net_mbps"):
-        host_value = getattr(host, dim, None)
-        given = int(servers[dim].notna().sum()) if dim in servers else 0
-        if given and host_value:
-            capacity[dim] = float(host_value)
-            missing = len(servers) - given
-            if missing and not any(
-                w.code == f"unchecked_{dim}" for w in quality.warnings
-            ):
-                quality.warn(
-                    f"missing_{dim}",
-                    f"{missing} server(s) have no {dim}; they count as 0 in that "
-                    "dimension.",
-                    servers.loc[servers[dim].isna(), "name"].astype(str).tolist(),
-                )
-        elif given:
-            unconstrained.append(f"{dim} ({given} servers)")
-    if unconstrained:
-        quality.warn(
-            "unconstrained_dimension",
-            f"not constrained: {', '.join(unconstrained)}: host model '{host.model}' "
-            "states no capacity for them (add disk_iops / disk_mb_s / net_mbps to its "
-            "host catalog row to place on them; totals are still reported)."
-        )
-    return capacity
 
 
 def _anti_affinity_groups(servers: pd.DataFrame, quality: QualityReport) -> np.ndarray:
@@ -559,41 +423,6 @@ def _pins(pool: str, rows: pd.DataFrame) -> np.ndarray:
     return pins
 
 
-def resolve_host(
-    hosts: HostModel | HostCatalog | str | Path | None, host_model: str | None
-) -> tuple[HostModel, str]:
-    """Pick the host model: a HostModel as is; a catalog (object or CSV path) and a
-    model name (default: the catalog's default); or a model name in the shipped catalog.
-
-    A host catalog CSV without ``host_model`` must list exactly one model,
-    which is then used; with several models it is a
-    :class:`~vsizer.errors.ConfigError` listing them (the shipped default is
-    never taken silently in place of the user's hosts).
-    """
-    if isinstance(hosts, HostModel):
-        return hosts, "given"
-    if isinstance(hosts, HostCatalog):
-        catalog, name = hosts, "given"
-    elif hosts is not None and (Path(str(hosts)).suffix.lower() == ".csv"):
-        catalog, name = read_host_catalog(hosts, merge=True), Path(str(hosts)).name
-        if not host_model:
-            own = read_host_catalog(hosts).models
-            if len(own) > 1:
-                raise ConfigError(
-                    f"--hosts {name} lists {len(own)} host models: "
-                    + "; ".join(own)
-                    + f". Choose one with --host-model, e.g. --host-model "
-                    f'"{own[0]}".'
-                )
-            host_model = own[0]
-    else:
-        catalog, name = read_host_catalog(), "builtin"
-        if hosts is not None:
-            host_model = str(hosts)
-    model = catalog.get(host_model) if host_model else catalog.default
-    return model, name
-
-
 def plan(
     inventory: Inventory | str | Path | None = None,
     hosts: HostModel | HostCatalog | str | Path | None = None,
@@ -601,6 +430,8 @@ def plan(
     rules: Rules | None = None,
     progress: Progress | None = None,
     series: SeriesSet | None = None,
+    predict: bool = False,
+    profile: Profile | str | Path | None = None,
     **overrides: Any,
 ) -> ConsolidationPlan:
     """Plan the consolidation of ``inventory`` onto ``hosts``.
@@ -621,6 +452,13 @@ def plan(
         their demand curves (``rules.step``, ``rules.percentile``,
         ``rules.solver``), failover is checked on the curves and the curves are
         replayed on the plan.
+    predict : bool, default False
+        Add per-VM and per-host performance predictions
+        (:func:`vsizer.study.predict.predict_plan`): ``plan.predictions``, the
+        last section of ``to_dict()``, as ``vsizer plan --predict`` writes.
+    profile : Profile or path, optional
+        A fitted profile (``.json`` / ``.toml``, :func:`vsizer.models.profile.load_profile`)
+        for the predictions; implies ``predict``.
 
     Examples
     --------
@@ -638,28 +476,7 @@ def plan(
         )
     rules = (rules or Rules()).replace(**overrides)
     aligned = align_for_plan(series, rules) if series is not None else None
-    if inventory is None:
-        if series is None or aligned is None:
-            raise ConfigError(
-                "plan needs an inventory file, or time series that give every VM's "
-                "size (or --vm-cpu-mhz and --vm-mem-gib for one size for all)."
-            )
-        from vsizer.series.as_inventory import (
-            inventory_from_series,
-            machines_from_metadata,
-        )
-
-        inventory = inventory_from_series(
-            aligned,
-            source=series.source,
-            vm_cpu_mhz=rules.vm_cpu_mhz,
-            vm_mem_gib=rules.vm_mem_gib,
-            machines=machines_from_metadata(series.metadata),
-        )
-    elif not isinstance(inventory, Inventory):
-        inventory = read_inventory(
-            inventory, include_powered_off=rules.include_powered_off
-        )
+    inventory = _plan_inventory(inventory, series, aligned, rules)
     if hosts is None and rules.host_catalog is not None:
         hosts = rules.host_catalog
     host, catalog_name = resolve_host(hosts, rules.host_model)
@@ -675,120 +492,52 @@ def plan(
         series=series,
         aligned=aligned,
     )
-    return study.run(progress)
+    result = study.run(progress)
+    if predict or profile is not None:
+        result = with_predictions(result, profile)
+    return result
 
 
-#: Hyper-Threading factor: the one published measurement (DESIGN §6.4), reused.
-HT_SCENARIO = "hyperthreading-x5570"
+def with_predictions(
+    result: ConsolidationPlan, profile: Profile | str | Path | None = None
+) -> ConsolidationPlan:
+    """``result`` with its performance predictions
+    (:func:`vsizer.study.predict.predict_plan` over its document).
 
-
-def platform_adjustment(
-    host: HostModel, rules: Rules
-) -> tuple[HostModel, float, list[str]]:
-    """Apply the rules' platform scenarios and Hyper-Threading choice to ``host``.
-
-    Returns the host with its power scaled, the CPU capacity factor, and notes.
-    Each named scenario multiplies CPU capacity by its published throughput
-    ratio and applies its power change (ratio, or watts added at every load).
-    ``hyperthreading="off"`` on a host with 2 threads per core divides capacity
-    by 1.038 and power by 1.094 (the X5570 measurement inverted: catalog scores
-    and power curves are measured with Hyper-Threading on); "on" on a host with
-    one thread per core cannot add threads and is noted.
+    ``profile``: a :class:`~vsizer.models.profile.Profile`, a path to one, or
+    None for the published coefficients.
     """
-    from vsizer.models.platform import SCENARIOS
-
-    factor, ratio, delta = 1.0, 1.0, 0.0
-    notes: list[str] = []
-    for name in rules.platform:
-        sc = SCENARIOS[name]
-        factor *= sc.factor
-        ratio *= sc.power_ratio or 1.0
-        delta += sc.power_delta_w or 0.0
-        notes.append(f"platform '{name}': CPU x {sc.factor:g} ({sc.source}).")
-    if rules.hyperthreading == "off" and host.threads_per_core > 1:
-        ht = SCENARIOS[HT_SCENARIO]
-        factor /= ht.factor
-        ratio /= ht.power_ratio or 1.0
-        notes.append(
-            f"Hyper-Threading off: CPU / {ht.factor:g}, power / {ht.power_ratio:g} "
-            f"({ht.source})."
-        )
-    elif rules.hyperthreading == "on" and host.threads_per_core <= 1:
-        notes.append(
-            f"Hyper-Threading on was asked, but host model '{host.model}' has one "
-            "thread per core; nothing changed."
-        )
-    if ratio != 1.0 or delta != 0.0:
-        host = dataclasses.replace(
-            host,
-            power_idle_w=host.power_idle_w * ratio + delta,
-            power_max_w=host.power_max_w * ratio + delta,
-            power_curve_w=tuple(w * ratio + delta for w in host.power_curve_w)
-            if host.power_curve_w
-            else None,
-        )
-    return host, factor, notes
+    if profile is not None and not isinstance(profile, Profile):
+        profile = load_profile(profile)
+    doc = plan_to_dict(dataclasses.replace(result, predictions=None))
+    return dataclasses.replace(result, predictions=predict_plan(doc, profile))
 
 
-def host_power_w(host: HostModel, util: np.ndarray) -> np.ndarray:
-    """Host power at CPU utilization ``util`` from its curve, else linear idle-max."""
-    if host.power_curve_w:
-        return power_model.specpower_curve(util, host.power_curve_w)
-    return power_model.linear(util, host.power_idle_w, host.power_max_w)
-
-
-def plan_warnings(
-    quality: QualityReport,
-    servers: pd.DataFrame,
-    series: SeriesInfo | None,
+def _plan_inventory(
+    inventory: Inventory | str | Path | None,
+    series: SeriesSet | None,
+    aligned: AlignedSeries | None,
     rules: Rules,
-) -> list[PlanWarning]:
-    """Every warning of a plan, in a fixed order: low confidence first, then the
-    study's and readers' own warnings, every value assumed or estimated
-    (:func:`~vsizer.quality.assumption_warnings`), then what the series readers
-    clipped, dropped or guessed."""
-    names = servers["name"].astype(str).tolist()
-    out: list[PlanWarning] = []
-    confidence = quality.confidence(names)
-    if names and confidence < rules.min_confidence:
-        out.append(
-            PlanWarning(
-                "low_confidence",
-                f"Low data confidence: {confidence:.0%}, below {rules.min_confidence:.0%}. "
-                "This plan rests on values that were not read from the inputs (see "
-                "the other warnings); add the missing columns or utilization series "
-                "to firm it up, or set the threshold with --min-confidence.",
+) -> Inventory:
+    """The inventory to plan: as given, read from a file, or built from the series."""
+    if inventory is None:
+        if series is None or aligned is None:
+            raise ConfigError(
+                "plan needs an inventory file, or time series that give every VM's "
+                "size (or --vm-cpu-mhz and --vm-mem-gib for one size for all)."
             )
+        from vsizer.series.as_inventory import (
+            inventory_from_series,
+            machines_from_metadata,
         )
-    out.extend(quality.warnings)
-    out.extend(assumption_warnings(quality, names))
-    if series is not None:
-        out.extend(_series_warnings(series))
-    return out
 
-
-def _series_warnings(series: SeriesInfo) -> list[PlanWarning]:
-    """One warning per kind of series issue (clipped, dropped, gap, ...) with its
-    servers and total count, and one per reader note."""
-    by_kind: dict[str, list[dict[str, Any]]] = {}
-    for issue in series.quality.issues:
-        by_kind.setdefault(str(issue["kind"]), []).append(issue)
-    out = []
-    for kind, issues in by_kind.items():
-        who = list(dict.fromkeys(str(i["server"]) for i in issues))
-        total = sum(int(i["count"]) for i in issues)
-        details = list(dict.fromkeys(str(i["detail"]) for i in issues))
-        shown = "; ".join(details[:3]) + (
-            f"; and {len(details) - 3} other kinds" if len(details) > 3 else ""
+        return inventory_from_series(
+            aligned,
+            source=series.source,
+            vm_cpu_mhz=rules.vm_cpu_mhz,
+            vm_mem_gib=rules.vm_mem_gib,
+            machines=machines_from_metadata(series.metadata),
         )
-        out.append(
-            PlanWarning(
-                f"series_{kind}",
-                f"series: {kind}: {total} point(s) in {len(who)} "
-                f"series ({shown}).",
-                tuple(who),
-            )
-        )
-    for note in series.quality.notes:
-        out.append(PlanWarning("series_note", f"series: {note}"))
-    return out
+    if not isinstance(inventory, Inventory):
+        return read_inventory(inventory, include_powered_off=rules.include_powered_off)
+    return inventory

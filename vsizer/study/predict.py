@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 from vsizer._jsonable import rounded as _r
@@ -116,6 +117,46 @@ def _host_cpu(
     return rel, guest, list(caught)
 
 
+@dataclass(frozen=True)
+class _Setting:
+    """What every host of a plan shares: its host model, the environment and
+    the environment-level ratios (disk, format, wire limit)."""
+
+    env: dict[str, Any]
+    coeff: dict[str, float]
+    nfs_p: Any
+    cores: int
+    logical: int
+    per_core: float  # capacity units per physical core
+    demand_key: str
+    util_key: str
+    disk_ratio: float
+    fmt_risk: str
+    fmt_reason: str
+    nic_limit: float
+
+
+class _Warnings:
+    """The predictions' warnings, collected in order of discovery."""
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, str]] = []
+
+    def risk(self, scope: str, name: str, model: str, reason: str) -> None:
+        self.items.append({"scope": scope, "name": name, "model": model,
+                           "kind": "risk", "reason": reason})
+
+    def ranges(self, caught: list[warnings.WarningMessage], scope: str, name: str) -> None:
+        self.items += _range_warnings(caught, scope, name)
+
+    def ordered(self) -> list[dict[str, str]]:
+        """Unique warnings, hosts first, then VMs, then the plan; by name, model, reason."""
+        order = {"host": 0, "vm": 1, "plan": 2}
+        unique = {tuple(w.items()): w for w in self.items}
+        return sorted(unique.values(), key=lambda w: (
+            order.get(w["scope"], 3), w["name"], w["model"], w["reason"]))
+
+
 def predict_plan(doc: dict[str, Any], profile: Profile | None = None) -> dict[str, Any]:
     """Predict per-VM performance and per-host risks of a plan.
 
@@ -148,116 +189,151 @@ def predict_plan(doc: dict[str, Any], profile: Profile | None = None) -> dict[st
             "plan: missing key(s) " + ", ".join(f"'{k}'" for k in missing)
             + "; expected a document written by 'vsizer plan -o plan.json'."
         )
-    hm = doc["host_model"]
-    cores = int(hm["sockets"]) * int(hm["cores_per_socket"])
-    logical = cores * int(hm.get("threads_per_core") or 1)
-    per_core = float(hm["capacity"]["cpu"]) / cores  # capacity units per physical core
+    warns = _Warnings()
+    setting = _setting(doc["host_model"], env, coeff, profile, warns)
     servers = {s["name"]: s for s in doc["servers"]}
-    demand_key = "cpu_peak_demand" if env["cpu_demand"] == "peak" else "cpu_avg_demand"
-    util_key = "cpu_peak_util" if env["cpu_demand"] == "peak" else "cpu_avg_util"
-    qd_table = profile.section("disk", "queue_depth")
-    nfs_p = profile.section("disk", "nfs")
-    wire_p = profile.section("network", "wire")
-    xen_p = profile.section("network", "xen")
-    warn_list: list[dict[str, str]] = []
     vms_out: list[dict[str, Any]] = []
     hosts_out: list[dict[str, Any]] = []
-
-    def warn(scope: str, name: str, model: str, reason: str) -> None:
-        warn_list.append({"scope": scope, "name": name, "model": model,
-                          "kind": "risk", "reason": reason})
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        disk_ratio = float(disk.throughput_ratio(
-            env["queue_depth"], env["access_spec"], env["disk_backing"], parameters=qd_table))
-        fmt_risk, fmt_reason = disk.format_risk(
-            env["disk_format"], bool(env["write_cache"]), float(env["write_fraction"]))
-        nic_limit = network.wire_limit_mbps(
-            env["nic_gbps"], "send", vmq=bool(env["vmq"]), parameters=wire_p)
-        if env["hypervisor"] == "xen":
-            nic_limit *= network.xen_relative_throughput(1, parameters=xen_p)
-    warn_list += _range_warnings(list(caught), "plan", "environment")
-
     for pool in doc["pools"]:
         for host in pool["hosts"]:
             vms = [servers[n] for n in host["vms"] if n in servers]
             hid = str(host["id"])
-            vcpus = sum(int(s.get("vcpus") or 1) for s in vms)
-            n_count = float(vcpus if env["cpu_count"] == "vcpus" else len(vms))
-            demand_cu = sum(float(s.get(demand_key) or 0.0) for s in vms)
-            demand_pct = 100.0 * demand_cu / per_core
-            overcommit = demand_pct / (100.0 * cores)
-            rel, guest_pct, cw = _host_cpu(n_count, cores, demand_pct, coeff)
-            warn_list += _range_warnings(cw, "host", hid)
-            risks: list[str] = []
-            if overcommit > 1.0:
-                risks.append("cpu-overcommit")
-                warn("host", hid, "cpu.contention_factor",
-                     f"total VM CPU demand {demand_pct / 100:.3g} cores exceeds the "
-                     f"{cores} physical cores (overcommit {overcommit:.3g}); per-VM "
-                     "performance collapses beyond the physical CPUs (published VMware ESX 2.5.2 measurement).")
-            io_vms = [s for s in vms if (s.get("disk_iops") or 0) > 0] or vms
-            volumes = max(int(env["volumes_per_host"]), 1)
-            on_volume = max(math.ceil(len(io_vms) / volumes), 1) if vms else 0
-            share = float(disk.volume_share(on_volume, 1)) if on_volume else 1.0
-            if on_volume and not bool(disk.guest_util_trustworthy(on_volume)):
-                risks.append("disk-volume-contention")
-                warn("host", hid, "disk.guest_util_trustworthy",
-                     f"{on_volume} VMs share a volume: each gets about 1/{on_volume} of it "
-                     "and guest-reported disk utilization is not trustworthy with 4 or "
-                     "more (published ESX, Hyper-V R2 and Xen disk measurements).")
-            nfs_pressure = None
-            nfs_r = None
-            if env["nfs"]:
-                ws = [float(s.get("mem_gib") or 0.0) for s in vms]
-                cache = float(env["nfs_server_cache_gib"])
-                nfs_pressure = disk.nfs_cache_pressure(ws, cache) if cache > 0 else math.inf
-                short = nfs_pressure > 1.0
-                nfs_r = disk.nfs_ratio(
-                    "read-write", rsize_wsize_kb=env["nfs_rsize_wsize_kb"] or None,
-                    cache_covers_working_set=not short, parameters=nfs_p)
-                if short:
-                    risks.append("nfs-cache-pressure")
-                    warn("host", hid, "disk.nfs_cache_pressure",
-                         f"VM working sets ({sum(ws):.4g} GiB) exceed the NFS server "
-                         f"cache ({cache:g} GiB): read-write throughput about "
-                         f"{nfs_r:.2f} of local disk (published PostgreSQL pgbench on NFS measurement).")
-            net = sum(float(s.get("net_mbps") or 0.0) for s in vms)
-            host_limit = nic_limit * max(int(env["nics_per_host"]), 1)
-            if net > host_limit:
-                risks.append("network-wire-limit")
-                warn("host", hid, "network.wire_limit_mbps",
-                     f"VM network traffic {net:.4g} Mbit/s exceeds the planned wire "
-                     f"limit {host_limit:.4g} Mbit/s (published Xen and Hyper-V R2 network measurements).")
-            hosts_out.append({
-                "id": hid, "pool": pool["name"], "vm_count": len(vms), "vcpus": vcpus,
-                "physical_cores": cores, "logical_cpus": logical,
-                "cpu_demand_cores": _r(demand_pct / 100.0),
-                "overcommit": _r(overcommit),
-                "guest_reported_util_pct": _r(guest_pct),
-                "relative_cpu": _r(rel),
-                "vms_on_volume": on_volume, "volume_share": _r(share),
-                "disk_iops": _r(sum(float(s.get("disk_iops") or 0.0) for s in vms)),
-                "nfs_cache_pressure": _r(nfs_pressure) if nfs_pressure is not None else None,
-                "net_mbps": _r(net), "net_limit_mbps": _r(host_limit),
-                "risks": risks,
-            })
+            host_out, rel, share, on_volume, nfs_r = _predict_host(
+                vms, hid, pool["name"], setting, warns
+            )
+            hosts_out.append(host_out)
             for s in vms:
                 vms_out.append(_predict_vm(
-                    s, hid, pool["name"], rel, per_core, demand_key, util_key,
-                    disk_ratio, share, fmt_risk, fmt_reason, on_volume, nfs_r, nic_limit, warn,
+                    s, hid, pool["name"], rel, setting.per_core, setting.demand_key,
+                    setting.util_key, setting.disk_ratio, share, setting.fmt_risk,
+                    setting.fmt_reason, on_volume, nfs_r, setting.nic_limit, warns.risk,
                 ))
-    order = {"host": 0, "vm": 1, "plan": 2}
-    unique = {tuple(w.items()): w for w in warn_list}
-    ordered = sorted(unique.values(), key=lambda w: (order.get(w["scope"], 3), w["name"], w["model"], w["reason"]))
     return {
         "models": _models(profile),
         "assumptions": _assumptions(env, profile),
         "vms": vms_out,
         "hosts": hosts_out,
-        "warnings": ordered,
+        "warnings": warns.ordered(),
     }
+
+
+def _setting(
+    hm: dict[str, Any], env: dict[str, Any], coeff: dict[str, float],
+    profile: Profile, warns: _Warnings,
+) -> _Setting:
+    """The host model's cores and the environment's disk and network ratios."""
+    cores = int(hm["sockets"]) * int(hm["cores_per_socket"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        disk_ratio = float(disk.throughput_ratio(
+            env["queue_depth"], env["access_spec"], env["disk_backing"],
+            parameters=profile.section("disk", "queue_depth")))
+        fmt_risk, fmt_reason = disk.format_risk(
+            env["disk_format"], bool(env["write_cache"]), float(env["write_fraction"]))
+        nic_limit = network.wire_limit_mbps(
+            env["nic_gbps"], "send", vmq=bool(env["vmq"]),
+            parameters=profile.section("network", "wire"))
+        if env["hypervisor"] == "xen":
+            nic_limit *= network.xen_relative_throughput(
+                1, parameters=profile.section("network", "xen"))
+    warns.ranges(list(caught), "plan", "environment")
+    peak = env["cpu_demand"] == "peak"
+    return _Setting(
+        env=env, coeff=coeff, nfs_p=profile.section("disk", "nfs"), cores=cores,
+        logical=cores * int(hm.get("threads_per_core") or 1),
+        per_core=float(hm["capacity"]["cpu"]) / cores,
+        demand_key="cpu_peak_demand" if peak else "cpu_avg_demand",
+        util_key="cpu_peak_util" if peak else "cpu_avg_util",
+        disk_ratio=disk_ratio, fmt_risk=fmt_risk, fmt_reason=fmt_reason,
+        nic_limit=nic_limit,
+    )
+
+
+def _predict_host(
+    vms: list[dict[str, Any]], hid: str, pool: str, st: _Setting, warns: _Warnings
+) -> tuple[dict[str, Any], float, float, int, float | None]:
+    """One host's predictions, and what its VMs' share: (host entry, relative
+    CPU, volume share, VMs on a volume, NFS ratio)."""
+    env, cores = st.env, st.cores
+    vcpus = sum(int(s.get("vcpus") or 1) for s in vms)
+    n_count = float(vcpus if env["cpu_count"] == "vcpus" else len(vms))
+    demand_cu = sum(float(s.get(st.demand_key) or 0.0) for s in vms)
+    demand_pct = 100.0 * demand_cu / st.per_core
+    overcommit = demand_pct / (100.0 * cores)
+    rel, guest_pct, cw = _host_cpu(n_count, cores, demand_pct, st.coeff)
+    warns.ranges(cw, "host", hid)
+    risks: list[str] = []
+    if overcommit > 1.0:
+        risks.append("cpu-overcommit")
+        warns.risk("host", hid, "cpu.contention_factor",
+                   f"total VM CPU demand {demand_pct / 100:.3g} cores exceeds the "
+                   f"{cores} physical cores (overcommit {overcommit:.3g}); per-VM "
+                   "performance collapses beyond the physical CPUs (published VMware ESX 2.5.2 measurement).")
+    on_volume, share = _volume_share(vms, env, hid, risks, warns)
+    nfs_pressure, nfs_r = _nfs(vms, env, st.nfs_p, hid, risks, warns)
+    net = sum(float(s.get("net_mbps") or 0.0) for s in vms)
+    host_limit = st.nic_limit * max(int(env["nics_per_host"]), 1)
+    if net > host_limit:
+        risks.append("network-wire-limit")
+        warns.risk("host", hid, "network.wire_limit_mbps",
+                   f"VM network traffic {net:.4g} Mbit/s exceeds the planned wire "
+                   f"limit {host_limit:.4g} Mbit/s (published Xen and Hyper-V R2 network measurements).")
+    host_out = {
+        "id": hid, "pool": pool, "vm_count": len(vms), "vcpus": vcpus,
+        "physical_cores": cores, "logical_cpus": st.logical,
+        "cpu_demand_cores": _r(demand_pct / 100.0),
+        "overcommit": _r(overcommit),
+        "guest_reported_util_pct": _r(guest_pct),
+        "relative_cpu": _r(rel),
+        "vms_on_volume": on_volume, "volume_share": _r(share),
+        "disk_iops": _r(sum(float(s.get("disk_iops") or 0.0) for s in vms)),
+        "nfs_cache_pressure": _r(nfs_pressure) if nfs_pressure is not None else None,
+        "net_mbps": _r(net), "net_limit_mbps": _r(host_limit),
+        "risks": risks,
+    }
+    return host_out, rel, share, on_volume, nfs_r
+
+
+def _volume_share(
+    vms: list[dict[str, Any]], env: dict[str, Any], hid: str, risks: list[str],
+    warns: _Warnings,
+) -> tuple[int, float]:
+    """VMs with disk I/O per volume of the host, and each one's share of it."""
+    io_vms = [s for s in vms if (s.get("disk_iops") or 0) > 0] or vms
+    volumes = max(int(env["volumes_per_host"]), 1)
+    on_volume = max(math.ceil(len(io_vms) / volumes), 1) if vms else 0
+    share = float(disk.volume_share(on_volume, 1)) if on_volume else 1.0
+    if on_volume and not bool(disk.guest_util_trustworthy(on_volume)):
+        risks.append("disk-volume-contention")
+        warns.risk("host", hid, "disk.guest_util_trustworthy",
+                   f"{on_volume} VMs share a volume: each gets about 1/{on_volume} of it "
+                   "and guest-reported disk utilization is not trustworthy with 4 or "
+                   "more (published ESX, Hyper-V R2 and Xen disk measurements).")
+    return on_volume, share
+
+
+def _nfs(
+    vms: list[dict[str, Any]], env: dict[str, Any], nfs_p: Any, hid: str,
+    risks: list[str], warns: _Warnings,
+) -> tuple[float | None, float | None]:
+    """NFS cache pressure of the host's VMs and their NFS throughput ratio
+    (None, None when VM disks are not on NFS)."""
+    if not env["nfs"]:
+        return None, None
+    ws = [float(s.get("mem_gib") or 0.0) for s in vms]
+    cache = float(env["nfs_server_cache_gib"])
+    nfs_pressure = disk.nfs_cache_pressure(ws, cache) if cache > 0 else math.inf
+    short = nfs_pressure > 1.0
+    nfs_r = disk.nfs_ratio(
+        "read-write", rsize_wsize_kb=env["nfs_rsize_wsize_kb"] or None,
+        cache_covers_working_set=not short, parameters=nfs_p)
+    if short:
+        risks.append("nfs-cache-pressure")
+        warns.risk("host", hid, "disk.nfs_cache_pressure",
+                   f"VM working sets ({sum(ws):.4g} GiB) exceed the NFS server "
+                   f"cache ({cache:g} GiB): read-write throughput about "
+                   f"{nfs_r:.2f} of local disk (published PostgreSQL pgbench on NFS measurement).")
+    return nfs_pressure, nfs_r
 
 
 def _predict_vm(

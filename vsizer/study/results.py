@@ -1,0 +1,95 @@
+"""The value objects of a plan: what :class:`~vsizer.study.core.ConsolidationStudy`
+found, economics included; :mod:`vsizer.study.serialize` only formats them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from vsizer.catalogs.model import HostModel
+from vsizer.inventory import Inventory
+from vsizer.placement.curve_sizing import CurveSizing
+from vsizer.placement.problem import PlacementProblem
+from vsizer.placement.sizing import PoolSizing
+from vsizer.quality import PlanWarning, QualityReport
+from vsizer.series.align import AlignedSeries
+from vsizer.series.model import SeriesQuality
+from vsizer.study.config import Rules
+from vsizer.study.economics import Economics
+from vsizer.study.serialize import plan_to_dict, plan_to_json
+
+
+@dataclass
+class PoolResult:
+    """One pool sized and placed: on peak figures (``sizing``) or on demand
+    curves (``curve``, ``vm_curves``)."""
+
+    name: str
+    ceiling: float
+    failures: int
+    min_hosts: int
+    sizing: PoolSizing | None
+    problem: PlacementProblem | None = None
+    curve: CurveSizing | None = None
+    vm_curves: np.ndarray | None = None  # (n_vms, T, D) demand, pool order
+
+
+@dataclass
+class SeriesInfo:
+    """What the plan's time series were and how they were used."""
+
+    source: str
+    source_format: str
+    aligned: AlignedSeries
+    demand_report: dict[str, Any]
+    matched: int
+    series_only: list[str]
+    inventory_only: list[str]
+    quality: SeriesQuality
+    #: (inventory name, series name) pairs matched ignoring case or domain suffix.
+    loose: list[tuple[str, str]] = field(default_factory=list)
+    #: Inventory (average, peak) CPU utilization of servers with series [fraction].
+    inventory_util: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: Per server, plan order: demand as without series (series.coverage.scalar_demand).
+    scalar_demand: np.ndarray | None = None
+    #: Per server, plan order: True when it has no CPU curve (placed flat).
+    cpu_flat: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class ConsolidationPlan:
+    """Everything a plan found, economics included.
+
+    ``to_dict()`` / ``to_json()`` render it as the document ``vsizer plan -o
+    plan.json`` writes (:func:`vsizer.study.serialize.plan_to_dict`).
+    """
+
+    inventory: Inventory
+    host: HostModel
+    host_catalog: str
+    rules: Rules
+    servers: pd.DataFrame
+    capacity_unit: str
+    host_capacity: dict[str, float]
+    pools: list[PoolResult]
+    quality: QualityReport
+    #: Power, energy, cost, rack space and target checks (:mod:`vsizer.study.economics`).
+    economics: Economics
+    warnings: list[PlanWarning] = field(default_factory=list)
+    series: SeriesInfo | None = None
+    #: The source hosts with power_w and rack_u (virtualized sources), else None.
+    before: pd.DataFrame | None = None
+    #: The ``predictions`` section (:func:`vsizer.study.predict.predict_plan`) when
+    #: asked (``vsizer.plan(..., predict=True)`` or a profile), else None.
+    predictions: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plan document (``docs/plan-schema.md``)."""
+        return plan_to_dict(self)
+
+    def to_json(self) -> str:
+        """The plan document as the JSON text ``vsizer plan -o plan.json`` writes."""
+        return plan_to_json(self)
