@@ -19,7 +19,7 @@ from vsizer import __version__
 from vsizer._jsonable import jsonable as _r
 from vsizer.catalogs.hosts_before import before_summary
 from vsizer.study import economics as cost
-from vsizer.study._pools import CURVE_POINTS, _curve_pool, _peak_pool
+from vsizer.study._pools import CURVE_POINTS, pool_doc
 from vsizer.study.config import TARGETS
 
 if TYPE_CHECKING:
@@ -80,12 +80,9 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
     index = plan.series.aligned.index if plan.series is not None else None
     for pr in plan.pools:
         idx = np.flatnonzero((servers["pool"] == pr.name).to_numpy())
-        if pr.curve is not None:
-            pool_doc, watts_sum = _curve_pool(plan, pr, idx, index)
-        else:
-            pool_doc, watts_sum = _peak_pool(plan, pr, idx)
+        doc, watts_sum = pool_doc(plan, pr, idx, index)
         host_power_total += watts_sum
-        pools_out.append(pool_doc)
+        pools_out.append(doc)
 
     n_hosts = sum(p["host_count"] for p in pools_out)
     lb = sum(p["lower_bound"]["hosts"] for p in pools_out)
