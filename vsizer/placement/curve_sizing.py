@@ -107,8 +107,7 @@ def size_pool_on_curves(
     Returns
     -------
     PoolSizing
-        With the curve fields (``series_bound``, ``peak_sum_bound``,
-        ``replay``, ``host_curves``, ``solver``) set.
+        With its curve fields set.
 
     Algorithm
     ---------
@@ -126,15 +125,10 @@ def size_pool_on_curves(
     InfeasiblePlacementError
         No count up to one host per VM plus k spares and the minimum works.
     """
-    p = problem
-    # Each VM alone must fit: its own curve's statistic (peak, or the quantile).
-    stat = np.asarray(
-        step_stat(np.asarray(curves, dtype=np.float64), quantile), dtype=np.float64
-    )
-    dataclasses.replace(p, demand=stat).check_each_vm_fits()
+    p, fit = problem, _CurveFit(problem, curves, quantile)
+    fit.check_each_vm_fits()
     lb, detail, series_lb, peak_sum, binding = curve_lower_bounds(p, curves, quantile)
-    bounds = {"series_bound": series_lb, "peak_sum_bound": peak_sum}
-    fit = _CurveFit(p, curves, quantile)
+    bounds: dict[str, Any] = {"series_bound": series_lb, "peak_sum_bound": peak_sum}
     if curves.shape[0] == 0:
         empty = fit.placement("none", np.zeros(0, dtype=np.int64), 0)
         return PoolSizing(
@@ -142,9 +136,8 @@ def size_pool_on_curves(
             replay={"over_ceiling": [], "over_100": []}, host_curves=fit.host_curves(empty),
         )
     start = _starting_candidates(fit, lb, solver, time_limit)
-    lb = start.lower_bound
-    chosen, attempts = fit.grow(start.candidates, lb)
-    strategy, assignment, n_hosts = chosen
+    lb = start.lower_bound  # cp-sat's proven bound may raise it
+    (strategy, assignment, n_hosts), attempts = fit.grow(start.candidates, lb)
     hints: Hints | None = None
     if n_hosts > lb:
         peak = peak_candidate(p, curves, scalar_demand, n_hosts)
@@ -184,6 +177,14 @@ class _CurveFit:
             "base_load": p.base_load,
             "pins": p.pins,
         }
+
+    def check_each_vm_fits(self) -> None:
+        """Each VM alone must fit: its own curve's statistic (peak, or the quantile)."""
+        stat = np.asarray(
+            step_stat(np.asarray(self.curves, dtype=np.float64), self.quantile),
+            dtype=np.float64,
+        )
+        dataclasses.replace(self.problem, demand=stat).check_each_vm_fits()
 
     def placement(self, strategy: str, assignment: npt.NDArray[np.int64], n: int) -> Placement:
         return Placement(self.problem, n, assignment, "feasible", strategy)
