@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 import vsizer
 from vsizer.cli import app
 from vsizer.errors import InputError
-from vsizer.placement.curve_sizing import size_pool_on_curves
 from vsizer.placement import failover
+from vsizer.placement.curve_sizing import size_pool_on_curves
 from vsizer.placement.result import Placement
 from vsizer.placement.series_fit import first_fit_series
 from vsizer.placement.sizing import size_pool

@@ -20,6 +20,10 @@ DIMENSIONS: tuple[str, ...] = (
     "net_mbps",
 )
 
+#: Dimensions checked only where the host model and the servers give a figure
+#: (I/O); cpu, mem and vcpu are always checked.
+IO_DIMS: tuple[str, ...] = ("disk_iops", "disk_mb_s", "net_mbps")
+
 #: Dimensions whose utilization is reported (survivor utilization after a
 #: failure, worst host, replayed curves): all but ``vcpu``, whose vCPU:core
 #: ratio is a density limit, not a utilization.

@@ -14,7 +14,8 @@ from vsizer.placement.problem import UTIL_DIMS
 
 if TYPE_CHECKING:
     from vsizer.placement.sizing import PoolSizing
-    from vsizer.study import ConsolidationPlan, PoolResult
+    from vsizer.study import ConsolidationPlan
+    from vsizer.study.core import PoolResult
 
 #: Most points kept per curve in the JSON (max over blocks of steps beyond that).
 CURVE_POINTS = 500

@@ -32,7 +32,7 @@ from vsizer.inventory.degenerate import require_servers, warn_zero_utilization
 from vsizer.models import power as power_model
 from vsizer.models.memory_overhead import esxi_vm_overhead_mib
 from vsizer.placement.pool import size_pool_for
-from vsizer.placement.problem import DIMENSIONS, PlacementProblem
+from vsizer.placement.problem import DIMENSIONS, IO_DIMS, PlacementProblem
 from vsizer.placement.sizing import PoolSizing
 from vsizer.quality import PlanWarning, QualityReport, assumption_warnings
 from vsizer.series.align import AlignedSeries, align, step_mismatch_notes
@@ -414,7 +414,7 @@ def _host_capacity(
         "vcpu": host.cores * rules.vcpu_per_core,
     }
     unconstrained = []
-    for dim in ("disk_iops", "disk_mb_s", "net_mbps"):
+    for dim in IO_DIMS:
         host_value = getattr(host, dim, None)
         given = int(servers[dim].notna().sum()) if dim in servers else 0
         if given and host_value:
