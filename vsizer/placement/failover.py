@@ -29,7 +29,7 @@ from vsizer.placement.heuristics import greedy_assign, size_order
 from vsizer.placement.problem import UTIL_DIMS
 from vsizer.placement.result import Placement
 
-__all__ = ["UTIL_DIMS", "FailoverReport", "Scenario", "check", "scenario_count"]
+__all__ = ["FailoverReport", "Scenario", "check", "scenario_count"]
 
 
 def check(
