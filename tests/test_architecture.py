@@ -32,10 +32,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "vsizer/inventory/rvtools.py::read_rvtools": "TODO(issue 13): 99 lines",
     "vsizer/models/fit.py::fit_cpu": "TODO(issue 13): 84 lines",
     "vsizer/models/measurements.py::read_measurements": "TODO(issue 13): 93 lines",
-    "vsizer/placement/cpsat.py::solve_curves": "TODO(issue 13): 111 lines",
-    "vsizer/placement/curve_sizing.py::size_pool_on_curves": "TODO(issue 13): 176 lines",
-    "vsizer/placement/failover.py::check": "TODO(issue 13): 119 lines",
-    "vsizer/placement/series_fit.py::fit_curves": "TODO(issue 13): 111 lines",
     "vsizer/reporting/_html_charts.py::placement_chart": "TODO(issue 13): 106 lines",
     "vsizer/reporting/_html_charts.py::stack_chart": "TODO(issue 13): 83 lines",
     "vsizer/reporting/_xlsx_compare.py::compare_workbook": "TODO(issue 13): 87 lines",
@@ -58,7 +54,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "vsizer/series/traces/gcd.py::read_gcd": "TODO(issue 13): 97 lines",
     "vsizer/series/traces/planetlab.py::read_planetlab": "TODO(issue 13): 102 lines",
     "vsizer/series/wide.py::read_wide": "TODO(issue 13): 125 lines",
-    "vsizer/study/_pools.py::_curve_pool": "TODO(issue 13): 138 lines",
     "vsizer/study/config.py::Rules.__post_init__": "TODO(issue 13): 99 lines",
 }
 

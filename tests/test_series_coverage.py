@@ -21,8 +21,10 @@ from typer.testing import CliRunner
 import vsizer
 from vsizer.cli import app
 from vsizer.errors import InputError
+from vsizer.placement import failover
 from vsizer.placement.curve_sizing import size_pool_on_curves
-from vsizer.placement.series_fit import failover_on_curves, first_fit_series
+from vsizer.placement.result import Placement
+from vsizer.placement.series_fit import first_fit_series
 from vsizer.placement.sizing import size_pool
 from vsizer.series.coverage import (
     ambiguity_message,
@@ -78,17 +80,18 @@ def test_failover_on_curves_takes_the_hinted_moves_when_greedy_forces_a_vm():
     # The peak check's moves v1 -> h0 (0.7, 0.9), v2 -> h2 (1.0, 0.6) hold.
     d = np.array([[0.5, 0.2], [0.1, 0.5], [0.5, 0.1], [0.3, 0.2], [0.1, 0.2], [0.2, 0.3]])
     assign = np.array([0, 1, 1, 2, 0, 2])
-    cap = np.ones(2)
-    plain = failover_on_curves(d[:, None, :], assign, 3, cap)
-    assert plain[1]["unplaced_within_limit"] == [2]
-    hinted = failover_on_curves(d[:, None, :], assign, 3, cap, hints={(1,): {1: 0, 2: 2}})
-    assert hinted[1]["moves"] == {1: 0, 2: 2}
-    assert hinted[1]["unplaced_within_limit"] == []
-    assert hinted[1]["worst_util"] == pytest.approx(1.0)
+    p = problem(d.tolist(), [1.0, 1.0], ceiling=1.0, failures=1)
+    pl = Placement(p, 3, assign, "feasible", "given")
+    plain = failover.check(pl, d[:, None, :]).detail
+    assert plain[1].unplaced == ["vm2"]
+    hinted = failover.check(pl, d[:, None, :], hints={(1,): {1: 0, 2: 2}}).detail
+    assert hinted[1].moves == [{"vm": "vm1", "to": "p-01"}, {"vm": "vm2", "to": "p-03"}]
+    assert hinted[1].unplaced == []
+    assert hinted[1].worst_util == pytest.approx(1.0)
     assert hinted[0] == plain[0] and hinted[2] == plain[2]  # greedy held there
     # A hint that breaks the limit is not taken.
-    bad = failover_on_curves(d[:, None, :], assign, 3, cap, hints={(1,): {1: 2, 2: 0}})
-    assert bad[1]["unplaced_within_limit"] == [2]
+    bad = failover.check(pl, d[:, None, :], hints={(1,): {1: 2, 2: 0}}).detail
+    assert bad[1].unplaced == ["vm2"]
 
 
 def test_peak_sizing_with_failover_survives_on_the_curves():
@@ -100,7 +103,10 @@ def test_peak_sizing_with_failover_survives_on_the_curves():
     assert scalar.placement.n_hosts == 3 and scalar.failover.survives
     c = size_pool_on_curves(p, np.asarray(d)[:, None, :], scalar_demand=np.asarray(d))
     assert c.n_hosts == 3 and c.survives
-    assert c.failover_rows[1]["moves"] == {1: 0, 2: 2}
+    assert c.failover.detail[1].moves == [
+        {"vm": "vm1", "to": "p-01"},
+        {"vm": "vm2", "to": "p-03"},
+    ]
 
 
 @st.composite

@@ -83,7 +83,9 @@ def test_series_placement_never_exceeds_the_limit_at_any_step(n, t, d, ceiling, 
 
 
 def test_failover_on_curves_uses_non_coinciding_peaks():
-    from vsizer.placement.series_fit import failover_on_curves
+    from tests.placement_helpers import problem
+    from vsizer.placement import failover
+    from vsizer.placement.result import Placement
 
     # 3 hosts; VM0 on host 0 peaks 0.6 at step 0; host 1 runs 0.5 flat except 0.9 at step 0;
     # host 2 runs 0.3 flat. Peak-sum says host 2 (0.3 + 0.6 = 0.9); host 1 would hit 1.5.
@@ -91,14 +93,16 @@ def test_failover_on_curves_uses_non_coinciding_peaks():
     d[0, :, 0] = [0.6, 0.1, 0.1, 0.1]
     d[1, :, 0] = [0.9, 0.5, 0.5, 0.5]
     d[2, :, 0] = 0.3
-    rows = failover_on_curves(d, np.array([0, 1, 2]), 3, np.array([1.0]))
+    p = problem(d.max(axis=1).tolist(), [1.0], ceiling=1.0, failures=1)
+    pl = Placement(p, 3, np.array([0, 1, 2]), "feasible", "given")
+    rows = failover.check(pl, d).detail
     first = rows[0]
-    assert first["failed"] == [0] and first["moves"] == {0: 2}
-    assert first["unplaced_within_limit"] == [] and first["steps_over_100"] == 0
-    assert abs(first["worst_util"] - 0.9) < 1e-6
+    assert first.failed == ["p-01"] and first.moves == [{"vm": "vm0", "to": "p-03"}]
+    assert first.unplaced == [] and first.steps_over_100 == 0
+    assert abs(first.worst_util - 0.9) < 1e-6
     # Host 1 failing: VM1 (0.9 at step 0) + host 2 (0.3) = 1.2 > 1 -> over on 1 step.
     second = rows[1]
-    assert second["failed"] == [1]
-    assert second["unplaced_within_limit"] == [1]
-    assert abs(second["worst_util"] - 1.2) < 1e-6 and second["worst_step"] == 0
-    assert second["steps_over_100"] == 1
+    assert second.failed == ["p-02"]
+    assert second.unplaced == ["vm1"]
+    assert abs(second.worst_util - 1.2) < 1e-6 and second.worst_step == 0
+    assert second.steps_over_100 == 1

@@ -93,97 +93,139 @@ def solve_curves(
     ``hint`` is a feasible placement on ``n_max`` hosts (the heuristic's); the
     search never needs more. ``min_hosts`` is a known lower bound.
     """
+    cp_model = _cp_model()
+    n = curves.shape[0]
+    usable = max_load - base_load
+    q = np.ceil(curves.astype(np.float64) / usable * SCALE - 1e-9).astype(np.int64)
+    q = np.maximum(q, 0)
+    search = _Search(_initial_steps(q), (hint.copy(), n_max), min_hosts, float(time_limit))
+    while search.rounds < MAX_ROUNDS and search.budget > 0.05:
+        search.rounds += 1
+        model, x, y = _model(cp_model, q, search.steps, groups, pins, n_max, min_hosts)
+        _add_hint(model, x, y, search.best[0])
+        cp = cp_model.CpSolver()
+        cp.parameters.num_workers = 1
+        cp.parameters.max_deterministic_time = search.budget
+        cp.parameters.max_time_in_seconds = 4 * search.budget
+        cp.parameters.random_seed = 0
+        result = cp.solve(model)
+        search.budget -= cp.deterministic_time
+        if result not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            break
+        search.bound = max(search.bound, int(np.ceil(cp.best_objective_bound - 1e-9)))
+        assign = np.array(
+            [next(h for h in range(n_max) if cp.value(x[v, h])) for v in range(n)],
+            dtype=np.int64,
+        )
+        # Replay on every step: which (host, step) pairs are over?
+        loads = np.zeros((n_max,) + q.shape[1:], dtype=np.int64)
+        np.add.at(loads, assign, q)
+        over = loads > SCALE
+        if not over.any():
+            search.accept(assign, result == cp_model.OPTIMAL)
+            break
+        search.steps.update(_worst_steps(loads, over))
+    # Hosts in use form a prefix (y[h] >= y[h + 1]; the hint is first-fit), so
+    # host ids need no renumbering and pins keep their host.
+    assign, _ = search.best
+    n_hosts = int(assign.max()) + 1 if n else 0
+    bound = max(search.bound, min_hosts) if search.status == "hint" else search.bound
+    return CpSatResult(
+        assign, n_hosts, min(bound, n_hosts), search.status, search.rounds, len(search.steps)
+    )
+
+
+@dataclass
+class _Search:
+    """State of the row-generation rounds."""
+
+    steps: set[int]  # steps in the model
+    best: tuple[npt.NDArray[np.int64], int]  # best full-step-feasible (assignment, hosts)
+    bound: int  # proven lower bound
+    budget: float  # deterministic time left
+    status: str = "hint"
+    rounds: int = 0
+
+    def accept(self, assign: npt.NDArray[np.int64], optimal: bool) -> None:
+        """A solution that holds on every step."""
+        n_used = int(assign.max()) + 1
+        if n_used < self.best[1] or self.status == "hint":
+            self.best = (assign, n_used)
+        self.status = "optimal" if optimal and n_used <= self.bound else "feasible"
+
+
+def _cp_model() -> Any:
     try:
         from ortools.sat.python import cp_model
     except ImportError:  # pragma: no cover - depends on the extra
         raise ConfigError(
             "--solver cp-sat needs OR-Tools: pip install 'vsizer[solver]'"
         ) from None
-    n, t, d = curves.shape
-    usable = max_load - base_load
-    q = np.ceil(curves.astype(np.float64) / usable * SCALE - 1e-9).astype(np.int64)
-    q = np.maximum(q, 0)
+    return cp_model
+
+
+def _model(
+    cp_model: Any,
+    q: npt.NDArray[np.int64],
+    steps: set[int],
+    groups: npt.NDArray[np.int64],
+    pins: npt.NDArray[np.int64],
+    n_max: int,
+    min_hosts: int,
+) -> tuple[Any, dict[tuple[int, int], Any], list[Any]]:
+    """The bin-packing model on the given steps (see the module docstring), its x and y."""
+    n, _, d = q.shape
     hosts = range(n_max)
-    steps = _initial_steps(q)
-    best = (hint.copy(), n_max)
-    bound = min_hosts
-    status = "hint"
-    rounds = 0
-    budget = float(time_limit)
-    while rounds < MAX_ROUNDS and budget > 0.05:
-        rounds += 1
-        model = cp_model.CpModel()
-        x = {(v, h): model.new_bool_var(f"x{v}_{h}") for v in range(n) for h in hosts}
-        y = [model.new_bool_var(f"y{h}") for h in hosts]
+    model = cp_model.CpModel()
+    x = {(v, h): model.new_bool_var(f"x{v}_{h}") for v in range(n) for h in hosts}
+    y = [model.new_bool_var(f"y{h}") for h in hosts]
+    for v in range(n):
+        model.add_exactly_one(x[v, h] for h in hosts)
+        if pins[v] >= 0:
+            model.add(x[v, int(pins[v])] == 1)
+    for h in hosts:
         for v in range(n):
-            model.add_exactly_one(x[v, h] for h in hosts)
-            if pins[v] >= 0:
-                model.add(x[v, int(pins[v])] == 1)
-        for h in hosts:
-            for v in range(n):
-                model.add_implication(x[v, h], y[h])
-            for s in sorted(steps):
-                for j in range(d):
-                    coef = q[:, s, j]
-                    nz = np.flatnonzero(coef)
-                    if nz.size == 0 or coef.sum() <= SCALE:
-                        continue
-                    model.add(
-                        sum(int(coef[v]) * x[v, h] for v in nz.tolist()) <= SCALE * y[h]
-                    )
-            for g in np.unique(groups[groups >= 0]).tolist():
-                members = np.flatnonzero(groups == g).tolist()
-                model.add_at_most_one(x[v, h] for v in members)
-        for h in range(n_max - 1):
-            model.add(y[h] >= y[h + 1])
-        model.add(sum(y) >= min_hosts)
-        model.minimize(sum(y))
-        # Hint: the best known placement, hosts renumbered in order of first use.
-        assign0, _ = best
-        used = {hh: i for i, hh in enumerate(dict.fromkeys(assign0.tolist()))}
-        for v in range(n):
-            for h in hosts:
-                model.add_hint(x[v, h], used.get(int(assign0[v]), -1) == h)
-        for h in hosts:
-            model.add_hint(y[h], h < len(used))
-        cp = cp_model.CpSolver()
-        cp.parameters.num_workers = 1
-        cp.parameters.max_deterministic_time = budget
-        cp.parameters.max_time_in_seconds = 4 * budget
-        cp.parameters.random_seed = 0
-        result = cp.solve(model)
-        budget -= cp.deterministic_time
-        if result not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            break
-        bound = max(bound, int(np.ceil(cp.best_objective_bound - 1e-9)))
-        assign = np.array(
-            [next(h for h in hosts if cp.value(x[v, h])) for v in range(n)],
-            dtype=np.int64,
-        )
-        # Replay on every step: which (host, step) pairs are over?
-        loads = np.zeros((n_max, t, d), dtype=np.int64)
-        np.add.at(loads, assign, q)
-        over = loads > SCALE
-        if not over.any():
-            n_used = int(assign.max()) + 1
-            if n_used < best[1] or status == "hint":
-                best = (assign, n_used)
-            status = (
-                "optimal"
-                if result == cp_model.OPTIMAL and n_used <= bound
-                else "feasible"
-            )
-            break
-        # Add the worst step of every host that is over, per dimension.
-        excess = np.where(over, loads - SCALE, 0)
-        for h in np.flatnonzero(over.any(axis=(1, 2))).tolist():
+            model.add_implication(x[v, h], y[h])
+        for s in sorted(steps):
             for j in range(d):
-                if over[h, :, j].any():
-                    steps.add(int(np.argmax(excess[h, :, j])))
-    # Hosts in use form a prefix (y[h] >= y[h + 1]; the hint is first-fit), so
-    # host ids need no renumbering and pins keep their host.
-    assign, _ = best
-    n_hosts = int(assign.max()) + 1 if n else 0
-    if status == "hint":
-        bound = max(bound, min_hosts)
-    return CpSatResult(assign, n_hosts, min(bound, n_hosts), status, rounds, len(steps))
+                coef = q[:, s, j]
+                nz = np.flatnonzero(coef)
+                if nz.size == 0 or coef.sum() <= SCALE:
+                    continue
+                model.add(
+                    sum(int(coef[v]) * x[v, h] for v in nz.tolist()) <= SCALE * y[h]
+                )
+        for g in np.unique(groups[groups >= 0]).tolist():
+            members = np.flatnonzero(groups == g).tolist()
+            model.add_at_most_one(x[v, h] for v in members)
+    for h in range(n_max - 1):
+        model.add(y[h] >= y[h + 1])
+    model.add(sum(y) >= min_hosts)
+    model.minimize(sum(y))
+    return model, x, y
+
+
+def _add_hint(
+    model: Any,
+    x: dict[tuple[int, int], Any],
+    y: list[Any],
+    assign0: npt.NDArray[np.int64],
+) -> None:
+    """Hint: the best known placement, hosts renumbered in order of first use."""
+    used = {hh: i for i, hh in enumerate(dict.fromkeys(assign0.tolist()))}
+    for v in range(len(assign0)):
+        for h in range(len(y)):
+            model.add_hint(x[v, h], used.get(int(assign0[v]), -1) == h)
+    for h in range(len(y)):
+        model.add_hint(y[h], h < len(used))
+
+
+def _worst_steps(loads: npt.NDArray[np.int64], over: npt.NDArray[np.bool_]) -> set[int]:
+    """The worst step of every host that is over, per dimension."""
+    excess = np.where(over, loads - SCALE, 0)
+    steps: set[int] = set()
+    for h in np.flatnonzero(over.any(axis=(1, 2))).tolist():
+        for j in range(loads.shape[2]):
+            if over[h, :, j].any():
+                steps.add(int(np.argmax(excess[h, :, j])))
+    return steps

@@ -11,16 +11,18 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from vsizer.errors import InfeasiblePlacementError
+from vsizer.placement import failover
+from vsizer.placement.curve_failover import Hints, host_curves
 from vsizer.placement.problem import EPS, PlacementProblem
+from vsizer.placement.result import Placement
 from vsizer.placement.series_fit import (
-    failover_on_curves,
     fit_curves,
     replay,
     series_lower_bounds,
@@ -29,36 +31,8 @@ from vsizer.placement.series_fit import (
 from vsizer.placement.sizing import PoolSizing, size_pool
 from vsizer.placement.sizing import lower_bound as peak_lower_bound
 
-#: Dimensions whose utilization is reported (vCPU is a density limit).
-UTIL_DIMS = ("cpu", "mem", "disk_iops", "disk_mb_s", "net_mbps")
-
-
-@dataclass
-class CurveSizing:
-    """Result of :func:`size_pool_on_curves`."""
-
-    assignment: npt.NDArray[np.int64]
-    n_hosts: int
-    strategy: str
-    lower_bound: int
-    lower_bound_detail: dict[str, int]
-    series_bound: dict[str, int] | None
-    peak_sum_bound: dict[str, int]
-    binding_dimension: str
-    failover_rows: list[dict[str, Any]]
-    replay: dict[str, Any]
-    host_curves: npt.NDArray[np.float32]  # (H, T, D) utilization (fraction of capacity)
-    solver: dict[str, Any] | None = None
-    attempts: int = 0
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def gap(self) -> int:
-        return self.n_hosts - self.lower_bound
-
-    @property
-    def survives(self) -> bool:
-        return not any(r["unplaced_within_limit"] for r in self.failover_rows)
+#: A placement found: (strategy, host index per VM, host count).
+Candidate = tuple[str, npt.NDArray[np.int64], int]
 
 
 def curve_lower_bounds(
@@ -109,7 +83,7 @@ def size_pool_on_curves(
     time_limit: float = 30.0,
     on_scenario: Callable[[], None] | None = None,
     scalar_demand: npt.NDArray[np.floating] | None = None,
-) -> CurveSizing:
+) -> PoolSizing:
     """Grow the pool from its lower bound until the curves fit and every failure is survived.
 
     Parameters
@@ -130,6 +104,11 @@ def size_pool_on_curves(
         Each VM's demand as a plan without series would size it (its inventory
         peak); see :func:`peak_candidate`.
 
+    Returns
+    -------
+    PoolSizing
+        With its curve fields set.
+
     Algorithm
     ---------
     First-fit decreasing on the curves gives a count. With no failures and no
@@ -146,136 +125,152 @@ def size_pool_on_curves(
     InfeasiblePlacementError
         No count up to one host per VM plus k spares and the minimum works.
     """
-    p = problem
-    # Each VM alone must fit: its own curve's statistic (peak, or the quantile).
-    stat = np.asarray(
-        step_stat(np.asarray(curves, dtype=np.float64), quantile), dtype=np.float64
-    )
-    dataclasses.replace(p, demand=stat).check_each_vm_fits()
+    p, fit = problem, _CurveFit(problem, curves, quantile)
+    fit.check_each_vm_fits()
     lb, detail, series_lb, peak_sum, binding = curve_lower_bounds(p, curves, quantile)
-    n_vms, t, d = curves.shape
-    util_mask = np.array([dim in UTIL_DIMS for dim in p.dims])
-    max_load = p.capacity * p.limit
-    fo_limit = p.failover_limit
-    notes: list[str] = []
-    if n_vms == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return CurveSizing(
-            empty, 0, "none", 0, detail, series_lb, peak_sum, binding, [],
-            {"over_ceiling": [], "over_100": []},
-            np.zeros((0, t, d), dtype=np.float32),
+    bounds: dict[str, Any] = {"series_bound": series_lb, "peak_sum_bound": peak_sum}
+    if curves.shape[0] == 0:
+        empty = fit.placement("none", np.zeros(0, dtype=np.int64), 0)
+        return PoolSizing(
+            empty, failover.check(empty, curves), 0, detail, binding, 0, **bounds,
+            replay={"over_ceiling": [], "over_100": []}, host_curves=fit.host_curves(empty),
         )
-    common: dict[str, Any] = {
-        "quantile": quantile,
-        "groups": p.anti_affinity,
-        "base_load": p.base_load,
-        "pins": p.pins,
-    }
-    solver_info: dict[str, Any] | None = None
-    candidates: list[tuple[str, npt.NDArray[np.int64], int]] = []
-    ffd, n_ffd = fit_curves(curves, max_load, **common)
-    assert ffd is not None
+    start = _starting_candidates(fit, lb, solver, time_limit)
+    lb = start.lower_bound  # cp-sat's proven bound may raise it
+    (strategy, assignment, n_hosts), attempts = fit.grow(start.candidates, lb)
+    hints: Hints | None = None
+    if n_hosts > lb:
+        peak = peak_candidate(p, curves, scalar_demand, n_hosts)
+        if peak is not None:
+            strategy, assignment, n_hosts, hints = peak
+    placement = fit.placement(strategy, assignment, n_hosts)
+    report = failover.check(
+        placement, curves, quantile=quantile, hints=hints, on_scenario=on_scenario
+    )
+    if start.solver is not None:
+        start.solver["used"] = strategy == "cp-sat"
+    return PoolSizing(
+        placement, report, lb, detail, binding, attempts, tuple(start.notes), **bounds,
+        replay=replay(curves, assignment, n_hosts, p.capacity, p.limit, base_load=p.base_load),
+        host_curves=fit.host_curves(placement), solver=start.solver,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class _CurveFit:
+    """One pool's curves and rules: placements on n hosts and their failover test."""
+
+    problem: PlacementProblem
+    curves: npt.NDArray[np.floating]
+    quantile: float | None
+
+    @property
+    def max_load(self) -> npt.NDArray[np.float64]:
+        return self.problem.capacity * self.problem.limit
+
+    @property
+    def common(self) -> dict[str, Any]:
+        p = self.problem
+        return {
+            "quantile": self.quantile,
+            "groups": p.anti_affinity,
+            "base_load": p.base_load,
+            "pins": p.pins,
+        }
+
+    def check_each_vm_fits(self) -> None:
+        """Each VM alone must fit: its own curve's statistic (peak, or the quantile)."""
+        stat = np.asarray(
+            step_stat(np.asarray(self.curves, dtype=np.float64), self.quantile),
+            dtype=np.float64,
+        )
+        dataclasses.replace(self.problem, demand=stat).check_each_vm_fits()
+
+    def placement(self, strategy: str, assignment: npt.NDArray[np.int64], n: int) -> Placement:
+        return Placement(self.problem, n, assignment, "feasible", strategy)
+
+    def host_curves(self, placement: Placement) -> npt.NDArray[np.float32]:
+        p = self.problem
+        return host_curves(
+            self.curves, placement.assignment, placement.n_hosts, p.base_load, p.capacity
+        )
+
+    def first_fit(self) -> tuple[npt.NDArray[np.int64], int]:
+        """First-fit decreasing, opening hosts as needed."""
+        assign, n = fit_curves(self.curves, self.max_load, **self.common)
+        assert assign is not None
+        return assign, n
+
+    def survives(self, assign: npt.NDArray[np.int64], n: int) -> bool:
+        """Every k-host failure absorbed on the curves (stops at the first that is not)."""
+        if self.problem.failures == 0:
+            return True
+        report = failover.check(
+            self.placement("", assign, n), self.curves, quantile=self.quantile,
+            stop_at_first_failure=True,
+        )
+        return report.survives
+
+    def grow(self, candidates: list[Candidate], lb: int) -> tuple[Candidate, int]:
+        """The smallest candidate at or above ``lb`` that survives, else the first
+        count from there up whose spread or packed placement does; with attempts."""
+        attempts = 0
+        for name, assign, n in sorted(candidates, key=lambda c: c[2]):
+            attempts += 1
+            if n >= lb and self.survives(assign, n):
+                return (name, assign, n), attempts
+        p = self.problem
+        upper = max(lb, p.n_vms + p.failures + p.min_hosts)
+        for n in range(max(lb, min(c[2] for c in candidates)), upper + 1):
+            for strategy, spread in (("spread", True), ("packed", False)):
+                attempts += 1
+                assign_n, _ = fit_curves(
+                    self.curves, self.max_load, n_hosts=n, spread=spread, **self.common
+                )
+                if assign_n is not None and self.survives(assign_n, n):
+                    return (strategy, assign_n, n), attempts
+        raise InfeasiblePlacementError(
+            f"pool '{p.pool}': no placement of {p.n_vms} VMs on their curves survives "
+            f"{p.failures} host failure(s) even with {upper} hosts "
+            "[anti-affinity or pinning constraints conflict]"
+        )
+
+
+@dataclass
+class _Start:
+    """The placements to try first (cp-sat's, first-fit's) and what they taught."""
+
+    candidates: list[Candidate]
+    lower_bound: int
+    solver: dict[str, Any] | None
+    notes: list[str]
+
+
+def _starting_candidates(fit: _CurveFit, lb: int, solver: str, time_limit: float) -> _Start:
+    """First-fit decreasing, and with ``solver="cp-sat"`` the exact ceiling placement
+    (its proven bound raises the lower bound)."""
+    p = fit.problem
+    ffd, n_ffd = fit.first_fit()
+    start = _Start([], lb, None, [])
     if solver == "cp-sat":
         from vsizer.placement.cpsat import solve_curves
 
-        if quantile is not None:
-            notes.append(
+        if fit.quantile is not None:
+            start.notes.append(
                 "cp-sat places on every step; with a percentile below 100 % the "
                 "heuristic is used."
             )
         else:
             res = solve_curves(
-                curves,
-                max_load,
-                base_load=p.base_load,
-                groups=p.anti_affinity,
-                pins=p.pins,
-                hint=ffd,
-                n_max=n_ffd,
-                min_hosts=max(lb, 1),
+                fit.curves, fit.max_load, base_load=p.base_load, groups=p.anti_affinity,
+                pins=p.pins, hint=ffd, n_max=n_ffd, min_hosts=max(lb, 1),
                 time_limit=time_limit,
             )
-            solver_info = res.info(max(lb, 0))
-            lb = max(lb, res.best_bound)
-            candidates.append(("cp-sat", res.assignment, res.n_hosts))
-    candidates.append(("first-fit-decreasing", ffd, n_ffd))
-    attempts = 0
-    chosen: tuple[str, npt.NDArray[np.int64], int] | None = None
-
-    def survives(assign: npt.NDArray[np.int64], n: int) -> bool:
-        if p.failures == 0:
-            return True
-        rows = failover_on_curves(
-            curves, assign, n, p.capacity,
-            failures=p.failures, failover_limit=fo_limit, groups=p.anti_affinity,
-            base_load=p.base_load, quantile=quantile, report_dims=util_mask,
-            stop_at_first_failure=True,
-        )
-        return not any(r["unplaced_within_limit"] for r in rows)
-
-    for name, assign, n in sorted(candidates, key=lambda c: c[2]):
-        attempts += 1
-        if n >= lb and survives(assign, n):
-            chosen = (name, assign, n)
-            break
-    start = max(lb, min(c[2] for c in candidates))
-    upper = max(lb, n_vms + p.failures + p.min_hosts)
-    n = start
-    while chosen is None and n <= upper:
-        for strategy, spread in (("spread", True), ("packed", False)):
-            attempts += 1
-            assign_n, _ = fit_curves(curves, max_load, n_hosts=n, spread=spread, **common)
-            if assign_n is not None and survives(assign_n, n):
-                chosen = (strategy, assign_n, n)
-                break
-        n += 1
-    if chosen is None:
-        raise InfeasiblePlacementError(
-            f"pool '{p.pool}': no placement of {n_vms} VMs on their curves survives "
-            f"{p.failures} host failure(s) even with {upper} hosts "
-            "[anti-affinity or pinning constraints conflict]"
-        )
-    strategy, assignment, n_hosts = chosen
-    hints: dict[tuple[int, ...], dict[int, int]] | None = None
-    if n_hosts > lb:
-        peak = peak_candidate(p, curves, scalar_demand, n_hosts)
-        if peak is not None:
-            strategy, assignment, n_hosts, hints = peak
-    rows = (
-        failover_on_curves(
-            curves, assignment, n_hosts, p.capacity,
-            failures=p.failures, failover_limit=fo_limit, groups=p.anti_affinity,
-            base_load=p.base_load, quantile=quantile, report_dims=util_mask,
-            on_scenario=on_scenario, hints=hints,
-        )
-        if p.failures > 0
-        else []
-    )
-    host_curves = np.zeros((n_hosts, t, d), dtype=np.float32)
-    np.add.at(host_curves, assignment, curves.astype(np.float32))
-    host_curves += p.base_load.astype(np.float32)
-    host_curves /= p.capacity.astype(np.float32)
-    rep = replay(
-        curves, assignment, n_hosts, p.capacity, p.limit, base_load=p.base_load
-    )
-    if solver_info is not None:
-        solver_info["used"] = strategy == "cp-sat"
-    return CurveSizing(
-        assignment=assignment,
-        n_hosts=n_hosts,
-        strategy=strategy,
-        lower_bound=lb,
-        lower_bound_detail=detail,
-        series_bound=series_lb,
-        peak_sum_bound=peak_sum,
-        binding_dimension=binding,
-        failover_rows=rows,
-        replay=rep,
-        host_curves=host_curves,
-        solver=solver_info,
-        attempts=attempts,
-        notes=notes,
-    )
+            start.solver = res.info(max(lb, 0))
+            start.lower_bound = max(lb, res.best_bound)
+            start.candidates.append(("cp-sat", res.assignment, res.n_hosts))
+    start.candidates.append(("first-fit-decreasing", ffd, n_ffd))
+    return start
 
 
 def peak_candidate(
@@ -283,7 +278,7 @@ def peak_candidate(
     curves: npt.NDArray[np.floating],
     scalar_demand: npt.NDArray[np.floating] | None,
     n_curves: int,
-) -> tuple[str, npt.NDArray[np.int64], int, dict[tuple[int, ...], dict[int, int]]] | None:
+) -> tuple[str, npt.NDArray[np.int64], int, Hints] | None:
     """The pool sized on per-VM peaks, when that needs fewer than ``n_curves`` hosts.
 
     Two demand sets are sized with :func:`~vsizer.placement.sizing.size_pool`:
@@ -292,7 +287,7 @@ def peak_candidate(
     the curves' peaks alone. A placement that holds every VM at a demand no
     step of its curve exceeds holds on the curves at every step, and its
     failover re-placements hold too; they are returned as hints for
-    :func:`~vsizer.placement.series_fit.failover_on_curves`. Returns
+    :func:`~vsizer.placement.failover.check` on the curves. Returns
     ``(strategy, assignment, n_hosts, hints)`` of the smaller one, or None.
     """
     peaks = np.asarray(curves, dtype=np.float64).max(axis=1)

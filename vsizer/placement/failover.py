@@ -1,9 +1,11 @@
 """N+k failover check: can every k-host failure be absorbed by the survivors?
 
 For each set of k failed hosts, the VMs they ran are re-placed on the
-surviving hosts (largest first, each onto the survivor with the most headroom,
-as an HA restart would), honouring anti-affinity, within the failover limit
-(100 % of capacity by default). The check never mutates its input.
+surviving hosts, honouring anti-affinity, within the failover limit (100 % of
+capacity by default). On scalar demand: largest first, each onto the survivor
+with the most headroom, as an HA restart would. On demand curves (``curves``
+given): see :mod:`vsizer.placement.curve_failover`. The check never mutates its
+input. Both give one :class:`FailoverReport` of :class:`Scenario` rows.
 """
 
 from __future__ import annotations
@@ -11,56 +13,32 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from vsizer.placement.curve_failover import CurveReplacer, Hints, host_curves
+from vsizer.placement.failover_report import (
+    FailoverReport,
+    Scenario,
+    scenario_count,
+    summarize,
+    worst_cell,
+)
 from vsizer.placement.heuristics import greedy_assign, size_order
+from vsizer.placement.problem import UTIL_DIMS
 from vsizer.placement.result import Placement
 
-#: Dimensions whose utilization is reported as "survivor utilization"
-#: (the vCPU:core ratio is a density limit, not a utilization).
-UTIL_DIMS = ("cpu", "mem", "disk_iops", "disk_mb_s", "net_mbps")
-
-
-@dataclass
-class Scenario:
-    failed: list[str]
-    moves: list[dict[str, str]]
-    unplaced: list[str]
-    worst_host: str | None
-    worst_util: float
-    survivor_util: dict[str, dict[str, float]]
-    worst_dimension: str = ""
-
-
-@dataclass
-class FailoverReport:
-    """Outcome of :func:`check` for one pool."""
-
-    failures: int
-    survives: bool
-    scenarios: int
-    worst_survivor_util: float
-    worst_dimension: str
-    worst_scenario: dict[str, Any] | None
-    detail: list[Scenario] = field(default_factory=list)
-
-    @property
-    def failed_scenarios(self) -> list[Scenario]:
-        return [s for s in self.detail if s.unplaced]
-
-
-def scenario_count(n_hosts: int, failures: int) -> int:
-    """Number of k-host failure sets: C(n, k)."""
-    return math.comb(n_hosts, failures) if 0 < failures <= n_hosts else 0
+__all__ = ["FailoverReport", "Scenario", "check", "scenario_count"]
 
 
 def check(
     placement: Placement,
+    curves: npt.NDArray[np.floating] | None = None,
     failures: int | None = None,
     *,
+    quantile: float | None = None,
+    hints: Hints | None = None,
     on_scenario: Callable[[], None] | None = None,
     stop_at_first_failure: bool = False,
 ) -> FailoverReport:
@@ -70,8 +48,18 @@ def check(
     ----------
     placement : Placement
         A feasible placement; not modified.
+    curves : ndarray, shape (n_vms, n_steps, n_dims), optional
+        Demand curves of the VMs (dimensions in ``placement.problem.dims``):
+        the survivors must hold the summed curves, not the summed peaks.
+        None: the problem's scalar ``demand``.
     failures : int, optional
         Hosts failing at once (k); default ``placement.problem.failures``.
+    quantile : float, optional
+        On curves: share of steps that must fit (None: every step).
+    hints : dict, optional
+        On curves: known re-placements ({failed host indices: {vm index:
+        survivor index}}), taken where the greedy one leaves a VM unplaced and
+        they hold.
     on_scenario : callable, optional
         Called after each scenario (progress reporting).
     stop_at_first_failure : bool
@@ -83,70 +71,93 @@ def check(
         ``survives`` is True when in every scenario every displaced VM found a
         survivor within the failover limit. ``worst_survivor_util`` is the
         highest utilization of any survivor in any scenario over the
-        dimensions of :data:`UTIL_DIMS` (with k = 0: the highest normal
-        utilization).
+        dimensions of :data:`~vsizer.placement.problem.UTIL_DIMS` (with k = 0:
+        the highest normal utilization, on curves the highest step).
     """
     p = placement.problem
     k = p.failures if failures is None else failures
     n = placement.n_hosts
-    util_idx = [i for i, d in enumerate(p.dims) if d in UTIL_DIMS]
-    base_loads = placement.host_loads()
-
     if k == 0 or p.n_vms == 0:
-        util = base_loads[:, util_idx] / p.capacity[util_idx] if n else np.zeros((0, 1))
-        worst, wdim, whost = _worst(util, [p.dims[i] for i in util_idx])
-        return FailoverReport(0, True, 0, worst, wdim, None)
-    if k >= n:
+        # On curves the pool's k is reported even when nothing fails (as before).
+        return _normal_operation(placement, curves, 0 if curves is None else k)
+    if k >= n and curves is None:
         return FailoverReport(k, False, 0, math.inf, "", None)
-
-    max_load = p.capacity * p.failover_limit
-    order_all = size_order(p.demand, p.usable(failover=True))
-    rank = np.empty(p.n_vms, dtype=np.int64)
-    rank[order_all] = np.arange(p.n_vms)
-    n_groups = max(int(p.anti_affinity.max()) + 1, 1)
-    base_occ = np.zeros((n, n_groups), dtype=bool)
-    grouped = p.anti_affinity >= 0
-    base_occ[placement.assignment[grouped], p.anti_affinity[grouped]] = True
-
+    replacer: _PeakReplacer | CurveReplacer = (
+        _PeakReplacer(placement)
+        if curves is None
+        else CurveReplacer(placement, curves, quantile, hints)
+    )
     detail: list[Scenario] = []
-    survives = True
-    worst_all, worst_dim, worst_scn = -1.0, "", None
     for failed in itertools.combinations(range(n), k):
+        scenario = replacer.scenario(failed)
+        detail.append(scenario)
+        if on_scenario is not None:
+            on_scenario()
+        if scenario.unplaced and stop_at_first_failure:
+            break
+    if not detail:
+        # On curves k >= n hosts is not short-cut: k = n is one scenario without
+        # survivors, k > n none, reported as normal operation (as it always was).
+        return _normal_operation(placement, curves, k)
+    return summarize(k, detail, scenario_count(n, k))
+
+
+def _normal_operation(
+    placement: Placement, curves: npt.NDArray[np.floating] | None, failures: int
+) -> FailoverReport:
+    """No failure: the highest utilization in normal operation."""
+    p, n = placement.problem, placement.n_hosts
+    util_idx = [i for i, d in enumerate(p.dims) if d in UTIL_DIMS]
+    if curves is None:
+        loads = placement.host_loads()
+        util = loads[:, util_idx] / p.capacity[util_idx] if n else np.zeros((0, 1))
+    else:
+        hc = host_curves(curves, placement.assignment, n, p.base_load, p.capacity)
+        util = hc.max(axis=1)[:, util_idx] if n else np.zeros((0, len(util_idx)))
+    worst, dim, _ = worst_cell(util, [p.dims[i] for i in util_idx])
+    return FailoverReport(failures, True, 0, worst, dim, None)
+
+
+class _PeakReplacer:
+    """Re-placement on scalar demand (an HA restart), shared by every scenario."""
+
+    def __init__(self, placement: Placement) -> None:
+        p = placement.problem
+        self.placement, self.problem = placement, p
+        self.util_idx = [i for i, d in enumerate(p.dims) if d in UTIL_DIMS]
+        self.base_loads = placement.host_loads()
+        self.max_load = p.capacity * p.failover_limit
+        order_all = size_order(p.demand, p.usable(failover=True))
+        self.rank = np.empty(p.n_vms, dtype=np.int64)
+        self.rank[order_all] = np.arange(p.n_vms)
+        n_groups = max(int(p.anti_affinity.max()) + 1, 1)
+        self.base_occ = np.zeros((placement.n_hosts, n_groups), dtype=bool)
+        grouped = p.anti_affinity >= 0
+        self.base_occ[placement.assignment[grouped], p.anti_affinity[grouped]] = True
+
+    def scenario(self, failed: tuple[int, ...]) -> Scenario:
+        """Hosts ``failed`` down: their VMs, largest first, onto the survivors."""
+        p, assignment, util_idx = self.problem, self.placement.assignment, self.util_idx
         failed_arr = np.array(failed)
-        allowed = np.ones(n, dtype=bool)
+        allowed = np.ones(self.placement.n_hosts, dtype=bool)
         allowed[failed_arr] = False
-        displaced = np.flatnonzero(np.isin(placement.assignment, failed_arr))
-        displaced = displaced[np.argsort(rank[displaced], kind="stable")]
-        loads = base_loads.copy()
-        occ = base_occ.copy()
+        displaced = np.flatnonzero(np.isin(assignment, failed_arr))
+        displaced = displaced[np.argsort(self.rank[displaced], kind="stable")]
+        loads = self.base_loads.copy()
+        occ = self.base_occ.copy()
         occ[failed_arr] = False
         chosen = greedy_assign(
-            displaced,
-            p.demand,
-            loads,
-            max_load,
-            p.anti_affinity,
-            occ,
-            allowed,
-            None,
-            "balanced",
+            displaced, p.demand, loads, self.max_load, p.anti_affinity, occ, allowed,
+            None, "balanced",
         )
-        unplaced = [
-            p.vm_names[v] for v, h in zip(displaced, chosen, strict=True) if h < 0
-        ]
-        moves = [
-            {"vm": p.vm_names[v], "to": p.host_id(int(h))}
-            for v, h in zip(displaced, chosen, strict=True)
-            if h >= 0
-        ]
+        pairs = list(zip(displaced, chosen, strict=True))
         surv = np.flatnonzero(allowed)
         util = loads[surv][:, util_idx] / p.capacity[util_idx]
-        worst, wdim, wrow = _worst(util, [p.dims[i] for i in util_idx])
-        received = sorted({int(h) for h in chosen if h >= 0})
-        scenario = Scenario(
+        worst, wdim, wrow = worst_cell(util, [p.dims[i] for i in util_idx])
+        return Scenario(
             failed=[p.host_id(int(f)) for f in failed],
-            moves=moves,
-            unplaced=unplaced,
+            moves=[{"vm": p.vm_names[v], "to": p.host_id(int(h))} for v, h in pairs if h >= 0],
+            unplaced=[p.vm_names[v] for v, h in pairs if h < 0],
             worst_host=p.host_id(int(surv[wrow])) if wrow is not None else None,
             worst_util=worst,
             worst_dimension=wdim,
@@ -154,33 +165,6 @@ def check(
                 p.host_id(h): {
                     p.dims[i]: float(loads[h, i] / p.capacity[i]) for i in util_idx
                 }
-                for h in received
+                for h in sorted({int(h) for h in chosen if h >= 0})
             },
         )
-        detail.append(scenario)
-        if unplaced:
-            survives = False
-        if worst > worst_all:
-            worst_all, worst_dim = worst, wdim
-            worst_scn = {"failed": scenario.failed, "host": scenario.worst_host}
-        if on_scenario is not None:
-            on_scenario()
-        if unplaced and stop_at_first_failure:
-            break
-    return FailoverReport(
-        failures=k,
-        survives=survives,
-        scenarios=scenario_count(n, k),
-        worst_survivor_util=worst_all,
-        worst_dimension=worst_dim,
-        worst_scenario=worst_scn,
-        detail=detail,
-    )
-
-
-def _worst(util: np.ndarray, dims: list[str]) -> tuple[float, str, int | None]:
-    if util.size == 0:
-        return 0.0, "", None
-    flat = int(np.argmax(util))
-    row, col = divmod(flat, util.shape[1])
-    return float(util[row, col]), dims[col], row

@@ -20,6 +20,15 @@ DIMENSIONS: tuple[str, ...] = (
     "net_mbps",
 )
 
+#: Dimensions checked only where the host model and the servers give a figure
+#: (I/O); cpu, mem and vcpu are always checked.
+IO_DIMS: tuple[str, ...] = ("disk_iops", "disk_mb_s", "net_mbps")
+
+#: Dimensions whose utilization is reported (survivor utilization after a
+#: failure, worst host, replayed curves): all but ``vcpu``, whose vCPU:core
+#: ratio is a density limit, not a utilization.
+UTIL_DIMS: tuple[str, ...] = tuple(d for d in DIMENSIONS if d != "vcpu")
+
 #: Relative tolerance when comparing a load with its limit (float round-off).
 EPS = 1e-9
 

@@ -5,26 +5,85 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement import failover
+from vsizer.placement.failover_report import FailoverReport
 from vsizer.placement.heuristics import STRATEGIES
 from vsizer.placement.problem import EPS, PlacementProblem
 from vsizer.placement.result import Placement
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class PoolSizing:
-    """Result of :func:`size_pool`."""
+    """How one pool was sized: by :func:`size_pool` (scalar demand) or
+    :func:`~vsizer.placement.curve_sizing.size_pool_on_curves` (demand curves).
+
+    Attributes
+    ----------
+    placement : Placement
+        The chosen placement (``strategy`` names how it was found).
+    failover : FailoverReport
+        The full N+k check of that placement (on the curves when sized on them).
+    lower_bound : int
+        Fewest hosts any placement needs; ``lower_bound_detail`` per reason
+        (dimensions, failover, anti_affinity, min_hosts, pinning).
+    binding_dimension : str
+        The dimension with the highest total demand per usable host load.
+    attempts : int
+        Placements tried.
+    notes : tuple of str
+        Remarks for the plan's warnings (curves: e.g. cp-sat not used).
+    series_bound, peak_sum_bound : dict, optional
+        Curves: per-dimension bound from the busiest step (None with a
+        percentile), and from the sum of per-VM peaks (for comparison).
+    replay : dict, optional
+        Curves: per host, steps over the ceiling and over 100 %
+        (:func:`~vsizer.placement.series_fit.replay`).
+    host_curves : ndarray, shape (n_hosts, n_steps, n_dims), optional
+        Curves: utilization (fraction of capacity) per host and step.
+    solver : dict, optional
+        Curves with ``solver="cp-sat"``: the solver's status, bound and gap.
+
+    The curve fields are None when sized on scalar demand.
+    """
 
     placement: Placement
-    failover: failover.FailoverReport
+    failover: FailoverReport
     lower_bound: int
     lower_bound_detail: dict[str, int]
     binding_dimension: str
     attempts: int
+    notes: tuple[str, ...] = ()
+    series_bound: dict[str, int] | None = None
+    peak_sum_bound: dict[str, int] | None = None
+    replay: dict[str, list[int]] | None = None
+    host_curves: npt.NDArray[np.float32] | None = None
+    solver: dict[str, Any] | None = None
+
+    @property
+    def n_hosts(self) -> int:
+        return self.placement.n_hosts
+
+    @property
+    def assignment(self) -> npt.NDArray[np.int64]:
+        return self.placement.assignment
+
+    @property
+    def strategy(self) -> str:
+        return self.placement.strategy
+
+    @property
+    def survives(self) -> bool:
+        return self.failover.survives
+
+    @property
+    def on_curves(self) -> bool:
+        return self.host_curves is not None
 
     @property
     def gap(self) -> int:
@@ -63,7 +122,7 @@ def lower_bound(problem: PlacementProblem) -> tuple[int, dict[str, int], str]:
 
 def _try(
     problem: PlacementProblem, n: int, on_scenario: Callable[[], None] | None
-) -> tuple[Placement, failover.FailoverReport] | None:
+) -> tuple[Placement, FailoverReport] | None:
     for place in STRATEGIES.values():
         placement = place(problem, n)
         if not placement.feasible:
@@ -103,7 +162,7 @@ def size_pool(
         return PoolSizing(empty, failover.check(empty), 0, detail, binding, 0)
     upper = max(lb, problem.n_vms + problem.failures + problem.min_hosts)
     attempts = 0
-    best: tuple[int, Placement, failover.FailoverReport] | None = None
+    best: tuple[int, Placement, FailoverReport] | None = None
     last_fail = lb - 1
     n, step = lb, 1
     while n <= upper:

@@ -20,6 +20,7 @@ from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
+from vsizer.placement.problem import DIMENSIONS
 from vsizer.reporting.labels import LABELS, label, with_unit
 from vsizer.reporting.safe import set_safe_value
 
@@ -52,14 +53,7 @@ _PADDING = 2.0
 _FILTER_BUTTON = 2.0
 
 #: Order in which host dimensions are shown; others follow alphabetically.
-DIMENSION_ORDER: tuple[str, ...] = (
-    "cpu",
-    "mem",
-    "vcpu",
-    "disk_iops",
-    "disk_mb_s",
-    "net_mbps",
-)
+DIMENSION_ORDER: tuple[str, ...] = DIMENSIONS
 
 
 class Fmt(NamedTuple):

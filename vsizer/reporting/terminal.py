@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from vsizer.placement.problem import DIMENSIONS
 from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting.labels import label
 
@@ -238,7 +239,7 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
     hosts = Table(title=L("sheet_hosts"), title_justify="left")
     dims = [
         d
-        for d in ("cpu", "mem", "vcpu", "disk_iops", "disk_mb_s", "net_mbps")
+        for d in DIMENSIONS
         if any(d in h["util"] for p in plan["pools"] for h in p["hosts"])
     ]
     hosts.add_column(L("host_id"))

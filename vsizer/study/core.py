@@ -31,9 +31,8 @@ from vsizer.inventory.assume import fill_memory
 from vsizer.inventory.degenerate import require_servers, warn_zero_utilization
 from vsizer.models.memory_overhead import esxi_vm_overhead_mib
 from vsizer.models.profile import Profile, load_profile
-from vsizer.placement.curve_sizing import size_pool_on_curves
+from vsizer.placement.pool import size_pool_for
 from vsizer.placement.problem import DIMENSIONS, PlacementProblem
-from vsizer.placement.sizing import size_pool
 from vsizer.quality import QualityReport
 from vsizer.series.align import AlignedSeries
 from vsizer.series.model import SeriesSet
@@ -263,30 +262,17 @@ def _size_pools(
         if progress:
             progress("pool", (str(pool), len(idx), failures))
         on_scenario = (lambda: progress("scenario", None)) if progress else None
-        if curves_all is not None:
-            vm_curves = curves_all[idx]
-            curve = size_pool_on_curves(
-                problem,
-                vm_curves,
-                quantile=rules.quantile,
-                solver=rules.solver,
-                time_limit=rules.time_limit,
-                on_scenario=on_scenario,
-                scalar_demand=_pool_scalar_demand(series_info, idx),
-            )
-            hosts_of = curve.assignment
-            for n in curve.notes:
-                quality.warn("series_sizing", f"pool '{pool}': {n}")
-            result = PoolResult(
-                str(pool), ceiling, failures, min_hosts, None, problem, curve,
-                vm_curves,
-            )
-        else:
-            sizing = size_pool(problem, on_scenario=on_scenario)
-            hosts_of = sizing.placement.assignment
-            result = PoolResult(
-                str(pool), ceiling, failures, min_hosts, sizing, problem
-            )
+        vm_curves = curves_all[idx] if curves_all is not None else None
+        sizing = size_pool_for(
+            problem, vm_curves, rules, on_scenario=on_scenario,
+            scalar_demand=_pool_scalar_demand(series_info, idx),
+        )
+        for n in sizing.notes:
+            quality.warn("series_sizing", f"pool '{pool}': {n}")
+        hosts_of = sizing.placement.assignment
+        result = PoolResult(
+            str(pool), ceiling, failures, min_hosts, sizing, problem, vm_curves
+        )
         servers.loc[idx, "host"] = [problem.host_id(int(h)) for h in hosts_of]
         pools.append(result)
     return pools

@@ -260,11 +260,10 @@ def _pool_power(
     series: SeriesInfo | None,
 ) -> PoolPower:
     idx = np.flatnonzero((servers["pool"] == pr.name).to_numpy())
-    if pr.curve is not None:
-        n_hosts = pr.curve.n_hosts
+    if pr.sizing.on_curves:
+        n_hosts = pr.sizing.n_hosts
         avg_util = _curve_avg_cpu(pr, servers, series, idx) if n_hosts else np.zeros(0)
     else:
-        assert pr.sizing is not None
         pl = pr.sizing.placement
         n_hosts = pl.n_hosts
         avg_demand = servers["cpu_avg_demand"].astype(float).fillna(0).to_numpy()[idx]
@@ -286,8 +285,8 @@ def _curve_avg_cpu(
 ) -> np.ndarray:
     """Average CPU utilization per host; a VM without a CPU series counts at its
     inventory average, as in a plan without series (it is placed at its peak)."""
-    c, prob = pr.curve, pr.problem
-    assert c is not None and prob is not None and pr.vm_curves is not None
+    c, prob = pr.sizing, pr.problem
+    assert c.host_curves is not None and prob is not None and pr.vm_curves is not None
     cpu_i = list(prob.dims).index("cpu")
     host_mean = c.host_curves[:, :, cpu_i].mean(axis=1)
     flat = series.cpu_flat if series is not None else None

@@ -13,6 +13,7 @@ from vsizer.catalogs.model import HostModel
 from vsizer.catalogs.normalize import host_cpu_capacity
 from vsizer.errors import ConfigError
 from vsizer.models.platform import SCENARIOS
+from vsizer.placement.problem import IO_DIMS
 from vsizer.quality import QualityReport
 from vsizer.study.config import Rules
 
@@ -118,7 +119,7 @@ def host_capacity(
         "vcpu": host.cores * rules.vcpu_per_core,
     }
     unconstrained = []
-    for dim in ("disk_iops", "disk_mb_s", "net_mbps"):
+    for dim in IO_DIMS:
         host_value = getattr(host, dim, None)
         given = int(servers[dim].notna().sum()) if dim in servers else 0
         if given and host_value:

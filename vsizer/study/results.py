@@ -11,7 +11,6 @@ import pandas as pd
 
 from vsizer.catalogs.model import HostModel
 from vsizer.inventory import Inventory
-from vsizer.placement.curve_sizing import CurveSizing
 from vsizer.placement.problem import PlacementProblem
 from vsizer.placement.sizing import PoolSizing
 from vsizer.quality import PlanWarning, QualityReport
@@ -24,16 +23,15 @@ from vsizer.study.serialize import plan_to_dict, plan_to_json
 
 @dataclass
 class PoolResult:
-    """One pool sized and placed: on peak figures (``sizing``) or on demand
-    curves (``curve``, ``vm_curves``)."""
+    """One pool sized and placed, on peak figures or on demand curves
+    (``sizing.on_curves``; then ``vm_curves`` holds the pool's demand)."""
 
     name: str
     ceiling: float
     failures: int
     min_hosts: int
-    sizing: PoolSizing | None
+    sizing: PoolSizing  # scalar or curve sizing (curve fields set: sizing.on_curves)
     problem: PlacementProblem | None = None
-    curve: CurveSizing | None = None
     vm_curves: np.ndarray | None = None  # (n_vms, T, D) demand, pool order
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 from vsizer import __version__
 from vsizer._jsonable import jsonable as _r
 from vsizer.catalogs.hosts_before import before_summary
-from vsizer.study._pools import CURVE_POINTS, _curve_pool, _peak_pool
+from vsizer.study._pools import CURVE_POINTS, pool_doc
 from vsizer.study.config import Rules
 from vsizer.study.economics import Economics, TargetCheck
 
@@ -111,11 +111,7 @@ def _pools_section(plan: ConsolidationPlan) -> list[dict[str, Any]]:
     out = []
     for pr in plan.pools:
         idx = np.flatnonzero((servers["pool"] == pr.name).to_numpy())
-        if pr.curve is not None:
-            pool_doc, _ = _curve_pool(plan, pr, idx, index)
-        else:
-            pool_doc, _ = _peak_pool(plan, pr, idx)
-        out.append(pool_doc)
+        out.append(pool_doc(plan, pr, idx, index))
     return out
 
 

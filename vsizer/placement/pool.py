@@ -1,0 +1,56 @@
+"""Size one pool: on its demand curves when the plan has time series, else on
+each VM's scalar demand. Either way one :class:`~vsizer.placement.sizing.PoolSizing`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from vsizer.placement.curve_sizing import size_pool_on_curves
+from vsizer.placement.problem import PlacementProblem
+from vsizer.placement.sizing import PoolSizing, size_pool
+
+
+class CurveRules(Protocol):
+    """The plan rules that sizing on curves reads (``vsizer.study.Rules`` has them)."""
+
+    @property
+    def quantile(self) -> float | None: ...
+
+    @property
+    def solver(self) -> str: ...
+
+    @property
+    def time_limit(self) -> float: ...
+
+
+def size_pool_for(
+    problem: PlacementProblem,
+    curves: npt.NDArray[np.floating] | None,
+    rules: CurveRules,
+    *,
+    on_scenario: Callable[[], None] | None = None,
+    scalar_demand: npt.NDArray[np.floating] | None = None,
+) -> PoolSizing:
+    """The pool sized on ``curves`` (n_vms, n_steps, n_dims) if given, else on ``problem.demand``.
+
+    On curves, ``rules`` gives the percentile (``quantile``), the ``solver`` and
+    its ``time_limit``, and ``scalar_demand`` each VM's demand as a plan
+    without series would size it (see
+    :func:`~vsizer.placement.curve_sizing.size_pool_on_curves`); both are
+    unused on scalar demand.
+    """
+    if curves is None:
+        return size_pool(problem, on_scenario=on_scenario)
+    return size_pool_on_curves(
+        problem,
+        curves,
+        quantile=rules.quantile,
+        solver=rules.solver,
+        time_limit=rules.time_limit,
+        on_scenario=on_scenario,
+        scalar_demand=scalar_demand,
+    )
