@@ -36,8 +36,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "vsizer/placement/curve_sizing.py::size_pool_on_curves": "TODO(issue 13): 176 lines",
     "vsizer/placement/failover.py::check": "TODO(issue 13): 119 lines",
     "vsizer/placement/series_fit.py::fit_curves": "TODO(issue 13): 111 lines",
-    "vsizer/reporting/_html_charts.py::placement_chart": "TODO(issue 13): 106 lines",
-    "vsizer/reporting/_html_charts.py::stack_chart": "TODO(issue 13): 83 lines",
     "vsizer/reporting/_xlsx_compare.py::compare_workbook": "TODO(issue 13): 87 lines",
     "vsizer/reporting/_xlsx_sheets.py::failover_sheet": "TODO(issue 13): 89 lines",
     "vsizer/reporting/terminal.py::_print_series": "TODO(issue 13): 81 lines",
