@@ -143,7 +143,8 @@ def power_chart(plan: Mapping[str, Any], t: Label) -> dict[str, Any]:
 
 
 def _by_cpu_share(
-    hosts: list[tuple[Mapping, float, Mapping]], shares: Mapping[str, Mapping[str, float]]
+    hosts: list[tuple[Mapping, float, Mapping]],
+    shares: Mapping[str, Mapping[str, float]],
 ) -> list[list[Any]]:
     """Per host, its VMs from the largest CPU share down."""
     return [
@@ -241,7 +242,9 @@ def _limit_lines(
     return shapes, notes
 
 
-def _placement_layout(t: Label, shapes: list[dict], notes: list[dict]) -> dict[str, Any]:
+def _placement_layout(
+    t: Label, shapes: list[dict], notes: list[dict]
+) -> dict[str, Any]:
     """Two stacked panels (CPU over memory) sharing the host categories."""
     return _layout(
         barmode="stack",

@@ -201,9 +201,7 @@ class Page:
         """
         fig_id = fig_id or f"chart-{len(self.figures) + 1}"
         self.figures.append((fig_id, figure))
-        return (
-            f'<div class="chart" id="{esc(fig_id)}" style="height:{int(height)}px"></div>'
-        )
+        return f'<div class="chart" id="{esc(fig_id)}" style="height:{int(height)}px"></div>'
 
     def section(self, key: str, title: str, body: str) -> None:
         """Append a section with anchor ``key``; ``body`` is built HTML."""

@@ -21,7 +21,9 @@ __all__ = ["card", "dimension_label", "summary_section", "verdict"]
 Label = Callable[..., str]
 
 
-def card(key: str, value: str, detail: str = "", state: bool | str | None = None) -> str:
+def card(
+    key: str, value: str, detail: str = "", state: bool | str | None = None
+) -> str:
     """A summary card: caption, big value, detail; ``state`` colours its edge."""
     cls = {True: " good", False: " bad", None: "", "warn": " warn"}[state]
     return (

@@ -72,7 +72,11 @@ def fmt_cell(value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float):
-        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.4g}"
+        return (
+            str(int(value))
+            if value.is_integer() and abs(value) < 1e15
+            else f"{value:.4g}"
+        )
     return str(value)
 
 
@@ -94,7 +98,9 @@ def _section_body(page: Page, section: BenchSection) -> str:
     parts = []
     if section.figure is not None:
         parts.append(
-            page.chart(_figure_dict(section.figure), height=450, fig_id=section.chart_id)
+            page.chart(
+                _figure_dict(section.figure), height=450, fig_id=section.chart_id
+            )
         )
     if section.warning is not None:
         parts.append(f'<p class="banner-warn">{esc(section.warning)}</p>')
@@ -131,7 +137,9 @@ def bench_html(
     page = Page(title=title, lang="en", notice=notice)
     taken: set[str] = set()
     for section in sections:
-        page.section(_anchor(section.title, taken), section.title, _section_body(page, section))
+        page.section(
+            _anchor(section.title, taken), section.title, _section_body(page, section)
+        )
     return page.render()
 
 
