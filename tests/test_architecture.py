@@ -36,8 +36,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "vsizer/placement/curve_sizing.py::size_pool_on_curves": "TODO(issue 13): 176 lines",
     "vsizer/placement/failover.py::check": "TODO(issue 13): 119 lines",
     "vsizer/placement/series_fit.py::fit_curves": "TODO(issue 13): 111 lines",
-    "vsizer/reporting/terminal.py::_print_series": "TODO(issue 13): 81 lines",
-    "vsizer/reporting/terminal.py::print_summary": "TODO(issue 13): 146 lines",
     "vsizer/series/_journal.py::read_journal": "TODO(issue 13): 98 lines",
     "vsizer/series/_sysstat_parse.py::parse_sar_text": "TODO(issue 13): 93 lines",
     "vsizer/series/align.py::align": "TODO(issue 13): 100 lines",
