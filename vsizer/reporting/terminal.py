@@ -1,4 +1,10 @@
-"""Terminal summary of a plan (rich tables), from the plan dict of docs/plan-schema.md."""
+"""Terminal summary of a plan (rich tables), from the plan dict of docs/plan-schema.md.
+
+Pools are read through :mod:`vsizer.reporting._plan_view` like the HTML and
+Excel reports: the lower bound and the failure scenarios have one shape whether
+the pool was sized on peaks (schema "1") or on curves (schema "2"); the curve
+extras (worst step, steps over 100 %, the replay) are shown when present.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from vsizer.reporting._plan_view import failover_scenarios, lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting.labels import label
 
@@ -22,11 +29,6 @@ def _pct(x: float | None) -> str:
 
 def _num(x: float | None, digits: int = 0) -> str:
     return "—" if x is None else f"{x:,.{digits}f}"
-
-
-def _lb(value: Any) -> Any:
-    """Pool lower bound: an object since schema 2, an int before."""
-    return value["hosts"] if isinstance(value, dict) else value
 
 
 #: Labels of the time-series sections (en, ja).
@@ -130,8 +132,8 @@ def _series_failover(plan: dict[str, Any], console: Console, lang: str) -> None:
     rows = [
         (p["name"], sc)
         for p in plan["pools"]
-        for sc in p["failover"].get("scenarios", [])
-        if isinstance(sc, dict) and sc.get("worst_step") is not None
+        for sc in failover_scenarios(p)
+        if sc["worst_step"] is not None
     ]
     if not rows:
         return
@@ -239,7 +241,7 @@ def _pools_table(plan: dict[str, Any], L: Label) -> Table:
             Text(p["name"]),
             str(p["servers"]),
             str(p["host_count"]),
-            str(_lb(p["lower_bound"])),
+            str(lower_bound_hosts(p)),
             p["binding_dimension"],
             str(p["failures"]),
             _pct(fo["worst_survivor_util"]),
