@@ -195,8 +195,9 @@ def test_bench_report_contention_chart(browser: Any, tmp_path: Path) -> None:
     try:
         page.goto(report.as_uri())
         page.wait_for_function(
-            "Array.from(document.querySelectorAll('.plotly-graph-div'))"
+            "Array.from(document.querySelectorAll('.chart'))"
             ".every(d => d.querySelector('svg.main-svg'))", timeout=30_000)
+        assert page.locator(".chart").count() >= 1
         assert errors == []
         chart = page.locator("#cpu-contention")
         legend = page.evaluate("Array.from(document.querySelectorAll("

@@ -1,6 +1,7 @@
 """Benchmark report: HTML (plotly charts, embedded) or Excel, from the sample store.
 
-Charts, the classic ones of the consolidation studies (DESIGN §6, §8):
+The HTML page is laid out by :mod:`vsizer.reporting.bench_html` (the plan
+report's page shell) from the sections built here. Charts, the classic ones of the consolidation studies (DESIGN §6, §8):
 throughput vs queue depth per access specification (disk), vs block size
 (network), per-VM relative performance and tile score vs VM count (tiles), the
 tiles' CPU contention against the fitted CPU model (:mod:`vsizer.bench.contention`), and
@@ -12,7 +13,6 @@ spreadsheet cells go through :func:`vsizer.reporting.safe.set_safe_value`.
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from vsizer.bench.contention import contention_figure, contention_frame, fit_con
 from vsizer.bench.samples import Sample, read_samples
 from vsizer.errors import InputError
 from vsizer.models.fit import FitResult
+from vsizer.reporting.bench_html import BenchSection, fmt_cell, write_bench_html
 
 __all__ = ["summary_frame", "ratio_frame", "write_report"]
 
@@ -96,7 +97,7 @@ def ratio_frame(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def _label(row: pd.Series, keys: list[str]) -> str:
-    return " ".join(f"{k}={_fmt(row[k])}" for k in keys if k in row and pd.notna(row[k]))
+    return " ".join(f"{k}={fmt_cell(row[k])}" for k in keys if k in row and pd.notna(row[k]))
 
 
 def _charts(summary: pd.DataFrame, ratios: pd.DataFrame) -> list[tuple[str, Any]]:
@@ -178,72 +179,35 @@ def _bytes(size: Any) -> float:
         return 0.0
 
 
-def _table(frame: pd.DataFrame) -> str:
-    if frame.empty:
-        return "<p>(none)</p>"
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(_fmt(v))}</td>" for v in row) + "</tr>"
-        for row in frame.itertuples(index=False)
-    )
-    return f"<table><tr>{head}</tr>{body}</table>"
-
-
-def _fmt(value: Any) -> str:
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return ""
-    if isinstance(value, float):
-        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.4g}"
-    return str(value)
-
-
-def _contention_parts(
-    contention: tuple[pd.DataFrame, FitResult | str] | None, include_plotlyjs: bool
-) -> list[str]:
-    """HTML: the tiles' contention chart with the fit, its parameters, or why no fit."""
-    import plotly.io as pio
-
+def _contention_section(
+    contention: tuple[pd.DataFrame, FitResult | str] | None,
+) -> list[BenchSection]:
+    """The tiles' contention chart with the fit, its parameters, or why no fit."""
     if contention is None:
         return []
     frame, fit = contention
     result = fit if isinstance(fit, FitResult) else None
-    parts = ["<h2>CPU contention: measured vs fitted (vsizer fit --model cpu)</h2>",
-             pio.to_html(contention_figure(frame, result), full_html=False,
-                         include_plotlyjs=include_plotlyjs, div_id="cpu-contention")]
+    title = "CPU contention: measured vs fitted (vsizer fit --model cpu)"
+    figure = contention_figure(frame, result)
     if result is None:
-        parts.append(f"<p class='warn'>No fit: {html.escape(str(fit))}</p>")
-        return parts
+        return [BenchSection(title, figure, chart_id="cpu-contention", warning=f"No fit: {fit}")]
     params = pd.DataFrame([{"parameter": k, "value": e.value, "ci_low": e.ci_low,
                             "ci_high": e.ci_high, "n": e.n} for k, e in result.parameters.items()])
-    parts.append(_table(params) + _table(pd.DataFrame(result.curve)))
-    parts.extend(f"<p>{html.escape(n)}</p>" for n in result.notes)
-    return parts
+    return [BenchSection(title, figure, chart_id="cpu-contention",
+                         tables=(params, pd.DataFrame(result.curve)), notes=tuple(result.notes))]
 
 
-def _html(summary: pd.DataFrame, ratios: pd.DataFrame,
-          contention: tuple[pd.DataFrame, FitResult | str] | None = None) -> str:
-    import plotly.io as pio
-
-    parts = ["<!doctype html><html><head><meta charset='utf-8'>",
-             "<title>vsizer benchmark report</title>",
-             "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;"
-             "font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px}"
-             ".warn{background:#fff3cd;padding:8px;border:1px solid #e0c36c}</style>",
-             "</head><body><h1>vsizer benchmark report</h1>"]
-    if summary["emulated"].any():
-        parts.append(f"<p class='warn'>{html.escape(EMULATED_NOTE)}</p>")
-    first = True
-    for title, fig in _charts(summary, ratios):
-        parts.append(f"<h2>{html.escape(title)}</h2>")
-        parts.append(pio.to_html(fig, full_html=False, include_plotlyjs=first))
-        first = False
-    parts.extend(_contention_parts(contention, include_plotlyjs=first))
-    parts.append("<h2>VM / physical ratios</h2>" + _table(ratios))
+def _sections(summary: pd.DataFrame, ratios: pd.DataFrame,
+              contention: tuple[pd.DataFrame, FitResult | str] | None = None) -> list[BenchSection]:
+    """The page's sections: the charts, the contention fit, the ratio and result tables."""
     cols = [c for c in summary.columns if c not in ("env", "emulated")
             and summary[c].notna().any()]
-    parts.append("<h2>All results (trimmed means)</h2>" + _table(summary[cols]))
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    return [
+        *(BenchSection(title, fig) for title, fig in _charts(summary, ratios)),
+        *_contention_section(contention),
+        BenchSection("VM / physical ratios", tables=(ratios,)),
+        BenchSection("All results (trimmed means)", tables=(summary[cols],)),
+    ]
 
 
 def _xlsx(summary: pd.DataFrame, ratios: pd.DataFrame, path: Path,
@@ -292,9 +256,8 @@ def write_report(store: str | Path, output: str | Path) -> Path:
     frame = contention_frame(samples)
     contention = None if frame.empty else (frame, fit_contention(frame))
     if out.suffix == ".html":
-        text = _html(summary, ratios, contention)
-        with atomic_write(out, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_bench_html(out, "vsizer benchmark report", _sections(summary, ratios, contention),
+                         banner=EMULATED_NOTE if summary["emulated"].any() else None)
     else:
         _xlsx(summary, ratios, out, contention)
     return out

@@ -142,80 +142,96 @@ def power_chart(plan: Mapping[str, Any], t: Label) -> dict[str, Any]:
     return {"data": data, "layout": layout}
 
 
-def placement_chart(plan: Mapping[str, Any], t: Label) -> dict[str, Any] | None:
-    """Host x VM view: per host, its VMs stacked by share of CPU and of memory.
-
-    Trace ``k`` holds the ``k``-th largest VM (by CPU share) of every host, so
-    the trace count is the largest VM count of a host, not the VM count.
-    The memory panel adds the hypervisor reserve as its own segment, so each
-    bar reaches the host's planned utilization.
-    """
-    hosts = list(host_rows(plan))
-    if not hosts:
-        return None
-    shares = vm_shares(plan)
-    capacity = plan["host_model"].get("capacity") or {}
-    reserve = plan["parameters"].get("host_memory_reserve_gib") or 0.0
-    mem_cap = capacity.get("mem")
-    x = [chart_text(host["id"]) for _, _, host in hosts]
-    ordered = [
+def _by_cpu_share(
+    hosts: list[tuple[Mapping, float, Mapping]],
+    shares: Mapping[str, Mapping[str, float]],
+) -> list[list[Any]]:
+    """Per host, its VMs from the largest CPU share down."""
+    return [
         sorted(
             host.get("vms", []), key=lambda v: -shares.get(str(v), {}).get("cpu", 0.0)
         )
         for _, _, host in hosts
     ]
-    depth = max((len(vms) for vms in ordered), default=0)
-    # Sized on curves, a host holds VMs whose peaks do not coincide: its CPU
-    # segments are scaled so they add up to the host's planned utilization.
+
+
+def _cpu_scale(
+    hosts: list[tuple[Mapping, float, Mapping]],
+    ordered: list[list[Any]],
+    shares: Mapping[str, Mapping[str, float]],
+) -> list[float]:
+    """Per host, the factor that makes its CPU segments add up to its utilization.
+
+    Sized on curves, a host holds VMs whose peaks do not coincide: its CPU
+    segments are scaled so they add up to the host's planned utilization.
+    Sized on peaks the factor is 1.
+    """
     scale = []
     for (_, _, host), vms in zip(hosts, ordered, strict=True):
         total = sum(shares.get(str(v), {}).get("cpu", 0.0) for v in vms)
         util = (host.get("util") or {}).get("cpu")
         curved = bool((host.get("curves") or {}).get("cpu"))
         scale.append(util / total if curved and total and util is not None else 1.0)
-    data: list[dict[str, Any]] = []
-    for panel, dim in ((1, "cpu"), (2, "mem")):
-        axis = "" if panel == 1 else "2"
-        if dim == "mem" and mem_cap:
-            data.append(
-                {
-                    "type": "bar",
-                    "x": x,
-                    "y": [reserve / mem_cap] * len(x),
-                    "name": t("host_memory_reserve_gib"),
-                    "marker": {"color": "#d9e2ec"},
-                    "hovertemplate": "%{x}: %{y:.1%}<extra></extra>",
-                    "showlegend": False,
-                    "xaxis": f"x{axis}",
-                    "yaxis": f"y{axis}",
-                }
-            )
-        for k in range(depth):
-            names = [vms[k] if k < len(vms) else None for vms in ordered]
-            data.append(
-                {
-                    "type": "bar",
-                    "x": x,
-                    "y": [
-                        _share(shares, n, dim, f if dim == "cpu" else 1.0)
-                        for n, f in zip(names, scale, strict=True)
-                    ],
-                    "text": [chart_text(n) if n is not None else "" for n in names],
-                    "textposition": "inside",
-                    "insidetextanchor": "middle",
-                    "hovertemplate": "%{x}: %{text} %{y:.1%}<extra></extra>",
-                    "marker": {
-                        "color": _PALETTE[k % len(_PALETTE)],
-                        "line": {"color": "#ffffff", "width": 0.5},
-                    },
-                    "showlegend": False,
-                    "xaxis": f"x{axis}",
-                    "yaxis": f"y{axis}",
-                }
-            )
-    ceilings = sorted({c for _, c, _ in hosts if c is not None})
+    return scale
+
+
+def _reserve_bar(x: list[str], fraction: float, name: str) -> dict[str, Any]:
+    """The hypervisor memory reserve of every host, the bottom memory segment."""
+    return {
+        "type": "bar",
+        "x": x,
+        "y": [fraction] * len(x),
+        "name": name,
+        "marker": {"color": "#d9e2ec"},
+        "hovertemplate": "%{x}: %{y:.1%}<extra></extra>",
+        "showlegend": False,
+        "xaxis": "x2",
+        "yaxis": "y2",
+    }
+
+
+def _vm_bars(
+    x: list[str],
+    ordered: list[list[Any]],
+    shares: Mapping[str, Mapping[str, float]],
+    dim: str,
+    scale: list[float],
+    axis: str,
+) -> list[dict[str, Any]]:
+    """Trace ``k``: the ``k``-th largest VM of every host, its share of ``dim``."""
+    bars = []
+    for k in range(max((len(vms) for vms in ordered), default=0)):
+        names = [vms[k] if k < len(vms) else None for vms in ordered]
+        bars.append(
+            {
+                "type": "bar",
+                "x": x,
+                "y": [
+                    _share(shares, n, dim, f if dim == "cpu" else 1.0)
+                    for n, f in zip(names, scale, strict=True)
+                ],
+                "text": [chart_text(n) if n is not None else "" for n in names],
+                "textposition": "inside",
+                "insidetextanchor": "middle",
+                "hovertemplate": "%{x}: %{text} %{y:.1%}<extra></extra>",
+                "marker": {
+                    "color": _PALETTE[k % len(_PALETTE)],
+                    "line": {"color": "#ffffff", "width": 0.5},
+                },
+                "showlegend": False,
+                "xaxis": f"x{axis}",
+                "yaxis": f"y{axis}",
+            }
+        )
+    return bars
+
+
+def _limit_lines(
+    ceilings: list[float], t: Label, yrefs: tuple[str, ...]
+) -> tuple[list[dict], list[dict]]:
+    """Shapes and annotations: every ceiling and 100 %, on each of ``yrefs``."""
     shapes, notes = [], []
-    for yref in ("y", "y2"):
+    for yref in yrefs:
         for c in ceilings:
             s, n = _hline(c, _CEILING_COLOUR, f"{t('ceiling')} {c:.0%}", yref)
             shapes.append(s)
@@ -223,7 +239,14 @@ def placement_chart(plan: Mapping[str, Any], t: Label) -> dict[str, Any] | None:
         s, n = _hline(1.0, _FULL_COLOUR, "100 %", yref)
         shapes.append(s)
         notes.append(n)
-    layout = _layout(
+    return shapes, notes
+
+
+def _placement_layout(
+    t: Label, shapes: list[dict], notes: list[dict]
+) -> dict[str, Any]:
+    """Two stacked panels (CPU over memory) sharing the host categories."""
+    return _layout(
         barmode="stack",
         grid={
             "rows": 2,
@@ -247,7 +270,32 @@ def placement_chart(plan: Mapping[str, Any], t: Label) -> dict[str, Any] | None:
         annotations=notes,
         uniformtext={"minsize": 8, "mode": "hide"},
     )
-    return {"data": data, "layout": layout}
+
+
+def placement_chart(plan: Mapping[str, Any], t: Label) -> dict[str, Any] | None:
+    """Host x VM view: per host, its VMs stacked by share of CPU and of memory.
+
+    Trace ``k`` holds the ``k``-th largest VM (by CPU share) of every host, so
+    the trace count is the largest VM count of a host, not the VM count.
+    The memory panel adds the hypervisor reserve as its own segment, so each
+    bar reaches the host's planned utilization.
+    """
+    hosts = list(host_rows(plan))
+    if not hosts:
+        return None
+    shares = vm_shares(plan)
+    mem_cap = (plan["host_model"].get("capacity") or {}).get("mem")
+    reserve = plan["parameters"].get("host_memory_reserve_gib") or 0.0
+    x = [chart_text(host["id"]) for _, _, host in hosts]
+    ordered = _by_cpu_share(hosts, shares)
+    scale = _cpu_scale(hosts, ordered, shares)
+    data = _vm_bars(x, ordered, shares, "cpu", scale, "")
+    if mem_cap:
+        data.append(_reserve_bar(x, reserve / mem_cap, t("host_memory_reserve_gib")))
+    data.extend(_vm_bars(x, ordered, shares, "mem", scale, "2"))
+    ceilings = sorted({c for _, c, _ in hosts if c is not None})
+    shapes, notes = _limit_lines(ceilings, t, ("y", "y2"))
+    return {"data": data, "layout": _placement_layout(t, shapes, notes)}
 
 
 def _share(
@@ -312,21 +360,10 @@ def heatmap_chart(plan: Mapping[str, Any], t: Label, dim: str) -> dict[str, Any]
     }
 
 
-def stack_chart(
-    plan: Mapping[str, Any], t: Label, dim: str = "cpu"
-) -> dict[str, Any] | None:
-    """Per-host stacked demand curves with ceiling and 100 % lines.
-
-    One host is shown at a time; a drop-down picks the host. ``None`` when
-    no host has a ``stack``.
-    """
-    hosts = [
-        (ceiling, host)
-        for _, ceiling, host in host_rows(plan)
-        if (host.get("stack") or {}).get(dim)
-    ]
-    if not hosts:
-        return None
+def _stack_traces(
+    plan: Mapping[str, Any], t: Label, dim: str, hosts: list[tuple[float, Mapping]]
+) -> tuple[list[dict[str, Any]], list[int]]:
+    """Every host's stacked curves (only the first host's visible) and their owners."""
     data: list[dict[str, Any]] = []
     owner: list[int] = []
     for h, (_, host) in enumerate(hosts):
@@ -349,14 +386,20 @@ def stack_chart(
                 }
             )
             owner.append(h)
+    return data, owner
 
-    def lines(ceiling: float) -> dict[str, Any]:
-        c_shape, c_note = _hline(
-            ceiling, _CEILING_COLOUR, f"{t('ceiling')} {ceiling:.0%}"
-        )
-        f_shape, f_note = _hline(1.0, _FULL_COLOUR, "100 %")
-        return {"shapes": [c_shape, f_shape], "annotations": [c_note, f_note]}
 
+def _ceiling_lines(ceiling: float, t: Label) -> dict[str, Any]:
+    """Layout ``shapes`` and ``annotations`` of a host's ceiling and of 100 %."""
+    c_shape, c_note = _hline(ceiling, _CEILING_COLOUR, f"{t('ceiling')} {ceiling:.0%}")
+    f_shape, f_note = _hline(1.0, _FULL_COLOUR, "100 %")
+    return {"shapes": [c_shape, f_shape], "annotations": [c_note, f_note]}
+
+
+def _host_picker(
+    hosts: list[tuple[float, Mapping]], owner: list[int], t: Label
+) -> dict[str, Any]:
+    """The drop-down that shows one host's curves, title and lines at a time."""
     buttons = [
         {
             "label": chart_text(host["id"]),
@@ -365,12 +408,39 @@ def stack_chart(
                 {"visible": [o == h for o in owner]},
                 {
                     "title.text": f"{t('host_id')} {chart_text(host['id'])}",
-                    **lines(ceiling),
+                    **_ceiling_lines(ceiling, t),
                 },
             ],
         }
         for h, (ceiling, host) in enumerate(hosts)
     ]
+    return {
+        "buttons": buttons,
+        "direction": "down",
+        "x": 0,
+        "xanchor": "left",
+        "y": 1.18,
+        "yanchor": "top",
+        "showactive": True,
+    }
+
+
+def stack_chart(
+    plan: Mapping[str, Any], t: Label, dim: str = "cpu"
+) -> dict[str, Any] | None:
+    """Per-host stacked demand curves with ceiling and 100 % lines.
+
+    One host is shown at a time; a drop-down picks the host. ``None`` when
+    no host has a ``stack``.
+    """
+    hosts = [
+        (ceiling, host)
+        for _, ceiling, host in host_rows(plan)
+        if (host.get("stack") or {}).get(dim)
+    ]
+    if not hosts:
+        return None
+    data, owner = _stack_traces(plan, t, dim, hosts)
     first_ceiling, first = hosts[0]
     layout = _layout(
         title={"text": f"{t('host_id')} {chart_text(first['id'])}"},
@@ -380,19 +450,9 @@ def stack_chart(
             "tickformat": ".0%",
             "rangemode": "tozero",
         },
-        updatemenus=[
-            {
-                "buttons": buttons,
-                "direction": "down",
-                "x": 0,
-                "xanchor": "left",
-                "y": 1.18,
-                "yanchor": "top",
-                "showactive": True,
-            }
-        ],
+        updatemenus=[_host_picker(hosts, owner, t)],
         margin={"l": 60, "r": 20, "t": 70, "b": 60},
-        **lines(first_ceiling),
+        **_ceiling_lines(first_ceiling, t),
     )
     return {"data": data, "layout": layout}
 

@@ -187,14 +187,21 @@ class Page:
     title: str
     lang: str
     subtitle: str = ""
+    #: Built HTML shown above the first section (e.g. a warning banner).
+    notice: str = ""
     sections: list[tuple[str, str, str]] = field(default_factory=list)
     figures: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
-    def chart(self, figure: dict[str, Any], *, height: int = 380) -> str:
-        """Register ``figure`` and return the ``<div>`` it is drawn into."""
-        fig_id = f"chart-{len(self.figures) + 1}"
+    def chart(
+        self, figure: dict[str, Any], *, height: int = 380, fig_id: str | None = None
+    ) -> str:
+        """Register ``figure`` and return the ``<div>`` it is drawn into.
+
+        ``fig_id`` names the ``<div>`` (default ``chart-N``, N counting from 1).
+        """
+        fig_id = fig_id or f"chart-{len(self.figures) + 1}"
         self.figures.append((fig_id, figure))
-        return f'<div class="chart" id="{fig_id}" style="height:{int(height)}px"></div>'
+        return f'<div class="chart" id="{esc(fig_id)}" style="height:{int(height)}px"></div>'
 
     def section(self, key: str, title: str, body: str) -> None:
         """Append a section with anchor ``key``; ``body`` is built HTML."""
@@ -218,7 +225,7 @@ class Page:
             f"<script>{plotly_js()}</script></head><body>"
             f"<header><h1>{esc(self.title)}</h1>"
             f'<p class="sub">{esc(self.subtitle)}</p><nav>{nav}</nav></header>'
-            f"<main>{sections}</main>"
+            f"<main>{self.notice}{sections}</main>"
             '<script type="application/json" id="vsizer-figures">'
             f"{script_json(figures)}</script>"
             f"<script>{_DRAW}</script></body></html>\n"

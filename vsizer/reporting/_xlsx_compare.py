@@ -18,9 +18,10 @@ from typing import Any
 from openpyxl import Workbook
 from openpyxl.chart import BarChart, Reference
 from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
 
 from vsizer.errors import InputError
-from vsizer.reporting._xlsx import DEC1, INT, PCT, RATIO, Fmt, SheetWriter
+from vsizer.reporting._xlsx import DEC1, INT, PCT, RATIO, Fmt, SheetWriter, TableRange
 from vsizer.reporting.labels import check_lang, label, with_unit
 
 __all__ = ["compare_workbook", "write_compare_xlsx"]
@@ -63,34 +64,16 @@ def _pred(t: Any, value: Any) -> Any:
     )
 
 
-def compare_workbook(doc: Mapping[str, Any], *, lang: str = "en") -> Workbook:
-    """Build the comparison workbook in memory.
-
-    Parameters
-    ----------
-    doc : dict
-        The result of :func:`vsizer.study.compare.compare`.
-    lang : {"en", "ja"}, default "en"
-        Language of sheet name and labels.
-
-    Raises
-    ------
-    vsizer.errors.ConfigError
-        ``lang`` is not ``"en"`` or ``"ja"``.
-    vsizer.errors.InputError
-        ``doc`` is not a comparison document.
-    """
-    check_lang(lang, "write_compare_xlsx")
+def _check(doc: Any) -> None:
     if not isinstance(doc, Mapping) or not isinstance(doc.get("scenarios"), list):
         raise InputError(
             "comparison: expected the dict of vsizer.study.compare.compare with a "
             "'scenarios' list (see docs/report.md)."
         )
-    entries = doc["scenarios"]
-    wb = Workbook()
-    ws = wb.active
-    ws.title = label("sheet_scenarios", lang)
-    w = SheetWriter(ws, lang)
+
+
+def _figure_rows(w: SheetWriter, entries: list[Mapping[str, Any]]) -> list[list[Any]]:
+    """One row per compared figure (:data:`_ROWS`), then predicted performance."""
     cur = entries[0].get("currency") if entries else None
     years = entries[0].get("years") if entries else None
     rows = []
@@ -111,10 +94,10 @@ def compare_workbook(doc: Mapping[str, Any], *, lang: str = "en") -> Workbook:
             *(_pred(w.t, e.get("predicted_performance")) for e in entries),
         ]
     )
-    rng = w.table(
-        [w.t("item"), *(str(e["name"]) for e in entries)], rows, autofilter=True
-    )
-    rec = doc.get("recommendation") or {}
+    return rows
+
+
+def _recommendation(w: SheetWriter, rec: Mapping[str, Any]) -> None:
     w.title(w.t("recommendation"))
     w.items(
         [
@@ -123,31 +106,66 @@ def compare_workbook(doc: Mapping[str, Any], *, lang: str = "en") -> Workbook:
             (w.t("description"), rec.get("reason"), None, "recommendation.reason"),
         ]
     )
+
+
+def _bar_charts(ws: Worksheet, rng: TableRange) -> None:
+    """Column charts of the hosts and of the power after, right of the table."""
+    keys = [field for _, field, _, _ in _ROWS]
+    anchor = get_column_letter(rng.last_col + 2)
+    for i, field in enumerate(("hosts", "power_after_w")):
+        row = rng.first_row + keys.index(field)
+        chart = BarChart()
+        chart.type = "col"
+        chart.title = ws.cell(row=row, column=1).value
+        chart.add_data(
+            Reference(ws, min_col=1, max_col=rng.last_col, min_row=row, max_row=row),
+            from_rows=True,
+            titles_from_data=True,
+        )
+        chart.set_categories(
+            Reference(ws, min_col=2, max_col=rng.last_col, min_row=rng.header_row)
+        )
+        chart.legend = None
+        chart.x_axis.delete = False
+        chart.y_axis.delete = False
+        chart.y_axis.scaling.min = 0.0
+        chart.width, chart.height = 14.0, 8.0
+        ws.add_chart(chart, f"{anchor}{2 + 18 * i}")
+
+
+def compare_workbook(doc: Mapping[str, Any], *, lang: str = "en") -> Workbook:
+    """Build the comparison workbook in memory.
+
+    Parameters
+    ----------
+    doc : dict
+        The result of :func:`vsizer.study.compare.compare`.
+    lang : {"en", "ja"}, default "en"
+        Language of sheet name and labels.
+
+    Raises
+    ------
+    vsizer.errors.ConfigError
+        ``lang`` is not ``"en"`` or ``"ja"``.
+    vsizer.errors.InputError
+        ``doc`` is not a comparison document.
+    """
+    check_lang(lang, "write_compare_xlsx")
+    _check(doc)
+    entries = doc["scenarios"]
+    wb = Workbook()
+    ws = wb.active
+    ws.title = label("sheet_scenarios", lang)
+    w = SheetWriter(ws, lang)
+    rng = w.table(
+        [w.t("item"), *(str(e["name"]) for e in entries)],
+        _figure_rows(w, entries),
+        autofilter=True,
+    )
+    _recommendation(w, doc.get("recommendation") or {})
     w.finish(freeze_col=2)
     if entries:
-        keys = [field for _, field, _, _ in _ROWS]
-        anchor = get_column_letter(rng.last_col + 2)
-        for i, field in enumerate(("hosts", "power_after_w")):
-            row = rng.first_row + keys.index(field)
-            chart = BarChart()
-            chart.type = "col"
-            chart.title = ws.cell(row=row, column=1).value
-            chart.add_data(
-                Reference(
-                    ws, min_col=1, max_col=rng.last_col, min_row=row, max_row=row
-                ),
-                from_rows=True,
-                titles_from_data=True,
-            )
-            chart.set_categories(
-                Reference(ws, min_col=2, max_col=rng.last_col, min_row=rng.header_row)
-            )
-            chart.legend = None
-            chart.x_axis.delete = False
-            chart.y_axis.delete = False
-            chart.y_axis.scaling.min = 0.0
-            chart.width, chart.height = 14.0, 8.0
-            ws.add_chart(chart, f"{anchor}{2 + 18 * i}")
+        _bar_charts(ws, rng)
     wb.properties.title = label("compare_title", lang)
     return wb
 

@@ -15,11 +15,9 @@ from openpyxl.chart import BarChart, LineChart, Reference
 from openpyxl.utils import get_column_letter
 
 from vsizer.reporting._plan_view import (
-    failover_scenarios,
     host_rows,
     predictions,
     replay,
-    scenario_count,
     series_times,
 )
 from vsizer.reporting._plan_view import warnings as plan_warnings
@@ -40,7 +38,6 @@ __all__ = [
     "curves_sheet",
     "demand_sheet",
     "excluded_sheet",
-    "failover_sheet",
     "hosts_sheet",
     "placement_sheet",
     "power_sheet",
@@ -298,98 +295,6 @@ def placement_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
         for vm in host.get("vms", [])
     ]
     w.table([w.t("pool"), w.t("host_id"), w.t("vm")], rows, autofilter=True)
-    w.finish()
-
-
-# -- failover -------------------------------------------------------------------------
-def failover_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
-    """Per pool result, then one row per failure scenario (schema "1" or "2").
-
-    A scenario row names the failed hosts, where each of their VMs goes, the
-    VMs left without a place, the worst survivor and, for plans checked on
-    time series, the worst step and how many steps exceed 100 %.
-    """
-    pools = plan["pools"]
-    per_pool = []
-    for pool in pools:
-        fo = pool["failover"]
-        worst = fo.get("worst_scenario") or {}
-        per_pool.append(
-            [
-                pool["name"],
-                fo["failures"],
-                w.yes_no(fo["survives"]),
-                scenario_count(pool),
-                fo["worst_survivor_util"],
-                w.dim(fo["worst_dimension"]) if fo.get("worst_dimension") else None,
-                join(worst.get("failed")) or None,
-                worst.get("host"),
-            ]
-        )
-    w.table(
-        [
-            w.t("pool"),
-            w.t("failures"),
-            w.t("survives"),
-            w.t("scenarios"),
-            w.t("worst_survivor_util"),
-            w.t("worst_dimension"),
-            w.t("worst_failed"),
-            w.t("worst_host"),
-        ],
-        per_pool,
-        [None, INT, None, INT, PCT, None, None, None],
-    )
-    rows = [(pool["name"], row) for pool in pools for row in failover_scenarios(pool)]
-    with_steps = any(row["worst_step"] is not None for _, row in rows)
-    headers = [
-        w.t("pool"),
-        w.t("failed_hosts"),
-        w.t("worst_host"),
-        w.t("worst_dimension"),
-        w.t("worst_util"),
-        w.t("moves"),
-        w.t("moves_to"),
-        w.t("unplaced_count"),
-        w.t("unplaced"),
-    ]
-    formats: list[str | None] = [None, None, None, None, PCT, INT, None, INT, None]
-    if with_steps:
-        headers += [w.t("worst_step"), w.t("steps_over_100")]
-        formats += [None, INT]
-    scenarios = [
-        [
-            name,
-            join(row["failed"]),
-            row["worst_host"],
-            w.dim(row["worst_dimension"]) if row["worst_dimension"] else None,
-            row["worst_util"],
-            len(row["moves"]),
-            join(f"{m.get('vm')} → {m.get('to')}" for m in row["moves"]),
-            len(row["unplaced"]),
-            join(row["unplaced"]),
-            *([row["worst_step"], row["steps_over_100"]] if with_steps else []),
-        ]
-        for name, row in rows
-    ]
-    w.section(
-        w.t("section_failover_scenarios"),
-        headers,
-        scenarios,
-        formats,
-        autofilter=True,
-    )
-    failed = [
-        [name, join(row["failed"]), len(row["unplaced"]), join(row["unplaced"])]
-        for name, row in rows
-        if row["unplaced"]
-    ]
-    w.section(
-        w.t("section_failed_scenarios"),
-        [w.t("pool"), w.t("failed_hosts"), w.t("unplaced_count"), w.t("unplaced")],
-        failed,
-        [None, None, INT, None],
-    )
     w.finish()
 
 

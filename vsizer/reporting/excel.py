@@ -45,6 +45,7 @@ from vsizer.reporting._xlsx import (
     SheetWriter,
     ordered_dimensions,
 )
+from vsizer.reporting._xlsx_failover import failover_sheet
 from vsizer.reporting.labels import check_lang, label, with_unit
 
 __all__ = [
@@ -187,8 +188,14 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
         (t("servers_to_hosts"), servers_to_hosts, None, "summary.servers, .hosts")
     ]
     if s.get("hosts_before") is not None:  # a virtualized source
-        head.append((t("hosts_before_to_after"), f"{s['hosts_before']} → {s['hosts']}",
-                     None, "summary.hosts_before, .hosts"))
+        head.append(
+            (
+                t("hosts_before_to_after"),
+                f"{s['hosts_before']} → {s['hosts']}",
+                None,
+                "summary.hosts_before, .hosts",
+            )
+        )
     w.items(
         head + w.figure_rows(plan, _KEY_FIGURES, **fields),
         autofilter=True,
@@ -283,7 +290,7 @@ _SHEETS: dict[str, Callable[[SheetWriter, Mapping[str, Any]], None]] = {
     "sheet_demand": sheets.demand_sheet,
     "sheet_hosts": sheets.hosts_sheet,
     "sheet_placement": sheets.placement_sheet,
-    "sheet_failover": sheets.failover_sheet,
+    "sheet_failover": failover_sheet,
     "sheet_power": sheets.power_sheet,
     "sheet_quality": sheets.quality_sheet,
     "sheet_excluded": sheets.excluded_sheet,

@@ -35,11 +35,16 @@ from typing import Any
 
 from vsizer.reporting import _html_charts as charts
 from vsizer.reporting._html_page import Page, esc, fmt_num, fmt_pct, table
+from vsizer.reporting._html_summary import (
+    card,
+    dimension_label,
+    summary_section,
+    verdict,
+)
 from vsizer.reporting._plan_view import (
     check_plan,
     failover_scenarios,
     host_rows,
-    lower_bound_hosts,
     predictions,
     replay,
     scenario_count,
@@ -64,165 +69,6 @@ SECTION_KEYS: tuple[str, ...] = (
 )
 
 Label = Callable[..., str]
-
-
-def _card(
-    key: str, value: str, detail: str = "", state: bool | str | None = None
-) -> str:
-    cls = {True: " good", False: " bad", None: "", "warn": " warn"}[state]
-    return (
-        f'<div class="card{cls}"><div class="k">{esc(key)}</div>'
-        f'<div class="v">{esc(value)}</div><div class="d">{esc(detail)}</div></div>'
-    )
-
-
-def _yes_no(t: Label, flag: Any) -> str:
-    if flag is None:
-        return "—"
-    return t("yes") if flag else t("no")
-
-
-def _ok(t: Label, flag: Any, yes: str = "met", no: str = "not_met") -> str:
-    """A coloured verdict (built HTML)."""
-    if flag is None:
-        return esc(t("not_evaluated"))
-    return (
-        f'<span class="{"ok" if flag else "ng"}">{esc(t(yes if flag else no))}</span>'
-    )
-
-
-def _summary(page: Page, plan: Mapping[str, Any], t: Label) -> str:
-    s, power, space = plan["summary"], plan["power"], plan["space"]
-    cur = power.get("currency") or ""
-    years = power.get("years")
-    targets = plan["targets"]
-    evaluated = [tg for tg in targets if tg.get("met") is not None]
-    met = sum(1 for tg in evaluated if tg["met"])
-    cost_b, cost_a = power.get("annual_cost_before"), power.get("annual_cost_after")
-    low = bool(s.get("low_confidence"))
-    banner = (
-        '<p class="banner-warn">'
-        + esc(
-            t(
-                "low_confidence",
-                c=fmt_pct(s.get("confidence")),
-                t=fmt_pct(s.get("confidence_threshold")),
-            )
-        )
-        + "</p>"
-        if low
-        else ""
-    )
-    cards = [
-        _card(
-            t("servers_to_hosts"),
-            f"{s['servers']} → {s['hosts']}",
-            f"{t('pools')}: {s['pools']}",
-        ),
-        *(
-            [_card(t("hosts_before_to_after"), f"{s['hosts_before']} → {s['hosts']}")]
-            if s.get("hosts_before") is not None
-            else []
-        ),
-        _card(t("consolidation_ratio"), fmt_num(s["consolidation_ratio"], 2)),
-        _card(
-            t("racks"),
-            f"{fmt_num(space['racks_before'])} → {fmt_num(space['racks_after'])}",
-            f"{fmt_num(space['rack_u_before'])} U → {fmt_num(space['rack_u_after'])} U",
-        ),
-        _card(
-            with_unit(t("power_w"), "W"),
-            f"{fmt_num(power['before_w'])} → {fmt_num(power['after_w'])}",
-        ),
-        _card(
-            with_unit(t("annual_cost"), cur),
-            f"{fmt_num(cost_b)} → {fmt_num(cost_a)}"
-            if cost_b is not None or cost_a is not None
-            else t("no_price"),
-        ),
-        _card(
-            with_unit(t("saving_over_years", years=years), cur),
-            fmt_num(power.get("saving_over_years")),
-            f"{t('annual_saving')}: {fmt_num(power.get('annual_saving'))}",
-            None
-            if power.get("saving_over_years") is None
-            else power["saving_over_years"] > 0,
-        ),
-        _card(
-            t("survives_failover"),
-            _yes_no(t, s["survives_failover"]),
-            f"{t('worst_survivor_util')}: {fmt_pct(s['worst_survivor_util'])}",
-            "warn" if low and s["survives_failover"] else bool(s["survives_failover"]),
-        ),
-        _card(
-            t("confidence"),
-            fmt_pct(s.get("confidence")),
-            t("warnings_count", n=len(plan_warnings(plan))),
-            "warn" if low else None,
-        ),
-        _card(
-            t("targets_met"),
-            f"{met} / {len(evaluated)}" if evaluated else "—",
-            "",
-            (met == len(evaluated)) if evaluated else None,
-        ),
-    ]
-    pools = table(
-        [
-            t("pool"),
-            t("servers"),
-            t("hosts"),
-            t("lower_bound"),
-            t("gap"),
-            t("binding_dimension"),
-            t("ceiling"),
-            t("failures"),
-            t("survives"),
-        ],
-        [
-            [
-                p["name"],
-                p["servers"],
-                p["host_count"],
-                lower_bound_hosts(p),
-                p.get("gap"),
-                t(f"dim_{p['binding_dimension']}")
-                if f"dim_{p['binding_dimension']}" in LABELS
-                else p["binding_dimension"],
-                fmt_pct(p.get("ceiling", plan["parameters"]["ceiling"]), 0),
-                p["failures"],
-                _ok(t, (p.get("failover") or {}).get("survives"), "yes", "no"),
-            ]
-            for p in plan["pools"]
-        ],
-        numeric=(1, 2, 3, 4, 6, 7),
-        raw=(8,),
-    )
-    tgt = (
-        table(
-            [t("target_name"), t("description"), t("target"), t("actual"), t("result")],
-            [
-                [
-                    tg["name"],
-                    tg.get("description"),
-                    fmt_num(tg.get("target"), 3),
-                    fmt_num(tg.get("actual"), 3),
-                    _ok(t, tg.get("met")),
-                ]
-                for tg in targets
-            ],
-            numeric=(2, 3),
-            raw=(4,),
-        )
-        if targets
-        else f'<p class="note">{esc(t("no_targets"))}</p>'
-    )
-    return (
-        f'{banner}<div class="cards">{"".join(cards)}</div>'
-        f"<h3>{esc(t('section_pools'))}</h3>"
-        + (f'<div class="lowconf">{pools}</div>' if low else pools)
-        + f"<h3>{esc(t('section_targets'))}</h3>{tgt}"
-    )
 
 
 def _power(page: Page, plan: Mapping[str, Any], t: Label) -> str:
@@ -360,7 +206,7 @@ def _curves(page: Page, plan: Mapping[str, Any], t: Label) -> str:
                     h.get("steps_over_ceiling"),
                     h.get("steps_over_100"),
                     fmt_pct(h.get("worst_util")),
-                    t(f"dim_{dim}") if f"dim_{dim}" in LABELS else dim,
+                    dimension_label(t, dim),
                     h.get("worst_step"),
                 ]
             )
@@ -400,7 +246,7 @@ def _failover(page: Page, plan: Mapping[str, Any], t: Label) -> str:
                 p["name"],
                 (p.get("failover") or {}).get("failures", p["failures"]),
                 scenario_count(p),
-                _ok(t, (p.get("failover") or {}).get("survives"), "yes", "no"),
+                verdict(t, (p.get("failover") or {}).get("survives"), "yes", "no"),
                 fmt_pct((p.get("failover") or {}).get("worst_survivor_util")),
                 (p.get("failover") or {}).get("worst_dimension"),
             ]
@@ -527,7 +373,7 @@ def _quality(page: Page, plan: Mapping[str, Any], t: Label) -> str:
     def fields(items: Any) -> str:
         return ", ".join(t(f) if f in LABELS else str(f) for f in items or ())
 
-    head = f'<div class="cards">{_card(t("confidence"), fmt_pct(q.get("confidence")), fields(q.get("key_fields")))}</div>'
+    head = f'<div class="cards">{card(t("confidence"), fmt_pct(q.get("confidence")), fields(q.get("key_fields")))}</div>'
     notes = "".join(f"<li>{esc(n)}</li>" for n in q.get("notes") or ())
     rows = [
         [
@@ -632,7 +478,7 @@ def _server_list(names: list[str], shown: int = 10) -> str:
 
 
 _SECTIONS: dict[str, tuple[str, Callable[[Page, Mapping[str, Any], Label], str]]] = {
-    "summary": ("sheet_summary", _summary),
+    "summary": ("sheet_summary", lambda page, plan, t: summary_section(plan, t)),
     "power": ("section_power", _power),
     "placement": ("section_placement", _placement),
     "heatmap": ("section_heatmap", _heatmap),

@@ -1,7 +1,14 @@
-"""Terminal summary of a plan (rich tables), from the plan dict of docs/plan-schema.md."""
+"""Terminal summary of a plan (rich tables), from the plan dict of docs/plan-schema.md.
+
+Pools are read through :mod:`vsizer.reporting._plan_view` like the HTML and
+Excel reports: the lower bound and the failure scenarios have one shape whether
+the pool was sized on peaks (schema "1") or on curves (schema "2"); the curve
+extras (worst step, steps over 100 %, the replay) are shown when present.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
@@ -9,8 +16,12 @@ from rich.table import Table
 from rich.text import Text
 
 from vsizer.placement.problem import DIMENSIONS
+from vsizer.reporting._plan_view import failover_scenarios, lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting.labels import label
+
+#: A label function bound to the summary's language: ``L(key, **fields)``.
+Label = Callable[..., str]
 
 
 def _pct(x: float | None) -> str:
@@ -19,11 +30,6 @@ def _pct(x: float | None) -> str:
 
 def _num(x: float | None, digits: int = 0) -> str:
     return "—" if x is None else f"{x:,.{digits}f}"
-
-
-def _lb(value: Any) -> Any:
-    """Pool lower bound: an object since schema 2, an int before."""
-    return value["hosts"] if isinstance(value, dict) else value
 
 
 #: Labels of the time-series sections (en, ja).
@@ -73,9 +79,8 @@ def _sl(key: str, lang: str, **kw: Any) -> str:
     return (ja if lang == "ja" else en).format(**kw)
 
 
-def _print_series(plan: dict[str, Any], console: Console, lang: str) -> None:
-    """Time-series facts, per-pool curve vs peak-sum, and failover scenarios on curves."""
-    sr = plan["series"]
+def _series_head(sr: dict[str, Any], lang: str) -> Table:
+    """Source, window, steps and the share of steps that must fit."""
     head = Table(title=_sl("title", lang), show_header=False, title_justify="left")
     head.add_column(style="bold")
     head.add_column()
@@ -86,7 +91,16 @@ def _print_series(plan: dict[str, Any], console: Console, lang: str) -> None:
     head.add_row(
         _sl("percentile", lang), _sl("all_steps", lang) if pct == "max" else pct
     )
-    console.print(head)
+    return head
+
+
+def _count(value: int, bad_style: str) -> Text:
+    """A step count: green when 0, else ``bad_style``."""
+    return Text(str(value), style="green" if value == 0 else bad_style)
+
+
+def _series_pools(plan: dict[str, Any], lang: str) -> Table:
+    """Per pool on curves: hosts, peak-sum and series lower bounds, the replay."""
     pools = Table(title_justify="left")
     for key in ("curves", "peak_sum", "series_lb", "over_ceiling", "over_100"):
         pools.add_column(_sl(key, lang), justify="right")
@@ -102,23 +116,25 @@ def _print_series(plan: dict[str, Any], console: Console, lang: str) -> None:
             str(p["host_count"]),
             "—" if peak is None else str(peak),
             "—" if series is None else str(series),
-            Text(
-                str(rp["steps_over_ceiling"]),
-                style="green" if rp["steps_over_ceiling"] == 0 else "yellow",
-            ),
-            Text(
-                str(rp["steps_over_100"]),
-                style="green" if rp["steps_over_100"] == 0 else "bold red",
-            ),
+            _count(rp["steps_over_ceiling"], "yellow"),
+            _count(rp["steps_over_100"], "bold red"),
             _coverage_text(p.get("series_coverage")),
             Text(p["name"]),
         )
-    console.print(pools)
+    return pools
+
+
+#: Failover scenarios on curves shown in the terminal; the rest are counted.
+_SCENARIOS_SHOWN = 10
+
+
+def _series_failover(plan: dict[str, Any], console: Console, lang: str) -> None:
+    """The failover scenarios checked on curves, worst first (at most 10)."""
     rows = [
         (p["name"], sc)
         for p in plan["pools"]
-        for sc in p["failover"].get("scenarios", [])
-        if isinstance(sc, dict) and sc.get("worst_step") is not None
+        for sc in failover_scenarios(p)
+        if sc["worst_step"] is not None
     ]
     if not rows:
         return
@@ -137,8 +153,7 @@ def _print_series(plan: dict[str, Any], console: Console, lang: str) -> None:
             _sl(key, lang),
             justify="left" if key in ("failed", "worst_host") else "right",
         )
-    shown = 10
-    for _pool, sc in rows[:shown]:
+    for _pool, sc in rows[:_SCENARIOS_SHOWN]:
         over = (sc["worst_util"] or 0.0) > 1.0 + 1e-6
         fo.add_row(
             Text(", ".join(sc["failed"])),
@@ -150,21 +165,24 @@ def _print_series(plan: dict[str, Any], console: Console, lang: str) -> None:
             Text(str(len(sc["unplaced"])), style="bold red" if sc["unplaced"] else ""),
         )
     console.print(fo)
-    if len(rows) > shown:
+    if len(rows) > _SCENARIOS_SHOWN:
         console.print(
-            _sl("more", lang, n=len(rows) - shown), markup=False, highlight=False
+            _sl("more", lang, n=len(rows) - _SCENARIOS_SHOWN),
+            markup=False,
+            highlight=False,
         )
 
 
-def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -> None:
-    """Print the key figures, pools, failover and power of ``plan``.
+def _print_series(plan: dict[str, Any], console: Console, lang: str) -> None:
+    """Time-series facts, per-pool curve vs peak-sum, and failover scenarios on curves."""
+    console.print(_series_head(plan["series"], lang))
+    console.print(_series_pools(plan, lang))
+    _series_failover(plan, console, lang)
 
-    User strings are printed as plain text (``Text``), never as rich markup.
-    """
-    L = lambda key, **kw: label(key, lang, **kw)  # noqa: E731
-    s, pw, sp = plan["summary"], plan["power"], plan["space"]
-    hm = plan["host_model"]
 
+def _key_figures(plan: dict[str, Any], L: Label) -> Table:
+    """Host model, servers -> hosts, ratio, bound, failover, exclusions, confidence."""
+    s, hm = plan["summary"], plan["host_model"]
     head = Table(title=L("workbook_title"), show_header=False, title_justify="left")
     head.add_column(style="bold")
     head.add_column(justify="right")
@@ -191,19 +209,21 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
         L("confidence"),
         Text(_pct(s["confidence"]), style="bold yellow" if low else ""),
     )
-    console.print(head)
-    if low:
-        console.print(
-            Text(
-                L(
-                    "low_confidence",
-                    c=_pct(s["confidence"]),
-                    t=_pct(s.get("confidence_threshold")),
-                ),
-                style="bold yellow",
-            )
-        )
+    return head
 
+
+def _low_confidence(s: dict[str, Any], L: Label) -> Text:
+    return Text(
+        L(
+            "low_confidence",
+            c=_pct(s["confidence"]),
+            t=_pct(s.get("confidence_threshold")),
+        ),
+        style="bold yellow",
+    )
+
+
+def _pools_table(plan: dict[str, Any], L: Label) -> Table:
     pools = Table(title=L("section_pools"), title_justify="left")
     for key in (
         "pool",
@@ -222,7 +242,7 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
             Text(p["name"]),
             str(p["servers"]),
             str(p["host_count"]),
-            str(_lb(p["lower_bound"])),
+            str(lower_bound_hosts(p)),
             p["binding_dimension"],
             str(p["failures"]),
             _pct(fo["worst_survivor_util"]),
@@ -231,11 +251,11 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
                 style="green" if fo["survives"] else "bold red",
             ),
         )
-    console.print(pools)
+    return pools
 
-    if plan.get("series"):
-        _print_series(plan, console, lang)
 
+def _hosts_table(plan: dict[str, Any], L: Label) -> Table:
+    """Per host: VMs, utilization of every dimension some host has, power."""
     hosts = Table(title=L("sheet_hosts"), title_justify="left")
     dims = [
         d
@@ -255,9 +275,12 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
                 *[_pct(h["util"].get(d)) for d in dims],
                 _num(h["power_w"]),
             )
-    console.print(hosts)
+    return hosts
 
-    cur = pw["currency"]
+
+def _power_table(plan: dict[str, Any], L: Label) -> Table:
+    """Power, energy, cost and rack space, before and after."""
+    pw, sp = plan["power"], plan["space"]
     power = Table(title=L("sheet_power"), title_justify="left")
     power.add_column("")
     power.add_column(L("before"), justify="right")
@@ -269,38 +292,64 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
         _num(pw["annual_kwh_after"]),
     )
     power.add_row(
-        L("annual_cost") + f" [{cur}]",
+        L("annual_cost") + f" [{pw['currency']}]",
         _num(pw["annual_cost_before"]),
         _num(pw["annual_cost_after"]),
     )
     power.add_row(
         L("rack_u") + " [U]", _num(sp["rack_u_before"]), _num(sp["rack_u_after"])
     )
-    console.print(power)
-    if pw["annual_saving"] is not None:
-        console.print(
-            f"{L('annual_saving')}: {_num(pw['annual_saving'])} {cur}   "
-            f"{L('saving_over_years', years=pw['years'])}: {_num(pw['saving_over_years'])} {cur}",
-            markup=False,
-            highlight=False,
-        )
+    return power
 
+
+def _saving_line(pw: dict[str, Any], L: Label) -> str:
+    cur = pw["currency"]
+    return (
+        f"{L('annual_saving')}: {_num(pw['annual_saving'])} {cur}   "
+        f"{L('saving_over_years', years=pw['years'])}: {_num(pw['saving_over_years'])} {cur}"
+    )
+
+
+def _targets_table(targets: list[dict[str, Any]], L: Label) -> Table:
+    t = Table(title=L("section_targets"), title_justify="left")
+    for key in ("target_name", "target", "actual", "result"):
+        t.add_column(L(key))
+    for tg in targets:
+        met = tg["met"]
+        t.add_row(
+            tg["description"],
+            f"{tg['target']:g}",
+            "—" if tg["actual"] is None else f"{tg['actual']:.3g}",
+            Text(
+                L("met") if met else L("not_met"),
+                style="green" if met else "bold red",
+            ),
+        )
+    return t
+
+
+def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -> None:
+    """Print the key figures, pools, failover and power of ``plan``.
+
+    User strings are printed as plain text (``Text``), never as rich markup.
+    """
+
+    def L(key: str, **kw: Any) -> str:
+        return label(key, lang, **kw)
+
+    s, pw = plan["summary"], plan["power"]
+    console.print(_key_figures(plan, L))
+    if s.get("low_confidence"):
+        console.print(_low_confidence(s, L))
+    console.print(_pools_table(plan, L))
+    if plan.get("series"):
+        _print_series(plan, console, lang)
+    console.print(_hosts_table(plan, L))
+    console.print(_power_table(plan, L))
+    if pw["annual_saving"] is not None:
+        console.print(_saving_line(pw, L), markup=False, highlight=False)
     if plan["targets"]:
-        t = Table(title=L("section_targets"), title_justify="left")
-        for key in ("target_name", "target", "actual", "result"):
-            t.add_column(L(key))
-        for tg in plan["targets"]:
-            met = tg["met"]
-            t.add_row(
-                tg["description"],
-                f"{tg['target']:g}",
-                "—" if tg["actual"] is None else f"{tg['actual']:.3g}",
-                Text(
-                    L("met") if met else L("not_met"),
-                    style="green" if met else "bold red",
-                ),
-            )
-        console.print(t)
+        console.print(_targets_table(plan["targets"], L))
     _print_warnings(plan, console, L)
 
 
