@@ -25,8 +25,6 @@ MAX_MODULE_LINES = 600
 LONG_FUNCTIONS: dict[str, str] = {
     "vsizer/catalogs/normalize.py::normalize_cpu": "TODO(issue 13): 211 lines",
     "vsizer/catalogs/server_power.py::estimate_server_power": "TODO(issue 13): 111 lines",
-    "vsizer/cli/series.py::collect_series": "TODO(issue 13): 85 lines",
-    "vsizer/cli/series.py::import_series": "TODO(issue 13): 111 lines",
     "vsizer/inventory/azure_migrate.py::_row": "TODO(issue 13): 93 lines",
     "vsizer/inventory/rvtools.py::read_rvtools": "TODO(issue 13): 99 lines",
     "vsizer/models/fit.py::fit_cpu": "TODO(issue 13): 84 lines",

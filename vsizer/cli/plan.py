@@ -40,33 +40,66 @@ from vsizer.limits import using
 _OUTPUT_SUFFIXES = (".json", ".xlsx", ".html", ".htm")
 
 
+InventoryArg = Annotated[
+    Path | None,
+    typer.Argument(
+        help="Server list: .xlsx/.csv (English or Japanese headers), RVTools .xlsx, "
+        "Azure Migrate .csv. Optional with --series when the series give every "
+        "VM's size (Bitbrains) or --vm-cpu-mhz/--vm-mem-gib do."
+    ),
+]
+SeriesOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--series",
+        help="Utilization series: a store ('vsizer import'/'vsizer collect') or, "
+        "with --series-format, files/folders. Repeatable. VMs are then placed on "
+        "their demand curves.",
+    ),
+]
+SeriesFormatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--series-format",
+        help="Format of --series files: sar, perfmon, prometheus, long, wide, "
+        "planetlab, bitbrains, alibaba, gcd. Omit for a store.",
+    ),
+]
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", help="Scenario TOML; flags override it.")
+]
+PredictOpt = Annotated[
+    bool,
+    typer.Option(
+        "--predict",
+        help="Add per-VM performance predictions from the cited overhead "
+        "models (docs/models.md).",
+    ),
+]
+ProfileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--profile",
+        help="Model profile from 'vsizer fit' for --predict (implies --predict).",
+    ),
+]
+LangOpt = Annotated[str, typer.Option(help="Report language: en or ja.")]
+OutputOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "-o",
+        "--output",
+        help="Write the plan; format from the suffix (.json, .xlsx). Repeatable.",
+    ),
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No terminal summary.")]
+
+
 @with_rule_flags(after="config")
 def plan(
-    inventory: Annotated[
-        Path | None,
-        typer.Argument(
-            help="Server list: .xlsx/.csv (English or Japanese headers), RVTools .xlsx, "
-            "Azure Migrate .csv. Optional with --series when the series give every "
-            "VM's size (Bitbrains) or --vm-cpu-mhz/--vm-mem-gib do."
-        ),
-    ] = None,
-    series: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--series",
-            help="Utilization series: a store ('vsizer import'/'vsizer collect') or, "
-            "with --series-format, files/folders. Repeatable. VMs are then placed on "
-            "their demand curves.",
-        ),
-    ] = None,
-    series_format: Annotated[
-        str | None,
-        typer.Option(
-            "--series-format",
-            help="Format of --series files: sar, perfmon, prometheus, long, wide, "
-            "planetlab, bitbrains, alibaba, gcd. Omit for a store.",
-        ),
-    ] = None,
+    inventory: InventoryArg = None,
+    series: SeriesOpt = None,
+    series_format: SeriesFormatOpt = None,
     metric: MetricOpt = None,
     unit: UnitOpt = None,
     index_column: IndexColumnOpt = None,
@@ -74,40 +107,16 @@ def plan(
     series_step: SeriesStepOpt = None,
     tz: TzOpt = None,
     server: ServerOpt = None,
-    config: Annotated[
-        Path | None, typer.Option("--config", help="Scenario TOML; flags override it.")
-    ] = None,
-    predict: Annotated[
-        bool,
-        typer.Option(
-            "--predict",
-            help="Add per-VM performance predictions from the cited overhead "
-            "models (docs/models.md).",
-        ),
-    ] = False,
-    profile: Annotated[
-        Path | None,
-        typer.Option(
-            "--profile",
-            help="Model profile from 'vsizer fit' for --predict (implies --predict).",
-        ),
-    ] = None,
-    lang: Annotated[str, typer.Option(help="Report language: en or ja.")] = "en",
-    output: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "-o",
-            "--output",
-            help="Write the plan; format from the suffix (.json, .xlsx). Repeatable.",
-        ),
-    ] = None,
+    config: ConfigOpt = None,
+    predict: PredictOpt = False,
+    profile: ProfileOpt = None,
+    lang: LangOpt = "en",
+    output: OutputOpt = None,
     max_rows: MaxRowsOpt = None,
     max_columns: MaxColumnsOpt = None,
     max_cell_chars: MaxCellCharsOpt = None,
     max_xlsx_mib: MaxXlsxMibOpt = None,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No terminal summary.")
-    ] = None,  # type: ignore[assignment]
+    quiet: QuietOpt = None,  # type: ignore[assignment]
     **rule_flags: Any,
 ) -> None:
     """Plan hosts, placement, failover, power and cost for a server list.
