@@ -267,3 +267,53 @@ def test_catalog_list_marks_the_single_model_of_hosts(tmp_path):
     assert r.exit_code == 0, r.output
     marked = [ln for ln in r.output.splitlines() if "*" in ln]
     assert len(marked) == 1 and "Lab 6248" in marked[0] and "6.05" in marked[0]
+
+
+@pytest.mark.parametrize(
+    "flags,action,models",
+    [([], "left out", 1), (["--keep-incomplete"], "written with empty cells", 3)],
+)
+def test_import_specpower_incomplete_results(tmp_path, flags, action, models):
+    curves = Path(__file__).parent / "data" / "catalogs" / "specpower_curves_mini.csv"
+    out = tmp_path / "hosts.csv"
+    r = run("catalog", "import-specpower", str(curves), "-o", str(out), *flags)
+    assert r.exit_code == 0, r.output
+    assert (
+        "warning: 2 result(s) state no sockets/cores/MHz/memory in "
+        f"specpower_curves_mini.csv and were {action}: Dell PowerEdge R640, "
+        "Acme Blade Chassis X"
+    ) in " ".join(r.output.split())
+    assert f"wrote {models} host models" in r.output
+
+
+def test_plan_has_one_flag_per_declared_rule():
+    from vsizer.study.config import TARGET_FLAGS, rule_fields
+
+    r = run("plan", "--help")
+    assert r.exit_code == 0
+    flags = [m.flag for m in rule_fields().values() if m.flag is not None]
+    flags += ["--target-" + k.replace("_", "-") for k in TARGET_FLAGS]
+    assert len(flags) == 29
+    assert [f for f in flags if f not in r.output] == []
+
+
+def test_every_bad_flag_is_reported():
+    r = run(
+        "plan",
+        str(SAMPLES / "inventory_ja.csv"),
+        "--ceiling",
+        "1.2",
+        "--percentile",
+        "p100",
+        "--target-host-ratio",
+        "0",
+    )
+    assert r.exit_code == 2
+    assert r.output.splitlines() == [
+        "error: The 'ceiling' parameter of plan must be a float in the range (0, 1]. "
+        "Got 1.2 instead.",
+        "error: The 'percentile' parameter of plan must be 'max' or 'pNN' with "
+        "0 < NN < 100 (e.g. 'p95', 'p99.9'). Got 'p100' instead.",
+        "error: The 'host_ratio' parameter of [targets] must be a float in the range "
+        "(0, inf). Got 0.0 instead.",
+    ]

@@ -154,3 +154,52 @@ def test_currency_must_be_a_code_or_a_sign(bad):
 @pytest.mark.parametrize("good", ["JPY", "USD", "円", "¥", "$", "EUR"])
 def test_currency_codes_and_signs_are_accepted(good):
     assert Rules(currency=good).currency == good
+
+
+def test_flags_over_rules():
+    from pathlib import Path
+
+    r = Rules(targets={"host_ratio": 0.5, "rack_ratio": 0.7}, include_powered_off=True)
+    f = r.with_flags(
+        {
+            "ceiling": 0.5,
+            "failures": None,
+            "include_powered_off": False,  # a switch left off: not given
+            "host_catalog": Path("hosts.csv"),
+            "platform": ["hyperv-r2-java"],
+            "cpu_catalog": None,
+        },
+        {"host_ratio": 0.4, "power_ratio": None},
+    )
+    assert (f.ceiling, f.failures, f.include_powered_off) == (0.5, 1, True)
+    assert (f.host_catalog, f.platform) == ("hosts.csv", ("hyperv-r2-java",))
+    assert f.targets == {"host_ratio": 0.4, "rack_ratio": 0.7}
+    assert r.with_flags({"platform": []}).platform == ()
+
+
+def test_toml_layout_comes_from_the_declared_table():
+    from vsizer.study.config import _SECTIONS, rule_fields
+
+    fields = rule_fields()
+    assert {name for keys in _SECTIONS.values() for name in keys.values()} == set(fields)
+    assert _SECTIONS["hosts"] == {
+        "model": "host_model",
+        "catalog": "host_catalog",
+        "cpu_catalog": "cpu_catalog",
+    }
+    assert _SECTIONS["platform"] == {"scenarios": "platform", "hyperthreading": "hyperthreading"}
+
+
+def test_bad_utf8_scenario(tmp_path):
+    bad = tmp_path / "b.toml"
+    bad.write_bytes(b"[power]\ncurrency = '\xff'\n")
+    message = f"{bad}: not UTF-8 text (invalid start byte at byte 20); save the scenario as UTF-8."
+    with pytest.raises(ConfigError) as exc:
+        load_rules(bad)
+    assert str(exc.value) == message
+    # compare's scenarios are read by the same loader
+    from vsizer.study.compare import load_scenario
+
+    with pytest.raises(ConfigError) as exc:
+        load_scenario(bad)
+    assert str(exc.value) == message

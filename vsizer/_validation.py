@@ -78,13 +78,60 @@ class OrNone:
         return f"None or {self.inner.describe()}"
 
 
-Constraint = Interval | OneOf | OrNone
+@dataclass(frozen=True)
+class Satisfies:
+    """A value passing ``test``, for rules no range or set expresses.
+
+    ``description`` completes "must be ..." in the message; ``valid`` and
+    ``invalid`` are examples for the generic constraint test.
+    """
+
+    test: Callable[[Any], bool]
+    description: str
+    valid: Any
+    invalid: Any
+
+    def contains(self, value: Any) -> bool:
+        return bool(self.test(value))
+
+    def describe(self) -> str:
+        return self.description
+
+
+@dataclass(frozen=True)
+class EachOf:
+    """A sequence whose every item satisfies ``inner``.
+
+    The message names the first item that does not (:func:`param_problem`).
+    """
+
+    inner: Interval | OneOf | Satisfies
+
+    def contains(self, value: Any) -> bool:
+        return self.culprit(value) is None
+
+    def culprit(self, value: Any) -> tuple[Any] | None:
+        """``(item,)`` for the first rejected item, None if all pass."""
+        for item in value:
+            if not self.inner.contains(item):
+                return (item,)
+        return None
+
+    def describe(self) -> str:
+        return self.inner.describe()
+
+
+Constraint = Interval | OneOf | OrNone | Satisfies | EachOf
 
 
 def invalid_example(constraint: Constraint) -> Any:
     """A value that ``constraint`` rejects (for the generic constraint test)."""
     if isinstance(constraint, OrNone):
         return invalid_example(constraint.inner)
+    if isinstance(constraint, EachOf):
+        return (invalid_example(constraint.inner),)
+    if isinstance(constraint, Satisfies):
+        return constraint.invalid
     if isinstance(constraint, OneOf):
         return "<not-an-option>"
     return float("nan")
@@ -94,6 +141,10 @@ def valid_example(constraint: Constraint) -> Any:
     """A value that ``constraint`` accepts (for the generic constraint test)."""
     if isinstance(constraint, OrNone):
         return None
+    if isinstance(constraint, EachOf):
+        return (valid_example(constraint.inner),)
+    if isinstance(constraint, Satisfies):
+        return constraint.valid
     if isinstance(constraint, OneOf):
         return constraint.options[0]
     lo, hi = constraint.low, constraint.high
@@ -112,10 +163,27 @@ def param_problem(name: str, value: Any, constraint: Constraint, where: str) -> 
     """The one-line message for a value outside its constraint, or None."""
     if constraint.contains(value):
         return None
+    if isinstance(constraint, EachOf):
+        (value,) = constraint.culprit(value) or (value,)
     return (
         f"The '{name}' parameter of {where} must be {constraint.describe()}. "
         f"Got {value!r} instead."
     )
+
+
+def param_problems(
+    values: Mapping[str, Any], constraints: Mapping[str, Constraint], where: str
+) -> list[str]:
+    """One line per declared parameter of ``values`` outside its constraint.
+
+    Parameters missing from ``values`` are not checked.
+    """
+    return [
+        p
+        for name, c in constraints.items()
+        if name in values
+        and (p := param_problem(name, values[name], c, where)) is not None
+    ]
 
 
 def check_params(
@@ -128,12 +196,7 @@ def check_params(
 
     Parameters missing from ``values`` are not checked.
     """
-    problems = [
-        p
-        for name, c in constraints.items()
-        if name in values
-        and (p := param_problem(name, values[name], c, where)) is not None
-    ]
+    problems = param_problems(values, constraints, where)
     if problems:
         raise error("\n".join(problems))
 

@@ -342,6 +342,7 @@ def _match(curve: dict[str, Any], full: pd.DataFrame) -> int | None:
 
 def import_specpower(
     path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    keep_incomplete: bool = True,
 ) -> pd.DataFrame:
     """Host-catalog rows from published SPECpower_ssj2008 results.
 
@@ -350,6 +351,9 @@ def import_specpower(
     path : path-like or sequence of path-likes
         The 11-point curves CSV, the full-results CSV, or both. With both,
         curves get chips/cores/clock/memory from their full result.
+    keep_incomplete : bool, default True
+        Keep the results whose source states no sockets, cores, MHz or memory
+        (their cells are empty); False leaves them out.
 
     Returns
     -------
@@ -363,7 +367,8 @@ def import_specpower(
         ``rack_u``, ``price`` empty. Rows from a curves file alone may lack
         sockets and cores (the file does not state them): complete them before
         use. ``attrs['skipped']`` counts the multi-node and non-compliant
-        results left out.
+        results left out; ``attrs['incomplete']`` names the results lacking
+        sockets, cores, MHz or memory (kept or left out per ``keep_incomplete``).
     """
     res = read_specpower_results(path)
     chips = res["chips"].astype("Float64")
@@ -394,8 +399,17 @@ def import_specpower(
         },
         columns=list(HOST_COLUMNS),
     )
+    incomplete = out[list(_CONFIGURATION)].isna().any(axis=1)
+    names = out.loc[incomplete, "model"].astype(str).tolist()
+    if not keep_incomplete:
+        out = out[~incomplete]
     out.attrs["skipped"] = res.attrs.get("skipped", 0)
+    out.attrs["incomplete"] = names
     return out
+
+
+#: Columns a host catalog row needs to be planned with.
+_CONFIGURATION = ("sockets", "cores_per_socket", "cpu_mhz", "mem_gib")
 
 
 def short_cpu(cpu_name: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -32,7 +33,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from vsizer.series.collect import Sample
-    from vsizer.series.store import PartInfo
+    from vsizer.series.sources import SourceRead
+    from vsizer.series.store import PartInfo, SeriesStore
 
 series_app = typer.Typer(help="Inspect series stores.", no_args_is_help=True)
 
@@ -82,9 +84,6 @@ def import_series(
         vsizer import ../shared/data/planetlab_cloudsim/20110303 --format planetlab --store traces
         vsizer import azure-vms.csv.gz --format wide --index-column step --start 2019-11-01T00:00Z --step 5min --store traces
     """
-    from vsizer.series.sources import plan_reads
-    from vsizer.series.store import SeriesStore
-
     try:
         options = reader_options(
             server=server,
@@ -96,22 +95,46 @@ def import_series(
             step=step,
         )
         limits = input_limits(max_cell_chars=max_cell_chars)
-        check_output_dir(store, "--store")
-        reads = plan_reads(sources, fmt, **options)
-        st = SeriesStore.create(store)
+        reads, st = _open_import(sources, fmt, store, options)
     except VsizerError as exc:
         raise _fail(exc) from None
+    with using(limits):
+        done, failed = _import_all(reads, st, store)
+    if done:
+        _print_imported(done)
+        out.print(f"store: {st.path}", markup=False, highlight=False)
+    if failed:
+        raise typer.Exit(EXIT_INPUT)
+
+
+def _open_import(
+    sources: list[Path], fmt: str, store: Path, options: dict[str, Any]
+) -> tuple[list[SourceRead], SeriesStore]:
+    """The reads of ``vsizer import`` and the store they go to (created if absent)."""
+    from vsizer.series.sources import plan_reads
+    from vsizer.series.store import SeriesStore
+
+    try:
+        check_output_dir(store, "--store")
+        reads = plan_reads(sources, fmt, **options)
+        return reads, SeriesStore.create(store)
     except OSError as exc:  # e.g. a full disk while writing the store's marker
         reason = exc.strerror or str(exc)
-        raise _fail(
-            OutputError(f"--store {store}: cannot create the store ({reason}).")
+        raise OutputError(
+            f"--store {store}: cannot create the store ({reason})."
         ) from None
 
-    from rich.table import Table
 
+def _import_all(
+    reads: list[SourceRead], st: SeriesStore, store: Path
+) -> tuple[list[tuple[str, PartInfo]], int]:
+    """Append every source to the store; (imported parts, number of failed sources).
+
+    A source that fails is reported on stderr and the others go on.
+    """
     done: list[tuple[str, PartInfo]] = []
     failed = 0
-    with using(limits), _bar(len(reads), "importing") as advance:
+    with _bar(len(reads), "importing") as advance:
         for r in reads:
             try:
                 info = st.append(r.run())
@@ -127,39 +150,34 @@ def import_series(
                 reason = exc.strerror or str(exc)
                 _say(f"error: {r.label}: cannot store it in {store} ({reason}).")
             advance(r.label)
-    if done:
-        t = Table(
-            "source", "rows", "servers", "metrics", "start", "end", "issues", "part"
+    return done, failed
+
+
+def _print_imported(done: list[tuple[str, PartInfo]]) -> None:
+    """One table row per imported source, then their quality issues (first 30)."""
+    from rich.table import Table
+
+    t = Table("source", "rows", "servers", "metrics", "start", "end", "issues", "part")
+    for label, info in done:
+        t.add_row(
+            label,
+            str(info.rows),
+            str(len(info.servers)),
+            ", ".join(info.metrics),
+            _when(info.start),
+            _when(info.end),
+            str(len(info.quality.issues)),
+            info.name + ("" if info.created else " (already stored)"),
         )
-        for label, info in done:
-            t.add_row(
-                label,
-                str(info.rows),
-                str(len(info.servers)),
-                ", ".join(info.metrics),
-                _when(info.start),
-                _when(info.end),
-                str(len(info.quality.issues)),
-                info.name + ("" if info.created else " (already stored)"),
-            )
-        out.print(t)
-        issues = [(label, i) for label, info in done for i in info.quality.issues]
-        if issues:
-            q = Table(
-                "source", "server", "kind", "count", "detail", title="quality issues"
-            )
-            for label, i in issues[:30]:
-                q.add_row(
-                    label, str(i["server"]), i["kind"], str(i["count"]), i["detail"]
-                )
-            out.print(q)
-            if len(issues) > 30:
-                out.print(
-                    f"... and {len(issues) - 30} more quality issues", markup=False
-                )
-        out.print(f"store: {st.path}", markup=False, highlight=False)
-    if failed:
-        raise typer.Exit(EXIT_INPUT)
+    out.print(t)
+    issues = [(label, i) for label, info in done for i in info.quality.issues]
+    if issues:
+        q = Table("source", "server", "kind", "count", "detail", title="quality issues")
+        for label, i in issues[:30]:
+            q.add_row(label, str(i["server"]), i["kind"], str(i["count"]), i["detail"])
+        out.print(q)
+        if len(issues) > 30:
+            out.print(f"... and {len(issues) - 30} more quality issues", markup=False)
 
 
 class _bar:
@@ -212,6 +230,31 @@ def _sample_line(s: Sample) -> str:
     )
 
 
+@dataclass(frozen=True)
+class _CollectLog:
+    """What ``vsizer collect`` says: its plan, resumed and sealed journals, samples."""
+
+    start_line: str
+    quiet: bool
+
+    def on_event(self, name: str, detail: Any) -> None:
+        if name == "resumed":  # parameters checked, store open: say what we do
+            _say(self.start_line)
+        if name == "resumed" and detail:
+            rows = sum(p.rows for p in detail)
+            _say(
+                f"resumed: sealed {len(detail)} journal(s) left by an earlier run "
+                f"({rows} rows) into {', '.join(p.name for p in detail)}"
+            )
+        elif name == "sealed" and detail is not None:
+            _say(f"sealed {detail.rows} rows into parts/{detail.name}")
+
+    def on_sample(self, s: Sample) -> None:
+        if not self.quiet:
+            out.print(_sample_line(s), markup=False, highlight=False, soft_wrap=True)
+            sys.stdout.flush()
+
+
 def collect_series(
     out_store: Annotated[
         Path, typer.Option("--out", help="Series store directory (created if absent).")
@@ -257,38 +300,20 @@ def collect_series(
         interval_s = parse_duration(interval, "interval")
         duration_s = None if duration is None else parse_duration(duration, "duration")
 
-        target = f"{count} samples" if count else (duration or "until stopped")
-
-        def on_event(name: str, detail: Any) -> None:
-            if name == "resumed":  # parameters checked, store open: say what we do
-                _say(
-                    f"collecting {server or 'this host'} every {interval_s:g} s "
-                    f"({target}) into {out_store}; Ctrl-C or SIGTERM stops and seals"
-                )
-            if name == "resumed" and detail:
-                rows = sum(p.rows for p in detail)
-                _say(
-                    f"resumed: sealed {len(detail)} journal(s) left by an earlier run "
-                    f"({rows} rows) into {', '.join(p.name for p in detail)}"
-                )
-            elif name == "sealed" and detail is not None:
-                _say(f"sealed {detail.rows} rows into parts/{detail.name}")
-
-        def on_sample(s: Sample) -> None:
-            if not quiet:
-                out.print(
-                    _sample_line(s), markup=False, highlight=False, soft_wrap=True
-                )
-                sys.stdout.flush()
-
+        log = _CollectLog(
+            f"collecting {server or 'this host'} every {interval_s:g} s "
+            f"({f'{count} samples' if count else (duration or 'until stopped')}) "
+            f"into {out_store}; Ctrl-C or SIGTERM stops and seals",
+            quiet,
+        )
         report = collect(
             out_store,
             interval_s,
             duration_s=duration_s,
             count=count,
             server=server,
-            on_sample=on_sample,
-            on_event=on_event,
+            on_sample=log.on_sample,
+            on_event=log.on_event,
             segment_samples=segment,
         )
         _say(

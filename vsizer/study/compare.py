@@ -30,13 +30,13 @@ The document is deterministic (same inputs, same bytes as JSON).
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vsizer import __version__
+from vsizer._toml import read_toml
 from vsizer.errors import ConfigError
 from vsizer.inventory import Inventory, read_inventory
 from vsizer.study.config import Rules, rules_from_dict
@@ -90,12 +90,7 @@ def load_scenario(path: str | Path) -> Scenario:
         a non-text value, or the rules are invalid (every problem listed).
     """
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found.") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}.") from None
+    data = read_toml(path)
     meta = data.pop("scenario", {})
     problems = []
     if not isinstance(meta, dict):

@@ -56,15 +56,27 @@ Flags override the file; unknown keys are errors.
 from __future__ import annotations
 
 import dataclasses
-import tomllib
+import os
+import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from vsizer._validation import Interval, OneOf, check_param
+from vsizer._toml import read_toml
+from vsizer._validation import (
+    Constraint,
+    EachOf,
+    Interval,
+    OneOf,
+    Satisfies,
+    param_problem,
+    param_problems,
+)
 from vsizer.errors import ConfigError
+from vsizer.models.platform import SCENARIOS as PLATFORM_SCENARIOS
 from vsizer.plausible import FIELD_RANGES
 
 #: Hypervisor memory kept per host before any VM [GiB]: a planning allowance
@@ -82,6 +94,89 @@ MAX_MIN_HOSTS = 100_000
 
 
 @dataclass(frozen=True)
+class RuleMeta:
+    """The declared metadata of one :class:`Rules` field (one row of the table).
+
+    Attributes
+    ----------
+    help : str
+        What the rule means; the ``--help`` text of its flag.
+    section : str
+        TOML section the rule is read from (``[sizing]``).
+    key : str or None
+        Key in that section; None: the field's name.
+    flag : str or None
+        The ``vsizer plan`` flag that overrides it; None: TOML only.
+    constraint : Constraint or None
+        The values accepted (:mod:`vsizer._validation`). A field whose default
+        is None also accepts None ("not given").
+    path : bool
+        A file name: a relative one in a TOML file is read from the file's folder.
+    """
+
+    help: str
+    section: str
+    key: str | None = None
+    flag: str | None = None
+    constraint: Constraint | None = None
+    path: bool = False
+
+
+def rule(help: str, section: str, **meta: Any) -> dict[str, RuleMeta]:
+    """Field metadata declaring a rule; see :class:`RuleMeta`."""
+    return {"rule": RuleMeta(help, section, **meta)}
+
+
+def _is_duration(text: object) -> bool:
+    """A positive pandas duration: '5min', '30s', '1h'."""
+    try:
+        return bool(pd.Timedelta(text) > pd.Timedelta(0))  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        return False
+
+
+def _is_percentile(text: object) -> bool:
+    return text == "max" or percentile_quantile(text) is not None  # type: ignore[arg-type]
+
+
+def _is_currency(text: object) -> bool:
+    """1 to 8 letters (ISO 4217 'JPY', '円') or currency signs ('¥', '$')."""
+    return (
+        isinstance(text, str)
+        and 1 <= len(text) <= 8
+        and all(c.isalpha() or unicodedata.category(c) == "Sc" for c in text)
+    )
+
+
+_FRACTION = Interval(float, 0, 1, "right")
+_POSITIVE = Interval(float, 0, None, "neither")
+_NON_NEGATIVE = Interval(float, 0, None)
+_FAILURES = Interval(int, 0, MAX_FAILURES)
+_MIN_HOSTS = Interval(int, 1, MAX_MIN_HOSTS)
+_CURRENCY = Satisfies(
+    _is_currency,
+    "a currency code such as 'JPY' or 'USD' (1 to 8 letters, or a currency sign "
+    "such as '¥')",
+    valid="JPY",
+    invalid="-1",
+)
+_DURATION = Satisfies(
+    _is_duration, "a positive duration like '5min' or '30s'", valid="5min", invalid="soon"
+)
+_PERCENTILE = Satisfies(
+    _is_percentile,
+    "'max' or 'pNN' with 0 < NN < 100 (e.g. 'p95', 'p99.9')",
+    valid="p99",
+    invalid="p100",
+)
+
+
+def _up_to_plausible(field_name: str) -> Interval:
+    """Positive and within the inventory limits of ``field_name`` (vsizer.plausible)."""
+    return Interval(float, 0, FIELD_RANGES[field_name].high, "right")
+
+
+@dataclass(frozen=True)
 class PoolRules:
     """Per-pool overrides; None keeps the study-wide value."""
 
@@ -90,145 +185,141 @@ class PoolRules:
     min_hosts: int | None = None
 
 
+#: Constraints of a pool's overrides (``[pools."name"]``).
+POOL_CONSTRAINTS: dict[str, Constraint] = {
+    "ceiling": _FRACTION,
+    "failures": _FAILURES,
+    "min_hosts": _MIN_HOSTS,
+}
+
+
 @dataclass(frozen=True)
 class Rules:
-    """Every parameter of a plan, with defaults. See the module docstring."""
+    """Every parameter of a plan, with defaults: one declared table.
 
-    ceiling: float = 0.6
-    failures: int = 1
-    min_hosts: int | None = None
-    vcpu_per_core: float = 2.0
-    failover_limit: float = 1.0
-    cpu_basis: str = "peak"
-    assume_util: float = 1.0
-    min_confidence: float = 0.7
-    host_memory_reserve_gib: float = DEFAULT_HOST_MEMORY_RESERVE_GIB
-    vm_memory_overhead_mib: float | None = None
-    price_kwh: float | None = None
-    currency: str = "USD"
-    pue: float = 1.0
-    years: int = 5
-    rack_size_u: int = 42
-    include_powered_off: bool = False
-    host_model: str | None = None
-    host_catalog: str | None = None
-    cpu_catalog: str | None = None
+    Each field's metadata (:func:`rule`) gives its help text, TOML section and
+    key, ``vsizer plan`` flag and constraint; the TOML reader, the CLI flags and
+    the checks are derived from it. See the module docstring for the layout.
+    """
+
+    ceiling: float = field(default=0.6, metadata=rule(
+        "Utilization ceiling per host in normal operation [fraction]. Default 0.6.",
+        "sizing", flag="--ceiling", constraint=_FRACTION))
+    failures: int = field(default=1, metadata=rule(
+        "Host failures to tolerate (N+k). Default 1.",
+        "sizing", flag="--failures", constraint=_FAILURES))
+    min_hosts: int | None = field(default=None, metadata=rule(
+        "Minimum hosts per pool. Default 3, or 1 when failures = 0.",
+        "sizing", flag="--min-hosts", constraint=_MIN_HOSTS))
+    vcpu_per_core: float = field(default=2.0, metadata=rule(
+        "vCPU : physical core limit. Default 2.",
+        "sizing", flag="--vcpu-per-core", constraint=_POSITIVE))
+    failover_limit: float = field(default=1.0, metadata=rule(
+        "Utilization survivors may reach after a failure [fraction]. Default 1.0.",
+        "sizing", constraint=_FRACTION))
+    cpu_basis: str = field(default="peak", metadata=rule(
+        "Size CPU on 'peak' or 'average' utilization. Default peak.",
+        "sizing", flag="--cpu-basis", constraint=OneOf(("peak", "average"))))
+    assume_util: float = field(default=1.0, metadata=rule(
+        "CPU utilization [fraction] of servers whose average and peak are "
+        "both missing. Default 1.0 (fully busy).",
+        "sizing", flag="--assume-util", constraint=Interval(float, 0, 1)))
+    min_confidence: float = field(default=0.7, metadata=rule(
+        "Data confidence [fraction] below which the plan's headline says it "
+        "rests on assumptions. Default 0.7.",
+        "sizing", flag="--min-confidence", constraint=Interval(float, 0, 1)))
+    host_memory_reserve_gib: float = field(
+        default=DEFAULT_HOST_MEMORY_RESERVE_GIB, metadata=rule(
+            "Hypervisor memory kept per host before any VM [GiB]. Default 4.",
+            "overhead", constraint=_NON_NEGATIVE))
+    vm_memory_overhead_mib: float | None = field(default=None, metadata=rule(
+        "Memory overhead per VM [MiB]. Default: the ESXi table-based estimate.",
+        "overhead", constraint=_NON_NEGATIVE))
+    price_kwh: float | None = field(default=None, metadata=rule(
+        "Electricity price per kWh.",
+        "power", flag="--price-kwh", constraint=_NON_NEGATIVE))
+    currency: str = field(default="USD", metadata=rule(
+        "Currency code for costs, e.g. JPY.",
+        "power", flag="--currency", constraint=_CURRENCY))
+    pue: float = field(default=1.0, metadata=rule(
+        "Power usage effectiveness (>= 1). Default 1.",
+        "power", flag="--pue", constraint=Interval(float, 1, None)))
+    years: int = field(default=5, metadata=rule(
+        "Years for the saving over the system's life. Default 5.",
+        "power", flag="--years", constraint=Interval(int, 1, None)))
+    rack_size_u: int = field(default=42, metadata=rule(
+        "Rack units per rack. Default 42.",
+        "space", constraint=Interval(int, 1, None)))
+    include_powered_off: bool = field(default=False, metadata=rule(
+        "Plan powered-off RVTools VMs too.",
+        "inventory", flag="--include-powered-off"))
+    host_model: str | None = field(default=None, metadata=rule(
+        "Host model name from the catalog (see 'vsizer catalog list').",
+        "hosts", key="model", flag="--host-model"))
+    host_catalog: str | None = field(default=None, metadata=rule(
+        "Host catalog CSV (merged over the shipped one). With one model "
+        "it is the host model; with several, choose one with --host-model.",
+        "hosts", key="catalog", flag="--hosts", path=True))
+    cpu_catalog: str | None = field(default=None, metadata=rule(
+        "CPU catalog CSV (e.g. from 'vsizer catalog import-spec'), merged over "
+        "the shipped one.",
+        "hosts", flag="--cpus", path=True))
     # Time-series sizing (used when the plan is given series; see [series] above).
-    step: str = "5min"
-    percentile: str = "max"
-    resample: str = "mean"
-    gap_fill: str = "peak"
-    mem_basis: str = "auto"
-    solver: str = "heuristic"
-    time_limit: float = 30.0
-    vm_cpu_mhz: float | None = None
-    vm_mem_gib: float | None = None
+    step: str = field(default="5min", metadata=rule(
+        "Plan grid step the series are resampled to, e.g. 5min, 30s, 1h. "
+        "Default 5min. (The input files' own step is --series-step.)",
+        "series", flag="--step", constraint=_DURATION))
+    percentile: str = field(default="max", metadata=rule(
+        "Share of steps that must fit under the ceiling: max (every step), "
+        "p99, p95. Default max.",
+        "series", flag="--percentile", constraint=_PERCENTILE))
+    resample: str = field(default="mean", metadata=rule(
+        "Samples within a step: mean or max. Default mean.",
+        "series", flag="--resample", constraint=OneOf(("mean", "max"))))
+    gap_fill: str = field(default="peak", metadata=rule(
+        "Steps without data: the VM's own peak (peak) or zero. Default peak.",
+        "series", flag="--gap-fill", constraint=OneOf(("peak", "zero"))))
+    mem_basis: str = field(default="auto", metadata=rule(
+        "Memory: auto (the memory curve if any, else configured), used, "
+        "configured. Default auto.",
+        "series", flag="--mem-basis",
+        constraint=OneOf(("auto", "used", "configured"))))
+    solver: str = field(default="heuristic", metadata=rule(
+        "Placement on curves: heuristic or cp-sat (OR-Tools; exact for up "
+        "to a few hundred VMs, reports the gap). Default heuristic.",
+        "series", flag="--solver", constraint=OneOf(("heuristic", "cp-sat"))))
+    time_limit: float = field(default=30.0, metadata=rule(
+        "Seconds for cp-sat per pool. Default 30.",
+        "series", flag="--time-limit", constraint=_POSITIVE))
+    vm_cpu_mhz: float | None = field(default=None, metadata=rule(
+        "Clock [MHz per core] of servers whose inventory row has neither "
+        "clock nor CPU score (e.g. Azure Migrate); without inventory, the CPU "
+        "size of every VM (PlanetLab gives only %). Default without it: each "
+        "core counts as one host core (a warning).",
+        "series", flag="--vm-cpu-mhz", constraint=_up_to_plausible("cpu_mhz")))
+    vm_mem_gib: float | None = field(default=None, metadata=rule(
+        "Memory [GiB] of servers whose inventory row has none; without "
+        "inventory, the memory of every VM.",
+        "series", flag="--vm-mem-gib", constraint=_up_to_plausible("mem_gib")))
     # Platform what-if (DESIGN §6.4, vsizer.models.platform): named published
     # comparisons applied to the host's CPU capacity and power; Hyper-Threading.
-    platform: tuple[str, ...] = ()
-    hyperthreading: str = "catalog"
+    platform: tuple[str, ...] = field(default=(), metadata=rule(
+        "Named platform comparison applied to the host (published platform "
+        "comparisons, listed by 'vsizer model platform'), e.g. "
+        "hyperv-r2-java; repeatable. List: 'vsizer model platform'.",
+        "platform", key="scenarios", flag="--platform",
+        constraint=EachOf(OneOf(tuple(PLATFORM_SCENARIOS)))))
+    hyperthreading: str = field(default="catalog", metadata=rule(
+        "catalog (as measured), on, or off (CPU / 1.038, power / 1.094).",
+        "platform", flag="--hyperthreading",
+        constraint=OneOf(("catalog", "on", "off"))))
     targets: dict[str, float] = field(default_factory=dict)
     pools: dict[str, PoolRules] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        where = "plan"
-        check_param("ceiling", self.ceiling, Interval(float, 0, 1, "right"), where)
-        check_param("failures", self.failures, Interval(int, 0, MAX_FAILURES), where)
-        if self.min_hosts is not None:
-            check_param(
-                "min_hosts", self.min_hosts, Interval(int, 1, MAX_MIN_HOSTS), where
-            )
-        check_param(
-            "vcpu_per_core",
-            self.vcpu_per_core,
-            Interval(float, 0, None, "neither"),
-            where,
-        )
-        check_param(
-            "failover_limit", self.failover_limit, Interval(float, 0, 1, "right"), where
-        )
-        check_param("cpu_basis", self.cpu_basis, OneOf(("peak", "average")), where)
-        check_param("assume_util", self.assume_util, Interval(float, 0, 1), where)
-        check_param(
-            "min_confidence", self.min_confidence, Interval(float, 0, 1), where
-        )
-        check_param(
-            "host_memory_reserve_gib",
-            self.host_memory_reserve_gib,
-            Interval(float, 0, None),
-            where,
-        )
-        if self.vm_memory_overhead_mib is not None:
-            check_param(
-                "vm_memory_overhead_mib",
-                self.vm_memory_overhead_mib,
-                Interval(float, 0, None),
-                where,
-            )
-        if self.price_kwh is not None:
-            check_param("price_kwh", self.price_kwh, Interval(float, 0, None), where)
-        if not _is_currency(self.currency):
-            raise ConfigError(
-                "The 'currency' parameter of plan must be a currency code such as "
-                "'JPY' or 'USD' (1 to 8 letters, or a currency sign such as '¥'). "
-                f"Got {self.currency!r} instead."
-            )
-        check_param("pue", self.pue, Interval(float, 1, None), where)
-        check_param("years", self.years, Interval(int, 1, None), where)
-        check_param("rack_size_u", self.rack_size_u, Interval(int, 1, None), where)
-        try:
-            step_td = pd.Timedelta(self.step)
-        except (ValueError, TypeError):
-            step_td = pd.Timedelta(0)
-        if step_td <= pd.Timedelta(0):
-            raise ConfigError(
-                f"The 'step' parameter of plan must be a positive duration like "
-                f"'5min' or '30s'. Got {self.step!r} instead."
-            )
-        if self.percentile != "max" and percentile_quantile(self.percentile) is None:
-            raise ConfigError(
-                "The 'percentile' parameter of plan must be 'max' or 'pNN' with "
-                f"0 < NN < 100 (e.g. 'p95', 'p99.9'). Got {self.percentile!r} instead."
-            )
-        check_param("resample", self.resample, OneOf(("mean", "max")), where)
-        check_param("gap_fill", self.gap_fill, OneOf(("peak", "zero")), where)
-        check_param(
-            "mem_basis", self.mem_basis, OneOf(("auto", "used", "configured")), where
-        )
-        check_param("solver", self.solver, OneOf(("heuristic", "cp-sat")), where)
-        check_param(
-            "time_limit", self.time_limit, Interval(float, 0, None, "neither"), where
-        )
-        check_param(
-            "hyperthreading", self.hyperthreading, OneOf(("catalog", "on", "off")), where
-        )
-        from vsizer.models.platform import SCENARIOS as PLATFORM_SCENARIOS
-
-        for name in self.platform:
-            check_param("platform", name, OneOf(tuple(PLATFORM_SCENARIOS)), where)
-        for name, field_name in (("vm_cpu_mhz", "cpu_mhz"), ("vm_mem_gib", "mem_gib")):
-            value = getattr(self, name)
-            if value is not None:  # within the inventory limits (vsizer.plausible)
-                high = FIELD_RANGES[field_name].high
-                check_param(name, value, Interval(float, 0, high, "right"), where)
-        if self.ceiling > self.failover_limit:
-            raise ConfigError(
-                f"The 'ceiling' parameter of plan ({self.ceiling}) must not exceed "
-                f"'failover_limit' ({self.failover_limit})."
-            )
-        for name, value in self.targets.items():
-            check_param(name, name, OneOf(TARGETS), "[targets]")
-            check_param(name, value, Interval(float, 0, None, "neither"), "[targets]")
-        for pool, pr in self.pools.items():
-            w = f"[pools.{pool}]"
-            if pr.ceiling is not None:
-                check_param("ceiling", pr.ceiling, Interval(float, 0, 1, "right"), w)
-            if pr.failures is not None:
-                check_param("failures", pr.failures, Interval(int, 0, MAX_FAILURES), w)
-            if pr.min_hosts is not None:
-                check_param(
-                    "min_hosts", pr.min_hosts, Interval(int, 1, MAX_MIN_HOSTS), w
-                )
+        problems = rule_problems(self)
+        if problems:
+            raise ConfigError(problems)
 
     @property
     def quantile(self) -> float | None:
@@ -256,16 +347,83 @@ class Rules:
             self, **{k: v for k, v in changes.items() if v is not None}
         )
 
+    def with_flags(
+        self,
+        flags: Mapping[str, Any],
+        targets: Mapping[str, float | None] | None = None,
+    ) -> Rules:
+        """The rules with command-line values over them (flags override the file).
 
-def _is_currency(text: object) -> bool:
-    """1 to 8 letters (ISO 4217 'JPY', '円') or currency signs ('¥', '$')."""
-    import unicodedata
+        Parameters
+        ----------
+        flags : mapping
+            Values by field name, as a command line gives them: None (and a
+            switch left off, and an empty list) means "not given"; a path
+            becomes its text, a list a tuple.
+        targets : mapping, optional
+            Values by target name (``host_ratio``), merged over ``self.targets``;
+            None means "not given".
 
-    return (
-        isinstance(text, str)
-        and 1 <= len(text) <= 8
-        and all(c.isalpha() or unicodedata.category(c) == "Sc" for c in text)
+        Returns
+        -------
+        Rules
+            A new, checked copy.
+        """
+        changes = {k: _flag_value(v) for k, v in flags.items()}
+        merged = dict(self.targets)
+        merged.update({k: v for k, v in (targets or {}).items() if v is not None})
+        return self.replace(**changes, targets=merged)
+
+
+def _flag_value(value: Any) -> Any:
+    """A command-line value as a Rules value; None when not given."""
+    if value is False or (isinstance(value, (list, tuple)) and not value):
+        return None
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def rule_fields() -> dict[str, RuleMeta]:
+    """The declared table: field name -> :class:`RuleMeta`, in field order."""
+    return {
+        f.name: f.metadata["rule"] for f in dataclasses.fields(Rules) if "rule" in f.metadata
+    }
+
+
+def rule_constraints(rules: Rules) -> dict[str, Constraint]:
+    """Declared constraints of the fields of ``rules`` that are given (None skipped)."""
+    defaults = {f.name: f.default for f in dataclasses.fields(Rules)}
+    return {
+        name: meta.constraint
+        for name, meta in rule_fields().items()
+        if meta.constraint is not None
+        and not (defaults[name] is None and getattr(rules, name) is None)
+    }
+
+
+def rule_problems(rules: Rules) -> list[str]:
+    """Every problem of ``rules``, one line each (declared constraints first)."""
+    constraints = rule_constraints(rules)
+    problems = param_problems(vars(rules), constraints, "plan")
+    limits_valid = not any(
+        param_problem(n, getattr(rules, n), constraints[n], "plan")
+        for n in ("ceiling", "failover_limit")
     )
+    if limits_valid and rules.ceiling > rules.failover_limit:
+        problems.append(
+            f"The 'ceiling' parameter of plan ({rules.ceiling}) must not exceed "
+            f"'failover_limit' ({rules.failover_limit})."
+        )
+    for name, value in rules.targets.items():
+        problems += param_problems({name: name}, {name: OneOf(TARGETS)}, "[targets]")
+        problems += param_problems({name: value}, {name: _POSITIVE}, "[targets]")
+    for pool, pr in rules.pools.items():
+        given = {k: v for k, v in vars(pr).items() if v is not None}
+        problems += param_problems(given, POOL_CONSTRAINTS, f"[pools.{pool}]")
+    return problems
 
 
 def percentile_quantile(text: str) -> float | None:
@@ -287,125 +445,120 @@ TARGETS: tuple[str, ...] = (
     "consolidation_ratio",
 )
 
-#: TOML layout: section -> {key: Rules field}.
-_SECTIONS: dict[str, dict[str, str]] = {
-    "hosts": {
-        "model": "host_model",
-        "catalog": "host_catalog",
-        "cpu_catalog": "cpu_catalog",
-    },
-    "sizing": {
-        k: k
-        for k in (
-            "ceiling",
-            "failures",
-            "min_hosts",
-            "vcpu_per_core",
-            "failover_limit",
-            "cpu_basis",
-            "assume_util",
-            "min_confidence",
-        )
-    },
-    "overhead": {k: k for k in ("host_memory_reserve_gib", "vm_memory_overhead_mib")},
-    "power": {k: k for k in ("price_kwh", "currency", "pue", "years")},
-    "space": {"rack_size_u": "rack_size_u"},
-    "inventory": {"include_powered_off": "include_powered_off"},
-    "platform": {"scenarios": "platform", "hyperthreading": "hyperthreading"},
-    "series": {
-        k: k
-        for k in (
-            "step",
-            "percentile",
-            "resample",
-            "gap_fill",
-            "mem_basis",
-            "solver",
-            "time_limit",
-            "vm_cpu_mhz",
-            "vm_mem_gib",
-        )
-    },
+#: Targets a ``vsizer plan`` flag can state (``--target-host-ratio``), with its help.
+TARGET_FLAGS: dict[str, str] = {
+    "host_ratio": "Target: hosts / servers at most this.",
+    "rack_ratio": "Target: rack units after / before at most this.",
+    "power_ratio": "Target: power after / before at most this.",
 }
+
+#: TOML sections of the rules, in the order messages list them.
+_SECTION_ORDER = (
+    "hosts", "sizing", "overhead", "power", "space", "inventory", "platform", "series"
+)
+
+
+def _toml_layout() -> dict[str, dict[str, str]]:
+    """Section -> {key: Rules field}, from the declared table."""
+    layout: dict[str, dict[str, str]] = {s: {} for s in _SECTION_ORDER}
+    for name, meta in rule_fields().items():
+        layout[meta.section][meta.key or name] = name
+    return layout
+
+
+#: TOML layout: section -> {key: Rules field} (derived from :class:`Rules`).
+_SECTIONS: dict[str, dict[str, str]] = _toml_layout()
 _FLOAT_FIELDS = {f.name for f in dataclasses.fields(Rules) if "float" in str(f.type)}
+_TUPLE_FIELDS = {f.name for f in dataclasses.fields(Rules) if "tuple" in str(f.type)}
+_PATH_FIELDS = {name for name, meta in rule_fields().items() if meta.path}
 
 
 def load_rules(path: str | Path) -> Rules:
     """Read a scenario TOML file into :class:`Rules`; every problem is reported at once."""
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found.") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save the "
-            "scenario as UTF-8."
-        ) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}.") from None
-    return rules_from_dict(data, str(path))
+    return rules_from_dict(read_toml(path), str(Path(path)))
 
 
 def rules_from_dict(data: dict[str, Any], source: str = "config") -> Rules:
-    """Build :class:`Rules` from a parsed TOML document."""
+    """Build :class:`Rules` from a parsed TOML document.
+
+    Unknown sections and keys are all reported at once (:class:`ConfigError`
+    with one line each); then the values are checked by :class:`Rules`.
+    """
     kwargs: dict[str, Any] = {}
     problems: list[str] = []
     base_path = Path(source).parent if source != "config" else None
     for section, body in data.items():
         if section == "targets":
-            if not isinstance(body, dict):
-                problems.append(f"{source}: [targets] must be a table.")
-                continue
-            for key, value in body.items():
-                if key not in TARGETS:
-                    problems.append(
-                        f"{source}: unknown key 'targets.{key}'; accepted: {', '.join(TARGETS)}."
-                    )
-                else:
-                    kwargs.setdefault("targets", {})[key] = _num(value)
-            continue
-        if section == "pools":
-            pools: dict[str, PoolRules] = {}
-            for pool, body2 in (body or {}).items():
-                extra = set(body2) - {"ceiling", "failures", "min_hosts"}
-                for key in sorted(extra):
-                    problems.append(
-                        f"{source}: unknown key 'pools.{pool}.{key}'; "
-                        "accepted: ceiling, failures, min_hosts."
-                    )
-                pools[pool] = PoolRules(
-                    ceiling=_num(body2["ceiling"]) if "ceiling" in body2 else None,
-                    failures=body2.get("failures"),
-                    min_hosts=body2.get("min_hosts"),
-                )
-            kwargs["pools"] = pools
-            continue
-        keys = _SECTIONS.get(section)
-        if keys is None or not isinstance(body, dict):
-            problems.append(
-                f"{source}: unknown section [{section}]; accepted: "
-                + ", ".join(f"[{s}]" for s in [*_SECTIONS, "targets", "pools"])
-                + "."
-            )
-            continue
-        for key, value in body.items():
-            if key not in keys:
-                problems.append(
-                    f"{source}: unknown key '{section}.{key}'; accepted: {', '.join(keys)}."
-                )
-                continue
-            name = keys[key]
-            if name in ("host_catalog", "cpu_catalog") and base_path is not None:
-                value = (
-                    str(base_path / value) if not Path(value).is_absolute() else value
-                )
-            if name == "platform":
-                value = tuple([value] if isinstance(value, str) else value)
-            kwargs[name] = _num(value) if name in _FLOAT_FIELDS else value
+            kwargs["targets"] = _targets(body, source, problems)
+        elif section == "pools":
+            kwargs["pools"] = _pools(body, source, problems)
+        else:
+            kwargs.update(_rule_section(section, body, source, base_path, problems))
     if problems:
         raise ConfigError(problems)
     return Rules(**kwargs)
+
+
+def _targets(body: Any, source: str, problems: list[str]) -> dict[str, float]:
+    """The ``[targets]`` table; unknown keys go to ``problems``."""
+    if not isinstance(body, dict):
+        problems.append(f"{source}: [targets] must be a table.")
+        return {}
+    targets: dict[str, float] = {}
+    for key, value in body.items():
+        if key not in TARGETS:
+            problems.append(
+                f"{source}: unknown key 'targets.{key}'; accepted: {', '.join(TARGETS)}."
+            )
+        else:
+            targets[key] = _num(value)
+    return targets
+
+
+def _pools(body: Any, source: str, problems: list[str]) -> dict[str, PoolRules]:
+    """The ``[pools."name"]`` tables; unknown keys go to ``problems``."""
+    pools: dict[str, PoolRules] = {}
+    for pool, body2 in (body or {}).items():
+        extra = set(body2) - set(POOL_CONSTRAINTS)
+        for key in sorted(extra):
+            problems.append(
+                f"{source}: unknown key 'pools.{pool}.{key}'; "
+                f"accepted: {', '.join(POOL_CONSTRAINTS)}."
+            )
+        pools[pool] = PoolRules(
+            ceiling=_num(body2["ceiling"]) if "ceiling" in body2 else None,
+            failures=body2.get("failures"),
+            min_hosts=body2.get("min_hosts"),
+        )
+    return pools
+
+
+def _rule_section(
+    section: str, body: Any, source: str, base_path: Path | None, problems: list[str]
+) -> dict[str, Any]:
+    """Rules fields of one declared section; unknown sections and keys go to ``problems``."""
+    keys = _SECTIONS.get(section)
+    if keys is None or not isinstance(body, dict):
+        problems.append(
+            f"{source}: unknown section [{section}]; accepted: "
+            + ", ".join(f"[{s}]" for s in [*_SECTIONS, "targets", "pools"])
+            + "."
+        )
+        return {}
+    values: dict[str, Any] = {}
+    for key, value in body.items():
+        if key not in keys:
+            problems.append(
+                f"{source}: unknown key '{section}.{key}'; accepted: {', '.join(keys)}."
+            )
+            continue
+        name = keys[key]
+        if name in _PATH_FIELDS and base_path is not None:
+            value = str(base_path / value) if not Path(value).is_absolute() else value
+        if name in _TUPLE_FIELDS:
+            value = tuple([value] if isinstance(value, str) else value)
+        values[name] = _num(value) if name in _FLOAT_FIELDS else value
+    return values
 
 
 def _num(value: Any) -> Any:

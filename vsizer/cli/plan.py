@@ -1,0 +1,256 @@
+"""``vsizer plan``: parse the flags, plan, write the outputs.
+
+The rule flags (``--ceiling``, ``--failures``, ...) are not declared here:
+they are generated from the declared table of
+:class:`~vsizer.study.config.Rules` (:mod:`vsizer.cli.rule_flags`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from vsizer._atomic import atomic_write, check_output_path
+from vsizer.cli.common import (
+    IndexColumnOpt,
+    MaxCellCharsOpt,
+    MaxColumnsOpt,
+    MaxRowsOpt,
+    MaxXlsxMibOpt,
+    MetricOpt,
+    SeriesStepOpt,
+    ServerOpt,
+    StartOpt,
+    TzOpt,
+    UnitOpt,
+    _fail,
+    _progress,
+    check_reader_flags,
+    err,
+    input_limits,
+    out,
+    reader_options,
+)
+from vsizer.cli.rule_flags import rules_of, with_rule_flags
+from vsizer.errors import ConfigError, VsizerError
+from vsizer.limits import using
+
+_OUTPUT_SUFFIXES = (".json", ".xlsx", ".html", ".htm")
+
+
+InventoryArg = Annotated[
+    Path | None,
+    typer.Argument(
+        help="Server list: .xlsx/.csv (English or Japanese headers), RVTools .xlsx, "
+        "Azure Migrate .csv. Optional with --series when the series give every "
+        "VM's size (Bitbrains) or --vm-cpu-mhz/--vm-mem-gib do."
+    ),
+]
+SeriesOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--series",
+        help="Utilization series: a store ('vsizer import'/'vsizer collect') or, "
+        "with --series-format, files/folders. Repeatable. VMs are then placed on "
+        "their demand curves.",
+    ),
+]
+SeriesFormatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--series-format",
+        help="Format of --series files: sar, perfmon, prometheus, long, wide, "
+        "planetlab, bitbrains, alibaba, gcd. Omit for a store.",
+    ),
+]
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", help="Scenario TOML; flags override it.")
+]
+PredictOpt = Annotated[
+    bool,
+    typer.Option(
+        "--predict",
+        help="Add per-VM performance predictions from the cited overhead "
+        "models (docs/models.md).",
+    ),
+]
+ProfileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--profile",
+        help="Model profile from 'vsizer fit' for --predict (implies --predict).",
+    ),
+]
+LangOpt = Annotated[str, typer.Option(help="Report language: en or ja.")]
+OutputOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "-o",
+        "--output",
+        help="Write the plan; format from the suffix (.json, .xlsx). Repeatable.",
+    ),
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No terminal summary.")]
+
+
+@with_rule_flags(after="config")
+def plan(
+    inventory: InventoryArg = None,
+    series: SeriesOpt = None,
+    series_format: SeriesFormatOpt = None,
+    metric: MetricOpt = None,
+    unit: UnitOpt = None,
+    index_column: IndexColumnOpt = None,
+    start: StartOpt = None,
+    series_step: SeriesStepOpt = None,
+    tz: TzOpt = None,
+    server: ServerOpt = None,
+    config: ConfigOpt = None,
+    predict: PredictOpt = False,
+    profile: ProfileOpt = None,
+    lang: LangOpt = "en",
+    output: OutputOpt = None,
+    max_rows: MaxRowsOpt = None,
+    max_columns: MaxColumnsOpt = None,
+    max_cell_chars: MaxCellCharsOpt = None,
+    max_xlsx_mib: MaxXlsxMibOpt = None,
+    quiet: QuietOpt = None,  # type: ignore[assignment]
+    **rule_flags: Any,
+) -> None:
+    """Plan hosts, placement, failover, power and cost for a server list.
+
+    Example:
+
+        vsizer plan servers.xlsx --host-model "Dell PowerEdge R740 2x Platinum 8180" --ceiling 0.6 --failures 1 --price-kwh 31 --currency JPY -o plan.json -o plan.xlsx
+
+        vsizer plan servers.xlsx --series store/ --percentile p99 -o plan.json
+
+        vsizer plan --series planetlab/20110303 --series-format planetlab --vm-cpu-mhz 1000 --vm-mem-gib 1 --hosts hosts.csv -o plan.json
+    """
+    from vsizer.study import plan as run_plan
+
+    try:
+        _check_arguments(inventory, series, series_format, lang, output or [])
+        opts = reader_options(
+            server=server,
+            tz=tz,
+            metric=metric,
+            unit=unit,
+            index_column=index_column,
+            start=start,
+            step=series_step,
+        )
+        check_reader_flags(opts, series_format)
+        limits = input_limits(
+            max_rows=max_rows,
+            max_columns=max_columns,
+            max_cell_chars=max_cell_chars,
+            max_xlsx_mib=max_xlsx_mib,
+        )
+        rules = rules_of(config, rule_flags)
+        with using(limits):  # bounds on every file read (vsizer.limits)
+            series_set = (
+                _read_series(series, series_format, opts, quiet) if series else None
+            )
+            with _progress(quiet) as progress:
+                result = run_plan(
+                    inventory, rules=rules, progress=progress, series=series_set
+                )
+        doc = _with_predictions(result.to_dict(), predict, profile)
+        _report(doc, output or [], lang, quiet)
+    except VsizerError as exc:
+        raise _fail(exc) from None
+
+
+def _check_arguments(
+    inventory: Path | None,
+    series: list[Path] | None,
+    series_format: str | None,
+    lang: str,
+    output: list[Path],
+) -> None:
+    """The checks of ``plan``'s own arguments, before anything is read."""
+    if lang not in ("en", "ja"):
+        raise ConfigError(
+            f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead."
+        )
+    for path in output:
+        if path.suffix.lower() not in _OUTPUT_SUFFIXES:
+            raise ConfigError(
+                f"-o {path}: unsupported output format '{path.suffix}'; use .json, "
+                ".xlsx or .html."
+            )
+        check_output_path(path)
+    if inventory is None and not series:
+        raise ConfigError(
+            "give an inventory file, or --series (with --vm-cpu-mhz and "
+            "--vm-mem-gib when the series carry no sizes); see 'vsizer plan --help'."
+        )
+    if series_format is not None and not series:
+        raise ConfigError("--series-format needs --series.")
+
+
+def _with_predictions(
+    doc: dict[str, Any], predict: bool, profile: Path | None
+) -> dict[str, Any]:
+    """The plan document with per-VM predictions when asked (``--predict``/``--profile``)."""
+    if predict or profile is not None:
+        from vsizer.models.profile import load_profile
+        from vsizer.study.predict import predict_plan
+
+        doc["predictions"] = predict_plan(
+            doc, load_profile(profile) if profile is not None else None
+        )
+    return doc
+
+
+def _report(doc: dict[str, Any], output: list[Path], lang: str, quiet: bool) -> None:
+    """The terminal summary (unless quiet) and every ``-o`` file."""
+    if not quiet:
+        from vsizer.reporting.terminal import print_summary
+
+        print_summary(doc, out, lang=lang)
+    for path in output:
+        _write(doc, path, lang)
+        if not quiet:
+            out.print(f"wrote {path}")
+
+
+def _read_series(
+    series: list[Path], series_format: str | None, opts: dict[str, Any], quiet: bool
+) -> Any:
+    """The SeriesSet of ``plan --series`` (a spinner on a terminal)."""
+    from vsizer.series.sources import load_series
+
+    if not quiet and err.is_terminal:
+        with err.status(f"reading series from {len(series)} source(s)"):
+            return load_series(series, series_format, **opts)
+    return load_series(series, series_format, **opts)
+
+
+def _write(doc: dict[str, Any], path: Path, lang: str) -> None:
+    if path.suffix.lower() == ".json":
+        import json
+
+        with atomic_write(path, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    elif path.suffix.lower() == ".xlsx":
+        from vsizer.reporting.excel import write_plan_xlsx
+
+        write_plan_xlsx(doc, path, lang=lang)
+    elif path.suffix.lower() in (".html", ".htm"):
+        from vsizer.reporting.html import write_plan_html
+
+        write_plan_html(doc, path, lang=lang)
+    else:
+        raise ConfigError(
+            f"output {path}: expected a .json, .xlsx or .html file name, "
+            f"got {path.suffix or 'no suffix'!r}"
+        )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``plan`` to *app*."""
+    app.command("plan")(plan)
