@@ -46,9 +46,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "vsizer/series/_journal.py::read_journal": "TODO(issue 13): 98 lines",
     "vsizer/series/align.py::align": "TODO(issue 13): 100 lines",
     "vsizer/series/collect.py::collect": "TODO(issue 13): 145 lines",
-    "vsizer/series/prometheus.py::_server_rows": "TODO(issue 13): 133 lines",
-    "vsizer/series/prometheus.py::read_node_exporter": "TODO(issue 13): 175 lines",
-    "vsizer/series/prometheus.py::read_query_range": "TODO(issue 13): 181 lines",
     "vsizer/series/store.py::SeriesStore.read": "TODO(issue 13): 133 lines",
     "vsizer/series/tabular.py::read_long": "TODO(issue 13): 146 lines",
     "vsizer/series/traces/alibaba.py::read_alibaba_machine_usage": "TODO(issue 13): 109 lines",
@@ -70,7 +67,6 @@ LONG_MODULES: dict[str, str] = {
     "vsizer/cli/app.py": "TODO(issue 13): 663 lines",
     "vsizer/reporting/_xlsx_sheets.py": "TODO(issue 13): 659 lines",
     "vsizer/reporting/html.py": "TODO(issue 13): 720 lines",
-    "vsizer/series/prometheus.py": "TODO(issue 13): 933 lines",
     "vsizer/series/store.py": "TODO(issue 13): 778 lines",
     "vsizer/study/core.py": "TODO(issue 13): 794 lines",
 }
