@@ -153,6 +153,7 @@ class Column:
 
 
 def no_counters_message(label: str, columns: list[Column], encoding: str) -> str:
+    """The error of a log without any counter vsizer reads, naming those found."""
     found = [c.header for c in columns]
     listed = ", ".join(f"'{h}'" for h in found[:_MAX_LISTED]) or "none"
     more = f" and {len(found) - _MAX_LISTED} more" if len(found) > _MAX_LISTED else ""
@@ -180,4 +181,5 @@ def no_counters_message(label: str, columns: list[Column], encoding: str) -> str
 
 
 def cut(text: str, n: int = 60) -> str:
+    """*text* shortened to *n* characters for a message (``...`` at the end)."""
     return text if len(text) <= n else text[: n - 3] + "..."
