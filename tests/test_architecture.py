@@ -30,13 +30,8 @@ LONG_FUNCTIONS: dict[str, str] = {
     "vsizer/models/fit.py::fit_cpu": "TODO(issue 13): 84 lines",
     "vsizer/models/measurements.py::read_measurements": "TODO(issue 13): 93 lines",
     "vsizer/series/_journal.py::read_journal": "TODO(issue 13): 98 lines",
-    "vsizer/series/_sysstat_parse.py::parse_sar_text": "TODO(issue 13): 93 lines",
     "vsizer/series/align.py::align": "TODO(issue 13): 100 lines",
     "vsizer/series/collect.py::collect": "TODO(issue 13): 145 lines",
-    "vsizer/series/perfmon.py::read_perfmon": "TODO(issue 13): 118 lines",
-    "vsizer/series/prometheus.py::_server_rows": "TODO(issue 13): 133 lines",
-    "vsizer/series/prometheus.py::read_node_exporter": "TODO(issue 13): 175 lines",
-    "vsizer/series/prometheus.py::read_query_range": "TODO(issue 13): 181 lines",
     "vsizer/series/store.py::SeriesStore.read": "TODO(issue 13): 133 lines",
     "vsizer/series/tabular.py::read_long": "TODO(issue 13): 146 lines",
     "vsizer/series/traces/alibaba.py::read_alibaba_machine_usage": "TODO(issue 13): 109 lines",
@@ -49,8 +44,6 @@ LONG_FUNCTIONS: dict[str, str] = {
 #: Modules allowed past MAX_MODULE_LINES, each with the reason.
 LONG_MODULES: dict[str, str] = {
     "vsizer/catalogs/normalize.py": "TODO(issue 13): 624 lines",
-    "vsizer/series/perfmon.py": "TODO(issue 13): 741 lines",
-    "vsizer/series/prometheus.py": "TODO(issue 13): 933 lines",
     "vsizer/series/store.py": "TODO(issue 13): 778 lines",
 }
 

@@ -17,7 +17,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from vsizer._textio import compression_of, decode, plain_name, read_bytes
+from vsizer._textio import (
+    candidate_encodings,
+    compression_of,
+    decode,
+    decodings,
+    plain_name,
+    read_bytes,
+    utc_ns,
+)
 from vsizer.errors import InventoryError, SeriesError
 from vsizer.inventory import read_inventory
 from vsizer.series.sources import load_series
@@ -199,3 +207,51 @@ def test_undecodable_inventory_csv_names_the_encodings(tmp_path):
         "servers.csv.gz: cannot decode the file as UTF-8 or cp932 (Shift_JIS); save "
         "it as UTF-8 (a .gz, .bz2, .xz or one-file .zip is decompressed first)."
     )
+
+
+# ------------------------------------------------- one decoder, per-reader rules
+
+
+def test_candidate_encodings_bom_and_bare_utf16():
+    """A UTF-16 mark decides unless refused; bare UTF-16 told by its first character."""
+    marked = "x".encode("utf-16")
+    assert candidate_encodings(marked) == ("utf-16",)
+    assert candidate_encodings(marked, ("latin-1",), utf16_bom=False) == ("latin-1",)
+    le, be = '"a'.encode("utf-16-le"), '"a'.encode("utf-16-be")
+    assert candidate_encodings(le, ("cp1252",)) == ("cp1252",)
+    assert candidate_encodings(le, ("cp1252",), bare_utf16_start=b'"') == ("utf-16-le",)
+    assert candidate_encodings(be, ("cp1252",), bare_utf16_start=b'"') == ("utf-16-be",)
+
+
+def test_decodings_pass_over_what_fails():
+    data = "サーバ".encode("cp932")
+    assert list(decodings(data, ("utf-8-sig", "cp932", "no-such-codec"))) == [
+        ("サーバ", "cp932")
+    ]
+    assert list(decodings(b"\xff", ("utf-8",), errors="replace")) == [("\ufffd", "utf-8")]
+
+
+def test_decode_parameters_of_the_readers():
+    """sysstat: Latin-1 last and no UTF-16 mark; a Prometheus scrape: bad bytes replaced."""
+    sysstat = ("utf-8-sig", "cp932", "latin-1")
+    assert decode(b"\xff\xfe\x81\xff", "sa", encodings=sysstat, utf16_bom=False) == (
+        "\xff\xfe\x81\xff",
+        "latin-1",
+    )
+    assert decode(b"a\xffb", "m.prom", encodings=("utf-8",), utf16_bom=False,
+                  errors="replace") == ("a\ufffdb", "utf-8")
+    with pytest.raises(SeriesError, match=r"^q.json: cannot decode the file as UTF-8;"):
+        decode(b"\xff", "q.json", encodings=("utf-8-sig",), utf16_bom=False)
+
+
+def test_utc_ns_one_parser():
+    """One time as ns since the epoch, UTC; a naive time is UTC; not a time -> None."""
+    assert utc_ns("1970-01-01T00:00:01Z") == 1_000_000_000
+    assert utc_ns("1970-01-01 09:00:01+09:00") == 1_000_000_000
+    assert utc_ns(pd.Timestamp("1970-01-01 00:00:01")) == 1_000_000_000
+    assert utc_ns("not a time") is None
+    assert utc_ns("NaT") is None
+
+    from vsizer.series import _tidy
+
+    assert _tidy.utc_ns is utc_ns

@@ -1,4 +1,4 @@
-"""Opening text inputs: decompression, decoding and delimiter sniffing, shared by every reader.
+"""Opening text inputs: decompression, decoding, delimiter sniffing and UTC times, shared by every reader.
 
 Every text format vsizer reads (sar/sadf, perfmon CSV, Prometheus scrapes and
 JSON, long and wide CSV, PlanetLab, Bitbrains, Alibaba, the inventory CSV) goes
@@ -11,8 +11,15 @@ through :func:`read_bytes` or :func:`open_binary`, so a ``.gz``, ``.bz2``,
   ``PK 03 04`` (PKWARE APPNOTE.TXT 6.3.10, §4.3.7). A name ending in one of
   :data:`COMPRESSED_SUFFIXES` whose bytes are plain is read as plain.
 * **Text**: a UTF-16 or UTF-8 byte-order mark decides; else the encodings
-  given are tried in order (UTF-8, then cp932 by default).
+  given are tried in order (UTF-8, then cp932 by default). The readers differ
+  only by the parameters they pass: the encodings tried (the inventory adds
+  shift_jis, sysstat ends with Latin-1 which always decodes, perfmon tries
+  Western and Cyrillic code pages), whether a UTF-16 mark is honoured (sysstat
+  refuses NUL bytes before decoding), whether bare UTF-16 is told by its
+  first character (perfmon's ``"``), and whether bad bytes are replaced
+  (a Prometheus scrape).
 * **Delimiter**: the most frequent of ``,``, tab and ``;`` over the first lines.
+* **Times**: :func:`utc_ns`, one time as nanoseconds since the epoch, UTC.
 
 This module imports nothing from vsizer but :mod:`vsizer.errors`.
 """
@@ -25,19 +32,25 @@ import lzma
 import os
 import zipfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
+
+import pandas as pd
 
 from vsizer.errors import InputError, SeriesError
 
 __all__ = [
     "COMPRESSED_SUFFIXES",
+    "candidate_encodings",
     "compression_of",
     "decode",
+    "decodings",
     "open_binary",
     "plain_name",
     "read_bytes",
     "sniff_delimiter",
+    "utc_ns",
 ]
 
 #: File-name endings of the compressed forms (stripped by :func:`plain_name`).
@@ -136,28 +149,75 @@ def read_bytes(
             ) from None
 
 
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def candidate_encodings(
+    data: bytes,
+    encodings: tuple[str, ...] = DEFAULT_ENCODINGS,
+    *,
+    utf16_bom: bool = True,
+    bare_utf16_start: bytes | None = None,
+) -> tuple[str, ...]:
+    """The encodings to try on *data*, in order.
+
+    ``("utf-16",)`` when *utf16_bom* and the data starts with a UTF-16
+    byte-order mark (``FF FE`` / ``FE FF``); ``("utf-16-le",)`` or
+    ``("utf-16-be",)`` when the data starts with the one-byte character
+    *bare_utf16_start* followed (little-endian) or preceded (big-endian) by a
+    NUL, UTF-16 saved without a mark; else *encodings*.
+    """
+    if utf16_bom and data.startswith(_UTF16_BOMS):
+        return ("utf-16",)
+    if bare_utf16_start is not None:
+        if data[:2] == bare_utf16_start + b"\x00":
+            return ("utf-16-le",)
+        if data[:2] == b"\x00" + bare_utf16_start:
+            return ("utf-16-be",)
+    return encodings
+
+
+def decodings(
+    data: bytes, encodings: tuple[str, ...], *, errors: str = "strict"
+) -> Iterator[tuple[str, str]]:
+    """``(text, encoding)`` for each of *encodings* that decodes *data*, in order.
+
+    An encoding that fails (or that Python does not know) is passed over.
+    """
+    for enc in encodings:
+        try:
+            yield data.decode(enc, errors), enc
+        except (UnicodeDecodeError, LookupError):
+            continue
+
+
 def decode(
     data: bytes,
     label: str,
     *,
     encodings: tuple[str, ...] = DEFAULT_ENCODINGS,
     error: type[InputError] = SeriesError,
+    utf16_bom: bool = True,
+    errors: str = "strict",
 ) -> tuple[str, str]:
     """Text of *data* and the encoding that decoded it.
 
-    A UTF-16 byte-order mark (``FF FE`` / ``FE FF``) means UTF-16 and a UTF-8
-    one UTF-8; otherwise *encodings* are tried in order.
+    A UTF-16 byte-order mark (``FF FE`` / ``FE FF``) means UTF-16 (unless
+    *utf16_bom* is false) and a UTF-8 one UTF-8; otherwise *encodings* are
+    tried in order. *errors* is that of :meth:`bytes.decode` (``"replace"``
+    never fails).
 
     Raises
     ------
     InputError (the class given as *error*)
         No encoding decodes the bytes; the message names those tried.
     """
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    candidates = candidate_encodings(data, encodings, utf16_bom=utf16_bom)
+    if candidates == ("utf-16",):
         # The mark settles the encoding: decoding the bytes as cp932 instead
         # would read every other byte as a NUL, never what the file meant.
         try:
-            return data.decode("utf-16"), "utf-16"
+            return data.decode("utf-16", errors), "utf-16"
         except UnicodeDecodeError as exc:
             odd = f", an odd number of bytes ({len(data):,})" if len(data) % 2 else ""
             raise error(
@@ -165,11 +225,8 @@ def decode(
                 f"mark announces: {exc.reason} at byte {exc.start:,}{odd}; the file "
                 "is damaged or cut short: save it again (as UTF-8 or UTF-16)."
             ) from None
-    for enc in encodings:
-        try:
-            return data.decode(enc), enc
-        except UnicodeDecodeError:
-            continue
+    for found in decodings(data, candidates, errors=errors):
+        return found
     tried = " or ".join(
         {"utf-8-sig": "UTF-8", "cp932": "cp932 (Shift_JIS)"}.get(e, e)
         for e in encodings
@@ -191,3 +248,18 @@ def sniff_delimiter(text: str, lines: int = 20) -> str:
     counts = {d: sum(line.count(d) for line in head) for d in (",", "\t", ";")}
     best = max(counts, key=lambda d: counts[d])
     return best if counts[best] > 0 else ","
+
+
+def utc_ns(value: str | pd.Timestamp) -> int | None:
+    """``value`` as nanoseconds since the Unix epoch (UTC); a naive time is UTC.
+
+    None when it is no time.
+    """
+    try:
+        ts = pd.Timestamp(value)
+    except (ValueError, TypeError):
+        return None
+    if ts is pd.NaT:
+        return None
+    ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+    return int(ts.as_unit("ns").value)

@@ -156,9 +156,10 @@ def plan(
             )
             with _progress(quiet) as progress:
                 result = run_plan(
-                    inventory, rules=rules, progress=progress, series=series_set
+                    inventory, rules=rules, progress=progress, series=series_set,
+                    predict=predict, profile=profile,
                 )
-        doc = _with_predictions(result.to_dict(), predict, profile)
+        doc = result.to_dict()
         _report(doc, output or [], lang, quiet)
     except VsizerError as exc:
         raise _fail(exc) from None
@@ -190,20 +191,6 @@ def _check_arguments(
         )
     if series_format is not None and not series:
         raise ConfigError("--series-format needs --series.")
-
-
-def _with_predictions(
-    doc: dict[str, Any], predict: bool, profile: Path | None
-) -> dict[str, Any]:
-    """The plan document with per-VM predictions when asked (``--predict``/``--profile``)."""
-    if predict or profile is not None:
-        from vsizer.models.profile import load_profile
-        from vsizer.study.predict import predict_plan
-
-        doc["predictions"] = predict_plan(
-            doc, load_profile(profile) if profile is not None else None
-        )
-    return doc
 
 
 def _report(doc: dict[str, Any], output: list[Path], lang: str, quiet: bool) -> None:

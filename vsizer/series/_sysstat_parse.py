@@ -1,4 +1,4 @@
-"""Parsers of the four sysstat text forms, feeding a :class:`~vsizer.series.sysstat._Collector`.
+"""Parsers of the four sysstat text forms, feeding a :class:`~vsizer.series._sysstat_collect.Collector`.
 
 Private to :mod:`vsizer.series.sysstat`, which documents the forms. Each parser
 walks the text once, reads times, recognizes activities through
@@ -11,13 +11,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vsizer.series._native import zone_offset
-
-if TYPE_CHECKING:
-    from vsizer.series.sysstat import _Collector
+from vsizer.series._sysstat_collect import Collector
 
 __all__ = ["BANNER_RE", "parse_json", "parse_sadf_csv", "parse_sar_text"]
 
@@ -58,7 +57,7 @@ _ACTIVITY_NAMES = {
 # ------------------------------------------------------------------ sadf -d
 
 
-def parse_sadf_csv(lines: list[str], col: _Collector) -> None:
+def parse_sadf_csv(lines: list[str], col: Collector) -> None:
     names: list[str] | None = None
     segments: list[_Segment] | None = None
     activity: str | None = None
@@ -144,14 +143,14 @@ def _record_label(names: Iterable[str]) -> str:
 class _Segment:
     """A run of ``sadf -dh`` header fields: fixed, or a repeating ``[...]`` group."""
 
-    def __init__(self, names: list[str], repeat: bool, col: _Collector) -> None:
+    def __init__(self, names: list[str], repeat: bool, col: Collector) -> None:
         self.names = names
         self.repeat = repeat
         self.variable = any(n.endswith("*") for n in names)
         self.activity, self.key = col.activity(names) if repeat else (None, None)
 
 
-def _dh_segments(names: list[str], col: _Collector) -> list[_Segment]:
+def _dh_segments(names: list[str], col: Collector) -> list[_Segment]:
     segments: list[_Segment] = []
     pending: list[str] = []
     for name in names:
@@ -173,7 +172,7 @@ def _dh_segments(names: list[str], col: _Collector) -> list[_Segment]:
 
 
 def _dh_row(
-    col: _Collector,
+    col: Collector,
     segments: list[_Segment],
     host: str,
     ts: datetime,
@@ -295,7 +294,7 @@ def _sadf_time(stamp: str) -> tuple[datetime, timedelta | None] | None:
 # ------------------------------------------------------------------ sadf -j
 
 
-def parse_json(text: str, col: _Collector) -> None:
+def parse_json(text: str, col: Collector) -> None:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -334,7 +333,7 @@ def parse_json(text: str, col: _Collector) -> None:
             _json_statistics(col, host, stat, f"{base}.statistics[{s}]")
 
 
-def _json_statistics(col: _Collector, host: str, stat: Any, where: str) -> None:
+def _json_statistics(col: Collector, host: str, stat: Any, where: str) -> None:
     stamp = stat.get("timestamp") if isinstance(stat, dict) else None
     parsed = _json_time(stamp) if isinstance(stamp, dict) else None
     if parsed is None or not isinstance(stamp, dict):
@@ -409,99 +408,134 @@ def _json_time(stamp: dict[str, Any]) -> tuple[datetime, timedelta | None] | Non
 _SUMMARY_RE = re.compile(r"^[^\d\s][^:]*:$")  # Average: Summary: Moyenne: ...
 
 
-def parse_sar_text(lines: list[str], col: _Collector) -> None:
+@dataclass
+class _SarState:
+    """Where the walk through ``sar`` text is: banner, table and boot segment."""
+
     host: str | None = None
     day: date | None = None
-    names: list[str] | None = None
+    names: list[str] | None = None  # the current table's header
     activity: str | None = None
     key: str | None = None
     prev: datetime | None = None  # last time of the current table
     segment: datetime | None = None  # start of the current boot segment
-    header_line = 0
+    header_line: int = 0
+
+    def midnight(self) -> datetime:
+        assert self.day is not None
+        return datetime.combine(self.day, datetime.min.time())
+
+
+def parse_sar_text(lines: list[str], col: Collector) -> None:
+    """Feed the tables of ``sar`` text to *col*, line by line."""
+    st = _SarState()
     for n, raw in enumerate(lines, 1):
         text = raw.strip()
         where = f"{col.label} line {n}"
         if not text:
-            names, prev = None, None
+            st.names, st.prev = None, None
             continue
         banner = BANNER_RE.match(text)
         if banner and not _TIME_RE.match(text.split()[0]):
-            host = banner.group("host")
-            col.host(host)
-            col.release[host] = banner.group("release")
-            if banner.group("ncpu"):
-                col.cpu_count[host] = int(banner.group("ncpu"))
-            day = _banner_date(banner.group("date"), col, host, where)
-            names, prev, segment = None, None, None
+            _sar_banner(banner, st, col, where)
             continue
         tokens = text.split()
         if _SUMMARY_RE.match(tokens[0]):
             continue  # Average:, Summary: (and their translations)
-        m = _TIME_RE.match(tokens[0])
-        if not m:
-            col.bad(
-                where,
-                "a time (HH:MM:SS) at the start of the line, 'Average:' or a "
-                "'Linux ...' banner",
-                tokens[0],
-            )
+        timed = _sar_clock(tokens, text, st, col, where)
+        if timed is None:
             continue
-        if host is None or day is None:
-            col.bad(
-                where, "the banner 'Linux <release> (<host>) <date> ...' first", text
-            )
-            host, day = "", date(1970, 1, 1)  # reported once; keep checking rows
-        hour, minute, second = (int(g) for g in m.groups())
-        rest = tokens[1:]
-        if rest and rest[0].upper() in ("AM", "PM"):
-            hour = hour % 12 + (12 if rest[0].upper() == "PM" else 0)
-            rest = rest[1:]
-        if hour > 23 or minute > 59 or second > 60:
-            col.bad(where, "a time of day", tokens[0])
-            continue
-        clock = timedelta(hours=hour, minutes=minute, seconds=min(second, 59))
+        clock, rest = timed
         if "RESTART" in rest and "LINUX" in rest:
-            ref = prev or segment or datetime.combine(day, datetime.min.time())
-            local = _roll(ref, clock)
-            col.restart(host, col.utc(local, None, host), " ".join(rest))
-            segment, names, prev = local, None, None
+            local = _roll(st.prev or st.segment or st.midnight(), clock)
+            col.restart(st.host or "", col.utc(local, None, st.host or ""), " ".join(rest))
+            st.segment, st.names, st.prev = local, None, None
+        elif rest and rest[0] == "COM":
             continue
-        if rest and rest[0] == "COM":
-            continue
-        if not rest or not any(_numeric(t) for t in rest):
-            names, header_line = rest, n
-            activity, key = col.activity(rest)
-            if segment is None:
-                segment = datetime.combine(day, datetime.min.time()) + clock
-            prev = _roll(segment, clock)
-            continue
-        if names is None:
-            col.bad(where, "a table header before the rows", text)
-            continue
-        local = _roll(
-            prev or segment or datetime.combine(day, datetime.min.time()), clock
-        )
-        prev = local
-        if activity is None:
-            col.ignored[_record_label(names)] += 1
-            continue
-        if len(rest) != len(names):
-            col.bad(
-                where,
-                f"{len(names) + 1} columns as in the header on line {header_line} "
-                f"(the line has {len(rest) + 1})",
-                text,
-            )
-            continue
-        row = dict(zip(names, rest, strict=True))
-        col.feed(
-            activity,
-            host,
-            col.utc(local, None, host),
-            row.get(key) if key else None,
-            row,
+        elif not rest or not any(_numeric(t) for t in rest):
+            st.names, st.header_line = rest, n
+            st.activity, st.key = col.activity(rest)
+            if st.segment is None:
+                st.segment = st.midnight() + clock
+            st.prev = _roll(st.segment, clock)
+        else:
+            _sar_row(rest, clock, text, st, col, where)
+
+
+def _sar_banner(banner: re.Match[str], st: _SarState, col: Collector, where: str) -> None:
+    """A ``Linux <release> (<host>) <date> ...`` line: a new host and day."""
+    host = banner.group("host")
+    col.host(host)
+    col.release[host] = banner.group("release")
+    if banner.group("ncpu"):
+        col.cpu_count[host] = int(banner.group("ncpu"))
+    st.host = host
+    st.day = _banner_date(banner.group("date"), col, host, where)
+    st.names, st.prev, st.segment = None, None, None
+
+
+def _sar_clock(
+    tokens: list[str], text: str, st: _SarState, col: Collector, where: str
+) -> tuple[timedelta, list[str]] | None:
+    """The time of day a line starts with and the tokens after it (None: reported)."""
+    m = _TIME_RE.match(tokens[0])
+    if not m:
+        col.bad(
             where,
+            "a time (HH:MM:SS) at the start of the line, 'Average:' or a "
+            "'Linux ...' banner",
+            tokens[0],
         )
+        return None
+    if st.host is None or st.day is None:
+        col.bad(where, "the banner 'Linux <release> (<host>) <date> ...' first", text)
+        st.host, st.day = "", date(1970, 1, 1)  # reported once; keep checking rows
+    hour, minute, second = (int(g) for g in m.groups())
+    rest = tokens[1:]
+    if rest and rest[0].upper() in ("AM", "PM"):
+        hour = hour % 12 + (12 if rest[0].upper() == "PM" else 0)
+        rest = rest[1:]
+    if hour > 23 or minute > 59 or second > 60:
+        col.bad(where, "a time of day", tokens[0])
+        return None
+    return timedelta(hours=hour, minutes=minute, seconds=min(second, 59)), rest
+
+
+def _sar_row(
+    rest: list[str],
+    clock: timedelta,
+    text: str,
+    st: _SarState,
+    col: Collector,
+    where: str,
+) -> None:
+    """A data row of the current table, fed to *col* when its activity is read."""
+    if st.names is None:
+        col.bad(where, "a table header before the rows", text)
+        return
+    local = _roll(st.prev or st.segment or st.midnight(), clock)
+    st.prev = local
+    if st.activity is None:
+        col.ignored[_record_label(st.names)] += 1
+        return
+    if len(rest) != len(st.names):
+        col.bad(
+            where,
+            f"{len(st.names) + 1} columns as in the header on line {st.header_line} "
+            f"(the line has {len(rest) + 1})",
+            text,
+        )
+        return
+    row = dict(zip(st.names, rest, strict=True))
+    host = st.host or ""
+    col.feed(
+        st.activity,
+        host,
+        col.utc(local, None, host),
+        row.get(st.key) if st.key else None,
+        row,
+        where,
+    )
 
 
 def _numeric(token: str) -> bool:
@@ -520,7 +554,7 @@ def _roll(ref: datetime, clock: timedelta) -> datetime:
     return candidate
 
 
-def _banner_date(text: str, col: _Collector, host: str, where: str) -> date:
+def _banner_date(text: str, col: Collector, host: str, where: str) -> date:
     """The date of a sar banner in the C, ISO, European or Japanese form."""
     patterns = (
         (r"(\d{4})-(\d{2})-(\d{2})", "ymd"),

@@ -2,8 +2,9 @@
 
 Private: the tidy-frame builder (dtypes and order of :mod:`vsizer.series.model`),
 the problem collector that raises one :class:`~vsizer.errors.SeriesError` (an
-:class:`~vsizer.errors.InputError`), the timestamp parser of the CSV readers,
-unit factors, the percent-or-fraction rule and the gap check every reader applies.
+:class:`~vsizer.errors.InputError`), the timestamp parser of the CSV readers
+(one time at a time is :func:`vsizer._textio.utc_ns`, re-exported here), unit
+factors, the percent-or-fraction rule and the gap check every reader applies.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from vsizer._textio import utc_ns as utc_ns  # re-exported for the trace readers
 from vsizer.errors import MAX_LINES_PER_KIND, Kind, SeriesError, more_like_it
 from vsizer.series.model import METRICS, SeriesQuality, empty_series
 from vsizer.units import (
@@ -436,18 +438,3 @@ def clip_fraction(values: FloatArray) -> tuple[FloatArray, int]:
     if n:
         values = np.where(over, 1.0, values)
     return values, n
-
-
-def utc_ns(value: str | pd.Timestamp) -> int | None:
-    """``value`` as nanoseconds since the Unix epoch (UTC); a naive time is UTC.
-
-    None when it is no time.
-    """
-    try:
-        ts = pd.Timestamp(value)
-    except (ValueError, TypeError):
-        return None
-    if ts is pd.NaT:
-        return None
-    ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
-    return int(ts.as_unit("ns").value)
