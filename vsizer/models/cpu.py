@@ -29,8 +29,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from vsizer._validation import Interval, OneOf, validate_params
 from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS, SOURCE_61
-from vsizer.models.range import warn_outside
+from vsizer.models.range import check_array_bounds, warn_outside
 
 _P = OVERHEAD_MODEL_PARAMETERS["cpu"]["esx252"]
 INTERCEPT: float = _P["intercept"]
@@ -123,10 +124,13 @@ def linear_relative(
     ----------
     .. [1] DESIGN.md §6.1, table rows with rho total <= 400 %, and Findings.
     """
+    check_array_bounds(
+        {"vms": (vms, Interval(float, 1, None)),
+         "physical_cpus": (physical_cpus, Interval(float, 0, None, "neither"))},
+        "cpu.linear_relative",
+    )
     n = np.asarray(vms, dtype=float)
     p = np.asarray(physical_cpus, dtype=float)
-    if np.any(p <= 0) or np.any(n < 1):
-        raise ValueError("linear_relative needs vms >= 1 and physical_cpus > 0")
     per_cpu = n / p
     warn_outside(
         "cpu.linear_relative",
@@ -266,6 +270,7 @@ def contention_factor(
     return np.maximum(oc, 1.0) ** contention_exponent
 
 
+@validate_params({"basis": OneOf(BASES)}, where="cpu.relative_performance")
 def relative_performance(
     vms: npt.ArrayLike,
     physical_cpus: npt.ArrayLike,
@@ -310,8 +315,6 @@ def relative_performance(
     ----------
     .. [1] DESIGN.md §6.1 table and Findings.
     """
-    if basis not in BASES:
-        raise ValueError(f"basis must be one of {BASES}, got {basis!r}")
     p = np.asarray(physical_cpus, dtype=float)
     demand = (
         np.asarray(total_util_pct, dtype=float)
@@ -328,6 +331,7 @@ def relative_performance(
     )
 
 
+@validate_params({"basis": OneOf(BASES)}, where="cpu.relative_to_single_vm")
 def relative_to_single_vm(
     vms: npt.ArrayLike,
     physical_cpus: npt.ArrayLike,

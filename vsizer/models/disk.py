@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vsizer._validation import Interval, OneOf, validate_params
 from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
-from vsizer.models.range import warn_outside
+from vsizer.models.range import check_array_bounds, warn_outside
 
 _D = OVERHEAD_MODEL_PARAMETERS["disk"]
 QUEUE_DEPTH: dict[str, Any] = _D["queue_depth"]
@@ -28,6 +29,10 @@ NFS_WORKLOADS = ("read-write", "read-only")
 _SRC_QD = "published Hyper-V R2 disk measurement, queue depths 1-32"
 
 
+@validate_params(
+    {"access_spec": OneOf(ACCESS_SPECS), "backing": OneOf(BACKINGS)},
+    where="disk.throughput_ratio",
+)
 def throughput_ratio(
     queue_depth: npt.ArrayLike,
     access_spec: str,
@@ -73,10 +78,6 @@ def throughput_ratio(
        2008 R2)".
     """
     table = parameters or QUEUE_DEPTH
-    if access_spec not in ACCESS_SPECS:
-        raise ValueError(f"access_spec must be one of {ACCESS_SPECS}, got {access_spec!r}")
-    if backing not in BACKINGS:
-        raise ValueError(f"backing must be one of {BACKINGS}, got {backing!r}")
     qd = np.asarray(queue_depth, dtype=float)
     lo, hi = QUEUE_DEPTH["queue_depth_range"]
     warn_outside("disk.throughput_ratio", "queue depth", qd, lo, hi, _SRC_QD)
@@ -114,10 +115,13 @@ def volume_share(
     ----------
     .. [1] DESIGN.md §6.2 "Contention (ESX)".
     """
+    check_array_bounds(
+        {"vms_on_volume": (vms_on_volume, Interval(float, 1, None)),
+         "volumes": (volumes, Interval(float, 1, None))},
+        "disk.volume_share",
+    )
     n = np.asarray(vms_on_volume, dtype=float)
     v = np.asarray(volumes, dtype=float)
-    if np.any(n < 1) or np.any(v < 1):
-        raise ValueError("volume_share needs vms_on_volume >= 1 and volumes >= 1")
     return np.minimum(1.0, v / n)
 
 
@@ -181,6 +185,7 @@ def guest_util_trustworthy(vms_on_volume: npt.ArrayLike) -> npt.NDArray[np.bool_
     return np.asarray(vms_on_volume, dtype=float) < limit
 
 
+@validate_params({"disk_format": OneOf(FORMATS)}, where="disk.format_risk")
 def format_risk(
     disk_format: str, write_cache: bool, write_fraction: float
 ) -> tuple[str, str]:
@@ -217,8 +222,6 @@ def format_risk(
     ----------
     .. [1] DESIGN.md §6.2 "Virtual disk formats (Xen)".
     """
-    if disk_format not in FORMATS:
-        raise ValueError(f"disk_format must be one of {FORMATS}, got {disk_format!r}")
     heavy = write_fraction >= _D["format"]["write_heavy_fraction"]
     if write_cache or write_fraction <= 0:
         return "low", "formats perform alike with a controller write cache"
@@ -227,6 +230,7 @@ def format_risk(
     return "medium", f"no write cache: {disk_format} disk slows on synchronous writes"
 
 
+@validate_params({"workload": OneOf(NFS_WORKLOADS)}, where="disk.nfs_ratio")
 def nfs_ratio(
     workload: str = "read-write",
     *,
@@ -265,8 +269,6 @@ def nfs_ratio(
     .. [1] DESIGN.md §6.2 "NFS-backed VM disks (PostgreSQL, pgbench TPC-B)".
     """
     p = parameters or _D["nfs"]
-    if workload not in NFS_WORKLOADS:
-        raise ValueError(f"workload must be one of {NFS_WORKLOADS}, got {workload!r}")
     if workload == "read-only":
         return float(p["read_only"])
     if not cache_covers_working_set:
@@ -276,6 +278,10 @@ def nfs_ratio(
     return float(p["read_write"])
 
 
+@validate_params(
+    {"server_cache_gib": Interval(float, 0, None, "neither")},
+    where="disk.nfs_cache_pressure",
+)
 def nfs_cache_pressure(
     working_set_gib: npt.ArrayLike, server_cache_gib: float
 ) -> float:
@@ -305,6 +311,4 @@ def nfs_cache_pressure(
     ----------
     .. [1] DESIGN.md §6.2 "NFS-backed VM disks".
     """
-    if server_cache_gib <= 0:
-        raise ValueError("server_cache_gib must be > 0")
     return float(np.sum(np.asarray(working_set_gib, dtype=float)) / server_cache_gib)

@@ -21,14 +21,17 @@ import copy
 import math
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from vsizer._jsonable import sig6 as _r
+from vsizer._validation import Interval, OneOf, validate_params
 from vsizer.errors import InputError, VsizerError
 from vsizer.models import cpu as cpu_model
+from vsizer.models.measurements import read_measurements
 from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
 from vsizer.models.range import ModelRangeWarning
 
@@ -440,3 +443,29 @@ def _network_section(params: dict[str, Estimate]) -> dict[str, Any]:
 
 
 FITTERS = {"cpu": fit_cpu, "disk": fit_disk, "network": fit_network}
+
+
+@validate_params(
+    {"model": OneOf(tuple(FITTERS)), "confidence": Interval(float, 0, 1, "neither")},
+    where="fit",
+)
+def fit_measurements(
+    path: str | Path, model: str, confidence: float = CONFIDENCE
+) -> FitResult:
+    """Read the ``model`` rows of a measurement CSV and fit that model (``vsizer fit``).
+
+    Parameters
+    ----------
+    path : str or Path
+        Measurement CSV (:func:`vsizer.models.measurements.read_measurements`).
+    model : {'cpu', 'disk', 'network'}
+        The model to fit.
+    confidence : float
+        Confidence level of the intervals, in (0, 1).
+
+    Returns
+    -------
+    FitResult
+        As :func:`fit_cpu`, :func:`fit_disk` or :func:`fit_network`.
+    """
+    return FITTERS[model](read_measurements(path, model), confidence)

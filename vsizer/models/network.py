@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from vsizer._validation import Interval, OneOf, validate_params
 from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
 from vsizer.models.range import warn_outside
 
@@ -20,6 +21,10 @@ _N = OVERHEAD_MODEL_PARAMETERS["network"]
 DIRECTIONS = ("send", "receive")
 
 
+@validate_params(
+    {"nic_gbps": Interval(float, 0, None, "neither"), "direction": OneOf(DIRECTIONS)},
+    where="network.wire_limit_mbps",
+)
 def wire_limit_mbps(
     nic_gbps: float = 1.0,
     direction: str = "send",
@@ -60,10 +65,6 @@ def wire_limit_mbps(
     .. [1] DESIGN.md §6.3 (Hyper-V R2 on 1 GbE; VMQ on 10 GbE).
     """
     p = parameters or _N["wire"]
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
-    if nic_gbps <= 0:
-        raise ValueError("nic_gbps must be > 0")
     if nic_gbps == 10:
         full = float(p["10"]["vmq"])
         return full if vmq else full / float(p["10"]["vmq_gain"])
@@ -79,6 +80,10 @@ def wire_limit_mbps(
     return float(p["1"][direction]) * nic_gbps
 
 
+@validate_params(
+    {"senders": Interval(int, 1, None), "receivers": Interval(int, 1, None)},
+    where="network.vm_to_vm_mbps",
+)
 def vm_to_vm_mbps(
     senders: int = 1, receivers: int = 1, *, parameters: dict[str, Any] | None = None
 ) -> float:
@@ -113,8 +118,6 @@ def vm_to_vm_mbps(
     .. [1] DESIGN.md §6.3 "VM-to-VM on one host".
     """
     p = parameters or _N["vm_to_vm"]
-    if senders < 1 or receivers < 1:
-        raise ValueError("senders and receivers must be >= 1")
     xs = np.asarray(p["senders"], dtype=float)
     warn_outside(
         "network.vm_to_vm_mbps", "senders", senders, 1, float(xs[-1]),
@@ -123,6 +126,7 @@ def vm_to_vm_mbps(
     return float(np.interp(senders, xs, np.asarray(p["mbps"], dtype=float)))
 
 
+@validate_params({"vms": Interval(int, 1, None)}, where="network.xen_relative_throughput")
 def xen_relative_throughput(
     vms: int = 1, *, parameters: dict[str, Any] | None = None
 ) -> float:
@@ -153,8 +157,6 @@ def xen_relative_throughput(
     .. [1] DESIGN.md §6.3 "Xen, 1 VM vs physical (tbench)".
     """
     p = parameters or _N["xen"]
-    if vms < 1:
-        raise ValueError("vms must be >= 1")
     warn_outside(
         "network.xen_relative_throughput", "VMs", vms, 1, 2,
         "published Xen measurement: tbench with 1 and 2 VMs",

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from vsizer.errors import ConfigError
+
 #: Load points of an 11-point SPECpower curve [fraction].
 SPECPOWER_LOADS = np.linspace(0.0, 1.0, 11)
 
@@ -80,7 +82,10 @@ def specpower_curve(
     .. [1] SPEC, "SPECpower_ssj2008," https://www.spec.org/power_ssj2008/.
     """
     if len(curve_w) != 11:
-        raise ValueError(f"a SPECpower curve has 11 points, got {len(curve_w)}")
+        raise ConfigError(
+            "The 'curve_w' parameter of power.specpower_curve must be a sequence of "
+            f"11 floats (a SPECpower curve). Got {len(curve_w)} values instead."
+        )
     u = np.clip(np.asarray(util, dtype=float), 0.0, 1.0)
     return np.interp(u, SPECPOWER_LOADS, np.asarray(curve_w, dtype=float))
 

@@ -29,6 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from vsizer._validation import Interval, validate_params
+from vsizer.errors import ConfigError
+
 
 def mm1_response_time(
     arrival_rate: npt.ArrayLike, service_time: npt.ArrayLike
@@ -63,6 +66,10 @@ def mm1_response_time(
         return np.where(rho < 1.0, s / np.where(rho < 1.0, 1.0 - rho, 1.0), np.inf)
 
 
+@validate_params(
+    {"servers": Interval(int, 1, None), "offered_load": Interval(float, 0, None)},
+    where="queueing.erlang_c",
+)
 def erlang_c(servers: int, offered_load: float) -> float:
     """Probability that an arriving request waits in an M/M/c queue (Erlang C).
 
@@ -90,10 +97,6 @@ def erlang_c(servers: int, offered_load: float) -> float:
     ----------
     .. [1] L. Kleinrock, Queueing Systems, Vol. 1, Wiley, 1975, §3.5.
     """
-    if servers < 1:
-        raise ValueError("servers must be >= 1")
-    if offered_load < 0:
-        raise ValueError("offered_load must be >= 0")
     if offered_load >= servers:
         return 1.0
     b = 1.0
@@ -148,6 +151,10 @@ class ClosedLoopResult:
     utilizations: npt.NDArray[np.float64]  # U_k(N) = X(N) D_k / c_k [fraction]
 
 
+@validate_params(
+    {"clients": Interval(int, 1, None), "think_time": Interval(float, 0, None)},
+    where="queueing.mva",
+)
 def mva(
     clients: int,
     demands: Sequence[float],
@@ -191,14 +198,13 @@ def mva(
     .. [3] A. Seidmann, P. J. Schweitzer and S. Shalev-Oren, Large Scale Systems
        12, 1987.
     """
-    if clients < 1:
-        raise ValueError("clients must be >= 1")
-    if think_time < 0:
-        raise ValueError("think_time must be >= 0")
     d = np.asarray(demands, dtype=float)
     c = np.ones_like(d) if servers is None else np.asarray(servers, dtype=float)
     if d.ndim != 1 or d.size == 0 or np.any(d < 0) or c.shape != d.shape or np.any(c < 1):
-        raise ValueError("demands must be >= 0 and servers >= 1, one per station")
+        raise ConfigError(
+            "The 'demands' and 'servers' parameters of queueing.mva must be given "
+            "one per station, demands >= 0 and servers >= 1."
+        )
     queue_d = d / c  # Seidmann: queueing part
     delay = float(np.sum(d * (c - 1) / c))  # Seidmann: pure delay part
     q = np.zeros_like(d)
