@@ -209,24 +209,38 @@ def fit_cpu(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> FitResult:
         )
     kw = {"intercept": a.value, "slope": b.value, "reference_cpus": ref,
           "contention_exponent": k}
-    with warnings.catch_warnings():
-        # the fit describes the measured range itself; no range warning about §6.1's
-        warnings.simplefilter("ignore", ModelRangeWarning)
-        pred = np.where(
-            basis == "demand",
-            cpu_model.relative_performance(vms, p, u, basis="demand", **kw),
-            cpu_model.relative_performance(vms, p, u, basis="guest", **kw),
-        )
-    emulated = emulated_rows(f)
-    if emulated:
-        notes.append(
-            f"{emulated} of {len(f)} samples were measured in emulated guests (QEMU TCG): "
-            "the fit describes the emulator on this host, not hardware virtualization."
-        )
+    pred = _cpu_predicted(vms, p, u, basis, kw)
+    notes += _emulation_note(f)
     labels = [f"{int(n)} VMs / {c:g} CPUs @ {t:g} %" for n, c, t in zip(vms, p, u, strict=True)]
     used = np.where(within, "linear", "contention")
     return FitResult("cpu", params, _samples(f, labels, y, pred, used), section, notes,
                      confidence, _cpu_curve(vms, p, u, basis, y, pred))
+
+
+def _cpu_predicted(
+    vms: np.ndarray, p: np.ndarray, u: np.ndarray, basis: np.ndarray,
+    coefficients: dict[str, float],
+) -> np.ndarray:
+    """The fitted CPU model at each sample, on the sample's own utilization basis."""
+    with warnings.catch_warnings():
+        # the fit describes the measured range itself; no range warning about the source's
+        warnings.simplefilter("ignore", ModelRangeWarning)
+        return np.where(
+            basis == "demand",
+            cpu_model.relative_performance(vms, p, u, basis="demand", **coefficients),
+            cpu_model.relative_performance(vms, p, u, basis="guest", **coefficients),
+        )
+
+
+def _emulation_note(f: pd.DataFrame) -> list[str]:
+    """A note when samples were measured in emulated guests (none otherwise)."""
+    emulated = emulated_rows(f)
+    if not emulated:
+        return []
+    return [
+        f"{emulated} of {len(f)} samples were measured in emulated guests (QEMU TCG): "
+        "the fit describes the emulator on this host, not hardware virtualization."
+    ]
 
 
 def emulated_rows(f: pd.DataFrame) -> int:
