@@ -26,7 +26,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "vsizer/cli/app.py::plan": "TODO(issue 13): 358 lines",
     "vsizer/cli/series.py::collect_series": "TODO(issue 13): 85 lines",
     "vsizer/cli/series.py::import_series": "TODO(issue 13): 111 lines",
-    "vsizer/inventory/azure_migrate.py::_row": "TODO(issue 13): 93 lines",
     "vsizer/placement/cpsat.py::solve_curves": "TODO(issue 13): 111 lines",
     "vsizer/placement/curve_sizing.py::size_pool_on_curves": "TODO(issue 13): 176 lines",
     "vsizer/placement/failover.py::check": "TODO(issue 13): 119 lines",
