@@ -10,9 +10,11 @@ References
 ----------
 .. [1] N. R. Draper and H. Smith, *Applied Regression Analysis*, 3rd ed. New York:
    Wiley, 1998, ch. 1-3 (least squares, t intervals for coefficients).
-.. [2] DESIGN.md §6.1-§6.3 (the models being fitted).
+.. [2] The published measurements behind the models being fitted: see the
+   references of :mod:`vsizer.models.cpu`, :mod:`vsizer.models.disk` and
+   :mod:`vsizer.models.network`.
 .. [3] L. Kleinrock, *Queueing Systems, Volume 2: Computer Applications*. New York:
-   Wiley, 1976, §4.4 (processor sharing).
+   Wiley, 1976, ISBN 0-471-49111-X, Sec. 4.4 (processor sharing).
 """
 
 from __future__ import annotations
@@ -163,17 +165,25 @@ def fit_cpu(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> FitResult:
     -----
     1. Samples with ``total_util_pct <= 100 * physical_cpus`` (within the CPUs):
        ordinary least squares of performance on ``x = max(vms * 4 / physical_cpus, 1)``
-       (DESIGN.md §6.1 regression; on the §6.1 table: slope -0.0715, intercept 2.096).
+       (the regression of the ESX 2.5.2 measurement [2]_; on its table: slope
+       -0.0715, intercept 2.096).
     2. Overcommitted samples whose ``util_basis`` is ``guest`` (the default; the
-       §6.1 table): with ``g = k / (1 + k)``, ``ln(r_lin / r) = g ln(U / (100 P))``
+       ESX 2.5.2 table): with ``g = k / (1 + k)``, ``ln(r_lin / r) = g ln(U / (100 P))``
        (see :func:`vsizer.models.cpu.relative_performance` with ``basis='guest'``);
        g by least squares through the origin, then ``k = g / (1 - g)`` and its
        interval mapped through the same monotone function.
     3. Overcommitted samples whose ``util_basis`` is ``demand`` (saturated guests,
        as ``vsizer bench export --for-fit`` writes): ``ln(r_lin / r) = k ln(D / (100 P))``,
        k by least squares through the origin with a t interval. Processor sharing
-       at the fair share gives k = 1 (Kleinrock 1976, §4.4); k > 1 means per-VM performance falls
+       at the fair share gives k = 1 [3]_; k > 1 means per-VM performance falls
        faster than the fair share (the cost of switching VMs).
+
+    References
+    ----------
+    .. [1] N. R. Draper and H. Smith, Applied Regression Analysis, 3rd ed., Wiley,
+       1998 (least squares, t intervals).
+    .. [2] Published VMware ESX 2.5.2 measurement (see :mod:`vsizer.models.cpu`).
+    .. [3] L. Kleinrock, Queueing Systems, Vol. 2, Wiley, 1976, Sec. 4.4.
     """
     f = frame.reset_index(drop=True)
     ref = OVERHEAD_MODEL_PARAMETERS["cpu"]["esx252"]["reference_cpus"]
@@ -357,7 +367,7 @@ def fit_disk(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> FitResult:
     -------
     FitResult
         ``{spec}.{backing}.floor`` (mean ratio below the saturation queue depth of
-        DESIGN.md §6.2) and ``{spec}.{backing}.saturated`` (mean ratio at or above
+        the published Hyper-V R2 measurement) and ``{spec}.{backing}.saturated`` (mean ratio at or above
         it; the model assumes 1).
     """
     f = frame.reset_index(drop=True)

@@ -80,7 +80,7 @@ def warn_outside(
     low, high : float or None
         Measured range; ``None`` = unbounded on that side.
     source : str
-        Where the range comes from (DESIGN.md section/table).
+        Where the range comes from (the publication and its table).
 
     Returns
     -------
