@@ -108,6 +108,11 @@ def erlang_c(servers: int, offered_load: float) -> float:
     ----------
     .. [1] L. Kleinrock, Queueing Systems, Vol. 1, Wiley, 1975, Sec. 3.5.
     """
+    return _erlang_c(servers, offered_load)
+
+
+def _erlang_c(servers: int, offered_load: float) -> float:
+    """:func:`erlang_c` for arguments already known valid (the per-VM hot path)."""
     if offered_load >= servers:
         return 1.0
     b = 1.0
@@ -151,7 +156,10 @@ def mmc_response_time(
     a = arrival_rate * service_time
     if a >= servers:
         return float("inf")
-    return service_time + erlang_c(servers, a) * service_time / (servers - a)
+    # valid arguments take the undeclared helper (called per VM by predict);
+    # anything else goes through the declared checks of erlang_c
+    wait = _erlang_c if servers >= 1 and not a < 0 else erlang_c
+    return service_time + wait(servers, a) * service_time / (servers - a)
 
 
 @dataclass(frozen=True)
