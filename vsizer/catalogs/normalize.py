@@ -258,6 +258,7 @@ def _cores(
 def _warn_mhz_unused(
     quality: QualityReport, assume_mhz: float | None, src: np.ndarray
 ) -> None:
+    """Warn when ``--vm-cpu-mhz`` was given but no server needed it."""
     if assume_mhz is not None and not (src == "option").any():
         quality.warn(
             "vm_cpu_mhz_unused",
