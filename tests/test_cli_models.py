@@ -172,3 +172,14 @@ def test_docs_profile_example_loads_and_every_command_is_documented():
     for cmd in ("vsizer model cpu", "vsizer model disk", "vsizer model network",
                 "vsizer model queue", "vsizer model platform", "vsizer fit", "vsizer predict"):
         assert cmd in text, cmd
+
+
+def test_model_parameters_are_declared_and_all_problems_listed():
+    """The command's checks are the declared constraints of the what-if function."""
+    from vsizer.models.whatif import disk_whatif
+
+    assert set(disk_whatif.parameter_constraints) >= {"access_spec", "format", "nfs"}
+    res = run("model", "disk", "--queue-depth", "0", "--volumes", "0")
+    assert res.exit_code == 2
+    assert "The 'queue_depth' parameter of model disk must be a float in the range [1, inf)" in res.output
+    assert "The 'volumes' parameter of model disk must be an int in the range [1, inf)" in res.output

@@ -8,13 +8,14 @@ relative per VM); the source rounds mu to 3-4 digits and relative to 3.
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from vsizer.errors import ModelRangeWarning
+from vsizer.errors import ConfigError, ModelRangeWarning
 from vsizer.models import cpu
 
 DATA = Path(__file__).parent / "data" / "models"
@@ -120,7 +121,16 @@ def test_array_scalar_nan_and_zero_load():
 
 
 def test_invalid_inputs_raise():
-    with pytest.raises(ValueError, match="vms >= 1 and physical_cpus > 0"):
+    # declared constraints: a ConfigError (a ValueError), one line per problem
+    with pytest.raises(ConfigError, match=re.escape(
+            "The 'physical_cpus' parameter of cpu.linear_relative must be a float in "
+            "the range (0, inf). Got 0.0 instead.")):
         cpu.linear_relative(1, 0)
-    with pytest.raises(ValueError, match="basis must be one of"):
+    with pytest.raises(ValueError, match=re.escape(
+            "The 'vms' parameter of cpu.linear_relative must be a float in the range "
+            "[1, inf). Got 0.0 instead.\nThe 'physical_cpus' parameter")):
+        cpu.linear_relative([1, 0], -1)
+    with pytest.raises(ValueError, match=re.escape(
+            "The 'basis' parameter of cpu.relative_performance must be one of "
+            "'demand', 'guest'. Got 'host' instead.")):
         cpu.relative_performance(1, 4, 10, basis="host")

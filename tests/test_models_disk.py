@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from vsizer.errors import ModelRangeWarning
+from vsizer.errors import ConfigError, ModelRangeWarning
 from vsizer.models import disk
 
 QD = [1, 2, 4, 8, 16, 32]
@@ -43,11 +43,11 @@ def test_queue_depth_out_of_range_warns():
 
 
 def test_bad_names_raise():
-    with pytest.raises(ValueError, match="access_spec must be one of"):
+    with pytest.raises(ConfigError, match="The 'access_spec' parameter of disk.throughput_ratio must be one of"):
         disk.throughput_ratio(1, "random")
-    with pytest.raises(ValueError, match="backing must be one of"):
+    with pytest.raises(ValueError, match="The 'backing' parameter of disk.throughput_ratio must be one of"):
         disk.throughput_ratio(1, "database", "dynamic")
-    with pytest.raises(ValueError, match="disk_format must be one of"):
+    with pytest.raises(ValueError, match="The 'disk_format' parameter of disk.format_risk must be one of"):
         disk.format_risk("qcow", True, 0.5)
 
 
@@ -58,7 +58,7 @@ def test_volume_contention_share_and_guest_inflation():
     # each guest reports the shared volume's busy time: N-fold sum
     assert_allclose(disk.guest_reported_util([0.25, 0.25], [1, 4]), [0.25, 1.0])
     assert list(disk.guest_util_trustworthy([1, 3, 4, 12])) == [True, True, False, False]
-    with pytest.raises(ValueError, match="vms_on_volume >= 1"):
+    with pytest.raises(ConfigError, match=r"The 'vms_on_volume' parameter of disk.volume_share must be a float in the range \[1, inf\)\. Got 0.0 instead\."):
         disk.volume_share(0)
 
 
@@ -78,11 +78,11 @@ def test_nfs_ratios():
     assert disk.nfs_ratio("read-write", rsize_wsize_kb=8) == pytest.approx(0.70)
     assert disk.nfs_ratio("read-write", cache_covers_working_set=False) == pytest.approx(0.17)
     assert disk.nfs_ratio("read-only") == pytest.approx(1.0)
-    with pytest.raises(ValueError, match="workload must be one of"):
+    with pytest.raises(ValueError, match="The 'workload' parameter of disk.nfs_ratio must be one of"):
         disk.nfs_ratio("write-only")
 
 
 def test_nfs_cache_pressure():
     assert disk.nfs_cache_pressure([16, 16, 32], 32) == pytest.approx(2.0)
-    with pytest.raises(ValueError, match="server_cache_gib must be > 0"):
+    with pytest.raises(ConfigError, match=r"The 'server_cache_gib' parameter of disk.nfs_cache_pressure must be a float in the range \(0, inf\)\. Got 0 instead\."):
         disk.nfs_cache_pressure([1], 0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vsizer.errors import ModelRangeWarning
+from vsizer.errors import ConfigError, ModelRangeWarning
 from vsizer.models import network
 
 
@@ -43,11 +43,11 @@ def test_xen_single_vm_penalty():
 
 
 def test_bad_inputs_raise():
-    with pytest.raises(ValueError, match="direction must be one of"):
+    with pytest.raises(ConfigError, match="The 'direction' parameter of network.wire_limit_mbps must be one of 'send', 'receive'. Got 'both' instead."):
         network.wire_limit_mbps(1, "both")
-    with pytest.raises(ValueError, match="nic_gbps must be > 0"):
+    with pytest.raises(ValueError, match=r"The 'nic_gbps' parameter of network.wire_limit_mbps must be a float in the range \(0, inf\)"):
         network.wire_limit_mbps(0)
-    with pytest.raises(ValueError, match="senders and receivers must be >= 1"):
+    with pytest.raises(ValueError, match=r"The 'senders' parameter of network.vm_to_vm_mbps must be an int in the range \[1, inf\)"):
         network.vm_to_vm_mbps(0)
-    with pytest.raises(ValueError, match="vms must be >= 1"):
+    with pytest.raises(ValueError, match=r"The 'vms' parameter of network.xen_relative_throughput must be an int in the range \[1, inf\)"):
         network.xen_relative_throughput(0)

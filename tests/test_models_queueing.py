@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
+from vsizer.errors import ConfigError
 from vsizer.models import queueing
 
 
@@ -58,9 +59,9 @@ def test_mva_multi_server_station_seidmann():
 
 
 def test_bad_inputs_raise():
-    with pytest.raises(ValueError, match="servers must be >= 1"):
+    with pytest.raises(ConfigError, match=r"The 'servers' parameter of queueing.erlang_c must be an int in the range \[1, inf\)"):
         queueing.erlang_c(0, 1)
-    with pytest.raises(ValueError, match="clients must be >= 1"):
+    with pytest.raises(ValueError, match=r"The 'clients' parameter of queueing.mva must be an int in the range \[1, inf\)"):
         queueing.mva(0, [1], 1)
     with pytest.raises(ValueError, match="one per station"):
         queueing.mva(1, [1, 2], 1, [1])

@@ -396,7 +396,7 @@ def test_five_thousand_servers_well_under_a_second():
 def test_assume_mhz_and_unknown_cpu_parameters():
     servers = frame(name=["a"], cpu_mhz=[2000], sockets=[1], cores_per_socket=[2])
     with pytest.raises(ConfigError, match=r"^The 'assume_mhz' parameter of "
-                       r"normalize_cpu must be a float in the range \(0"):
+                       r"normalize_cpu must be None or a float in the range \(0"):
         normalize_cpu(servers, MHZ_HOST, CATALOG, QualityReport(), assume_mhz=0.0)
     with pytest.raises(ConfigError, match=r"^The 'unknown_cpu' parameter of "
                        r"normalize_cpu must be"):

@@ -76,10 +76,19 @@ References
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
-from vsizer._validation import Interval, OneOf, check_param
+from vsizer._validation import Interval, OneOf, OrNone, validate_params
+from vsizer.catalogs._cpu_provenance import (
+    MHZ_UNIT,
+    CpuResolution,
+    record_cpu_provenance,
+    utilization,
+)
+from vsizer.catalogs._cpu_provenance import fmt as _fmt
 from vsizer.catalogs.cpu_catalog import CpuCatalog
 from vsizer.catalogs.model import UNSTATED_BASIS, CpuEntry, HostModel
 from vsizer.catalogs.score_bridge import (
@@ -88,23 +97,9 @@ from vsizer.catalogs.score_bridge import (
     score_range_problems,
 )
 from vsizer.errors import CatalogError, InventoryError
-from vsizer.missing import fill_cpu_util
-from vsizer.quality import QualityReport, Status
+from vsizer.quality import QualityReport
 
 __all__ = ["MHZ_UNIT", "host_cpu_capacity", "normalize_cpu"]
-
-#: Capacity unit when the host model has no per-core score.
-MHZ_UNIT = "MHz"
-
-_STATUS: dict[str, Status] = {
-    "inventory": "given",
-    "bridge": "estimated",
-    "catalog": "derived",
-    "catalog-bridge": "estimated",
-    "host-ratio": "assumed",
-    "option": "assumed",
-    "host-core": "assumed",
-}
 
 
 def host_cpu_capacity(host: HostModel, unit: str) -> float:
@@ -153,8 +148,147 @@ def _text(servers: pd.DataFrame, col: str) -> np.ndarray:
     return s.where(s.notna(), "").map(lambda v: str(v).strip()).to_numpy(dtype=object)
 
 
-def _fmt(x: float) -> str:
-    return f"{x:.6g}"
+@dataclass(frozen=True)
+class _InventoryCpu:
+    """The inventory's CPU columns as arrays (NaN / '' where absent)."""
+
+    names: np.ndarray
+    score: np.ndarray
+    basis: np.ndarray
+    mhz: np.ndarray
+    sockets: np.ndarray
+    cps: np.ndarray
+    vcpus: np.ndarray
+    avg: np.ndarray
+    peak: np.ndarray
+    cpu_names: np.ndarray
+
+    @classmethod
+    def of(cls, servers: pd.DataFrame) -> _InventoryCpu:
+        names = _text(servers, "name")
+        names = np.where(names == "", [str(i) for i in servers.index], names)
+        return cls(
+            names=names,
+            score=_num(servers, "cpu_score_per_core"),
+            basis=_text(servers, "cpu_score_basis"),
+            mhz=_num(servers, "cpu_mhz"),
+            sockets=_num(servers, "sockets"),
+            cps=_num(servers, "cores_per_socket"),
+            vcpus=_num(servers, "vcpus"),
+            avg=_num(servers, "cpu_avg_util"),
+            peak=_num(servers, "cpu_peak_util"),
+            cpu_names=_text(servers, "cpu_name"),
+        )
+
+
+@dataclass(frozen=True)
+class _CatalogCpu:
+    """Per server, the CPU catalog's entry for its ``cpu_name`` (NaN / '' if none)."""
+
+    score: np.ndarray  # per-core score in the unit (converted when bridged)
+    bridged: np.ndarray  # the score was converted from another basis
+    mhz: np.ndarray
+    cores: np.ndarray
+    label: np.ndarray  # "{cpu}: {source}[; converted ...]"
+
+    @staticmethod
+    def fills(given: np.ndarray, catalog: np.ndarray) -> np.ndarray:
+        """Where the catalog fills a missing inventory value."""
+        return np.isnan(given) & ~np.isnan(catalog)
+
+
+def _catalog_cpu(
+    catalog: CpuCatalog, cpu_names: np.ndarray, unit: str, score_mode: bool
+) -> _CatalogCpu:
+    """Look every distinct CPU name up once and spread the entry over its servers."""
+    n = len(cpu_names)
+    out = _CatalogCpu(np.full(n, np.nan), np.zeros(n, dtype=bool), np.full(n, np.nan),
+                      np.full(n, np.nan), np.full(n, "", dtype=object))
+    codes, uniques = pd.factorize(cpu_names)
+    for k, cpu in enumerate(uniques):
+        if not cpu:
+            continue
+        scored, factor, via = _catalog_score(catalog, cpu, unit, score_mode)
+        entry = scored or catalog.lookup(cpu)
+        if entry is None:
+            continue
+        rows = codes == k
+        if scored is not None and scored.score_per_core is not None:
+            out.score[rows] = scored.score_per_core * factor
+            out.bridged[rows] = bool(via)
+        out.mhz[rows], out.cores[rows] = entry.cpu_mhz, entry.cores
+        out.label[rows] = f"{entry.cpu_name}: {entry.source}" + (
+            f"; converted {via}" if via else ""
+        )
+    return out
+
+
+def _no_cpu_problems(
+    inv: _InventoryCpu, unknown: np.ndarray, unit: str, score_mode: bool
+) -> list[str]:
+    """One line per server with no CPU score or clock (``unknown_cpu='error'``)."""
+    return [f"server '{inv.names[j]}': {_no_cpu_text(unit, score_mode, inv.cpu_names[j])}"
+            for j in np.flatnonzero(unknown)]
+
+
+def _input_problems(inv: _InventoryCpu, score_unit: str) -> list[str]:
+    """Values out of range, then scores implausible for their basis (``score_unit``
+    stands for an unstated basis; '' in MHz mode)."""
+    problems = _range_problems(inv.names, inv.score, inv.mhz, inv.sockets, inv.cps,
+                               inv.vcpus, inv.avg, inv.peak)
+    return problems + score_range_problems(
+        inv.names, np.where(inv.score > 0, inv.score, np.nan), inv.basis, score_unit
+    )
+
+
+def _cores(
+    inv: _InventoryCpu, cps_eff: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Cores (sockets x cores per socket, else vCPUs), whether physical, problems."""
+    physical = ~np.isnan(inv.sockets) & ~np.isnan(cps_eff)
+    by_vcpus = ~physical & ~np.isnan(inv.vcpus)
+    problems = [
+        f"server '{inv.names[j]}': no core count: add sockets and cores_per_socket, "
+        "or vcpus, to the inventory (e.g. an Azure Migrate 'Cores' column)."
+        for j in np.flatnonzero(~physical & ~by_vcpus)
+    ]
+    return np.where(physical, inv.sockets * cps_eff, inv.vcpus), physical, problems
+
+
+def _warn_mhz_unused(
+    quality: QualityReport, assume_mhz: float | None, src: np.ndarray
+) -> None:
+    """Warn when ``--vm-cpu-mhz`` was given but no server needed it."""
+    if assume_mhz is not None and not (src == "option").any():
+        quality.warn(
+            "vm_cpu_mhz_unused",
+            f"--vm-cpu-mhz {assume_mhz:g} was not used: every server's CPU capacity "
+            "comes from the inventory (cpu_score_per_core or cpu_mhz) or from the "
+            "CPU catalog (cpu_name).",
+        )
+
+
+def _write_columns(
+    out: pd.DataFrame,
+    r: CpuResolution,
+    unit: str,
+    capacity: np.ndarray,
+    util: tuple[np.ndarray, np.ndarray],
+) -> None:
+    """Store the normalized columns; ``util`` = (average, peak) as used."""
+    avg_eff, peak_eff = util
+    out["cpu_score_per_core"] = pd.array(r.per_core, dtype="Float64")
+    out["cpu_score_basis"] = pd.array(np.full(len(out), unit, dtype=object), dtype="string")
+    out["score_source"] = pd.array(r.src.astype(object), dtype="string")
+    out["cpu_mhz"] = pd.array(r.mhz, dtype="Float64")
+    out["cores_per_socket"] = pd.array(
+        np.where(np.isnan(r.cps), np.nan, np.round(r.cps)), dtype="Float64"
+    ).astype("Int64")
+    out["cpu_avg_util"] = pd.array(avg_eff, dtype="Float64")
+    out["cpu_peak_util"] = pd.array(peak_eff, dtype="Float64")
+    out["cpu_capacity"] = capacity
+    out["cpu_avg_demand"] = capacity * avg_eff
+    out["cpu_peak_demand"] = capacity * peak_eff
 
 
 def _per_core(
@@ -240,6 +374,14 @@ def _no_cpu_text(unit: str, score_mode: bool, cpu_name: str) -> str:
     )
 
 
+@validate_params(
+    {
+        "assume_util": Interval(float, 0.0, 1.0),
+        "assume_mhz": OrNone(Interval(float, 0.0, None, closed="neither")),
+        "unknown_cpu": OneOf(("host-core", "error")),
+    },
+    where="normalize_cpu",
+)
 def normalize_cpu(
     servers: pd.DataFrame,
     host: HostModel,
@@ -293,163 +435,32 @@ def normalize_cpu(
     In MHz: 3000 MHz x 2 cores x 20 % = 1200 MHz on a host of 8 x 2260 =
     18080 MHz, so CPU allows 18080 / 1200 = 15 such VMs.
     """
-    check_param("assume_util", assume_util, Interval(float, 0.0, 1.0), "normalize_cpu")
-    if assume_mhz is not None:
-        check_param(
-            "assume_mhz", assume_mhz, Interval(float, 0.0, None, closed="neither"),
-            "normalize_cpu",
-        )
-    check_param("unknown_cpu", unknown_cpu, OneOf(("host-core", "error")),
-                "normalize_cpu")
     out = servers.copy()
-    n = len(out)
-    names = _text(out, "name")
-    names = np.where(names == "", [str(i) for i in out.index], names)
     score_mode = host.cpu_score_per_core is not None
     unit = host.cpu_score_basis if score_mode else MHZ_UNIT
-
-    score, mhz = _num(out, "cpu_score_per_core"), _num(out, "cpu_mhz")
-    sockets, cps, vcpus = (
-        _num(out, "sockets"),
-        _num(out, "cores_per_socket"),
-        _num(out, "vcpus"),
-    )
-    avg, peak = _num(out, "cpu_avg_util"), _num(out, "cpu_peak_util")
-    cpu_names, basis = _text(out, "cpu_name"), _text(out, "cpu_score_basis")
-    problems = _range_problems(names, score, mhz, sockets, cps, vcpus, avg, peak)
-    problems += score_range_problems(
-        names, np.where(score > 0, score, np.nan), basis, unit if score_mode else ""
-    )
-
-    # --- catalog, once per distinct CPU name
-    cat_score, cat_mhz, cat_cores = (
-        np.full(n, np.nan),
-        np.full(n, np.nan),
-        np.full(n, np.nan),
-    )
-    cat_label = np.full(n, "", dtype=object)
-    cat_bridged = np.zeros(n, dtype=bool)
-    codes, uniques = pd.factorize(cpu_names)
-    for k, cpu in enumerate(uniques):
-        if not cpu:
-            continue
-        scored, factor, via = _catalog_score(cpu_catalog, cpu, unit, score_mode)
-        entry = scored or cpu_catalog.lookup(cpu)
-        if entry is None:
-            continue
-        rows = codes == k
-        if scored is not None and scored.score_per_core is not None:
-            cat_score[rows] = scored.score_per_core * factor
-            cat_bridged[rows] = bool(via)
-        cat_mhz[rows], cat_cores[rows] = entry.cpu_mhz, entry.cores
-        cat_label[rows] = f"{entry.cpu_name}: {entry.source}" + (
-            f"; converted {via}" if via else ""
-        )
-
-    mhz_from_cat = np.isnan(mhz) & ~np.isnan(cat_mhz)
-    mhz_eff = np.where(mhz_from_cat, cat_mhz, mhz)
-    cps_from_cat = np.isnan(cps) & ~np.isnan(cat_cores)
-    cps_eff = np.where(cps_from_cat, cat_cores, cps)
-
-    # --- per-core score and its source
+    inv = _InventoryCpu.of(out)
+    problems = _input_problems(inv, unit if score_mode else "")
+    cat = _catalog_cpu(cpu_catalog, inv.cpu_names, unit, score_mode)
+    mhz_from_cat, cps_from_cat = cat.fills(inv.mhz, cat.mhz), cat.fills(inv.cps, cat.cores)
+    cps_eff = np.where(cps_from_cat, cat.cores, inv.cps)
     per_core, src, mhz_eff, unknown, conv_note = _per_core(
-        host, unit, score, basis, (cat_score, cat_bridged), mhz_eff, assume_mhz,
-        (quality, names),
+        host, unit, inv.score, inv.basis, (cat.score, cat.bridged),
+        np.where(mhz_from_cat, cat.mhz, inv.mhz), assume_mhz, (quality, inv.names),
     )
-    if assume_mhz is not None and not (src == "option").any():
-        quality.warn(
-            "vm_cpu_mhz_unused",
-            f"--vm-cpu-mhz {assume_mhz:g} was not used: every server's CPU capacity "
-            "comes from the inventory (cpu_score_per_core or cpu_mhz) or from the "
-            "CPU catalog (cpu_name).",
-        )
+    _warn_mhz_unused(quality, assume_mhz, src)
     if unknown_cpu == "error":
-        problems += [
-            f"server '{names[j]}': {_no_cpu_text(unit, score_mode, cpu_names[j])}"
-            for j in np.flatnonzero(unknown)
-        ]
+        problems += _no_cpu_problems(inv, unknown, unit, score_mode)
     else:
         src = np.where(unknown, "host-core", src)
-
-    # --- cores
-    physical = ~np.isnan(sockets) & ~np.isnan(cps_eff)
-    by_vcpus = ~physical & ~np.isnan(vcpus)
-    cores = np.where(physical, sockets * cps_eff, vcpus)
-    for j in np.flatnonzero(~physical & ~by_vcpus):
-        problems.append(
-            f"server '{names[j]}': no core count: add sockets and cores_per_socket, "
-            "or vcpus, to the inventory (e.g. an Azure Migrate 'Cores' column)."
-        )
-    if problems:
-        raise InventoryError(problems)
-
-    # --- utilization
-    avg_eff, peak_eff, util_state, util_notes = _utilization(avg, peak, assume_util)
-
-    capacity = cores * per_core
-    out["cpu_score_per_core"] = pd.array(per_core, dtype="Float64")
-    out["cpu_score_basis"] = pd.array(np.full(n, unit, dtype=object), dtype="string")
-    out["score_source"] = pd.array(src.astype(object), dtype="string")
-    out["cpu_mhz"] = pd.array(mhz_eff, dtype="Float64")
-    out["cores_per_socket"] = pd.array(
-        np.where(np.isnan(cps_eff), np.nan, np.round(cps_eff)), dtype="Float64"
-    ).astype("Int64")
-    out["cpu_avg_util"] = pd.array(avg_eff, dtype="Float64")
-    out["cpu_peak_util"] = pd.array(peak_eff, dtype="Float64")
-    out["cpu_capacity"] = capacity
-    out["cpu_avg_demand"] = capacity * avg_eff
-    out["cpu_peak_demand"] = capacity * peak_eff
-
-    # --- provenance
-    if not score_mode:
-        quality.note(
-            "CPU capacity is in MHz: the host model has no per-core score, and clock "
-            "rates are not comparable across CPU generations (SPEC CPU2000 results, "
-            "https://www.spec.org/cpu2000/results/)."
-        )
-    if score_mode and (src == "host-ratio").any():
-        quality.note(
-            f"Some CPU scores were scaled from clock rates by the host's "
-            f"{unit}/MHz ratio: conservative for older CPU generations."
-        )
-    for i in range(n):
-        server = str(names[i])
-        cap_status: Status = _STATUS.get(
-            src[i], "derived" if mhz_from_cat[i] else "given"
-        )
-        if cps_from_cat[i]:
-            quality.record(server, "cores_per_socket", "derived", cat_label[i])
-            if physical[i] and cap_status == "given":
-                cap_status = "derived"
-        if mhz_from_cat[i]:
-            quality.record(server, "cpu_mhz", "derived", cat_label[i])
-        label = (
-            cat_label[i]
-            if src[i] in ("catalog", "catalog-bridge") or mhz_from_cat[i]
-            else ""
-        )
-        if src[i] == "bridge":
-            label = (
-                f"{_fmt(score[i])} {basis[i]}/core from the inventory, {conv_note[i]}"
-            )
-        quality.record(
-            server,
-            "cpu_capacity",
-            cap_status,
-            _capacity_note(
-                src[i],
-                physical[i],
-                sockets[i],
-                cps_eff[i],
-                vcpus[i],
-                per_core[i],
-                unit,
-                mhz_eff[i],
-                host,
-                label,
-            ),
-        )
-        _record_util(quality, server, util_state[i], util_notes, assume_util)
+    cores, physical, core_problems = _cores(inv, cps_eff)
+    if problems + core_problems:
+        raise InventoryError(problems + core_problems)
+    avg_eff, peak_eff, util_state, util_notes = utilization(inv.avg, inv.peak, assume_util)
+    resolved = CpuResolution(
+        inv.names, inv.score, inv.basis, inv.sockets, inv.vcpus, per_core, src, mhz_eff,
+        cps_eff, physical, mhz_from_cat, cps_from_cat, cat.label, conv_note)
+    _write_columns(out, resolved, unit, cores * per_core, (avg_eff, peak_eff))
+    record_cpu_provenance(quality, host, unit, resolved, (util_state, util_notes, assume_util))
     return out, unit
 
 
@@ -529,96 +540,3 @@ def _range_problems(
             for i in np.flatnonzero(bad)
         ]
     return [text for _, text in sorted(bad_rows, key=lambda t: t[0])]
-
-
-def _capacity_note(
-    src: str,
-    physical: bool,
-    sockets: float,
-    cps: float,
-    vcpus: float,
-    per_core: float,
-    unit: str,
-    mhz: float,
-    host: HostModel,
-    cat_label: str,
-) -> str:
-    cores = (
-        f"{_fmt(sockets)} x {_fmt(cps)} cores"
-        if physical
-        else f"{_fmt(vcpus)} vCPUs (sockets/cores unknown)"
-    )
-    head = f"{cores} x {_fmt(per_core)} {unit}/core"
-    # The two assumptions below carry no per-server figure, so that every server
-    # they concern shares one note and one plan warning.
-    if src == "option":
-        return (
-            f"no clock rate or CPU score in the inventory: --vm-cpu-mhz {_fmt(mhz)} "
-            f"taken, scaled by host {host.model}'s {_fmt(host.cpu_score_per_core or 0)}"
-            f" {unit}/core at {_fmt(host.cpu_mhz)} MHz"
-            if unit != MHZ_UNIT
-            else f"no clock rate in the inventory: --vm-cpu-mhz {_fmt(mhz)} taken"
-        )
-    if src == "host-core":
-        return (
-            "no clock rate or CPU score: each core taken as one core of host "
-            f"{host.model} ({_fmt(per_core)} {unit}/core, a 1:1 core assumption); "
-            "pass --vm-cpu-mhz or add a cpu_mhz (or cpu_score_per_core) column"
-        )
-    if src == "inventory":
-        return f"{head} (score from the inventory)"
-    if src in ("catalog", "catalog-bridge"):
-        return f"{head} (CPU catalog: {cat_label})"
-    if src == "bridge":
-        return f"{head} ({cat_label})"
-    if src == "host-ratio":
-        return (
-            f"{head} = {_fmt(mhz)} MHz x {_fmt(host.cpu_score_per_core or 0)} / "
-            f"{_fmt(host.cpu_mhz)} MHz of host {host.model}: assumes this CPU does as "
-            "much per clock as the host's, which overstates older generations "
-            "(conservative)"
-            + (f"; clock from CPU catalog: {cat_label}" if cat_label else "")
-        )
-    origin = f" from CPU catalog: {cat_label}" if cat_label else ""
-    return f"{head} (clock rate{origin})"
-
-
-def _utilization(
-    avg: np.ndarray, peak: np.ndarray, assume_util: float
-) -> tuple[np.ndarray, np.ndarray, list[tuple[bool, bool, bool, bool]], dict[str, str]]:
-    """Average and peak with :mod:`vsizer.missing` applied: one missing is
-    estimated from the other, both missing are ``assume_util``. Also each
-    server's state for :func:`_record_util` (plain values, fast in its loop)."""
-    fill = fill_cpu_util(avg, peak)
-    both = np.isnan(fill.avg)  # still NaN after the fill: both were missing
-    state = list(zip(
-        both.tolist(), fill.avg_estimated.tolist(), fill.peak_estimated.tolist(),
-        fill.peak_capped.tolist(), strict=True,
-    ))
-    return (np.where(both, assume_util, fill.avg), np.where(both, assume_util, fill.peak),
-            state, fill.notes())
-
-
-def _record_util(
-    quality: QualityReport,
-    server: str,
-    state: tuple[bool, bool, bool, bool],
-    notes: dict[str, str],
-    assume_util: float,
-) -> None:
-    """``state`` = (both missing, average estimated, peak estimated, peak capped)."""
-    both, avg_est, peak_est, capped = state
-    if both:
-        text = f"unknown: {assume_util:g} assumed (--assume-util)"
-        quality.record(server, "cpu_avg_util", "assumed", text)
-        quality.record(server, "cpu_peak_util", "assumed", text)
-        return
-    peak_note = notes["cpu_peak_util_capped" if capped else "cpu_peak_util"]
-    for f, estimated, note in (
-        ("cpu_avg_util", avg_est, notes["cpu_avg_util"]),
-        ("cpu_peak_util", peak_est, peak_note),
-    ):
-        if estimated:
-            quality.record(server, f, "estimated", note)
-        elif quality.status(server, f) == "missing":
-            quality.record(server, f, "given")

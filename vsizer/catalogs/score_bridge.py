@@ -58,8 +58,8 @@ References
    specint_cpu_explorer @0cf1b84 (dump of March 2014) and
    github.com/satoshi-s-suzuki/tools @b19eb2a (``SPECint/js``, results up to
    2016 Q1 with their result URLs); see ``scripts/data/README.md``.
-.. [5] vsizer design method (DESIGN.md), section 4: MHz/SPECint2000 table of
-   the Xeon 3.0-3.6 GHz, 5110 and 5160.
+.. [5] MHz / SPECint2000 of the Xeon 3.0-3.6 GHz, 5110 and 5160 (1.87-2.10),
+   from their CINT2000 results [3]_.
 """
 
 from __future__ import annotations

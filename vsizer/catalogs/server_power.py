@@ -272,69 +272,81 @@ def estimate_server_power(
        Computing," IEEE Computer 40(12), 2007, :doi:`10.1109/MC.2007.443`.
     """
     cat = read_server_power_catalog() if catalog is None else catalog
-    defaults = chip_count_defaults()
-    n = len(servers)
-    names = _column(servers, "name")
-    given = pd.to_numeric(_column(servers, "power_w"), errors="coerce").astype(float)
     util = pd.to_numeric(_column(servers, "cpu_avg_util"), errors="coerce").astype(
         float
     )
     util_missing = util.isna().to_numpy()
     u = util.fillna(assume_util).to_numpy(dtype=float)
-    sockets = pd.to_numeric(_column(servers, "sockets"), errors="coerce").astype(float)
-    models = _column(servers, "model").astype("object")
+    given = pd.to_numeric(_column(servers, "power_w"), errors="coerce").astype(float)
     power = given.to_numpy(dtype=float).copy()
     source = np.where(np.isnan(power), "", "inventory").astype(object)
     note = np.where(np.isnan(power), "", "from the inventory").astype(object)
+    for (model, sock_int), members in _missing_power_groups(servers, power).items():
+        rows = np.asarray(members, dtype=int)
+        power[rows], source[rows], note[rows] = _group_power(cat, model, sock_int, u[rows])
+    for j in np.flatnonzero(util_missing & (source != "inventory")):
+        note[j] += f"; average CPU utilization unknown, {assume_util:g} assumed"
+    if quality is not None:
+        _record_power(quality, servers, source, note)
+    return pd.DataFrame(
+        {"power_w": power, "power_source": source, "power_note": note},
+        index=servers.index,
+    )
 
+
+def _missing_power_groups(
+    servers: pd.DataFrame, power: np.ndarray
+) -> dict[tuple[str, int | None], list[int]]:
+    """Rows without power, grouped by (model text, sockets or None)."""
+    sockets = pd.to_numeric(_column(servers, "sockets"), errors="coerce").astype(float)
+    models = _column(servers, "model").astype("object")
     model_text = models.where(models.notna(), "").map(str).to_numpy()
     sockets_arr = sockets.to_numpy()
     groups: dict[tuple[str, int | None], list[int]] = {}
     for j in np.flatnonzero(np.isnan(power)):
         sock = None if np.isnan(sockets_arr[j]) else int(sockets_arr[j])
         groups.setdefault((str(model_text[j]).strip(), sock), []).append(int(j))
-    for (model, sock_int), members in groups.items():
-        rows = np.asarray(members, dtype=int)
-        entry = cat.lookup(str(model), sock_int) if model else None
-        if entry is not None:
-            power[rows] = entry.power_at(u[rows])
-            source[rows] = "catalog"
-            how = (
-                "11-point curve"
-                if entry.power_curve_w is not None
-                else "linear idle-max"
-            )
-            text = f"{entry.model} ({how}), {entry.source}"
-            if sock_int is not None and entry.sockets not in (None, sock_int):
-                text += (
-                    f"; published for {entry.sockets} sockets, server has {sock_int}"
-                )
-        else:
-            chips = 2 if sock_int is None else _nearest_chips(defaults, sock_int)
-            typical = defaults[chips]
-            power[rows] = typical.power_at(u[rows])
-            source[rows] = "assumed"
-            text = f"{typical.model} (linear idle-max), {typical.source}"
-            if sock_int is None:
-                text += "; sockets unknown, 2 assumed"
-            elif chips != sock_int:
-                text += f"; no {sock_int}-chip results, nearest chip count used"
-        note[rows] = text
-    for j in np.flatnonzero(util_missing & (source != "inventory")):
-        note[j] += f"; average CPU utilization unknown, {assume_util:g} assumed"
+    return groups
 
-    if quality is not None:
-        status_of: dict[str, Status] = {
-            "inventory": "given",
-            "catalog": "derived",
-            "assumed": "assumed",
-        }
-        labels = [str(i) for i in servers.index]
-        for i in range(n):
-            name = names.iloc[i]
-            server = str(name) if pd.notna(name) and str(name) else labels[i]
-            quality.record(server, "power_w", status_of[source[i]], note[i])
-    return pd.DataFrame(
-        {"power_w": power, "power_source": source, "power_note": note},
-        index=servers.index,
-    )
+
+def _group_power(
+    cat: ServerPowerCatalog, model: str, sock_int: int | None, util: np.ndarray
+) -> tuple[np.ndarray, str, str]:
+    """Power of servers of one model and socket count: the catalog's published
+    figures, else the typical server of the nearest chip count (assumed).
+    Returns (watts per server, source, note)."""
+    entry = cat.lookup(str(model), sock_int) if model else None
+    if entry is not None:
+        how = "11-point curve" if entry.power_curve_w is not None else "linear idle-max"
+        text = f"{entry.model} ({how}), {entry.source}"
+        if sock_int is not None and entry.sockets not in (None, sock_int):
+            text += f"; published for {entry.sockets} sockets, server has {sock_int}"
+        return entry.power_at(util), "catalog", text
+    defaults = chip_count_defaults()
+    chips = 2 if sock_int is None else _nearest_chips(defaults, sock_int)
+    typical = defaults[chips]
+    text = f"{typical.model} (linear idle-max), {typical.source}"
+    if sock_int is None:
+        text += "; sockets unknown, 2 assumed"
+    elif chips != sock_int:
+        text += f"; no {sock_int}-chip results, nearest chip count used"
+    return typical.power_at(util), "assumed", text
+
+
+_POWER_STATUS: dict[str, Status] = {
+    "inventory": "given",
+    "catalog": "derived",
+    "assumed": "assumed",
+}
+
+
+def _record_power(
+    quality: QualityReport, servers: pd.DataFrame, source: np.ndarray, note: np.ndarray
+) -> None:
+    """A ``power_w`` record per server (named by ``name``, else its index label)."""
+    names = _column(servers, "name")
+    labels = [str(i) for i in servers.index]
+    for i in range(len(servers)):
+        name = names.iloc[i]
+        server = str(name) if pd.notna(name) and str(name) else labels[i]
+        quality.record(server, "power_w", _POWER_STATUS[source[i]], note[i])

@@ -17,9 +17,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from vsizer._atomic import check_output_path
-from vsizer._validation import Interval, OneOf, check_param
 from vsizer.cli.common import MaxCellCharsOpt, _fail, err, input_limits, out
-from vsizer.errors import InputError, VsizerError
+from vsizer.errors import ConfigError, InputError, VsizerError
 from vsizer.limits import using
 
 model_app = typer.Typer(
@@ -84,11 +83,6 @@ def model_cpu(
     from vsizer.models.whatif import cpu_whatif
 
     try:
-        where = "model cpu"
-        check_param("vms", vms, Interval(int, 1, None), where)
-        check_param("physical_cpus", physical_cpus, Interval(int, 1, None), where)
-        check_param("total_util_pct", total_util_pct, Interval(float, 0, None), where)
-        check_param("basis", basis, OneOf(("demand", "guest")), where)
         coeff = _load_profile(profile).cpu_coefficients()
         res = cpu_whatif(vms, physical_cpus, total_util_pct, basis, coeff)
     except VsizerError as exc:
@@ -143,16 +137,6 @@ def model_disk(
     from vsizer.models.whatif import disk_whatif
 
     try:
-        where = "model disk"
-        check_param("access_spec", access_spec, OneOf(("sequential_read", "sequential_write", "database", "file_server")), where)
-        check_param("queue_depth", queue_depth, Interval(float, 1, None), where)
-        check_param("backing", backing, OneOf(("pass-through", "file")), where)
-        check_param("vms_on_volume", vms_on_volume, Interval(int, 1, None), where)
-        check_param("volumes", volumes, Interval(int, 1, None), where)
-        check_param("format", disk_format, OneOf(("volume", "preallocated", "sparse")), where)
-        check_param("write_fraction", write_fraction, Interval(float, 0, 1), where)
-        if nfs is not None:
-            check_param("nfs", nfs, OneOf(("read-write", "read-only")), where)
         res = disk_whatif(access_spec, queue_depth, backing, vms_on_volume, volumes,
                           disk_format, write_cache, write_fraction, nfs, rsize_kb,
                           nfs_cache_short)
@@ -189,13 +173,6 @@ def model_network(
     from vsizer.models.whatif import network_whatif
 
     try:
-        where = "model network"
-        check_param("nic_gbps", nic_gbps, Interval(float, 0, None, "neither"), where)
-        check_param("direction", direction, OneOf(("send", "receive")), where)
-        check_param("senders", senders, Interval(int, 1, None), where)
-        check_param("receivers", receivers, Interval(int, 1, None), where)
-        if xen_vms is not None:
-            check_param("xen_vms", xen_vms, Interval(int, 1, None), where)
         res = network_whatif(nic_gbps, direction, vmq, senders, receivers, xen_vms)
     except VsizerError as exc:
         raise _fail(exc) from None
@@ -229,18 +206,8 @@ def model_queue(
     from vsizer.models.whatif import queue_whatif
 
     try:
-        where = "model queue"
-        check_param("service_ms", service_ms, Interval(float, 0, None, "neither"), where)
-        check_param("servers", servers, Interval(int, 1, None), where)
-        check_param("think_ms", think_ms, Interval(float, 0, None), where)
         if (arrival_rate is None) == (clients is None):
-            from vsizer.errors import ConfigError
-
             raise ConfigError("model queue: give either --arrival-rate (open) or --clients (closed).")
-        if arrival_rate is not None:
-            check_param("arrival_rate", arrival_rate, Interval(float, 0, None), where)
-        if clients is not None:
-            check_param("clients", clients, Interval(int, 1, None), where)
         res = queue_whatif(service_ms, arrival_rate, servers, clients, think_ms)
     except VsizerError as exc:
         raise _fail(exc) from None
@@ -290,18 +257,14 @@ def fit(
 
         vsizer fit bench-results.csv --model cpu -o site-profile.json
     """
-    from vsizer.models.fit import FITTERS
-    from vsizer.models.measurements import read_measurements
+    from vsizer.models.fit import fit_measurements
     from vsizer.models.profile import save_profile
 
     try:
-        check_param("model", model, OneOf(tuple(FITTERS)), "fit")
-        check_param("confidence", confidence, Interval(float, 0, 1, "neither"), "fit")
         if output is not None:
             check_output_path(output)
         with using(input_limits(max_cell_chars=max_cell_chars)):
-            frame = read_measurements(measurements, model)
-        result = FITTERS[model](frame, confidence)
+            result = fit_measurements(measurements, model, confidence)
         base = _load_profile(profile)
         doc = result.to_dict()
         report = {"file": measurements.name, "confidence": confidence,

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -215,6 +216,73 @@ _EXPECT = {
 }
 
 
+@dataclass
+class _Cells:
+    """One row's cells by role: text, single values (with where they were) and
+    the per-disk / per-NIC numbers to be summed."""
+
+    name: str | None = None
+    os_name: str | None = None
+    os_version: str | None = None
+    got: dict[str, Any] = field(default_factory=dict)
+    where: dict[str, tuple[int, str, str | None, str]] = field(default_factory=dict)
+    sums: dict[str, list[float]] = field(default_factory=dict)
+
+
+_TEXT_ROLES = {"name": "name", "os": "os_name", "os_version": "os_version"}
+_SINGLE_ROLES = ("vcpus", "mem_gib", "cpu_avg_util", "mem_used_pct")
+
+
+def _cell_number(raw: Any, role: str) -> tuple[float | None, str, bool]:
+    """The number of a cell, what was expected, and whether it is out of range."""
+    expect = _EXPECT.get(role, "a non-negative number")
+    try:
+        x = parse_number(raw)
+    except NonFiniteError:
+        x, expect = -1.0, "a finite number"
+    except ValueError:
+        x = -1.0
+    bad = x is not None and (
+        x < 0
+        or (role in ("vcpus", "mem_gib") and x == 0)
+        or (role in ("cpu_avg_util", "mem_used_pct") and x > 100)
+        or (role == "vcpus" and not x.is_integer())
+    )
+    return x, expect, bad
+
+
+def _read_cells(
+    r: int,
+    cells: list[Any],
+    headers: list[Any],
+    roles: dict[int, tuple[str, str | None]],
+    problems: ProblemLog,
+) -> _Cells:
+    """The cells of row ``r`` by role; a bad number is a problem line, not a value."""
+    c = _Cells()
+    for i, (role, _) in roles.items():
+        raw = cells[i] if i < len(cells) else None
+        if role in _TEXT_ROLES:
+            setattr(c, _TEXT_ROLES[role], clean_text(raw))
+            continue
+        x, expect, bad = _cell_number(raw, role)
+        if bad:
+            problems.cell(r, str(headers[i]), expect, "" if raw is None else raw)
+            continue
+        if x is None:
+            if role == "vcpus":
+                problems.cell(r, str(headers[i]), expect, clean_text(raw) or "")
+            elif role == "mem_gib":  # left missing, for --vm-mem-gib
+                c.got["mem_blank"] = f"{problems.prefix} row {r}, column '{headers[i]}'"
+            continue
+        if role in _SINGLE_ROLES:
+            c.got[role] = x
+            c.where[role] = (r, str(headers[i]), None, clean_text(raw) or "")
+        else:
+            c.sums.setdefault(role, []).append(x)
+    return c
+
+
 def _row(
     r: int,
     cells: list[Any],
@@ -223,53 +291,21 @@ def _row(
     problems: ProblemLog,
     quality: QualityReport,
 ) -> ServerRecord | None:
-    got: dict[str, Any] = {}
-    where: dict[str, tuple[int, str, str | None, str]] = {}
-    sums: dict[str, list[float]] = {}
-    name = os_name = os_version = None
-    for i, (role, _) in roles.items():
-        raw = cells[i] if i < len(cells) else None
-        if role == "name":
-            name = clean_text(raw)
-            continue
-        if role == "os":
-            os_name = clean_text(raw)
-            continue
-        if role == "os_version":
-            os_version = clean_text(raw)
-            continue
-        expect = _EXPECT.get(role, "a non-negative number")
-        try:
-            x = parse_number(raw)
-        except NonFiniteError:
-            x, expect = -1.0, "a finite number"
-        except ValueError:
-            x = -1.0
-        bad = x is not None and (
-            x < 0
-            or (role in ("vcpus", "mem_gib") and x == 0)
-            or (role in ("cpu_avg_util", "mem_used_pct") and x > 100)
-            or (role == "vcpus" and not x.is_integer())
-        )
-        if bad:
-            problems.cell(r, str(headers[i]), expect, "" if raw is None else raw)
-            continue
-        if x is None:
-            if role == "vcpus":
-                problems.cell(r, str(headers[i]), expect, clean_text(raw) or "")
-            elif role == "mem_gib":  # left missing, for --vm-mem-gib
-                got["mem_blank"] = f"{problems.prefix} row {r}, column '{headers[i]}'"
-            continue
-        if role in ("vcpus", "mem_gib", "cpu_avg_util", "mem_used_pct"):
-            got[role] = x
-            where[role] = (r, str(headers[i]), None, clean_text(raw) or "")
-        else:
-            sums.setdefault(role, []).append(x)
-    if name is None:
+    """The server of row ``r`` with its values recorded in ``quality``, or None
+    (no name: a problem line)."""
+    c = _read_cells(r, cells, headers, roles, problems)
+    if c.name is None:
         first = next(i for i, (role, _) in roles.items() if role == "name")
         problems.cell(r, str(headers[first]), "a server name", "")
         return None
-    rec = ServerRecord(name=name, row=r, where=where)
+    rec = ServerRecord(name=c.name, row=r, where=c.where)
+    _put_values(rec, c, quality)
+    return rec
+
+
+def _put_values(rec: ServerRecord, c: _Cells, quality: QualityReport) -> None:
+    """Canonical values of the server from its cells, each with its status."""
+    name, got, sums = rec.name, c.got, c.sums
     v = rec.values
 
     def put(f: str, value: Any, status: Any, note: str = "") -> None:
@@ -289,8 +325,8 @@ def _row(
     if "mem_used_pct" in got and "mem_gib" in v:
         put("mem_used_gib", v["mem_gib"] * got["mem_used_pct"] / 100, "derived",
             f"{got['mem_used_pct']:g} % of memory")
-    if os_name or os_version:
-        put("os", " ".join(x for x in (os_name, os_version) if x), "given")
+    if c.os_name or c.os_version:
+        put("os", " ".join(x for x in (c.os_name, c.os_version) if x), "given")
     if "disk size" in sums:
         total = sum(sums["disk size"])
         put("disk_gib", disk_to_gib(total, "GB"), "derived",
@@ -307,7 +343,6 @@ def _row(
                 "sum of per-disk read + write")
     if "net" in sums:
         put("net_mbps", sum(sums["net"]) * 8.0, "derived", "(in + out) MB/s x 8")
-    return rec
 
 
 _EXTRA_EXPECT = {

@@ -67,13 +67,10 @@ the plan costs these hosts, not the VMs, as the servers replaced.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 
-from vsizer.errors import InventoryError
 from vsizer.inventory._build import ProblemLog, ServerRecord, clean_text, finish
-from vsizer.inventory._io import open_workbook, sheet_rows
 from vsizer.inventory._rvtools_hosts import (
     HostIndex,
     HostMatch,
@@ -82,6 +79,9 @@ from vsizer.inventory._rvtools_hosts import (
     hosts_frame,
     match_hosts,
 )
+from vsizer.inventory._rvtools_sheets import Sheet as _Sheet
+from vsizer.inventory._rvtools_sheets import key as _key
+from vsizer.inventory._rvtools_sheets import read_sheets
 from vsizer.inventory.model import Inventory
 from vsizer.quality import QualityReport
 from vsizer.units import NonFiniteError, memory_to_gib, parse_bool, parse_number
@@ -120,41 +120,6 @@ _VM_SHEETS = ("vInfo", "vCPU", "vMemory")  # where per-VM context (Host...) is l
 _NO_FOLDER = frozenset({"", "vm", "discovered virtual machine"})
 
 
-def _key(text: Any) -> str:
-    return re.sub(r"\s+", " ", str(text)).strip().casefold()
-
-
-class _Sheet:
-    """A sheet as header -> value dicts keyed by normalized header text."""
-
-    def __init__(self, name: str, headers: list[str], rows: list[tuple[int, dict]]):
-        self.name, self.headers, self.rows = name, headers, rows
-        self.by_key = {_key(h): h for h in headers}
-
-    def has(self, header: str) -> bool:
-        return _key(header) in self.by_key
-
-    def header(self, header: str) -> str:
-        return self.by_key.get(_key(header), header)
-
-
-def _load(wb: Any, name: str, file: str) -> _Sheet | None:
-    actual = next((s for s in wb.sheetnames if s.casefold() == name.casefold()), None)
-    if actual is None:
-        return None
-    grid = sheet_rows(wb[actual], f"{file} sheet '{actual}'")
-    first = next(grid, None)
-    if first is None:
-        return _Sheet(actual, [], [])
-    headers = [str(h).strip() if h is not None else "" for h in first[1]]
-    rows = []
-    for number, cells in grid:
-        rows.append(
-            (number, {_key(h): v for h, v in zip(headers, cells, strict=False) if h})
-        )
-    return _Sheet(actual, headers, rows)
-
-
 def read_rvtools(
     path: str | os.PathLike[str], *, include_powered_off: bool = False
 ) -> Inventory:
@@ -183,38 +148,44 @@ def read_rvtools(
         Missing file or vInfo sheet, or invalid cells (all at once).
     """
     p = Path(path)
-    if not p.is_file():
-        raise InventoryError(f"{p.name}: file not found: {os.fspath(path)}")
-    wb = open_workbook(p)
-    try:
-        names = ("vInfo", "vCPU", "vMemory", "vDisk", "vHost")
-        sheets = {n: _load(wb, n, p.name) for n in names}
-        all_sheets = list(wb.sheetnames)
-    finally:
-        wb.close()
-    vinfo = sheets["vInfo"]
-    if vinfo is None or not vinfo.has("VM"):
-        raise InventoryError(
-            f"{p.name}: no 'vInfo' sheet with a 'VM' column; this is not an RVTools "
-            f"export (sheets: {', '.join(all_sheets)})"
-        )
+    sheets, vinfo, all_sheets = read_sheets(path)
     problems = ProblemLog(p.name, vinfo.name)
     quality = QualityReport()
     layout = _layout(sheets)
+    hosts = _hosts(sheets["vHost"], problems)
     metadata: dict[str, Any] = {
         "format": "xlsx",
         "virtualized": True,
         "sheets": all_sheets,
         "size_unit_layout": layout,
-        "hosts": _hosts(sheets["vHost"], problems),
+        "hosts": hosts,
     }
     quality.note(
         f"RVTools sizes read as MiB ({layout} headers; vSphere reports binary units)"
     )
+    disks = _disk_sums(sheets["vDisk"], problems)
+    records, planned = _vinfo_records(vinfo, sheets, include_powered_off, problems)
+    on_host = _planned_values(planned, sheets, disks, hosts, problems, quality)
+    inv = finish(
+        records, problems=problems, quality=quality, source=os.fspath(path),
+        source_format="rvtools", metadata=metadata, name_header=vinfo.header("VM"),
+        has_pool=True, has_group=True,
+    )
+    _hosts_before(inv, hosts, on_host, quality)
+    return inv
+
+
+def _vinfo_records(
+    vinfo: _Sheet,
+    sheets: dict[str, _Sheet | None],
+    include_powered_off: bool,
+    problems: ProblemLog,
+) -> tuple[list[ServerRecord], list[tuple[ServerRecord, list[dict[str, Any]]]]]:
+    """A record per vInfo row with a VM name, and those planned with their context
+    (the VM's cells in vInfo, vCPU and vMemory)."""
     by_vm = {
         n: _index(s) for n, s in sheets.items() if s is not None and n != "vHost"
     }
-    disks = _disk_sums(sheets["vDisk"], problems)
     records: list[ServerRecord] = []
     planned: list[tuple[ServerRecord, list[dict[str, Any]]]] = []
     for row, cells in vinfo.rows:
@@ -228,13 +199,16 @@ def read_rvtools(
         rec.reason = _exclusion(ctx, include_powered_off)
         if rec.reason is None:
             planned.append((rec, ctx))
-    hosts = metadata["hosts"]
-    on_host = _planned_values(planned, sheets, disks, hosts, problems, quality)
-    inv = finish(
-        records, problems=problems, quality=quality, source=os.fspath(path),
-        source_format="rvtools", metadata=metadata, name_header=vinfo.header("VM"),
-        has_pool=True, has_group=True,
-    )
+    return records, planned
+
+
+def _hosts_before(
+    inv: Inventory,
+    hosts: list[dict[str, Any]],
+    on_host: dict[str, list[tuple[str, dict[str, Any]]]],
+    quality: QualityReport,
+) -> None:
+    """Set ``inv.hosts_before`` from vHost; warn without vHost or about idle hosts."""
     if not hosts and len(inv):
         quality.warn(
             "rvtools_no_vhost",
@@ -253,7 +227,6 @@ def read_rvtools(
                 "existing hosts (summary.hosts_before).",
                 idle,
             )
-    return inv
 
 
 def _planned_values(

@@ -1,6 +1,6 @@
-"""Per-VM CPU performance vs the number of running VMs and CPU overcommit.
+r"""Per-VM CPU performance vs the number of running VMs and CPU overcommit.
 
-Two regimes, both from the VMware ESX 2.5.2 measurements of DESIGN.md §6.1:
+Two regimes, both from the published VMware ESX 2.5.2 measurement [1]_:
 
 * while total VM CPU demand stays within the physical CPUs, per-VM performance
   falls linearly with the number of running VMs (:func:`linear_relative`);
@@ -15,13 +15,24 @@ Symbols of the source: ``lambda`` request rate [req/s], ``rho`` CPU utilization
 
 References
 ----------
-.. [1] vsizer design brief, ``DESIGN.md`` §6.1 "CPU: VM count and overcommit
-   (VMware ESX 2.5.2)", table and Findings (host: 2 x dual-core Xeon 2.8 GHz with
-   Hyper-Threading, 1 vCPU and 512 MB per VM, IIS/.NET web application under a
-   closed-loop load generator, think time 100 ms).
+.. [1] Published measurement of per-VM web throughput vs VM count on VMware ESX
+   2.5.2 (2005): host 2 x dual-core Xeon 2.8 GHz with Hyper-Threading (4 physical,
+   8 logical CPUs), 1 vCPU and 512 MB per VM, an IIS/.NET web application under a
+   closed-loop load generator (exponential think time, mean 100 ms), performance
+   relative to a physical Pentium III 1.0 GHz server (mu = 350 req/s). The table
+   is :data:`vsizer.models.parameters.ESX_CPU_TABLE`; the design brief that
+   collected it does not name the original report, so none is cited here.
 .. [2] L. Kleinrock, *Queueing Systems, Volume 2: Computer Applications*. New York:
-   Wiley, 1976, §4.4 (processor sharing: each of n jobs on c servers is served at
-   rate min(1, c/n)).
+   Wiley, 1976, ISBN 0-471-49111-X, Sec. 4.4 (processor sharing: each of n jobs
+   on c servers is served at rate min(1, c/n)).
+.. [3] P. J. Denning and J. P. Buzen, "The operational analysis of queueing
+   network models," *ACM Computing Surveys*, vol. 10, no. 3, pp. 225-261, 1978,
+   :doi:`10.1145/356733.356735` (utilization law U = X S).
+.. [4] VMware, "Performance Best Practices for VMware vSphere 5.5," 2013,
+   https://www.vmware.com/pdf/Perf_Best_Practices_vSphere5.5.pdf (CPU
+   overcommitment: vCPUs beyond the physical cores wait, seen as ready time).
+.. [5] VMware, "Ready Time Observations" (ESX Server 3.0), 2006,
+   https://www.vmware.com/techpapers/2006/ready-time-observations-641.html.
 """
 
 from __future__ import annotations
@@ -29,8 +40,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from vsizer._validation import Interval, OneOf, validate_params
 from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS, SOURCE_61
-from vsizer.models.range import warn_outside
+from vsizer.models.range import check_array_bounds, warn_outside
 
 _P = OVERHEAD_MODEL_PARAMETERS["cpu"]["esx252"]
 INTERCEPT: float = _P["intercept"]
@@ -43,7 +55,7 @@ BASES = ("demand", "guest")
 def processing_rate(
     arrival_rate: npt.ArrayLike, utilization: npt.ArrayLike
 ) -> npt.NDArray[np.float64]:
-    """CPU processing performance ``mu = lambda / rho``.
+    r"""CPU processing performance ``mu = lambda / rho``.
 
     Parameters
     ----------
@@ -60,16 +72,22 @@ def processing_rate(
 
     Notes
     -----
-    ``mu = lambda / rho`` [1]_: the request rate the CPU would sustain at 100 %
-    utilization if service demand stayed constant. Summed over VMs it is the
-    utilization-weighted mean of the per-VM rates.
+    .. math:: \mu = \lambda / \rho
+
+    the request rate the CPU would sustain at 100 % utilization if service
+    demand stayed constant: by the utilization law ``rho = lambda S`` [2]_, mu is
+    1 / S. Summed over VMs it is the utilization-weighted mean of the per-VM
+    rates. The ESX 2.5.2 measurement reports its results this way [1]_.
 
     Validity: any closed- or open-loop measurement where rho is the CPU time
     share spent on the measured requests; 0 < rho.
 
     References
     ----------
-    .. [1] DESIGN.md §6.1 (definition of mu; table columns lambda, rho, mu).
+    .. [1] Published VMware ESX 2.5.2 measurement (module references; table
+       columns lambda, rho, mu).
+    .. [2] P. J. Denning and J. P. Buzen, ACM Computing Surveys 10(3), 1978,
+       :doi:`10.1145/356733.356735`.
     """
     lam = np.asarray(arrival_rate, dtype=float)
     rho = np.asarray(utilization, dtype=float)
@@ -85,7 +103,7 @@ def linear_relative(
     slope: float = SLOPE,
     reference_cpus: float = REFERENCE_CPUS,
 ) -> npt.NDArray[np.float64]:
-    """Per-VM relative performance while total demand stays within the physical CPUs.
+    r"""Per-VM relative performance while total demand stays within the physical CPUs.
 
     Parameters
     ----------
@@ -95,21 +113,23 @@ def linear_relative(
         Physical CPUs (cores) P of the host [count].
     intercept, slope : float
         Linear coefficients [relative units] and [relative units per VM on the
-        reference host]; defaults from DESIGN.md §6.1 (2.09, -0.071).
+        reference host]; defaults from the ESX 2.5.2 measurement (2.09, -0.071).
     reference_cpus : float
         Physical CPUs of the host the coefficients were measured on [count].
 
     Returns
     -------
     ndarray
-        Per-VM performance in the units of ``intercept`` (§6.1: relative to a
-        Pentium III 1.0 GHz, mu = 350).
+        Per-VM performance in the units of ``intercept`` (by default relative to
+        a Pentium III 1.0 GHz, mu = 350).
 
     Notes
     -----
-    ``r(N) = a + b * max(N * P_ref / P, 1)`` with ``a`` = 2.09, ``b`` = -0.071 [1]_:
-    the linear regression of relative performance on VM count over the §6.1 rows
-    whose total guest utilization is at most 400 % (the 4 physical CPUs), about
+    .. math:: r(N) = a + b \max(N P_\mathrm{ref} / P,\ 1)
+
+    with ``a`` = 2.09, ``b`` = -0.071 [1]_:
+    the linear regression of relative performance on VM count over the measured
+    rows whose total guest utilization is at most 400 % (the 4 physical CPUs), about
     3.5 % per added VM relative to one VM. Scaling N by ``P_ref / P`` (VMs per
     physical CPU) carries the 4-CPU measurement to other hosts; fewer VMs per CPU
     than one VM on the 4-CPU host are held at the single-VM value rather than
@@ -121,12 +141,16 @@ def linear_relative(
 
     References
     ----------
-    .. [1] DESIGN.md §6.1, table rows with rho total <= 400 %, and Findings.
+    .. [1] Published VMware ESX 2.5.2 measurement (module references), rows with
+       rho total <= 400 %, and its findings.
     """
+    check_array_bounds(
+        {"vms": (vms, Interval(float, 1, None)),
+         "physical_cpus": (physical_cpus, Interval(float, 0, None, "neither"))},
+        "cpu.linear_relative",
+    )
     n = np.asarray(vms, dtype=float)
     p = np.asarray(physical_cpus, dtype=float)
-    if np.any(p <= 0) or np.any(n < 1):
-        raise ValueError("linear_relative needs vms >= 1 and physical_cpus > 0")
     per_cpu = n / p
     warn_outside(
         "cpu.linear_relative",
@@ -146,7 +170,7 @@ def guest_reported_util_pct(
     *,
     contention_exponent: float = CONTENTION_EXPONENT,
 ) -> npt.NDArray[np.float64]:
-    """Summed guest-reported CPU utilization for a true total demand.
+    r"""Summed guest-reported CPU utilization for a true total demand.
 
     Parameters
     ----------
@@ -165,18 +189,21 @@ def guest_reported_util_pct(
 
     Notes
     -----
-    ``U = D * max(1, D / (100 P))^k``. Under processor sharing [2]_ n runnable
+    .. math:: U = D \max\left(1,\ \frac{D}{100 P}\right)^k
+
+    Under processor sharing [2]_ n runnable
     vCPUs on P CPUs each run at rate P/n, so a guest sees its work take
     ``D / (100 P)`` times longer and counts the wait as busy (k = 1). Within the
     physical CPUs U = D.
 
-    Validity: the §6.1 overcommitted rows, U up to 895 % on 4 CPUs
+    Validity: the measured overcommitted rows, U up to 895 % on 4 CPUs
     (D up to 1.5 x P) [1]_.
 
     References
     ----------
-    .. [1] DESIGN.md §6.1 table (guest-reported rho total) and Findings.
-    .. [2] L. Kleinrock, Queueing Systems, Vol. 2, Wiley, 1976, §4.4.
+    .. [1] Published VMware ESX 2.5.2 measurement (module references), column
+       guest-reported rho total.
+    .. [2] L. Kleinrock, Queueing Systems, Vol. 2, Wiley, 1976, Sec. 4.4.
     """
     d = np.asarray(demand_pct, dtype=float)
     ratio = np.maximum(d / (100.0 * np.asarray(physical_cpus, dtype=float)), 1.0)
@@ -189,12 +216,13 @@ def demand_from_guest_util_pct(
     *,
     contention_exponent: float = CONTENTION_EXPONENT,
 ) -> npt.NDArray[np.float64]:
-    """Invert :func:`guest_reported_util_pct`: true demand from guest-reported utilization.
+    r"""Invert :func:`guest_reported_util_pct`: true demand from guest-reported utilization.
 
     Parameters
     ----------
     guest_pct : array_like
-        Summed guest-reported utilization U [% of one vCPU], as in the §6.1 table.
+        Summed guest-reported utilization U [% of one vCPU], as in the ESX 2.5.2
+        measurement's table.
     physical_cpus : array_like
         Physical CPUs P [count].
     contention_exponent : float
@@ -207,14 +235,18 @@ def demand_from_guest_util_pct(
 
     Notes
     -----
-    ``D = U`` for ``U <= 100 P``, else ``D = 100 P (U / (100 P))^(1 / (1 + k))``:
+    .. math::
+
+        D = \begin{cases} U & U \le 100 P \\
+            100 P \left(\frac{U}{100 P}\right)^{1 / (1 + k)} & U > 100 P \end{cases}
+
     with k = 1 the geometric mean of U and 100 P.
 
     Validity: as :func:`guest_reported_util_pct`; U up to 895 % on 4 CPUs [1]_.
 
     References
     ----------
-    .. [1] DESIGN.md §6.1 table and Findings.
+    .. [1] Published VMware ESX 2.5.2 measurement (module references).
     """
     u = np.asarray(guest_pct, dtype=float)
     cap = 100.0 * np.asarray(physical_cpus, dtype=float)
@@ -225,7 +257,7 @@ def demand_from_guest_util_pct(
 def contention_factor(
     overcommit: npt.ArrayLike, *, contention_exponent: float = CONTENTION_EXPONENT
 ) -> npt.NDArray[np.float64]:
-    """Slow-down of every VM when total CPU demand exceeds the physical CPUs.
+    r"""Slow-down of every VM when total CPU demand exceeds the physical CPUs.
 
     Parameters
     ----------
@@ -241,9 +273,11 @@ def contention_factor(
 
     Notes
     -----
-    ``f = max(1, D / (100 P))^k``. With ``mu = lambda / rho`` and rho inflated as
+    .. math:: f = \max\left(1,\ \frac{D}{100 P}\right)^k
+
+    With ``mu = lambda / rho`` and rho inflated as
     in :func:`guest_reported_util_pct`, per-VM mu falls by f. With k = 1 and the
-    §6.1 linear coefficients this predicts the overcommitted rows (8 VMs at
+    measured linear coefficients this predicts the overcommitted rows (8 VMs at
     401 % and 620 %, 12 VMs at 532 % and 895 %) within 11 % [1]_; fitted to those
     rows k is about 1.7 (``vsizer fit``).
 
@@ -251,8 +285,11 @@ def contention_factor(
 
     References
     ----------
-    .. [1] DESIGN.md §6.1 table, overcommitted rows.
-    .. [2] L. Kleinrock, Queueing Systems, Vol. 2, Wiley, 1976, §4.4.
+    .. [1] Published VMware ESX 2.5.2 measurement (module references),
+       overcommitted rows.
+    .. [2] L. Kleinrock, Queueing Systems, Vol. 2, Wiley, 1976, Sec. 4.4.
+    .. [3] VMware, "Performance Best Practices for VMware vSphere 5.5," 2013,
+       https://www.vmware.com/pdf/Perf_Best_Practices_vSphere5.5.pdf.
     """
     oc = np.asarray(overcommit, dtype=float)
     warn_outside(
@@ -266,6 +303,7 @@ def contention_factor(
     return np.maximum(oc, 1.0) ** contention_exponent
 
 
+@validate_params({"basis": OneOf(BASES)}, where="cpu.relative_performance")
 def relative_performance(
     vms: npt.ArrayLike,
     physical_cpus: npt.ArrayLike,
@@ -277,7 +315,7 @@ def relative_performance(
     reference_cpus: float = REFERENCE_CPUS,
     contention_exponent: float = CONTENTION_EXPONENT,
 ) -> npt.NDArray[np.float64]:
-    """Per-VM CPU performance with N VMs on P physical CPUs at a total utilization.
+    r"""Per-VM CPU performance with N VMs on P physical CPUs at a total utilization.
 
     Parameters
     ----------
@@ -289,18 +327,23 @@ def relative_performance(
         Total VM CPU utilization [% of one CPU], summed over VMs.
     basis : {'demand', 'guest'}
         ``'demand'``: true demand (what the workloads need, as a plan knows it);
-        ``'guest'``: summed guest-reported utilization, as in the §6.1 table.
+        ``'guest'``: summed guest-reported utilization, as in the ESX 2.5.2 table.
     intercept, slope, reference_cpus, contention_exponent : float
         Model coefficients (see :func:`linear_relative`, :func:`contention_factor`).
 
     Returns
     -------
     ndarray
-        Per-VM performance in the units of ``intercept`` (§6.1: Pentium III = 1).
+        Per-VM performance in the units of ``intercept`` (default: Pentium III = 1).
 
     Notes
     -----
-    ``r = (a + b * max(N P_ref / P, 1)) / max(1, D / (100 P))^k`` with D the true
+    .. math::
+
+        r = \frac{a + b \max(N P_\mathrm{ref} / P,\ 1)}
+                 {\max\left(1,\ \frac{D}{100 P}\right)^k}
+
+    with D the true
     demand (from U by :func:`demand_from_guest_util_pct` when ``basis='guest'``).
 
     Validity: at most 3 VMs per physical CPU and overcommit D / (100 P) at most
@@ -308,10 +351,8 @@ def relative_performance(
 
     References
     ----------
-    .. [1] DESIGN.md §6.1 table and Findings.
+    .. [1] Published VMware ESX 2.5.2 measurement (module references).
     """
-    if basis not in BASES:
-        raise ValueError(f"basis must be one of {BASES}, got {basis!r}")
     p = np.asarray(physical_cpus, dtype=float)
     demand = (
         np.asarray(total_util_pct, dtype=float)
@@ -328,6 +369,7 @@ def relative_performance(
     )
 
 
+@validate_params({"basis": OneOf(BASES)}, where="cpu.relative_to_single_vm")
 def relative_to_single_vm(
     vms: npt.ArrayLike,
     physical_cpus: npt.ArrayLike,
@@ -339,7 +381,7 @@ def relative_to_single_vm(
     reference_cpus: float = REFERENCE_CPUS,
     contention_exponent: float = CONTENTION_EXPONENT,
 ) -> npt.NDArray[np.float64]:
-    """Per-VM performance relative to one VM running alone on the same host.
+    r"""Per-VM performance relative to one VM running alone on the same host.
 
     Parameters
     ----------
@@ -355,6 +397,8 @@ def relative_to_single_vm(
 
     Notes
     -----
+    .. math:: s(N) = r(N, P, D) / r_\mathrm{lin}(1, P)
+
     The single VM alone is the linear model at N = 1 without contention. 12 VMs on
     4 CPUs within the CPUs: (2.09 - 0.071 * 12) / (2.09 - 0.071) = 0.613 [1]_.
 
@@ -362,7 +406,7 @@ def relative_to_single_vm(
 
     References
     ----------
-    .. [1] DESIGN.md §6.1 table and Findings.
+    .. [1] Published VMware ESX 2.5.2 measurement (module references).
     """
     kw = {"intercept": intercept, "slope": slope, "reference_cpus": reference_cpus}
     r = relative_performance(
@@ -384,16 +428,16 @@ def per_logical_cpu_share(
     logical_cpus: int = _P["logical_cpus"],
     scale: float = 2.0,
 ) -> float:
-    """The host's performance per logical CPU, to compare one 1-vCPU VM against.
+    r"""The host's performance per logical CPU, to compare one 1-vCPU VM against.
 
     Parameters
     ----------
     host_relative : float
-        Relative performance of the physical host [Pentium III = 1] (§6.1: 7.09).
+        Relative performance of the physical host [Pentium III = 1] (measured: 7.09).
     logical_cpus : int
-        Logical CPUs (Hyper-Threading threads) of the host [count] (§6.1: 8).
+        Logical CPUs (Hyper-Threading threads) of the host [count] (measured host: 8).
     scale : float
-        Multiplier the source applies to the host figure [-] (§6.1: 2).
+        Multiplier the source applies to the host figure [-] (2).
 
     Returns
     -------
@@ -403,14 +447,17 @@ def per_logical_cpu_share(
 
     Notes
     -----
-    DESIGN.md §6.1 Findings: "host ≈ 2 × 7.09 = 14.2 over 8 logical CPUs =
+    .. math:: s = \mathrm{scale} \cdot r_\mathrm{host} / L
+
+    The measurement's findings [1]_: "host ≈ 2 × 7.09 = 14.2 over 8 logical CPUs =
     1.775"; with few VMs one 1-vCPU VM (relative 1.94-2.03) outperformed this
     share.
 
-    Validity: the §6.1 host only (2 x dual-core Xeon 2.8 GHz, Hyper-Threading on).
+    Validity: the measured host only (2 x dual-core Xeon 2.8 GHz, Hyper-Threading on).
 
     References
     ----------
-    .. [1] DESIGN.md §6.1 Findings and the "Xeon 2.8 dual-core (physical)" row.
+    .. [1] Published VMware ESX 2.5.2 measurement (module references), findings
+       and the "Xeon 2.8 dual-core (physical)" row.
     """
     return scale * host_relative / logical_cpus

@@ -1,12 +1,33 @@
 """Virtual disk throughput: queue depth, volume contention, format, NFS backing.
 
+The coefficients are published measurements (2007-2010) collected in the vsizer
+design brief, which does not name the original reports; each is described
+below by platform, workload and configuration so it can be recognized, and the
+public specifications of the workloads are cited.
+
 References
 ----------
-.. [1] vsizer design brief, ``DESIGN.md`` §6.2 "Disk": contention (VMware ESX),
-   throughput vs queue depth (Hyper-V, Windows Server 2008 R2, access
-   specifications sequential 64 KB write/read, database 8 KB random 67 % read,
-   file server 64 KB random 67 % read, queue depths 1-32), virtual disk formats
-   (Xen), NFS-backed VM disks (PostgreSQL pgbench TPC-B and select-only).
+.. [1] Published measurement of disk throughput VM / native vs queue depth on
+   Hyper-V, Windows Server 2008 R2: access specifications sequential 64 KB
+   (100 % write, then 100 % read), database 8 KB random 67 % read, file server
+   64 KB random 67 % read; queue depths 1, 2, 4, 8, 16, 32; pass-through disk and
+   fixed-size VHD file.
+.. [2] Published measurement of VMware ESX VMs sharing one logical volume
+   (contention; up to 12 VMs).
+.. [3] Published measurement of Xen virtual disk formats (LVM volume,
+   preallocated file, sparse file), with and without a controller write cache.
+.. [4] Published measurement of PostgreSQL pgbench (TPC-B-like and select-only,
+   scale 20, 20 clients) on NFS-backed VM disks. Workloads: PostgreSQL Global
+   Development Group, "pgbench," https://www.postgresql.org/docs/current/pgbench.html;
+   Transaction Processing Performance Council, "TPC-B,"
+   https://www.tpc.org/tpcb/.
+.. [5] Microsoft, "Performance Tuning for Hyper-V Servers," Windows Server,
+   https://learn.microsoft.com/en-us/previous-versions//dn567657(v=vs.85)
+   (vendor guidance on the same mechanisms: fixed vs dynamically expanding
+   VHDs, pass-through disks, storage I/O queues).
+.. [6] B. Callaghan, B. Pawlowski and P. Staubach, "NFS Version 3 Protocol
+   Specification," RFC 1813, 1995, https://www.rfc-editor.org/rfc/rfc1813
+   (read/write transfer sizes behind the rsize/wsize mount options).
 """
 
 from __future__ import annotations
@@ -16,8 +37,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vsizer._validation import Interval, OneOf, validate_params
 from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
-from vsizer.models.range import warn_outside
+from vsizer.models.range import check_array_bounds, warn_outside
 
 _D = OVERHEAD_MODEL_PARAMETERS["disk"]
 QUEUE_DEPTH: dict[str, Any] = _D["queue_depth"]
@@ -28,6 +50,10 @@ NFS_WORKLOADS = ("read-write", "read-only")
 _SRC_QD = "published Hyper-V R2 disk measurement, queue depths 1-32"
 
 
+@validate_params(
+    {"access_spec": OneOf(ACCESS_SPECS), "backing": OneOf(BACKINGS)},
+    where="disk.throughput_ratio",
+)
 def throughput_ratio(
     queue_depth: npt.ArrayLike,
     access_spec: str,
@@ -35,14 +61,14 @@ def throughput_ratio(
     *,
     parameters: dict[str, Any] | None = None,
 ) -> npt.NDArray[np.float64]:
-    """Disk throughput of a VM relative to the same disk used natively.
+    r"""Disk throughput of a VM relative to the same disk used natively.
 
     Parameters
     ----------
     queue_depth : array_like
         Outstanding I/Os [count].
     access_spec : {'sequential_read', 'sequential_write', 'database', 'file_server'}
-        Access specification of §6.2: sequential 64 KB read / write, database
+        Access specification of the measurement: sequential 64 KB read / write, database
         8 KB random 67 % read, file server 64 KB random 67 % read.
     backing : {'pass-through', 'file'}
         Pass-through physical disk or fixed-size file (VHD) on a volume.
@@ -57,8 +83,12 @@ def throughput_ratio(
 
     Notes
     -----
-    ``ratio = 1`` for ``queue_depth >= q_sat``, else the published minimum
-    ``r_min`` [1]_: sequential read q_sat = 4, r_min = 0.77 pass-through / 0.72
+    .. math::
+
+        \text{ratio}(q) = \begin{cases} 1 & q \ge q_\mathrm{sat} \\
+                           r_\mathrm{min} & q < q_\mathrm{sat} \end{cases}
+
+    with the published minimum ``r_min`` [1]_: sequential read q_sat = 4, r_min = 0.77 pass-through / 0.72
     file; sequential write q_sat = 8, r_min = 0.86 / 0.84; the random database and
     file-server patterns are close to native at every depth (disk latency
     dominates the VM's overhead), r_min = 1. Below q_sat the source gives only a
@@ -69,14 +99,12 @@ def throughput_ratio(
 
     References
     ----------
-    .. [1] DESIGN.md §6.2 "Throughput vs queue depth (Hyper-V, Windows Server
-       2008 R2)".
+    .. [1] Published Hyper-V (Windows Server 2008 R2) measurement of throughput
+       vs queue depth (module references [1]).
+    .. [2] Microsoft, "Performance Tuning for Hyper-V Servers,"
+       https://learn.microsoft.com/en-us/previous-versions//dn567657(v=vs.85).
     """
     table = parameters or QUEUE_DEPTH
-    if access_spec not in ACCESS_SPECS:
-        raise ValueError(f"access_spec must be one of {ACCESS_SPECS}, got {access_spec!r}")
-    if backing not in BACKINGS:
-        raise ValueError(f"backing must be one of {BACKINGS}, got {backing!r}")
     qd = np.asarray(queue_depth, dtype=float)
     lo, hi = QUEUE_DEPTH["queue_depth_range"]
     warn_outside("disk.throughput_ratio", "queue depth", qd, lo, hi, _SRC_QD)
@@ -88,7 +116,7 @@ def throughput_ratio(
 def volume_share(
     vms_on_volume: npt.ArrayLike, volumes: npt.ArrayLike = 1
 ) -> npt.NDArray[np.float64]:
-    """Share of one volume's throughput each VM gets when VMs compete for it.
+    r"""Share of one volume's throughput each VM gets when VMs compete for it.
 
     Parameters
     ----------
@@ -104,6 +132,8 @@ def volume_share(
 
     Notes
     -----
+    .. math:: s = \min(1,\ V / N)
+
     N VMs on one volume each get about 1/N; spreading over two volumes doubled
     the load handled [1]_, hence V / N.
 
@@ -112,19 +142,23 @@ def volume_share(
 
     References
     ----------
-    .. [1] DESIGN.md §6.2 "Contention (ESX)".
+    .. [1] Published VMware ESX volume-contention measurement (module
+       references [2]).
     """
+    check_array_bounds(
+        {"vms_on_volume": (vms_on_volume, Interval(float, 1, None)),
+         "volumes": (volumes, Interval(float, 1, None))},
+        "disk.volume_share",
+    )
     n = np.asarray(vms_on_volume, dtype=float)
     v = np.asarray(volumes, dtype=float)
-    if np.any(n < 1) or np.any(v < 1):
-        raise ValueError("volume_share needs vms_on_volume >= 1 and volumes >= 1")
     return np.minimum(1.0, v / n)
 
 
 def guest_reported_util(
     volume_util: npt.ArrayLike, vms_on_volume: npt.ArrayLike
 ) -> npt.NDArray[np.float64]:
-    """Summed guest-reported disk utilization for a given true volume utilization.
+    r"""Summed guest-reported disk utilization for a given true volume utilization.
 
     Parameters
     ----------
@@ -140,6 +174,8 @@ def guest_reported_util(
 
     Notes
     -----
+    .. math:: U_\mathrm{guests} = N u
+
     Each guest reports the volume's busy time as its own (its share shows as
     100 %), so summed guest disk utilization rises about N-fold for the same
     load [1]_. With 4 or more VMs on a volume guest-reported disk utilization is
@@ -149,7 +185,8 @@ def guest_reported_util(
 
     References
     ----------
-    .. [1] DESIGN.md §6.2 "Contention (ESX)".
+    .. [1] Published VMware ESX volume-contention measurement (module
+       references [2]).
     """
     return np.asarray(vms_on_volume, dtype=float) * np.asarray(volume_util, dtype=float)
 
@@ -175,12 +212,14 @@ def guest_util_trustworthy(vms_on_volume: npt.ArrayLike) -> npt.NDArray[np.bool_
 
     References
     ----------
-    .. [1] DESIGN.md §6.2 "Contention (ESX)".
+    .. [1] Published VMware ESX volume-contention measurement (module
+       references [2]).
     """
     limit = _D["contention"]["untrustworthy_vms"]
     return np.asarray(vms_on_volume, dtype=float) < limit
 
 
+@validate_params({"disk_format": OneOf(FORMATS)}, where="disk.format_risk")
 def format_risk(
     disk_format: str, write_cache: bool, write_fraction: float
 ) -> tuple[str, str]:
@@ -215,10 +254,8 @@ def format_risk(
 
     References
     ----------
-    .. [1] DESIGN.md §6.2 "Virtual disk formats (Xen)".
+    .. [1] Published Xen virtual-disk-format measurement (module references [3]).
     """
-    if disk_format not in FORMATS:
-        raise ValueError(f"disk_format must be one of {FORMATS}, got {disk_format!r}")
     heavy = write_fraction >= _D["format"]["write_heavy_fraction"]
     if write_cache or write_fraction <= 0:
         return "low", "formats perform alike with a controller write cache"
@@ -227,6 +264,7 @@ def format_risk(
     return "medium", f"no write cache: {disk_format} disk slows on synchronous writes"
 
 
+@validate_params({"workload": OneOf(NFS_WORKLOADS)}, where="disk.nfs_ratio")
 def nfs_ratio(
     workload: str = "read-write",
     *,
@@ -262,11 +300,10 @@ def nfs_ratio(
 
     References
     ----------
-    .. [1] DESIGN.md §6.2 "NFS-backed VM disks (PostgreSQL, pgbench TPC-B)".
+    .. [1] Published PostgreSQL pgbench on NFS measurement (module references [4]).
+    .. [2] RFC 1813, https://www.rfc-editor.org/rfc/rfc1813.
     """
     p = parameters or _D["nfs"]
-    if workload not in NFS_WORKLOADS:
-        raise ValueError(f"workload must be one of {NFS_WORKLOADS}, got {workload!r}")
     if workload == "read-only":
         return float(p["read_only"])
     if not cache_covers_working_set:
@@ -276,10 +313,14 @@ def nfs_ratio(
     return float(p["read_write"])
 
 
+@validate_params(
+    {"server_cache_gib": Interval(float, 0, None, "neither")},
+    where="disk.nfs_cache_pressure",
+)
 def nfs_cache_pressure(
     working_set_gib: npt.ArrayLike, server_cache_gib: float
 ) -> float:
-    """Working set of the VMs on one NFS server relative to its cache.
+    r"""Working set of the VMs on one NFS server relative to its cache.
 
     Parameters
     ----------
@@ -297,14 +338,14 @@ def nfs_cache_pressure(
 
     Notes
     -----
+    .. math:: p = \sum_i w_i / C
+
     More VMs put more pressure on the NFS server cache [1]_.
 
     Validity: as :func:`nfs_ratio`.
 
     References
     ----------
-    .. [1] DESIGN.md §6.2 "NFS-backed VM disks".
+    .. [1] Published PostgreSQL pgbench on NFS measurement (module references [4]).
     """
-    if server_cache_gib <= 0:
-        raise ValueError("server_cache_gib must be > 0")
     return float(np.sum(np.asarray(working_set_gib, dtype=float)) / server_cache_gib)

@@ -10,9 +10,11 @@ References
 ----------
 .. [1] N. R. Draper and H. Smith, *Applied Regression Analysis*, 3rd ed. New York:
    Wiley, 1998, ch. 1-3 (least squares, t intervals for coefficients).
-.. [2] DESIGN.md §6.1-§6.3 (the models being fitted).
+.. [2] The published measurements behind the models being fitted: see the
+   references of :mod:`vsizer.models.cpu`, :mod:`vsizer.models.disk` and
+   :mod:`vsizer.models.network`.
 .. [3] L. Kleinrock, *Queueing Systems, Volume 2: Computer Applications*. New York:
-   Wiley, 1976, §4.4 (processor sharing).
+   Wiley, 1976, ISBN 0-471-49111-X, Sec. 4.4 (processor sharing).
 """
 
 from __future__ import annotations
@@ -21,14 +23,17 @@ import copy
 import math
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from vsizer._jsonable import sig6 as _r
+from vsizer._validation import Interval, OneOf, validate_params
 from vsizer.errors import InputError, VsizerError
 from vsizer.models import cpu as cpu_model
+from vsizer.models.measurements import read_measurements
 from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
 from vsizer.models.range import ModelRangeWarning
 
@@ -160,17 +165,25 @@ def fit_cpu(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> FitResult:
     -----
     1. Samples with ``total_util_pct <= 100 * physical_cpus`` (within the CPUs):
        ordinary least squares of performance on ``x = max(vms * 4 / physical_cpus, 1)``
-       (DESIGN.md §6.1 regression; on the §6.1 table: slope -0.0715, intercept 2.096).
+       (the regression of the ESX 2.5.2 measurement [2]_; on its table: slope
+       -0.0715, intercept 2.096).
     2. Overcommitted samples whose ``util_basis`` is ``guest`` (the default; the
-       §6.1 table): with ``g = k / (1 + k)``, ``ln(r_lin / r) = g ln(U / (100 P))``
+       ESX 2.5.2 table): with ``g = k / (1 + k)``, ``ln(r_lin / r) = g ln(U / (100 P))``
        (see :func:`vsizer.models.cpu.relative_performance` with ``basis='guest'``);
        g by least squares through the origin, then ``k = g / (1 - g)`` and its
        interval mapped through the same monotone function.
     3. Overcommitted samples whose ``util_basis`` is ``demand`` (saturated guests,
        as ``vsizer bench export --for-fit`` writes): ``ln(r_lin / r) = k ln(D / (100 P))``,
        k by least squares through the origin with a t interval. Processor sharing
-       at the fair share gives k = 1 (Kleinrock 1976, §4.4); k > 1 means per-VM performance falls
+       at the fair share gives k = 1 [3]_; k > 1 means per-VM performance falls
        faster than the fair share (the cost of switching VMs).
+
+    References
+    ----------
+    .. [1] N. R. Draper and H. Smith, Applied Regression Analysis, 3rd ed., Wiley,
+       1998 (least squares, t intervals).
+    .. [2] Published VMware ESX 2.5.2 measurement (see :mod:`vsizer.models.cpu`).
+    .. [3] L. Kleinrock, Queueing Systems, Vol. 2, Wiley, 1976, Sec. 4.4.
     """
     f = frame.reset_index(drop=True)
     ref = OVERHEAD_MODEL_PARAMETERS["cpu"]["esx252"]["reference_cpus"]
@@ -206,24 +219,38 @@ def fit_cpu(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> FitResult:
         )
     kw = {"intercept": a.value, "slope": b.value, "reference_cpus": ref,
           "contention_exponent": k}
-    with warnings.catch_warnings():
-        # the fit describes the measured range itself; no range warning about §6.1's
-        warnings.simplefilter("ignore", ModelRangeWarning)
-        pred = np.where(
-            basis == "demand",
-            cpu_model.relative_performance(vms, p, u, basis="demand", **kw),
-            cpu_model.relative_performance(vms, p, u, basis="guest", **kw),
-        )
-    emulated = emulated_rows(f)
-    if emulated:
-        notes.append(
-            f"{emulated} of {len(f)} samples were measured in emulated guests (QEMU TCG): "
-            "the fit describes the emulator on this host, not hardware virtualization."
-        )
+    pred = _cpu_predicted(vms, p, u, basis, kw)
+    notes += _emulation_note(f)
     labels = [f"{int(n)} VMs / {c:g} CPUs @ {t:g} %" for n, c, t in zip(vms, p, u, strict=True)]
     used = np.where(within, "linear", "contention")
     return FitResult("cpu", params, _samples(f, labels, y, pred, used), section, notes,
                      confidence, _cpu_curve(vms, p, u, basis, y, pred))
+
+
+def _cpu_predicted(
+    vms: np.ndarray, p: np.ndarray, u: np.ndarray, basis: np.ndarray,
+    coefficients: dict[str, float],
+) -> np.ndarray:
+    """The fitted CPU model at each sample, on the sample's own utilization basis."""
+    with warnings.catch_warnings():
+        # the fit describes the measured range itself; no range warning about the source's
+        warnings.simplefilter("ignore", ModelRangeWarning)
+        return np.where(
+            basis == "demand",
+            cpu_model.relative_performance(vms, p, u, basis="demand", **coefficients),
+            cpu_model.relative_performance(vms, p, u, basis="guest", **coefficients),
+        )
+
+
+def _emulation_note(f: pd.DataFrame) -> list[str]:
+    """A note when samples were measured in emulated guests (none otherwise)."""
+    emulated = emulated_rows(f)
+    if not emulated:
+        return []
+    return [
+        f"{emulated} of {len(f)} samples were measured in emulated guests (QEMU TCG): "
+        "the fit describes the emulator on this host, not hardware virtualization."
+    ]
 
 
 def emulated_rows(f: pd.DataFrame) -> int:
@@ -340,7 +367,7 @@ def fit_disk(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> FitResult:
     -------
     FitResult
         ``{spec}.{backing}.floor`` (mean ratio below the saturation queue depth of
-        DESIGN.md §6.2) and ``{spec}.{backing}.saturated`` (mean ratio at or above
+        the published Hyper-V R2 measurement) and ``{spec}.{backing}.saturated`` (mean ratio at or above
         it; the model assumes 1).
     """
     f = frame.reset_index(drop=True)
@@ -440,3 +467,29 @@ def _network_section(params: dict[str, Estimate]) -> dict[str, Any]:
 
 
 FITTERS = {"cpu": fit_cpu, "disk": fit_disk, "network": fit_network}
+
+
+@validate_params(
+    {"model": OneOf(tuple(FITTERS)), "confidence": Interval(float, 0, 1, "neither")},
+    where="fit",
+)
+def fit_measurements(
+    path: str | Path, model: str, confidence: float = CONFIDENCE
+) -> FitResult:
+    """Read the ``model`` rows of a measurement CSV and fit that model (``vsizer fit``).
+
+    Parameters
+    ----------
+    path : str or Path
+        Measurement CSV (:func:`vsizer.models.measurements.read_measurements`).
+    model : {'cpu', 'disk', 'network'}
+        The model to fit.
+    confidence : float
+        Confidence level of the intervals, in (0, 1).
+
+    Returns
+    -------
+    FitResult
+        As :func:`fit_cpu`, :func:`fit_disk` or :func:`fit_network`.
+    """
+    return FITTERS[model](read_measurements(path, model), confidence)

@@ -151,6 +151,36 @@ def read_measurements(path: str | Path, model: str | None = None) -> pd.DataFram
         problem, ``{file} row {r}, column '{c}': expected {what}, got '{value}'.``
     """
     p = Path(path)
+    header, rows = _header_and_rows(p)
+    problems: list[str] = []
+    records: list[dict[str, Any]] = []
+    for line_no, cells in enumerate(rows, start=2):
+        if not any(c.strip() for c in cells):
+            continue
+        if len(cells) > len(header):
+            problems.append(
+                f"{p.name} row {line_no}: expected {len(header)} cells, got {len(cells)}."
+            )
+            continue
+        raw = dict(zip(header, cells + [""] * (len(header) - len(cells)), strict=True))
+        rec = _sample(raw, f"{p.name} row {line_no}", model, problems)
+        if rec is not None:
+            records.append({"row": line_no, **rec})
+    if problems:
+        raise InputError(problems)
+    if not records:
+        which = f"'{model}' " if model else ""
+        raise InputError(f"{p.name}: no {which}samples; expected rows with model = "
+                         f"{model or ' / '.join(MODELS)}.")
+    frame = pd.DataFrame.from_records(records)
+    for col in COLUMNS:
+        if col not in frame.columns:
+            frame[col] = None
+    return frame
+
+
+def _header_and_rows(p: Path) -> tuple[list[str], list[list[str]]]:
+    """The stripped header (with 'model' and 'experiment') and the data rows."""
     try:
         text = p.read_text(encoding="utf-8-sig")
     except OSError as exc:
@@ -167,56 +197,42 @@ def read_measurements(path: str | Path, model: str | None = None) -> pd.DataFram
                 f"{p.name}: missing required column '{required}'; columns are "
                 "documented in docs/models.md (Measurement CSV)."
             )
-    problems: list[str] = []
-    records: list[dict[str, Any]] = []
-    for line_no, cells in enumerate(rows[1:], start=2):
-        if not any(c.strip() for c in cells):
+    return header, rows[1:]
+
+
+def _sample(
+    raw: dict[str, str], where: str, model: str | None, problems: list[str]
+) -> dict[str, Any] | None:
+    """The typed sample of one row, or None (a bad row, or another model's).
+
+    Appends one line per bad cell to ``problems``; ``where`` = "{file} row {n}".
+    """
+    rec: dict[str, Any] = {}
+    bad = False
+    for col, text_value in raw.items():
+        if col not in COLUMNS:
+            rec[col] = text_value
             continue
-        if len(cells) > len(header):
+        value, expected = _parse(COLUMNS[col][0], text_value, col)
+        if expected is not None:
             problems.append(
-                f"{p.name} row {line_no}: expected {len(header)} cells, got {len(cells)}."
-            )
-            continue
-        raw = dict(zip(header, cells + [""] * (len(header) - len(cells)), strict=True))
-        rec: dict[str, Any] = {"row": line_no}
-        bad = False
-        for col, text_value in raw.items():
-            if col not in COLUMNS:
-                rec[col] = text_value
-                continue
-            value, expected = _parse(COLUMNS[col][0], text_value, col)
-            if expected is not None:
-                problems.append(
-                    f"{p.name} row {line_no}, column '{col}': expected {expected}, "
-                    f"got '{text_value.strip()}'."
-                )
-                bad = True
-            rec[col] = value
-        m = rec.get("model")
-        if m not in MODELS:
-            problems.append(
-                f"{p.name} row {line_no}, column 'model': expected one of "
-                f"{', '.join(MODELS)}, got '{raw.get('model', '').strip()}'."
-            )
-            continue
-        if bad or (model is not None and m != model):
-            continue
-        for col, what in _NEEDS[m](rec):
-            problems.append(
-                f"{p.name} row {line_no}, column '{col}': expected {what} "
-                f"for a {m} sample, got '{raw.get(col, '').strip()}'."
+                f"{where}, column '{col}': expected {expected}, got '{text_value.strip()}'."
             )
             bad = True
-        if not bad:
-            records.append(rec)
-    if problems:
-        raise InputError(problems)
-    if not records:
-        which = f"'{model}' " if model else ""
-        raise InputError(f"{p.name}: no {which}samples; expected rows with model = "
-                         f"{model or ' / '.join(MODELS)}.")
-    frame = pd.DataFrame.from_records(records)
-    for col in COLUMNS:
-        if col not in frame.columns:
-            frame[col] = None
-    return frame
+        rec[col] = value
+    m = rec.get("model")
+    if m not in MODELS:
+        problems.append(
+            f"{where}, column 'model': expected one of "
+            f"{', '.join(MODELS)}, got '{raw.get('model', '').strip()}'."
+        )
+        return None
+    if bad or (model is not None and m != model):
+        return None
+    missing = [
+        f"{where}, column '{col}': expected {what} "
+        f"for a {m} sample, got '{raw.get(col, '').strip()}'."
+        for col, what in _NEEDS[m](rec)
+    ]
+    problems += missing
+    return None if missing else rec

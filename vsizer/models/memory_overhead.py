@@ -4,7 +4,9 @@ References
 ----------
 .. [1] VMware, "vSphere Resource Management," Update 1, VMware ESXi 6.5 / vCenter
    Server 6.5, 2017, Table 6-1 "Sample Overhead Memory on Virtual Machines"
-   (memory 256-16384 MB x 1, 2, 4, 8 vCPUs, VMX swap and hardware MMU enabled).
+   (memory 256-16384 MB x 1, 2, 4, 8 vCPUs, VMX swap and hardware MMU enabled);
+   the guide's online edition:
+   https://docs.vmware.com/en/VMware-vSphere/7.0/com.vmware.vsphere.resmgmt.doc/GUID-9D2D0E45-D741-476F-8DB1-F737839C2108.html.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ ESXI65_OVERHEAD_MB = np.array(
 def esxi_vm_overhead_mib(
     mem_mib: npt.ArrayLike, vcpus: npt.ArrayLike
 ) -> npt.NDArray[np.float64]:
-    """Memory the hypervisor needs to run a VM, beyond the VM's configured memory.
+    r"""Memory the hypervisor needs to run a VM, beyond the VM's configured memory.
 
     Parameters
     ----------
@@ -44,7 +46,13 @@ def esxi_vm_overhead_mib(
 
     Notes
     -----
-    Bilinear interpolation of Table 6-1 of [1]_: linear in memory between the
+    .. math::
+
+        o(m, c) = (1 - t)\, o_m(c_j) + t\, o_m(c_{j+1}),
+        \quad t = \frac{c - c_j}{c_{j+1} - c_j}
+
+    with :math:`o_m(c_j)` the table column of :math:`c_j` vCPUs interpolated
+    at memory m. Bilinear interpolation of Table 6-1 of [1]_: linear in memory between the
     rows (the table grows almost exactly linearly in memory, 7.4 MB per GB from
     4 to 16 GB) and linear in vCPUs between the columns (about 4 MB per vCPU).
     Beyond 16384 MB or 8 vCPUs the last segment's slope is extended; the table

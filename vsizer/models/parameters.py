@@ -6,19 +6,25 @@ group carries a ``source`` naming the publication table or figure it comes
 from. Coefficients fitted to a user's own measurements (``vsizer fit``) live in
 a profile (:mod:`vsizer.models.profile`) and override these, never edit them.
 
-The numbers are the published measurements collected in the vsizer design
-brief (``DESIGN.md`` §6, "Virtualization overhead: published measurements"):
-performance reports on VMware ESX 2.5.2, Hyper-V (Windows Server 2008 / 2008 R2)
-and Xen consolidation, 2007-2010.
+The numbers are published measurements from performance reports on VMware ESX
+2.5.2, Hyper-V (Windows Server 2008 / 2008 R2) and Xen consolidation, 2007-2010,
+as collected in the vsizer design brief. The brief does not name the original
+reports; the references below describe each measurement (platform, workload,
+configuration) and the model modules cite the public specifications and
+vendor documents behind them.
 
 References
 ----------
-.. [1] vsizer design brief, ``DESIGN.md`` §6.1, table "CPU: VM count and
-   overcommit (VMware ESX 2.5.2)", and its Findings paragraph.
-.. [2] ``DESIGN.md`` §6.2 "Disk" (ESX volume contention; Hyper-V R2 throughput vs
-   queue depth; Xen virtual disk formats; NFS-backed PostgreSQL pgbench).
-.. [3] ``DESIGN.md`` §6.3 "Network" (Xen tbench; Hyper-V R2 on 1 GbE; VMQ on 10 GbE).
-.. [4] ``DESIGN.md`` §6.4 "Platform, generation, power plan".
+.. [1] VMware ESX 2.5.2, per-VM web throughput vs VM count and overcommit (2 x
+   dual-core Xeon 2.8 GHz, IIS/.NET, closed-loop load): :data:`ESX_CPU_TABLE`
+   and its findings; see :mod:`vsizer.models.cpu`.
+.. [2] Disk: ESX volume contention; Hyper-V R2 throughput vs queue depth; Xen
+   virtual disk formats; NFS-backed PostgreSQL pgbench; see
+   :mod:`vsizer.models.disk`.
+.. [3] Network: Xen tbench; Hyper-V R2 on 1 GbE; VMQ on 10 GbE; see
+   :mod:`vsizer.models.network`.
+.. [4] Platform, hardware generation and power plan comparisons; see
+   :mod:`vsizer.models.platform`.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ SOURCE_61 = (
     "(2 x dual-core Xeon 2.8 GHz, IIS/.NET)"
 )
 
-#: §6.1 table rows: (VMs, client threads, lambda total [req/s], rho total [%],
+#: ESX 2.5.2 table rows: (VMs, client threads, lambda total [req/s], rho total [%],
 #: mu total [req/s], relative per VM). The two physical baseline rows have ``vms = 0``.
 ESX_CPU_TABLE: tuple[tuple[float, float, float, float, float, float], ...] = (
     (1, 100, 329, 46.4, 708, 2.02),
@@ -53,7 +59,7 @@ ESX_CPU_TABLE: tuple[tuple[float, float, float, float, float, float], ...] = (
     (12, 600, 1950, 532, 366, 1.05),
     (12, 800, 2384, 895, 266, 0.761),
 )
-#: §6.1 physical baselines: (label, threads, lambda, rho %, mu, relative).
+#: ESX 2.5.2 physical baselines: (label, threads, lambda, rho %, mu, relative).
 ESX_CPU_BASELINES: tuple[tuple[str, float, float, float, float, float], ...] = (
     ("Pentium III 1.0 GHz (physical)", 50, 174, 49.6, 350, 1.0),
     ("Xeon 2.8 dual-core (physical)", 400, 1305, 52.6, 2483, 7.09),

@@ -5,10 +5,13 @@ on otherwise equal systems, and where published the extra power it cost.
 
 References
 ----------
-.. [1] vsizer design brief, ``DESIGN.md`` §6.4 "Platform, generation, power plan"
-   (Hyper-V 2008 -> 2008 R2 on the same hardware; Xeon 5400 -> 5500 on the same
-   hypervisor; DB VM 1 -> 2 vCPUs; Hyper-Threading on Xeon X5570 with 1-vCPU
-   WordPress VMs; Opteron 2435 vs Xeon; host power plans with a DB VM).
+.. [1] Published platform comparisons (2008-2010 performance reports) collected
+   in the vsizer design brief, which does not name the original reports:
+   Hyper-V 2008 -> 2008 R2 on the same hardware (Java, database, web, mixed
+   consolidation tiles); Xeon 5400 -> 5500 on the same hypervisor; a database
+   VM from 1 to 2 vCPUs; Hyper-Threading on Xeon X5570 with 1-vCPU WordPress
+   VMs; Opteron 2435 vs Xeon; Windows host power plans with a database VM.
+   Each scenario's ``source`` names its comparison.
 """
 
 from __future__ import annotations
@@ -86,7 +89,7 @@ def platform_factor(name: str) -> float:
 
     References
     ----------
-    .. [1] DESIGN.md §6.4.
+    .. [1] Published platform comparisons (module references).
     """
     try:
         return SCENARIOS[name].factor

@@ -16,12 +16,14 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from vsizer.errors import ConfigError
+
 #: Load points of an 11-point SPECpower curve [fraction].
 SPECPOWER_LOADS = np.linspace(0.0, 1.0, 11)
 
 
 def linear(util: npt.ArrayLike, idle_w: float, max_w: float) -> npt.NDArray[np.float64]:
-    """Power drawn at CPU utilization ``util``, linear between idle and full load.
+    r"""Power drawn at CPU utilization ``util``, linear between idle and full load.
 
     Parameters
     ----------
@@ -39,7 +41,9 @@ def linear(util: npt.ArrayLike, idle_w: float, max_w: float) -> npt.NDArray[np.f
 
     Notes
     -----
-    ``P(u) = P_idle + (P_max - P_idle) * u`` [2]_. Valid for 0 <= u <= 1;
+    .. math:: P(u) = P_\mathrm{idle} + (P_\mathrm{max} - P_\mathrm{idle})\, u
+
+    [2]_. Valid for 0 <= u <= 1;
     values outside are clipped since a server cannot run beyond full load.
 
     Validity: 0 <= util <= 1 (clipped); servers whose power is near-linear in load.
@@ -55,7 +59,7 @@ def linear(util: npt.ArrayLike, idle_w: float, max_w: float) -> npt.NDArray[np.f
 def specpower_curve(
     util: npt.ArrayLike, curve_w: Sequence[float]
 ) -> npt.NDArray[np.float64]:
-    """Power at ``util`` by linear interpolation of an 11-point SPECpower curve.
+    r"""Power at ``util`` by linear interpolation of an 11-point SPECpower curve.
 
     Parameters
     ----------
@@ -71,7 +75,12 @@ def specpower_curve(
 
     Notes
     -----
-    Piecewise-linear interpolation between the published load points [1]_.
+    .. math::
+
+        P(u) = P_i + (P_{i+1} - P_i) \frac{u - u_i}{u_{i+1} - u_i},
+        \quad u_i = i / 10 \le u \le u_{i+1}
+
+    piecewise-linear interpolation between the published load points [1]_.
 
     Validity: 0 <= util <= 1 (clipped); the measured server configuration.
 
@@ -80,7 +89,10 @@ def specpower_curve(
     .. [1] SPEC, "SPECpower_ssj2008," https://www.spec.org/power_ssj2008/.
     """
     if len(curve_w) != 11:
-        raise ValueError(f"a SPECpower curve has 11 points, got {len(curve_w)}")
+        raise ConfigError(
+            "The 'curve_w' parameter of power.specpower_curve must be a sequence of "
+            f"11 floats (a SPECpower curve). Got {len(curve_w)} values instead."
+        )
     u = np.clip(np.asarray(util, dtype=float), 0.0, 1.0)
     return np.interp(u, SPECPOWER_LOADS, np.asarray(curve_w, dtype=float))
 
@@ -112,7 +124,7 @@ def host_power_w(
     Notes
     -----
     :func:`specpower_curve` when an 11-point curve is given [1]_, else
-    :func:`linear` [2]_ (DESIGN.md §7).
+    :func:`linear` [2]_.
 
     Validity: 0 <= util <= 1 (clipped); the curve's server configuration.
 

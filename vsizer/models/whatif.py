@@ -2,7 +2,10 @@
 
 Each function evaluates one model for scalar inputs, records the inputs, the
 result, the source, and every :class:`~vsizer.errors.ModelRangeWarning` raised,
-so the CLI only formats.
+so the CLI only formats. Their parameters are declared
+(:func:`vsizer._validation.validate_params`) under the name of the ``vsizer
+model`` command, so a bad value reads "The 'vms' parameter of model cpu must be
+...", every problem on its own line.
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ from collections.abc import Callable
 from typing import Any
 
 from vsizer._jsonable import rounded as _r
+from vsizer._validation import Interval, OneOf, OrNone, validate_params
 from vsizer.errors import ModelRangeWarning
 from vsizer.models import cpu, disk, network, queueing
 from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
 
 _P = OVERHEAD_MODEL_PARAMETERS
+_COUNT = Interval(int, 1, None)
 
 
 def _capture(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
@@ -30,6 +35,15 @@ def _capture(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     return result
 
 
+@validate_params(
+    {
+        "vms": _COUNT,
+        "physical_cpus": _COUNT,
+        "total_util_pct": Interval(float, 0, None),
+        "basis": OneOf(cpu.BASES),
+    },
+    where="model cpu",
+)
 def cpu_whatif(
     vms: int,
     physical_cpus: int,
@@ -75,20 +89,37 @@ def cpu_whatif(
     return _capture(run)
 
 
+@validate_params(
+    {
+        "access_spec": OneOf(disk.ACCESS_SPECS),
+        "queue_depth": Interval(float, 1, None),
+        "backing": OneOf(disk.BACKINGS),
+        "vms_on_volume": _COUNT,
+        "volumes": _COUNT,
+        "format": OneOf(disk.FORMATS),
+        "write_fraction": Interval(float, 0, 1),
+        "nfs": OrNone(OneOf(disk.NFS_WORKLOADS)),
+    },
+    where="model disk",
+)
 def disk_whatif(
     access_spec: str,
     queue_depth: float,
     backing: str = "file",
     vms_on_volume: int = 1,
     volumes: int = 1,
-    disk_format: str = "preallocated",
+    format: str = "preallocated",
     write_cache: bool = True,
     write_fraction: float = 0.33,
     nfs: str | None = None,
     rsize_wsize_kb: float | None = None,
     nfs_cache_short: bool = False,
 ) -> dict[str, Any]:
-    """Disk ratio VM / native, volume share, format risk and NFS ratio."""
+    """Disk ratio VM / native, volume share, format risk and NFS ratio.
+
+    ``format`` is named as the ``--format`` option and the ``inputs`` key.
+    """
+    disk_format = format
 
     def run() -> dict[str, Any]:
         ratio = float(disk.throughput_ratio(queue_depth, access_spec, backing))
@@ -121,6 +152,16 @@ def disk_whatif(
     return _capture(run)
 
 
+@validate_params(
+    {
+        "nic_gbps": Interval(float, 0, None, "neither"),
+        "direction": OneOf(network.DIRECTIONS),
+        "senders": _COUNT,
+        "receivers": _COUNT,
+        "xen_vms": OrNone(_COUNT),
+    },
+    where="model network",
+)
 def network_whatif(
     nic_gbps: float = 1.0,
     direction: str = "send",
@@ -148,6 +189,16 @@ def network_whatif(
     return _capture(run)
 
 
+@validate_params(
+    {
+        "service_ms": Interval(float, 0, None, "neither"),
+        "servers": _COUNT,
+        "think_ms": Interval(float, 0, None),
+        "arrival_rate": OrNone(Interval(float, 0, None)),
+        "clients": OrNone(_COUNT),
+    },
+    where="model queue",
+)
 def queue_whatif(
     service_ms: float,
     arrival_rate: float | None = None,
