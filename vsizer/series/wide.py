@@ -28,6 +28,7 @@ blanks, duplicates, gaps). What is particular to this format:
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from datetime import tzinfo
 from typing import Any
 
@@ -36,6 +37,15 @@ import numpy.typing as npt
 import pandas as pd
 
 from vsizer.errors import ConfigError
+from vsizer.series._csv_names import COLUMN_ALIASES, fold, resolve_metric, split_unit
+from vsizer.series._csv_table import (
+    convert,
+    count_by,
+    finish,
+    numbers,
+    read_text_table,
+    units_read,
+)
 from vsizer.series._native import parse_tz_param
 from vsizer.series._tidy import (
     KIND_OF_METRIC,
@@ -50,18 +60,6 @@ from vsizer.series._tidy import (
     unit_factor,
 )
 from vsizer.series.model import METRICS, SeriesQuality, SeriesSet
-from vsizer.series.tabular import (
-    COLUMN_ALIASES,
-    _convert,
-    _count_by,
-    _finish,
-    _fold,
-    _numbers,
-    _read_text_table,
-    _resolve_metric,
-    _split_unit,
-    _units_read,
-)
 from vsizer.units import canonical_unit
 
 __all__ = [
@@ -145,59 +143,154 @@ def read_wide(
         No server column, a repeated server header, bad times, indexes or values.
     """
     canonical, implied = _metric_and_unit(metric, unit)
-    zone = parse_tz_param(tz, "read_wide")
-    step_s = _step_seconds(step)
+    times = _TimeOptions(
+        timestamp_col, index_column, start,
+        zone=parse_tz_param(tz, "read_wide"), step_s=_step_seconds(step),
+    )  # fmt: skip
     file = file_label(path)
     problems = Problems()
-    header, body, lines = _read_text_table(path, file, problems)
     notes: list[str] = []
-    t_idx = _time_column(header, file, timestamp_col, index_column, problems, notes)
+    table = _read_columns(path, file, times, problems, notes)
+    if canonical is None:
+        canonical = _default_metric(file, table.values, notes)
+        _check_assumed_unit(canonical, implied, unit)
+    return _wide_series(path, table, canonical, implied, notes, problems)
+
+
+# ------------------------------------------------------------------ steps
+
+
+@dataclass(frozen=True)
+class _TimeOptions:
+    """How the time column is read (the arguments of :func:`read_wide`)."""
+
+    timestamp_col: str | None
+    index_column: str | None
+    start: str | None
+    zone: tzinfo | None
+    step_s: float | None
+
+
+@dataclass(frozen=True)
+class _WideTable:
+    """The file read: its times and one column of numbers per server.
+
+    ``values[j]``/``blanks[j]`` are the numbers (NaN where blank) and blank
+    mask of server ``servers[j]``, whose header gave unit ``col_units[j]``;
+    ``index`` holds the step-index facts (None for a column of dates).
+    """
+
+    file: str
+    header: list[str]
+    t_idx: int
+    servers: list[str]
+    col_units: list[str | None]
+    lines: Int64Array
+    ts: Int64Array
+    ts_ok: npt.NDArray[np.bool_]
+    index: dict[str, Any] | None
+    values: list[FloatArray]
+    blanks: list[npt.NDArray[np.bool_]]
+
+
+@dataclass(frozen=True)
+class _Cells:
+    """The cells kept (dated, not blank), server after server."""
+
+    server: npt.NDArray[Any]
+    ts: Int64Array
+    value: FloatArray
+    unit: npt.NDArray[Any]
+    lines: Int64Array
+
+
+def _read_columns(
+    path: str | os.PathLike[str],
+    file: str,
+    times: _TimeOptions,
+    problems: Problems,
+    notes: list[str],
+) -> _WideTable:
+    """Read the table, find its time column, parse times and numbers; raises on problems."""
+    header, body, lines = read_text_table(path, file, problems)
+    t_idx = _time_column(
+        header, file, times.timestamp_col, times.index_column, problems, notes
+    )
     servers, col_units = _server_columns(header, t_idx, file, problems)
     ts, ts_ok, index = _times(
         body[t_idx], header[t_idx], lines, file, problems, notes,
-        forced=index_column is not None, start=start, step_s=step_s, zone=zone,
+        forced=times.index_column is not None, start=times.start,
+        step_s=times.step_s, zone=times.zone,
     )  # fmt: skip
-    server_cols = [i for i in range(len(header)) if i != t_idx]
     values: list[FloatArray] = []
     blanks: list[npt.NDArray[np.bool_]] = []
-    for idx in server_cols:
-        v, b = _numbers(body[idx], file, lines, header[idx], problems)
+    for idx in (i for i in range(len(header)) if i != t_idx):
+        v, b = numbers(body[idx], file, lines, header[idx], problems)
         values.append(v)
         blanks.append(b)
     problems.raise_if_any()
-    if canonical is None:
-        canonical = _default_metric(file, values, notes)
-        if implied is not None and not _unit_fits(canonical, implied):
-            raise ConfigError(
-                f"--unit must be {UNITS_EXPECTED[KIND_OF_METRIC[canonical]]} for "
-                f"--metric {canonical} (assumed without --metric). Got {unit!r} "
-                "instead."
-            )
+    return _WideTable(
+        file, header, t_idx, servers, col_units, lines, ts, ts_ok, index, values, blanks
+    )
 
-    n = len(lines)
-    k = len(server_cols)
-    server_arr = np.repeat(np.array(servers, dtype=object), n)
-    ok_all = np.tile(ts_ok, k)
+
+def _check_assumed_unit(canonical: str, implied: str | None, unit: str | None) -> None:
+    """``--unit`` must fit the metric assumed without ``--metric``."""
+    if implied is not None and not _unit_fits(canonical, implied):
+        raise ConfigError(
+            f"--unit must be {UNITS_EXPECTED[KIND_OF_METRIC[canonical]]} for "
+            f"--metric {canonical} (assumed without --metric). Got {unit!r} "
+            "instead."
+        )
+
+
+def _kept_cells(
+    table: _WideTable, implied: str | None, quality: SeriesQuality
+) -> _Cells:
+    """Flatten the columns; blank cells are counted as ``dropped`` and left out."""
+    n = len(table.lines)
+    k = len(table.servers)
+    server_arr = np.repeat(np.array(table.servers, dtype=object), n)
+    ok_all = np.tile(table.ts_ok, k)
+    values, blanks = table.values, table.blanks
     value_all = np.concatenate(values) if values else np.array([], dtype=np.float64)
     blank_all = np.concatenate(blanks) if blanks else np.array([], dtype=bool)
     unit_all = np.repeat(
-        np.array([u if u is not None else implied for u in col_units], dtype=object), n
+        np.array([u if u is not None else implied for u in table.col_units], dtype=object),
+        n,
     )
-    quality = SeriesQuality()
-    for name, cnt in _count_by(server_arr[ok_all & blank_all]).items():
+    for name, cnt in count_by(server_arr[ok_all & blank_all]).items():
         quality.add(name, "dropped", cnt, "empty cells (no sample)")
     keep = ok_all & ~blank_all
-    metric_all = np.full(int(keep.sum()), canonical, dtype=object)
-    converted = _convert(
-        file, server_arr[keep], metric_all, value_all[keep], unit_all[keep],
-        np.tile(lines, k)[keep], "unit", problems, quality,
+    return _Cells(
+        server_arr[keep],
+        np.tile(table.ts, k)[keep],
+        value_all[keep],
+        unit_all[keep],
+        np.tile(table.lines, k)[keep],
+    )
+
+
+def _wide_series(
+    path: str | os.PathLike[str],
+    table: _WideTable,
+    canonical: str,
+    implied: str | None,
+    notes: list[str],
+    problems: Problems,
+) -> SeriesSet:
+    """Convert the kept cells to canonical units and build the series set."""
+    quality = SeriesQuality()
+    cells = _kept_cells(table, implied, quality)
+    metric_all = np.full(len(cells.value), canonical, dtype=object)
+    converted = convert(
+        table.file, cells.server, metric_all, cells.value, cells.unit, cells.lines,
+        "unit", problems, quality,
     )  # fmt: skip
     problems.raise_if_any()
     for note in notes:
         quality.note(note)
-    data, steps = _finish(
-        server_arr[keep], np.tile(ts, k)[keep], metric_all, converted, quality
-    )
+    data, steps = finish(cells.server, cells.ts, metric_all, converted, quality)
     return SeriesSet(
         data=data,
         quality=quality,
@@ -205,12 +298,12 @@ def read_wide(
         source_format="wide",
         metadata={
             "metric": canonical,
-            "timestamp_col": header[t_idx],
-            "servers": servers,
-            "rows": n,
+            "timestamp_col": table.header[table.t_idx],
+            "servers": table.servers,
+            "rows": len(table.lines),
             "step_s": median_step_s(steps),
-            "units": _units_read(metric_all, unit_all[keep]),
-            "index": index,
+            "units": units_read(metric_all, cells.unit),
+            "index": table.index,
         },
     )
 
@@ -232,7 +325,7 @@ def _metric_and_unit(
                     f"Mbit/s. Got {unit!r} instead."
                 ) from None
         return None, canonical_unit(unit) if unit is not None else None
-    resolved = _resolve_metric(metric)
+    resolved = resolve_metric(metric)
     if resolved is None:
         raise ConfigError(
             "--metric must be one of "
@@ -290,7 +383,7 @@ def _time_column(
             )
             problems.raise_if_any()
         return header.index(named)
-    folded = [_fold(h) for h in header]
+    folded = [fold(h) for h in header]
     names = COLUMN_ALIASES["timestamp"] + INDEX_ALIASES
     hits = [i for i, f in enumerate(folded) if f in names]
     if hits:
@@ -311,7 +404,7 @@ def _server_columns(
     for i, h in enumerate(header):
         if i == t_idx:
             continue
-        name, hint = _split_unit(h)
+        name, hint = split_unit(h)
         if name == "":
             problems.whole(file, f"expected a server name in header column {i + 1}.")
         elif name in seen:
@@ -349,7 +442,7 @@ def _times(
     whole = numeric and bool((num == np.round(num)).all()) and bool((num >= 0).all())
     rising_by_one = whole and len(num) > 1 and bool((np.diff(num) == 1).all())
     small = numeric and float(np.max(np.abs(num))) < UNIX_FLOOR_S
-    named = _fold(column) in INDEX_ALIASES
+    named = fold(column) in INDEX_ALIASES
     if forced or (numeric and named) or (rising_by_one and small):
         ns, ok, index = _index_times(
             text, num, column, lines, file, problems, start, step_s, zone
