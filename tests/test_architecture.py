@@ -51,7 +51,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "vsizer/series/prometheus.py::_server_rows": "TODO(issue 13): 133 lines",
     "vsizer/series/prometheus.py::read_node_exporter": "TODO(issue 13): 175 lines",
     "vsizer/series/prometheus.py::read_query_range": "TODO(issue 13): 181 lines",
-    "vsizer/series/store.py::SeriesStore.read": "TODO(issue 13): 133 lines",
     "vsizer/series/traces/alibaba.py::read_alibaba_machine_usage": "TODO(issue 13): 109 lines",
     "vsizer/series/traces/bitbrains.py::read_bitbrains": "TODO(issue 13): 134 lines",
     "vsizer/series/traces/gcd.py::read_gcd": "TODO(issue 13): 97 lines",
@@ -72,7 +71,6 @@ LONG_MODULES: dict[str, str] = {
     "vsizer/reporting/html.py": "TODO(issue 13): 720 lines",
     "vsizer/series/perfmon.py": "TODO(issue 13): 741 lines",
     "vsizer/series/prometheus.py": "TODO(issue 13): 933 lines",
-    "vsizer/series/store.py": "TODO(issue 13): 778 lines",
     "vsizer/study/core.py": "TODO(issue 13): 794 lines",
 }
 

@@ -256,7 +256,9 @@ def _kept_cells(
     value_all = np.concatenate(values) if values else np.array([], dtype=np.float64)
     blank_all = np.concatenate(blanks) if blanks else np.array([], dtype=bool)
     unit_all = np.repeat(
-        np.array([u if u is not None else implied for u in table.col_units], dtype=object),
+        np.array(
+            [u if u is not None else implied for u in table.col_units], dtype=object
+        ),
         n,
     )
     for name, cnt in count_by(server_arr[ok_all & blank_all]).items():
