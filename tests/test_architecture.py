@@ -45,7 +45,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "vsizer/reporting/terminal.py::print_summary": "TODO(issue 13): 146 lines",
     "vsizer/series/_journal.py::read_journal": "TODO(issue 13): 98 lines",
     "vsizer/series/_sysstat_parse.py::parse_sar_text": "TODO(issue 13): 93 lines",
-    "vsizer/series/align.py::align": "TODO(issue 13): 100 lines",
     "vsizer/series/perfmon.py::read_perfmon": "TODO(issue 13): 118 lines",
     "vsizer/series/prometheus.py::_server_rows": "TODO(issue 13): 133 lines",
     "vsizer/series/prometheus.py::read_node_exporter": "TODO(issue 13): 175 lines",
