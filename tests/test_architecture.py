@@ -43,7 +43,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "vsizer/reporting/html.py::_summary": "TODO(issue 13): 132 lines",
     "vsizer/reporting/terminal.py::_print_series": "TODO(issue 13): 81 lines",
     "vsizer/reporting/terminal.py::print_summary": "TODO(issue 13): 146 lines",
-    "vsizer/series/_journal.py::read_journal": "TODO(issue 13): 98 lines",
     "vsizer/series/_sysstat_parse.py::parse_sar_text": "TODO(issue 13): 93 lines",
     "vsizer/series/perfmon.py::read_perfmon": "TODO(issue 13): 118 lines",
     "vsizer/series/prometheus.py::_server_rows": "TODO(issue 13): 133 lines",
