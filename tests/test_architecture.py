@@ -48,7 +48,6 @@ LONG_FUNCTIONS: dict[str, str] = {
     "vsizer/series/prometheus.py::_server_rows": "TODO(issue 13): 133 lines",
     "vsizer/series/prometheus.py::read_node_exporter": "TODO(issue 13): 175 lines",
     "vsizer/series/prometheus.py::read_query_range": "TODO(issue 13): 181 lines",
-    "vsizer/series/traces/alibaba.py::read_alibaba_machine_usage": "TODO(issue 13): 109 lines",
     "vsizer/study/_pools.py::_curve_pool": "TODO(issue 13): 138 lines",
     "vsizer/study/config.py::Rules.__post_init__": "TODO(issue 13): 99 lines",
     "vsizer/study/core.py::ConsolidationStudy.run": "TODO(issue 13): 130 lines",
