@@ -50,6 +50,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from vsizer._textio import open_binary
 from vsizer.series._tidy import (
     FloatArray,
     Int64Array,
@@ -64,7 +65,7 @@ from vsizer.series.traces._common import (
     utc_ns,
     visible_files,
 )
-from vsizer.series.traces._rows import READ_ERRORS, open_binary
+from vsizer.series.traces._rows import READ_ERRORS
 
 __all__ = ["GCD_START", "GCD_STEP_S", "read_gcd"]
 
