@@ -40,7 +40,6 @@ that interval. The collector opens no socket and listens on nothing.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import signal
@@ -56,6 +55,7 @@ from typing import Any, Protocol
 
 from vsizer._validation import Interval, check_param
 from vsizer.errors import ConfigError, SeriesError
+from vsizer.series._duration import parse_duration
 from vsizer.series._journal import JournalWriter, is_locked
 from vsizer.series.prometheus import DEFAULT_DISK_EXCLUDE
 from vsizer.series.store import PartInfo, SeriesStore, safe_name
@@ -269,45 +269,6 @@ class _Stop:
             self._sleeping = False
         except _Wake:
             self._sleeping = False
-
-
-def parse_duration(text: str | float, option: str = "interval") -> float:
-    """Seconds in ``'30s'``, ``'500ms'``, ``'5min'``, ``'5m'``, ``'1h'``, ``'2d'`` or a number.
-
-    Raises
-    ------
-    ConfigError
-        Not a positive duration.
-    """
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        value = float(text)
-    else:
-        m = re.fullmatch(
-            r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|sec|m|min|h|d)?\s*", str(text), re.I
-        )
-        if not m:
-            raise ConfigError(
-                f"The '--{option}' option must be a duration such as 30s, 5min or 1h. "
-                f"Got {text!r} instead."
-            )
-        scale = {
-            None: 1.0,
-            "ms": 1e-3,
-            "s": 1.0,
-            "sec": 1.0,
-            "m": 60.0,
-            "min": 60.0,
-            "h": 3600.0,
-            "d": 86400.0,
-        }
-        unit = m.group(2).lower() if m.group(2) else None
-        value = float(m.group(1)) * scale[unit]
-    if not (value > 0 and math.isfinite(value)):
-        raise ConfigError(
-            f"The '--{option}' option must be a duration greater than zero. "
-            f"Got {text!r} instead."
-        )
-    return value
 
 
 def _journal_name(server: str) -> str:
