@@ -23,21 +23,10 @@ MAX_MODULE_LINES = 600
 
 #: Functions allowed past MAX_FUNCTION_LINES, each with the reason.
 LONG_FUNCTIONS: dict[str, str] = {
-    "vsizer/series/_journal.py::read_journal": "TODO(issue 13): 98 lines",
-    "vsizer/series/align.py::align": "TODO(issue 13): 100 lines",
-    "vsizer/series/collect.py::collect": "TODO(issue 13): 145 lines",
-    "vsizer/series/store.py::SeriesStore.read": "TODO(issue 13): 133 lines",
-    "vsizer/series/tabular.py::read_long": "TODO(issue 13): 146 lines",
-    "vsizer/series/traces/alibaba.py::read_alibaba_machine_usage": "TODO(issue 13): 109 lines",
-    "vsizer/series/traces/bitbrains.py::read_bitbrains": "TODO(issue 13): 134 lines",
-    "vsizer/series/traces/gcd.py::read_gcd": "TODO(issue 13): 97 lines",
-    "vsizer/series/traces/planetlab.py::read_planetlab": "TODO(issue 13): 102 lines",
-    "vsizer/series/wide.py::read_wide": "TODO(issue 13): 125 lines",
 }
 
 #: Modules allowed past MAX_MODULE_LINES, each with the reason.
 LONG_MODULES: dict[str, str] = {
-    "vsizer/series/store.py": "TODO(issue 13): 778 lines",
 }
 
 

@@ -12,7 +12,8 @@ from numpy.testing import assert_allclose
 
 from vsizer.errors import ConfigError, InputError
 from vsizer.series.model import SERIES_COLUMNS
-from vsizer.series.tabular import read_long, read_wide
+from vsizer.series.tabular import read_long
+from vsizer.series.wide import read_wide
 
 DATA = Path(__file__).parent / "data" / "series" / "tabular"
 

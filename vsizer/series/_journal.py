@@ -205,31 +205,108 @@ def read_journal(path: Path, label: str | None = None) -> JournalContents:
         The first line is not a journal header.
     """
     label = label or str(path)
-    data = path.read_bytes()
-    lines = data.split(b"\n")
+    lines = path.read_bytes().split(b"\n")
     tail = lines.pop()  # b"" when the file ends with a newline
     torn = 1 if tail.strip() else 0
-    quality = SeriesQuality()
-    if not lines:
-        header: dict[str, Any] = {}
-    else:
-        try:
-            header = json.loads(lines[0])
-        except ValueError:
-            header = {}
-        if not isinstance(header, dict) or header.get("vsizer_journal") != 1:
-            raise SeriesError(
-                f"{label} line 1: expected a vsizer journal header "
-                f'{{"vsizer_journal": 1, "server": ...}}, got {lines[0][:60]!r}'
-            )
+    header = _header(lines, label)
     server = str(header.get("server", ""))
+    rows = _sample_rows(lines[1:])
+    quality = SeriesQuality()
+    if torn:
+        quality.add(
+            server,
+            "dropped",
+            1,
+            f"{label}: torn last line dropped (the sample being written when the "
+            "collector stopped, or still being written)",
+        )
+    if rows.bad:
+        quality.add(
+            server,
+            "dropped",
+            rows.bad,
+            f"{label}: {rows.bad} unreadable line(s) dropped, first at line "
+            f"{rows.first_bad}",
+        )
+    series = SeriesSet(
+        data=rows.frame(server),
+        quality=quality,
+        source=label,
+        source_format="collect",
+        metadata={
+            "journal": path.name,
+            "server": server,
+            "interval_s": header.get("interval_s"),
+            "started": header.get("started"),
+        },
+    )
+    return JournalContents(header, series, rows.samples, torn, rows.bad)
+
+
+def _header(lines: list[bytes], label: str) -> dict[str, Any]:
+    """The header (line 1); ``{}`` for a journal without lines.
+
+    Raises
+    ------
+    SeriesError
+        Line 1 is not a journal header.
+    """
+    if not lines:
+        return {}
+    try:
+        header = json.loads(lines[0])
+    except ValueError:
+        header = {}
+    if not isinstance(header, dict) or header.get("vsizer_journal") != 1:
+        raise SeriesError(
+            f"{label} line 1: expected a vsizer journal header "
+            f'{{"vsizer_journal": 1, "server": ...}}, got {lines[0][:60]!r}'
+        )
+    return header
+
+
+@dataclass(frozen=True)
+class _SampleRows:
+    """The samples of a journal, one (time, metric, value) per value read.
+
+    ``samples`` counts the lines read, ``bad`` the unreadable ones (the first
+    at line ``first_bad``).
+    """
+
+    times: list[int]
+    metrics: list[str]
+    values: list[float]
+    samples: int
+    bad: int
+    first_bad: int
+
+    def frame(self, server: str) -> pd.DataFrame:
+        """Tidy rows, sorted by metric and time (empty without a value)."""
+        if not self.times:
+            return empty_series()
+        frame = pd.DataFrame(
+            {
+                "server": pd.Series([server] * len(self.times), dtype="string"),
+                "timestamp": pd.to_datetime(
+                    np.asarray(self.times, dtype="int64"), utc=True
+                ),
+                "metric": pd.Series(self.metrics, dtype="string"),
+                "value": np.asarray(self.values, dtype="float64"),
+            }
+        )
+        frame["unit"] = frame["metric"].map(METRICS).astype("string")
+        return frame.sort_values(
+            ["server", "metric", "timestamp"], kind="mergesort"
+        ).reset_index(drop=True)
+
+
+def _sample_rows(lines: list[bytes]) -> _SampleRows:
+    """Parse the sample lines (line 2 on); a line that is no sample is counted."""
     times: list[int] = []
     metrics: list[str] = []
     values: list[float] = []
-    bad = 0
-    first_bad = 0
-    samples = 0
-    for i, raw in enumerate(lines[1:], start=2):
+    samples = bad = first_bad = 0
+    for i, raw in enumerate(lines, start=2):
         try:
             row = json.loads(raw)
             ns = pd.Timestamp(row["time"]).value
@@ -243,46 +320,4 @@ def read_journal(path: Path, label: str | None = None) -> JournalContents:
                 times.append(ns)
                 metrics.append(metric)
                 values.append(float(value))
-    if torn:
-        quality.add(
-            server,
-            "dropped",
-            1,
-            f"{label}: torn last line dropped (the sample being written when the "
-            "collector stopped, or still being written)",
-        )
-    if bad:
-        quality.add(
-            server,
-            "dropped",
-            bad,
-            f"{label}: {bad} unreadable line(s) dropped, first at line {first_bad}",
-        )
-    if times:
-        frame = pd.DataFrame(
-            {
-                "server": pd.Series([server] * len(times), dtype="string"),
-                "timestamp": pd.to_datetime(np.asarray(times, dtype="int64"), utc=True),
-                "metric": pd.Series(metrics, dtype="string"),
-                "value": np.asarray(values, dtype="float64"),
-            }
-        )
-        frame["unit"] = frame["metric"].map(METRICS).astype("string")
-        frame = frame.sort_values(
-            ["server", "metric", "timestamp"], kind="mergesort"
-        ).reset_index(drop=True)
-    else:
-        frame = empty_series()
-    series = SeriesSet(
-        data=frame,
-        quality=quality,
-        source=label,
-        source_format="collect",
-        metadata={
-            "journal": path.name,
-            "server": server,
-            "interval_s": header.get("interval_s"),
-            "started": header.get("started"),
-        },
-    )
-    return JournalContents(header, series, samples, torn, bad)
+    return _SampleRows(times, metrics, values, samples, bad, first_bad)

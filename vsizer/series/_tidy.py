@@ -3,7 +3,7 @@
 Private: the tidy-frame builder (dtypes and order of :mod:`vsizer.series.model`),
 the problem collector that raises one :class:`~vsizer.errors.SeriesError` (an
 :class:`~vsizer.errors.InputError`), the timestamp parser of the CSV readers
-(one time at a time is :func:`vsizer._textio.utc_ns`, re-exported here), unit
+(one time at a time is :func:`vsizer._textio.utc_ns`), unit
 factors, the percent-or-fraction rule and the gap check every reader applies.
 """
 
@@ -20,7 +20,6 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from vsizer._textio import utc_ns as utc_ns  # re-exported for the trace readers
 from vsizer.errors import MAX_LINES_PER_KIND, Kind, SeriesError, more_like_it
 from vsizer.series.model import METRICS, SeriesQuality, empty_series
 from vsizer.units import (

@@ -91,6 +91,46 @@ def align(
     -------
     AlignedSeries
     """
+    step_td = _checked_step(data, step, how, fill, max_fill, clip)
+    frame = _binned(data, step_td)
+    servers = sorted(frame["server"].unique().tolist())
+    frame, start, end, overlap = _window(frame, clip)
+    index = pd.date_range(start, end, freq=step_td, tz="UTC")
+    first_unit = data.groupby(data["metric"].astype(str))["unit"].first()
+    units = {str(k): str(v) for k, v in first_unit.items()}
+    values: dict[str, npt.NDArray[np.float64]] = {}
+    report: dict[str, Any] = {
+        "step": str(step_td),
+        "how": how,
+        "fill": fill,
+        "max_fill": max_fill,
+        "clip": clip,
+        "start": str(index[0]) if len(index) else None,
+        "end": str(index[-1]) if len(index) else None,
+        "overlap": [str(overlap[0]), str(overlap[1])] if overlap else None,
+        "gaps": {},
+        "filled": {},
+    }
+    for metric, part in frame.groupby("metric", sort=True):
+        mat = _on_grid(part, how, servers, index, step_td)
+        filled = 0
+        if fill == "ffill" and max_fill > 0:
+            mat, filled = _ffill_limited(mat, max_fill)
+        values[str(metric)] = mat
+        report["gaps"][str(metric)] = int(np.isnan(mat).sum())
+        report["filled"][str(metric)] = int(filled)
+    return AlignedSeries(servers, index, values, units, step_td, overlap, report)
+
+
+def _checked_step(
+    data: pd.DataFrame,
+    step: str | pd.Timedelta,
+    how: str,
+    fill: str,
+    max_fill: int,
+    clip: str,
+) -> pd.Timedelta:
+    """The grid step, after checking every argument of :func:`align`."""
     where = "align"
     check_param("how", how, OneOf(("mean", "max")), where)
     check_param("fill", fill, OneOf(("none", "ffill")), where)
@@ -106,18 +146,31 @@ def align(
         raise ValueError(f"align needs tidy series columns; missing {missing}")
     if data.empty:
         raise ValueError("align got no samples")
+    return step_td
 
+
+def _binned(data: pd.DataFrame, step_td: pd.Timedelta) -> pd.DataFrame:
+    """Server, metric, step start (``bin``) and value of each sample."""
     ts = pd.to_datetime(data["timestamp"], utc=True)
-    bins = ts.dt.floor(step_td)
-    frame = pd.DataFrame(
+    return pd.DataFrame(
         {
             "server": data["server"].astype(str).to_numpy(),
             "metric": data["metric"].astype(str).to_numpy(),
-            "bin": bins.to_numpy(),
+            "bin": ts.dt.floor(step_td).to_numpy(),
             "value": data["value"].astype(float).to_numpy(),
         }
     )
-    servers = sorted(frame["server"].unique().tolist())
+
+
+def _window(
+    frame: pd.DataFrame, clip: str
+) -> tuple[
+    pd.DataFrame,
+    pd.Timestamp,
+    pd.Timestamp,
+    tuple[pd.Timestamp, pd.Timestamp] | None,
+]:
+    """The samples kept, first and last step of the grid, and the overlap."""
     spans = frame.groupby("server")["bin"].agg(["min", "max"])
     start, end = spans["min"].min(), spans["max"].max()
     latest_start, earliest_end = spans["min"].max(), spans["max"].min()
@@ -129,37 +182,25 @@ def align(
             )
         start, end = overlap
         frame = frame[(frame["bin"] >= start) & (frame["bin"] <= end)]
-    index = pd.date_range(start, end, freq=step_td, tz="UTC")
-    first_unit = data.groupby(data["metric"].astype(str))["unit"].first()
-    units = {str(k): str(v) for k, v in first_unit.items()}
+    return frame, start, end, overlap
+
+
+def _on_grid(
+    part: pd.DataFrame,
+    how: str,
+    servers: list[str],
+    index: pd.DatetimeIndex,
+    step_td: pd.Timedelta,
+) -> npt.NDArray[np.float64]:
+    """One metric's samples aggregated per step: (n_servers, n_steps), NaN where none."""
     server_pos = {s: i for i, s in enumerate(servers)}
-    values: dict[str, npt.NDArray[np.float64]] = {}
-    report: dict[str, Any] = {
-        "step": str(step_td),
-        "how": how,
-        "fill": fill,
-        "max_fill": max_fill,
-        "clip": clip,
-        "start": str(index[0]) if len(index) else None,
-        "end": str(index[-1]) if len(index) else None,
-        "overlap": [str(overlap[0]), str(overlap[1])] if overlap else None,
-        "gaps": {},
-        "filled": {},
-    }
-    for metric, part in frame.groupby("metric", sort=True):
-        agg = part.groupby(["server", "bin"], sort=False)["value"].agg(how)
-        mat = np.full((len(servers), len(index)), np.nan)
-        rows = np.array([server_pos[s] for s in agg.index.get_level_values(0)])
-        bins_idx = pd.DatetimeIndex(agg.index.get_level_values(1))
-        cols = ((bins_idx - index[0]) // step_td).to_numpy(dtype=np.int64)
-        mat[rows, cols] = agg.to_numpy()
-        filled = 0
-        if fill == "ffill" and max_fill > 0:
-            mat, filled = _ffill_limited(mat, max_fill)
-        values[str(metric)] = mat
-        report["gaps"][str(metric)] = int(np.isnan(mat).sum())
-        report["filled"][str(metric)] = int(filled)
-    return AlignedSeries(servers, index, values, units, step_td, overlap, report)
+    agg = part.groupby(["server", "bin"], sort=False)["value"].agg(how)
+    mat = np.full((len(servers), len(index)), np.nan)
+    rows = np.array([server_pos[s] for s in agg.index.get_level_values(0)])
+    bins_idx = pd.DatetimeIndex(agg.index.get_level_values(1))
+    cols = ((bins_idx - index[0]) // step_td).to_numpy(dtype=np.int64)
+    mat[rows, cols] = agg.to_numpy()
+    return mat
 
 
 def _ffill_limited(

@@ -40,7 +40,6 @@ that interval. The collector opens no socket and listens on nothing.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import signal
@@ -56,6 +55,7 @@ from typing import Any, Protocol
 
 from vsizer._validation import Interval, check_param
 from vsizer.errors import ConfigError, SeriesError
+from vsizer.series._duration import parse_duration
 from vsizer.series._journal import JournalWriter, is_locked
 from vsizer.series.prometheus import DEFAULT_DISK_EXCLUDE
 from vsizer.series.store import PartInfo, SeriesStore, safe_name
@@ -271,45 +271,6 @@ class _Stop:
             self._sleeping = False
 
 
-def parse_duration(text: str | float, option: str = "interval") -> float:
-    """Seconds in ``'30s'``, ``'500ms'``, ``'5min'``, ``'5m'``, ``'1h'``, ``'2d'`` or a number.
-
-    Raises
-    ------
-    ConfigError
-        Not a positive duration.
-    """
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        value = float(text)
-    else:
-        m = re.fullmatch(
-            r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|sec|m|min|h|d)?\s*", str(text), re.I
-        )
-        if not m:
-            raise ConfigError(
-                f"The '--{option}' option must be a duration such as 30s, 5min or 1h. "
-                f"Got {text!r} instead."
-            )
-        scale = {
-            None: 1.0,
-            "ms": 1e-3,
-            "s": 1.0,
-            "sec": 1.0,
-            "m": 60.0,
-            "min": 60.0,
-            "h": 3600.0,
-            "d": 86400.0,
-        }
-        unit = m.group(2).lower() if m.group(2) else None
-        value = float(m.group(1)) * scale[unit]
-    if not (value > 0 and math.isfinite(value)):
-        raise ConfigError(
-            f"The '--{option}' option must be a duration greater than zero. "
-            f"Got {text!r} instead."
-        )
-    return value
-
-
 def _journal_name(server: str) -> str:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     return f"{safe_name(server)}-{stamp}-{os.getpid()}.jsonl"
@@ -367,6 +328,31 @@ def collect(
         The store cannot be opened, or another collector writes the same
         server into it.
     """
+    _check_limits(interval_s, duration_s, count, segment_samples)
+    st = _open_store(store)
+    name = server or socket.gethostname()
+    if not name.strip():
+        raise ConfigError(
+            "The 'server' parameter of collect must be a non-empty name. Got '' instead."
+        )
+    smp = sampler or PsutilSampler()
+    report = CollectReport(server=name, store=st.path)
+    _resume(st, name, report, on_event)
+    st.journal_dir.mkdir(parents=True, exist_ok=True)
+    run = _Run(
+        st, name, interval_s, duration_s, count, segment_samples, on_sample, on_event,
+        report,
+    )  # fmt: skip
+    _run_until_stopped(run, smp)
+    return report
+
+
+# ------------------------------------------------------------------ steps
+
+
+def _check_limits(
+    interval_s: float, duration_s: float | None, count: int | None, segment_samples: int
+) -> None:
     where = "collect"
     check_param("interval_s", interval_s, Interval(float, 0, None, "neither"), where)
     if duration_s is not None:
@@ -376,19 +362,24 @@ def collect(
     if count is not None:
         check_param("count", count, Interval(int, 1, None), where)
     check_param("segment_samples", segment_samples, Interval(int, 1, None), where)
+
+
+def _open_store(store: str | os.PathLike[str] | SeriesStore) -> SeriesStore:
     try:
-        st = store if isinstance(store, SeriesStore) else SeriesStore.create(store)
+        return store if isinstance(store, SeriesStore) else SeriesStore.create(store)
     except OSError as exc:
         raise SeriesError(
             f"{store}: cannot create the series store ({exc.strerror or exc})"
         ) from exc
-    name = server or socket.gethostname()
-    if not name.strip():
-        raise ConfigError(
-            "The 'server' parameter of collect must be a non-empty name. Got '' instead."
-        )
-    smp = sampler or PsutilSampler()
-    report = CollectReport(server=name, store=st.path)
+
+
+def _resume(
+    st: SeriesStore,
+    name: str,
+    report: CollectReport,
+    on_event: Callable[[str, Any], None] | None,
+) -> None:
+    """Seal the journals an earlier run left; refuse a live collector of *name*."""
     try:
         report.resumed = st.seal_stale_journals()
     except OSError as exc:
@@ -400,66 +391,114 @@ def collect(
     if on_event:
         on_event("resumed", report.resumed)
 
-    st.journal_dir.mkdir(parents=True, exist_ok=True)
+
+@dataclass
+class _Run:
+    """One collector run: its settings, its report and the journal being written."""
+
+    st: SeriesStore
+    server: str
+    interval_s: float
+    duration_s: float | None
+    count: int | None
+    segment_samples: int
+    on_sample: Callable[[Sample], None] | None
+    on_event: Callable[[str, Any], None] | None
+    report: CollectReport
+    writer: JournalWriter | None = None
+
+    def new_writer(self) -> JournalWriter:
+        return JournalWriter(
+            self.st.journal_dir / _journal_name(self.server),
+            self.server,
+            self.interval_s,
+        )
+
+    def past_duration(self, tick: int) -> bool:
+        """True when tick *tick* falls after ``duration_s``."""
+        return (
+            self.duration_s is not None
+            and tick * self.interval_s > self.duration_s + 1e-9
+        )
+
+
+def _run_until_stopped(run: _Run, smp: Sampler) -> None:
+    """Sample until the count, the duration or a signal; seal the last journal."""
     stop = _Stop()
     stop.install()
-    writer: JournalWriter | None = None
     failed = True
     try:
-        writer = JournalWriter(st.journal_dir / _journal_name(name), name, interval_s)
-        prev = smp.read()
-        t0 = prev.mono_s
-        k = 0
-        while True:
-            if count is not None and report.samples >= count:
-                report.stopped_by = "count"
-                break
-            k += 1
-            if duration_s is not None and k * interval_s > duration_s + 1e-9:
-                report.stopped_by = "duration"
-                break
-            now = time.monotonic()
-            # fell behind (suspend, slow disk): skip the ticks missed
-            if t0 + k * interval_s < now:
-                k = int((now - t0) // interval_s) + 1
-                if duration_s is not None and k * interval_s > duration_s + 1e-9:
-                    report.stopped_by = "duration"
-                    break
-            stop.sleep(t0 + k * interval_s - time.monotonic())
-            if stop.requested:
-                break
-            cur = smp.read()
-            stamp = datetime.now(UTC)
-            values = rates(prev, cur)
-            prev = cur
-            writer.append(stamp, values)
-            report.samples += 1
-            if on_sample:
-                on_sample(Sample(stamp, values, report.samples, writer.path))
-            if writer.samples >= segment_samples:
-                writer.close()
-                _seal_or_keep(st, writer.path, report, on_event, failing=False)
-                writer = JournalWriter(
-                    st.journal_dir / _journal_name(name), name, interval_s
-                )
-        if stop.requested:
-            sig = stop.signal
-            report.stopped_by = signal.Signals(sig).name if sig else "signal"
+        run.writer = run.new_writer()
+        _sample_loop(run, smp, stop)
         failed = False
     except SeriesError as exc:
         # a write failed (disk full): the journal holds every reported sample
         raise SeriesError(
-            f"{exc}; stopped after {report.samples} stored sample(s): free space "
+            f"{exc}; stopped after {run.report.samples} stored sample(s): free space "
             "and rerun to resume"
         ) from exc
     finally:
         try:
-            if writer is not None:
-                writer.close()
-                _seal_or_keep(st, writer.path, report, on_event, failing=failed)
+            if run.writer is not None:
+                run.writer.close()
+                _seal_or_keep(
+                    run.st, run.writer.path, run.report, run.on_event, failing=failed
+                )
         finally:
             stop.restore()
-    return report
+
+
+def _sample_loop(run: _Run, smp: Sampler, stop: _Stop) -> None:
+    """Take a sample at every tick of the monotonic clock until told to stop."""
+    prev = smp.read()
+    t0 = prev.mono_s
+    k = 0
+    while (tick := _next_tick(run, t0, k)) is not None:
+        k = tick
+        stop.sleep(t0 + k * run.interval_s - time.monotonic())
+        if stop.requested:
+            break
+        cur = smp.read()
+        _write_sample(run, prev, cur)
+        prev = cur
+    if stop.requested:
+        sig = stop.signal
+        run.report.stopped_by = signal.Signals(sig).name if sig else "signal"
+
+
+def _next_tick(run: _Run, t0: float, k: int) -> int | None:
+    """The tick after *k* (ticks missed while behind are skipped); None: stop."""
+    if run.count is not None and run.report.samples >= run.count:
+        run.report.stopped_by = "count"
+        return None
+    k += 1
+    if run.past_duration(k):
+        run.report.stopped_by = "duration"
+        return None
+    now = time.monotonic()
+    # fell behind (suspend, slow disk): skip the ticks missed
+    if t0 + k * run.interval_s < now:
+        k = int((now - t0) // run.interval_s) + 1
+        if run.past_duration(k):
+            run.report.stopped_by = "duration"
+            return None
+    return k
+
+
+def _write_sample(run: _Run, prev: Reading, cur: Reading) -> None:
+    """Append one sample (fsynced), report it, seal the journal when it is full."""
+    writer = run.writer
+    assert writer is not None  # set before the first sample
+    stamp = datetime.now(UTC)
+    values = rates(prev, cur)
+    writer.append(stamp, values)
+    run.report.samples += 1
+    if run.on_sample:
+        run.on_sample(Sample(stamp, values, run.report.samples, writer.path))
+    if writer.samples >= run.segment_samples:
+        writer.close()
+        _seal_or_keep(run.st, writer.path, run.report, run.on_event, failing=False)
+        run.writer = run.new_writer()
 
 
 def _seal_or_keep(

@@ -292,19 +292,19 @@ def merge_series(sets: Sequence[SeriesSet]) -> SeriesSet:
         one time in more than one set. ``source_format`` is the common format
         or ``'mixed'``.
     """
-    from vsizer.series.store import _concat, _report_duplicates
+    from vsizer.series.store_read import concat_frames, report_duplicates
 
     if len(sets) == 1:
         return sets[0]
     frames = [s.data for s in sets]
     labels = [s.source for s in sets]
-    data = _concat(frames)
+    data = concat_frames(frames)
     quality = SeriesQuality()
     for s in sets:
         quality.issues.extend(dict(i) for i in s.quality.issues)
         for note in s.quality.notes:
             quality.note(note)
-    _report_duplicates(data, frames, labels, quality)
+    report_duplicates(data, frames, labels, quality)
     formats = {s.source_format for s in sets}
     return SeriesSet(
         data=data,

@@ -28,40 +28,43 @@ blanks, duplicates, gaps). What is particular to this format:
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from datetime import tzinfo
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from vsizer.errors import ConfigError
+from vsizer.series._csv_names import resolve_metric, split_unit
+from vsizer.series._csv_table import (
+    convert,
+    count_by,
+    finish,
+    numbers,
+    read_text_table,
+    units_read,
+)
+from vsizer.series._duration import parse_duration
 from vsizer.series._native import parse_tz_param
 from vsizer.series._tidy import (
     KIND_OF_METRIC,
     UNITS_EXPECTED,
-    UNIX_FLOOR_S,
     FloatArray,
     Int64Array,
     Problems,
     file_label,
     median_step_s,
-    parse_timestamps,
     unit_factor,
 )
-from vsizer.series.model import METRICS, SeriesQuality, SeriesSet
-from vsizer.series.tabular import (
-    COLUMN_ALIASES,
-    _convert,
-    _count_by,
-    _finish,
-    _fold,
-    _numbers,
-    _read_text_table,
-    _resolve_metric,
-    _split_unit,
-    _units_read,
+from vsizer.series._wide_times import (
+    DEFAULT_INDEX_START,
+    DEFAULT_INDEX_STEP_S,
+    INDEX_ALIASES,
+    read_times,
+    time_column,
 )
+from vsizer.series.model import METRICS, SeriesQuality, SeriesSet
 from vsizer.units import canonical_unit
 
 __all__ = [
@@ -70,23 +73,6 @@ __all__ = [
     "INDEX_ALIASES",
     "read_wide",
 ]
-
-#: Headers (folded: casefold, spaces and '-' as '_') of a step-index column.
-INDEX_ALIASES: tuple[str, ...] = (
-    "step", "steps", "index", "idx", "t", "time_step", "timestep", "step_index",
-    "interval", "interval_no", "sample", "sample_no", "no", "n", "#", "番号",
-)  # fmt: skip
-
-#: Start put on step-index files without ``--start``: an arbitrary fixed date
-#: (a Monday, so weekday patterns of a trace that starts on a Monday line up),
-#: chosen far from 1970 so that it is never mistaken for Unix time zero.
-DEFAULT_INDEX_START = "2000-01-03T00:00:00Z"
-
-#: Step of step-index files without ``--series-step`` [s] (the default plan grid).
-DEFAULT_INDEX_STEP_S = 300.0
-
-_NS_PER_S = 1_000_000_000
-
 
 def read_wide(
     path: str | os.PathLike[str],
@@ -145,59 +131,156 @@ def read_wide(
         No server column, a repeated server header, bad times, indexes or values.
     """
     canonical, implied = _metric_and_unit(metric, unit)
-    zone = parse_tz_param(tz, "read_wide")
-    step_s = _step_seconds(step)
+    times = _TimeOptions(
+        timestamp_col, index_column, start,
+        zone=parse_tz_param(tz, "read_wide"), step_s=_step_seconds(step),
+    )  # fmt: skip
     file = file_label(path)
     problems = Problems()
-    header, body, lines = _read_text_table(path, file, problems)
     notes: list[str] = []
-    t_idx = _time_column(header, file, timestamp_col, index_column, problems, notes)
+    table = _read_columns(path, file, times, problems, notes)
+    if canonical is None:
+        canonical = _default_metric(file, table.values, notes)
+        _check_assumed_unit(canonical, implied, unit)
+    return _wide_series(path, table, canonical, implied, notes, problems)
+
+
+# ------------------------------------------------------------------ steps
+
+
+@dataclass(frozen=True)
+class _TimeOptions:
+    """How the time column is read (the arguments of :func:`read_wide`)."""
+
+    timestamp_col: str | None
+    index_column: str | None
+    start: str | None
+    zone: tzinfo | None
+    step_s: float | None
+
+
+@dataclass(frozen=True)
+class _WideTable:
+    """The file read: its times and one column of numbers per server.
+
+    ``values[j]``/``blanks[j]`` are the numbers (NaN where blank) and blank
+    mask of server ``servers[j]``, whose header gave unit ``col_units[j]``;
+    ``index`` holds the step-index facts (None for a column of dates).
+    """
+
+    file: str
+    header: list[str]
+    t_idx: int
+    servers: list[str]
+    col_units: list[str | None]
+    lines: Int64Array
+    ts: Int64Array
+    ts_ok: npt.NDArray[np.bool_]
+    index: dict[str, Any] | None
+    values: list[FloatArray]
+    blanks: list[npt.NDArray[np.bool_]]
+
+
+@dataclass(frozen=True)
+class _Cells:
+    """The cells kept (dated, not blank), server after server."""
+
+    server: npt.NDArray[Any]
+    ts: Int64Array
+    value: FloatArray
+    unit: npt.NDArray[Any]
+    lines: Int64Array
+
+
+def _read_columns(
+    path: str | os.PathLike[str],
+    file: str,
+    times: _TimeOptions,
+    problems: Problems,
+    notes: list[str],
+) -> _WideTable:
+    """Read the table, find its time column, parse times and numbers; raises on problems."""
+    header, body, lines = read_text_table(path, file, problems)
+    t_idx = time_column(
+        header, file, times.timestamp_col, times.index_column, problems, notes
+    )
     servers, col_units = _server_columns(header, t_idx, file, problems)
-    ts, ts_ok, index = _times(
+    ts, ts_ok, index = read_times(
         body[t_idx], header[t_idx], lines, file, problems, notes,
-        forced=index_column is not None, start=start, step_s=step_s, zone=zone,
+        forced=times.index_column is not None, start=times.start,
+        step_s=times.step_s, zone=times.zone,
     )  # fmt: skip
-    server_cols = [i for i in range(len(header)) if i != t_idx]
     values: list[FloatArray] = []
     blanks: list[npt.NDArray[np.bool_]] = []
-    for idx in server_cols:
-        v, b = _numbers(body[idx], file, lines, header[idx], problems)
+    for idx in (i for i in range(len(header)) if i != t_idx):
+        v, b = numbers(body[idx], file, lines, header[idx], problems)
         values.append(v)
         blanks.append(b)
     problems.raise_if_any()
-    if canonical is None:
-        canonical = _default_metric(file, values, notes)
-        if implied is not None and not _unit_fits(canonical, implied):
-            raise ConfigError(
-                f"--unit must be {UNITS_EXPECTED[KIND_OF_METRIC[canonical]]} for "
-                f"--metric {canonical} (assumed without --metric). Got {unit!r} "
-                "instead."
-            )
+    return _WideTable(
+        file, header, t_idx, servers, col_units, lines, ts, ts_ok, index, values, blanks
+    )
 
-    n = len(lines)
-    k = len(server_cols)
-    server_arr = np.repeat(np.array(servers, dtype=object), n)
-    ok_all = np.tile(ts_ok, k)
+
+def _check_assumed_unit(canonical: str, implied: str | None, unit: str | None) -> None:
+    """``--unit`` must fit the metric assumed without ``--metric``."""
+    if implied is not None and not _unit_fits(canonical, implied):
+        raise ConfigError(
+            f"--unit must be {UNITS_EXPECTED[KIND_OF_METRIC[canonical]]} for "
+            f"--metric {canonical} (assumed without --metric). Got {unit!r} "
+            "instead."
+        )
+
+
+def _kept_cells(
+    table: _WideTable, implied: str | None, quality: SeriesQuality
+) -> _Cells:
+    """Flatten the columns; blank cells are counted as ``dropped`` and left out."""
+    n = len(table.lines)
+    k = len(table.servers)
+    server_arr = np.repeat(np.array(table.servers, dtype=object), n)
+    ok_all = np.tile(table.ts_ok, k)
+    values, blanks = table.values, table.blanks
     value_all = np.concatenate(values) if values else np.array([], dtype=np.float64)
     blank_all = np.concatenate(blanks) if blanks else np.array([], dtype=bool)
     unit_all = np.repeat(
-        np.array([u if u is not None else implied for u in col_units], dtype=object), n
+        np.array(
+            [u if u is not None else implied for u in table.col_units], dtype=object
+        ),
+        n,
     )
-    quality = SeriesQuality()
-    for name, cnt in _count_by(server_arr[ok_all & blank_all]).items():
+    for name, cnt in count_by(server_arr[ok_all & blank_all]).items():
         quality.add(name, "dropped", cnt, "empty cells (no sample)")
     keep = ok_all & ~blank_all
-    metric_all = np.full(int(keep.sum()), canonical, dtype=object)
-    converted = _convert(
-        file, server_arr[keep], metric_all, value_all[keep], unit_all[keep],
-        np.tile(lines, k)[keep], "unit", problems, quality,
+    return _Cells(
+        server_arr[keep],
+        np.tile(table.ts, k)[keep],
+        value_all[keep],
+        unit_all[keep],
+        np.tile(table.lines, k)[keep],
+    )
+
+
+def _wide_series(
+    path: str | os.PathLike[str],
+    table: _WideTable,
+    canonical: str,
+    implied: str | None,
+    notes: list[str],
+    problems: Problems,
+) -> SeriesSet:
+    """Convert the kept cells to canonical units and build the series set."""
+    quality = SeriesQuality()
+    cells = _kept_cells(table, implied, quality)
+    metric_all = np.full(len(cells.value), canonical, dtype=object)
+    converted = convert(
+        table.file, cells.server, metric_all, cells.value, cells.unit, cells.lines,
+        "unit", problems, quality,
     )  # fmt: skip
     problems.raise_if_any()
     for note in notes:
         quality.note(note)
-    data, steps = _finish(
-        server_arr[keep], np.tile(ts, k)[keep], metric_all, converted, quality
-    )
+    data, steps = finish(cells.server, cells.ts, metric_all, converted, quality)
     return SeriesSet(
         data=data,
         quality=quality,
@@ -205,12 +288,12 @@ def read_wide(
         source_format="wide",
         metadata={
             "metric": canonical,
-            "timestamp_col": header[t_idx],
-            "servers": servers,
-            "rows": n,
+            "timestamp_col": table.header[table.t_idx],
+            "servers": table.servers,
+            "rows": len(table.lines),
             "step_s": median_step_s(steps),
-            "units": _units_read(metric_all, unit_all[keep]),
-            "index": index,
+            "units": units_read(metric_all, cells.unit),
+            "index": table.index,
         },
     )
 
@@ -232,7 +315,7 @@ def _metric_and_unit(
                     f"Mbit/s. Got {unit!r} instead."
                 ) from None
         return None, canonical_unit(unit) if unit is not None else None
-    resolved = _resolve_metric(metric)
+    resolved = resolve_metric(metric)
     if resolved is None:
         raise ConfigError(
             "--metric must be one of "
@@ -265,41 +348,7 @@ def _unit_fits(metric: str, unit: str) -> bool:
 def _step_seconds(step: str | float | None) -> float | None:
     if step is None:
         return None
-    from vsizer.series.collect import parse_duration
-
     return parse_duration(step, "series-step")
-
-
-def _time_column(
-    header: list[str],
-    file: str,
-    timestamp_col: str | None,
-    index_column: str | None,
-    problems: Problems,
-    notes: list[str],
-) -> int:
-    """Position of the time (or index) column."""
-    named = index_column if index_column is not None else timestamp_col
-    if named is not None:
-        if named not in header:
-            flag = "--index-column" if index_column is not None else "time column"
-            problems.whole(
-                file,
-                f"expected a {flag} '{named}', got "
-                f"{', '.join(repr(h) for h in header)}.",
-            )
-            problems.raise_if_any()
-        return header.index(named)
-    folded = [_fold(h) for h in header]
-    names = COLUMN_ALIASES["timestamp"] + INDEX_ALIASES
-    hits = [i for i, f in enumerate(folded) if f in names]
-    if hits:
-        return hits[0]
-    notes.append(
-        f"{file}: no column named like a time; the first column "
-        f"'{header[0]}' is read as the time."
-    )
-    return 0
 
 
 def _server_columns(
@@ -311,7 +360,7 @@ def _server_columns(
     for i, h in enumerate(header):
         if i == t_idx:
             continue
-        name, hint = _split_unit(h)
+        name, hint = split_unit(h)
         if name == "":
             problems.whole(file, f"expected a server name in header column {i + 1}.")
         elif name in seen:
@@ -325,159 +374,6 @@ def _server_columns(
         problems.whole(file, "expected one column per server after the time column.")
     problems.raise_if_any()
     return servers, col_units
-
-
-def _times(
-    raw: pd.Series,
-    column: str,
-    lines: Int64Array,
-    file: str,
-    problems: Problems,
-    notes: list[str],
-    *,
-    forced: bool,
-    start: str | None,
-    step_s: float | None,
-    zone: tzinfo | None,
-) -> tuple[Int64Array, npt.NDArray[np.bool_], dict[str, Any] | None]:
-    """Times in ns (UTC), the good-cell mask and the index facts (None for dates)."""
-    text = raw.astype(str).str.strip()
-    num = pd.to_numeric(text, errors="coerce").to_numpy(
-        dtype=np.float64, na_value=np.nan
-    )
-    numeric = len(num) > 0 and bool(np.isfinite(num).all())
-    whole = numeric and bool((num == np.round(num)).all()) and bool((num >= 0).all())
-    rising_by_one = whole and len(num) > 1 and bool((np.diff(num) == 1).all())
-    small = numeric and float(np.max(np.abs(num))) < UNIX_FLOOR_S
-    named = _fold(column) in INDEX_ALIASES
-    if forced or (numeric and named) or (rising_by_one and small):
-        ns, ok, index = _index_times(
-            text, num, column, lines, file, problems, start, step_s, zone
-        )
-        why = (
-            "--index-column" if forced
-            else "by its name" if named
-            else "whole numbers rising by 1, not dates"
-        )  # fmt: skip
-        notes.append(_index_note(file, column, index, why))
-        return ns, ok, index
-    if numeric and small:
-        return _seconds_after_start(
-            num, column, lines, file, problems, notes, start, zone
-        )
-    if start is not None or step_s is not None:
-        flag = "--start" if start is not None else "--series-step"
-        problems.whole(
-            file,
-            f"{flag} applies to a step-index column without dates; column "
-            f"'{column}' holds times (e.g. '{text.iloc[0] if len(text) else ''}'), "
-            f"so leave {flag} out.",
-        )
-        problems.raise_if_any()
-    ns, ok = parse_timestamps(
-        raw, file=file, column=column, lines=lines, problems=problems, notes=notes,
-        tz=zone,
-    )  # fmt: skip
-    return ns, ok, None
-
-
-def _start_ns(start: str | None, zone: tzinfo | None) -> int:
-    text = start if start is not None else DEFAULT_INDEX_START
-    try:
-        ts = pd.Timestamp(text)
-    except (ValueError, TypeError):
-        ts = None
-    if ts is None or ts is pd.NaT:
-        raise ConfigError(
-            "--start must be an ISO 8601 time such as 2024-05-01T00:00:00Z. "
-            f"Got {start!r} instead."
-        )
-    if ts.tzinfo is None:
-        ts = ts.tz_localize(zone) if zone is not None else ts.tz_localize("UTC")
-    return int(ts.tz_convert("UTC").as_unit("ns").value)
-
-
-def _index_times(
-    text: pd.Series,
-    num: FloatArray,
-    column: str,
-    lines: Int64Array,
-    file: str,
-    problems: Problems,
-    start: str | None,
-    step_s: float | None,
-    zone: tzinfo | None,
-) -> tuple[Int64Array, npt.NDArray[np.bool_], dict[str, Any]]:
-    ok = np.isfinite(num) & (num >= 0) & (num == np.round(num))
-    for pos in np.flatnonzero(~ok):
-        problems.cell(
-            file, int(lines[pos]), "a whole-number step index", text.iloc[pos],
-            column=column,
-        )  # fmt: skip
-    problems.raise_if_any()
-    idx = num.astype(np.int64)
-    t0 = _start_ns(start, zone)
-    step = step_s if step_s is not None else DEFAULT_INDEX_STEP_S
-    first = int(idx.min()) if len(idx) else 0
-    ns = t0 + (idx - first) * int(round(step * _NS_PER_S))
-    index = {
-        "first": first,
-        "last": int(idx.max()) if len(idx) else 0,
-        "start": pd.Timestamp(t0, unit="ns", tz="UTC").isoformat(),
-        "step_s": step,
-        "start_assumed": start is None,
-        "step_assumed": step_s is None,
-    }
-    return ns.astype(np.int64), ok, index
-
-
-def _index_note(file: str, column: str, index: dict[str, Any], why: str) -> str:
-    start = index["start"].replace("+00:00", "Z")
-    step = f"{index['step_s']:g} s"
-    said = []
-    said.append(
-        f"step {step} assumed (the default; give the real one with --series-step)"
-        if index["step_assumed"]
-        else f"step {step} (--series-step)"
-    )
-    said.append(
-        f"start {start} assumed, an arbitrary date (give the real one with --start)"
-        if index["start_assumed"]
-        else f"start {start} (--start)"
-    )
-    return (
-        f"{file}: column '{column}' is a step index ({why}; {index['first']}.."
-        f"{index['last']}), not Unix time: " + "; ".join(said) + "."
-    )
-
-
-def _seconds_after_start(
-    num: FloatArray,
-    column: str,
-    lines: Int64Array,
-    file: str,
-    problems: Problems,
-    notes: list[str],
-    start: str | None,
-    zone: tzinfo | None,
-) -> tuple[Int64Array, npt.NDArray[np.bool_], dict[str, Any] | None]:
-    lo, hi = float(np.min(num)), float(np.max(num))
-    if start is None:
-        problems.whole(
-            file,
-            f"column '{column}' holds plain numbers ({lo:g} to {hi:g}) that as Unix "
-            "seconds would be dates before 2000; expected dates, or give --start "
-            f"(the numbers are then seconds after it) or --index-column {column} "
-            "(step numbers, with --series-step).",
-        )
-        problems.raise_all()
-    t0 = _start_ns(start, zone)
-    ns = t0 + np.round(num * _NS_PER_S).astype(np.int64)
-    notes.append(
-        f"{file}: column '{column}' read as seconds after --start "
-        f"{pd.Timestamp(t0, unit='ns', tz='UTC').strftime('%Y-%m-%dT%H:%M:%SZ')}."
-    )
-    return ns, np.ones(len(num), dtype=bool), None
 
 
 def _default_metric(file: str, values: list[FloatArray], notes: list[str]) -> str:

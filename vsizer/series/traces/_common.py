@@ -1,4 +1,4 @@
-"""Pieces shared by the public-trace readers: time parsing and folder listing."""
+"""Pieces shared by the public-trace readers: time parsing, folder listing, counts."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 
-from vsizer.series._tidy import utc_ns
+from vsizer._textio import utc_ns
 from vsizer.series.model import SeriesQuality
 
-__all__ = ["NS", "first_per_time", "utc_ns", "visible_files"]
+__all__ = ["NS", "first_per_time", "note_day_lengths", "utc_ns", "visible_files"]
 
 #: Nanoseconds per second.
 NS = 1_000_000_000
@@ -34,3 +34,19 @@ def first_per_time(
     if n_dup:
         quality.add(server, "duplicate", n_dup, detail)
     return first
+
+
+def note_day_lengths(
+    quality: SeriesQuality, lengths: np.ndarray, what: str
+) -> list[int]:
+    """The distinct lengths of one-day files; a note when some are not 288.
+
+    ``what`` names the 288 items, e.g. ``"values (one day at 5-minute steps)"``.
+    """
+    counts = sorted({int(n) for n in lengths})
+    if counts != [288]:
+        off = int((lengths != 288).sum())
+        quality.note(
+            f"{off} of {len(lengths)} files do not hold 288 {what}; read as they are."
+        )
+    return counts

@@ -15,12 +15,11 @@ import lzma
 import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO
 
 import numpy as np
 import pandas as pd
 
-from vsizer import _textio
+from vsizer._textio import open_binary
 from vsizer.errors import SeriesError
 from vsizer.series._tidy import Problems
 
@@ -32,17 +31,11 @@ READ_ERRORS = (
 )
 
 
-def open_binary(path: Path) -> IO[bytes]:
-    """The file for reading bytes, decompressed when compressed (gzip, bzip2,
-    xz or a one-file zip, told by content: :func:`vsizer._textio.open_binary`)."""
-    return _textio.open_binary(path)
-
-
 def _raw_blocks(path: Path, block_bytes: int) -> Iterator[tuple[bytes, int]]:
     """Blocks of whole lines and the 1-based number of each block's first line."""
     line0 = 1
     rest = b""
-    with open_binary(path) as fh:
+    with open_binary(path) as fh:  # any compression, told by content
         while True:
             buf = fh.read(block_bytes)
             if not buf:

@@ -122,6 +122,34 @@ def read_alibaba_machine_usage(
     are clipped to 1.0 and counted; repeated (machine, time) rows keep the first.
     """
     problems = Problems()
+    t0 = _start_ns(start, problems)
+    usage, meta, ignored = _alibaba_inputs(Path(path), problems)
+    problems.raise_if_any()
+    wanted = None if machines is None else {str(m) for m in machines}
+    table, rows = _read_usage(usage, wanted, problems)
+    sizes = read_alibaba_machine_meta(meta, problems) if meta is not None else None
+    problems.raise_if_any()
+    quality = SeriesQuality()
+    data, steps = _usage_series(table, t0, quality)
+    metadata: dict[str, Any] = {
+        "start": pd.Timestamp(t0, tz="UTC").isoformat(),
+        "start_is_real_date": t0 != 0,  # the Unix epoch is the stand-in
+        "rows": rows,
+        "step_s": median_step_s(steps),
+        "not_read": list(ALIBABA_MACHINE_USAGE_COLUMNS[4:]),
+        "files": [f.name for f in usage],
+        "ignored": ignored,
+    }
+    _start_note(quality, t0)
+    _size_machines(metadata, quality, data, sizes, meta, usage)
+    return SeriesSet(
+        data=data, quality=quality, source=str(path), source_format="alibaba",
+        metadata=metadata,
+    )  # fmt: skip
+
+
+def _start_ns(start: str | pd.Timestamp, problems: Problems) -> int:
+    """``start`` in ns since the epoch; raises when it is no time."""
     t0 = utc_ns(start)
     if t0 is None:
         problems.whole(
@@ -129,9 +157,13 @@ def read_alibaba_machine_usage(
             f"expected an ISO 8601 time such as 2018-01-01T00:00:00Z, got '{start}'.",
         )
         problems.raise_all()
-    usage, meta, ignored = _alibaba_inputs(Path(path), problems)
-    problems.raise_if_any()
-    wanted = None if machines is None else {str(m) for m in machines}
+    return t0
+
+
+def _read_usage(
+    usage: list[Path], wanted: set[str] | None, problems: Problems
+) -> tuple[pd.DataFrame | None, int]:
+    """The usage rows of the machines wanted (None: all) and the rows read."""
     parts: list[pd.DataFrame] = []
     rows = 0
     for f in usage:
@@ -148,24 +180,20 @@ def read_alibaba_machine_usage(
             parts.append(_alibaba_chunk(chunk, file_label(f), problems))
     if not rows and not problems:
         problems.whole(file_label(usage[0]), "expected machine_usage rows, got none.")
-    sizes = read_alibaba_machine_meta(meta, problems) if meta is not None else None
-    problems.raise_if_any()
+    return (pd.concat(parts, ignore_index=True) if parts else None), rows
 
-    quality = SeriesQuality()
-    table = pd.concat(parts, ignore_index=True) if parts else None
-    data, steps = _usage_series(table, t0, quality)
-    servers = sorted(set(data["server"].astype(str))) if len(data) else []
-    metadata: dict[str, Any] = {
-        "start": pd.Timestamp(t0, tz="UTC").isoformat(),
-        "start_is_real_date": t0 != 0,  # the Unix epoch is the stand-in
-        "rows": rows,
-        "step_s": median_step_s(steps),
-        "not_read": list(ALIBABA_MACHINE_USAGE_COLUMNS[4:]),
-        "files": [f.name for f in usage],
-        "ignored": ignored,
-    }
-    _start_note(quality, t0)
+
+def _size_machines(
+    metadata: dict[str, Any],
+    quality: SeriesQuality,
+    data: pd.DataFrame,
+    sizes: pd.DataFrame | None,
+    meta: Path | None,
+    usage: list[Path],
+) -> None:
+    """``machines`` from machine_meta; else a note on a machine_meta left unread."""
     if sizes is not None and meta is not None:
+        servers = sorted(set(data["server"].astype(str))) if len(data) else []
         metadata["machine_meta"] = meta.name
         metadata["machines"] = _machines_of(sizes, servers, meta.name, quality)
     elif len(usage) == 1 and _sibling_meta(usage[0]) is not None:
@@ -173,13 +201,6 @@ def read_alibaba_machine_usage(
             f"{_sibling_meta(usage[0])} lies beside {usage[0].name} but was not read "
             "(a file was given); give the folder to size each machine by its cpu_num."
         )
-    return SeriesSet(
-        data=data,
-        quality=quality,
-        source=str(path),
-        source_format="alibaba",
-        metadata=metadata,
-    )
 
 
 def _start_note(quality: SeriesQuality, t0: int) -> None:

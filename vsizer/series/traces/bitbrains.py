@@ -15,7 +15,9 @@ from __future__ import annotations
 import gzip
 import os
 import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -123,8 +125,32 @@ def read_bitbrains(path: str | os.PathLike[str]) -> SeriesSet:
     ``;`` is leading white space the number parser skips (much faster than
     ``sep=';\\t'``, which needs the python engine).
     """
-    root = Path(path)
     problems = Problems()
+    by_server, ignored = _bitbrains_files(path, problems)
+    quality = SeriesQuality()
+    rows = _read_servers(by_server, problems, quality)
+    problems.raise_if_any()
+    _timestamp_note(quality, rows.units_seen)
+    return SeriesSet(
+        data=_bitbrains_frame(rows.servers, rows.codes, rows.stamps, rows.blocks),
+        quality=quality,
+        source=str(path),
+        source_format="bitbrains",
+        metadata=rows.metadata(ignored),
+    )
+
+
+def _bitbrains_files(
+    path: str | os.PathLike[str], problems: Problems
+) -> tuple[dict[str, Path], list[str]]:
+    """Server name -> its file, and the names of the other files of a folder.
+
+    Raises
+    ------
+    SeriesError
+        No such path, no per-VM file in the folder, two files for one server.
+    """
+    root = Path(path)
     ignored: list[str] = []
     if not root.exists():
         problems.whole(str(path), "no such file or folder.")
@@ -152,30 +178,56 @@ def read_bitbrains(path: str | os.PathLike[str]) -> SeriesSet:
             )
         by_server[name] = f
     problems.raise_if_any()
+    return by_server, ignored
 
-    quality = SeriesQuality()
-    servers = sorted(by_server)
-    codes: list[Int64Array] = []
-    stamps: list[Int64Array] = []
-    blocks: list[FloatArray] = []
-    steps: list[float] = []
-    rows_read = 0
-    units_seen: set[str] = set()
-    for code, name in enumerate(servers):
+
+@dataclass
+class _ServerRows:
+    """Per-server blocks read so far (server code, times, metric block), and counts."""
+
+    servers: list[str]
+    codes: list[Int64Array] = field(default_factory=list)
+    stamps: list[Int64Array] = field(default_factory=list)
+    blocks: list[FloatArray] = field(default_factory=list)
+    steps: list[float] = field(default_factory=list)
+    rows_read: int = 0
+    units_seen: set[str] = field(default_factory=set)
+
+    def metadata(self, ignored: list[str]) -> dict[str, Any]:
+        return {
+            "files": len(self.servers),
+            "rows": self.rows_read,
+            "rows_kept": int(sum(len(t) for t in self.stamps)),
+            "step_s": median_step_s(self.steps),
+            "timestamp_unit": sorted(self.units_seen),
+            "ignored": sorted(ignored),
+            "units_note": "memory KB = KiB; throughput KB = 1000 bytes",
+        }
+
+
+def _read_servers(
+    by_server: dict[str, Path], problems: Problems, quality: SeriesQuality
+) -> _ServerRows:
+    """Read each server's file (in name order); a bad file is recorded in ``problems``."""
+    rows = _ServerRows(servers=sorted(by_server))
+    for code, name in enumerate(rows.servers):
         got = _read_bitbrains_file(by_server[name], problems)
         if got is None:
             continue
         frame, unit_name, ns_per = got
-        units_seen.add(unit_name)
-        rows_read += len(frame)
+        rows.units_seen.add(unit_name)
+        rows.rows_read += len(frame)
         ts, block = _bitbrains_rows(frame, ns_per, name, quality)
         med = check_gaps(quality, name, ts)
         if med is not None:
-            steps.append(med)
-        codes.append(np.full(len(ts), code, dtype=np.int64))
-        stamps.append(ts)
-        blocks.append(block)
-    problems.raise_if_any()
+            rows.steps.append(med)
+        rows.codes.append(np.full(len(ts), code, dtype=np.int64))
+        rows.stamps.append(ts)
+        rows.blocks.append(block)
+    return rows
+
+
+def _timestamp_note(quality: SeriesQuality, units_seen: set[str]) -> None:
     if len(units_seen - {"seconds"}) == 0:
         quality.note("'Timestamp [ms]' holds Unix seconds (told by magnitude).")
     else:
@@ -184,23 +236,6 @@ def read_bitbrains(path: str | os.PathLike[str]) -> SeriesSet:
             + ", ".join(sorted(units_seen))
             + " (told by magnitude per file)."
         )
-
-    data = _bitbrains_frame(servers, codes, stamps, blocks)
-    return SeriesSet(
-        data=data,
-        quality=quality,
-        source=str(path),
-        source_format="bitbrains",
-        metadata={
-            "files": len(servers),
-            "rows": rows_read,
-            "rows_kept": int(sum(len(t) for t in stamps)),
-            "step_s": median_step_s(steps),
-            "timestamp_unit": sorted(units_seen),
-            "ignored": sorted(ignored),
-            "units_note": "memory KB = KiB; throughput KB = 1000 bytes",
-        },
-    )
 
 
 def _bitbrains_server(path: Path) -> str:

@@ -50,10 +50,22 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vsizer.series._tidy import FloatArray, Problems, file_label, tidy_from_codes
+from vsizer._textio import open_binary
+from vsizer.series._tidy import (
+    FloatArray,
+    Int64Array,
+    Problems,
+    file_label,
+    tidy_from_codes,
+)
 from vsizer.series.model import SeriesQuality, SeriesSet
-from vsizer.series.traces._common import NS, utc_ns, visible_files
-from vsizer.series.traces._rows import READ_ERRORS, open_binary
+from vsizer.series.traces._common import (
+    NS,
+    note_day_lengths,
+    utc_ns,
+    visible_files,
+)
+from vsizer.series.traces._rows import READ_ERRORS
 
 __all__ = ["GCD_START", "GCD_STEP_S", "read_gcd"]
 
@@ -107,47 +119,19 @@ def read_gcd(
 
     quality = SeriesQuality()
     lengths = np.array([len(b) for b in blocks], dtype=np.int64)
-    counts = sorted({int(n) for n in lengths})
-    if counts != [288]:
-        off = int((lengths != 288).sum())
-        quality.note(
-            f"{off} of {len(files)} files do not hold 288 lines (24 hours at "
-            "5-minute steps); read as they are."
-        )
+    counts = note_day_lengths(quality, lengths, "lines (24 hours at 5-minute steps)")
     order = sorted(range(len(names)), key=lambda i: names[i])  # contract order
-    ts, metric, value = [], [], []
-    for i in order:
-        block = blocks[i]
-        offsets = t0 + np.arange(len(block), dtype=np.int64) * (GCD_STEP_S * NS)
-        for j, label in enumerate(("CPU", "memory")):
-            v = block[:, j]
-            n_over = int((v > 100.0).sum())
-            if n_over:
-                quality.add(
-                    names[i], "clipped", n_over, f"{label} % above 100 set to 100 %"
-                )
-            ts.append(offsets)
-            metric.append(np.full(len(v), j, dtype=np.int64))
-            value.append(np.minimum(v, 100.0) / 100.0)
+    ts, metric, value = _gcd_columns([blocks[i] for i in order], t0)
+    _count_clipped(quality, [names[i] for i in order], [blocks[i] for i in order])
     start_iso = pd.Timestamp(t0, tz="UTC").isoformat()
-    quality.note(
-        "gcd files carry no times: line i is placed at "
-        f"{start_iso} + i x 5 min for every file"
-        + (
-            " (the start of Google's clusterdata-2011-2 trace, 19:00 EDT on "
-            "1 May 2011; which of its first ten days a file covers is not recorded, "
-            "so all VMs are taken as co-timed; see --start)."
-            if start_from == "default"
-            else " (--start)."
-        )
-    )
+    quality.note(_placement_note(start_iso, start_from))
     data = tidy_from_codes(
         np.repeat(np.arange(len(order)), 2 * lengths[order]),
         [names[i] for i in order],
-        np.concatenate(metric),
+        metric,
         ("cpu_util", "mem_util"),
-        np.concatenate(ts),
-        np.concatenate(value),
+        ts,
+        value,
     )
     return SeriesSet(
         data=data,
@@ -161,6 +145,51 @@ def read_gcd(
             "files": len(files),
             "values_per_file": counts,
         },
+    )
+
+
+_COLUMNS = ("CPU", "memory")
+
+
+def _gcd_columns(
+    blocks: list[FloatArray], t0: int
+) -> tuple[Int64Array, Int64Array, FloatArray]:
+    """Time, metric code (0 CPU, 1 memory) and fraction of every value, file by file."""
+    ts, metric, value = [], [], []
+    for block in blocks:
+        offsets = t0 + np.arange(len(block), dtype=np.int64) * (GCD_STEP_S * NS)
+        for j in range(len(_COLUMNS)):
+            v = block[:, j]
+            ts.append(offsets)
+            metric.append(np.full(len(v), j, dtype=np.int64))
+            value.append(np.minimum(v, 100.0) / 100.0)
+    return np.concatenate(ts), np.concatenate(metric), np.concatenate(value)
+
+
+def _count_clipped(
+    quality: SeriesQuality, names: list[str], blocks: list[FloatArray]
+) -> None:
+    """Count the CPU and memory % above 100 (clipped to 1.0), per server."""
+    for name, block in zip(names, blocks, strict=True):
+        for j, label in enumerate(_COLUMNS):
+            n_over = int((block[:, j] > 100.0).sum())
+            if n_over:
+                quality.add(
+                    name, "clipped", n_over, f"{label} % above 100 set to 100 %"
+                )
+
+
+def _placement_note(start_iso: str, start_from: str) -> str:
+    return (
+        "gcd files carry no times: line i is placed at "
+        f"{start_iso} + i x 5 min for every file"
+        + (
+            " (the start of Google's clusterdata-2011-2 trace, 19:00 EDT on "
+            "1 May 2011; which of its first ten days a file covers is not recorded, "
+            "so all VMs are taken as co-timed; see --start)."
+            if start_from == "default"
+            else " (--start)."
+        )
     )
 
 

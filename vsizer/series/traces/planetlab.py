@@ -23,9 +23,20 @@ import pandas as pd
 
 from vsizer._textio import plain_name, read_bytes
 from vsizer.errors import SeriesError
-from vsizer.series._tidy import Int64Array, Problems, file_label, tidy_frame
+from vsizer.series._tidy import (
+    FloatArray,
+    Int64Array,
+    Problems,
+    file_label,
+    tidy_frame,
+)
 from vsizer.series.model import SeriesQuality, SeriesSet
-from vsizer.series.traces._common import NS, utc_ns, visible_files
+from vsizer.series.traces._common import (
+    NS,
+    note_day_lengths,
+    utc_ns,
+    visible_files,
+)
 
 __all__ = ["PLANETLAB_STEP_S", "read_planetlab"]
 
@@ -81,56 +92,24 @@ def read_planetlab(
     of the 288 values to make 289 points; this reader does not. A file of more
     or fewer than 288 lines is read as it is and noted.
     """
-    root = Path(path)
     problems = Problems()
-    if not root.exists():
-        problems.whole(str(path), "no such file or folder.")
-        problems.raise_if_any()
-    if root.is_dir():
-        files = visible_files(root)
-        day_folder = root
-        if not files:
-            problems.whole(
-                file_label(root),
-                "expected PlanetLab trace files (one per VM) in the folder, "
-                "found none.",
-            )
-    else:
-        files = [root]
-        day_folder = root.parent
+    files, day_folder = _planetlab_files(path, problems)
     t0, start_from = _planetlab_start(start, day_folder, problems)
     problems.raise_if_any()
-
-    values: list[Int64Array] = []
-    for f in files:
-        values.append(_read_planetlab_file(f, problems))
+    values = [_read_planetlab_file(f, problems) for f in files]
     problems.raise_if_any()
 
     quality = SeriesQuality()
     lengths = np.array([len(v) for v in values], dtype=np.int64)
-    counts = sorted({int(n) for n in lengths})
-    if counts != [288]:
-        off = int((lengths != 288).sum())
-        quality.note(
-            f"{off} of {len(files)} files do not hold 288 values (one day at "
-            "5-minute steps); read as they are."
-        )
-    pct = np.concatenate(values) if values else np.array([], dtype=np.int64)
-    over = pct > 100
-    if over.any():
-        for f, v in zip(files, values, strict=True):
-            n_over = int((v > 100).sum())
-            if n_over:
-                quality.add(
-                    plain_name(f), "clipped", n_over, "CPU % above 100 set to 100 %"
-                )
-    util = np.minimum(pct, 100).astype(np.float64) / 100.0
+    counts = note_day_lengths(quality, lengths, "values (one day at 5-minute steps)")
+    pct = _clipped_percent(files, values, quality)
     offsets = np.concatenate([np.arange(n, dtype=np.int64) for n in lengths])
     ts = t0 + offsets * (PLANETLAB_STEP_S * NS)
     server = np.repeat(np.array([plain_name(f) for f in files], dtype=object), lengths)
     data = tidy_frame(
-        server, ts, np.full(len(ts), "cpu_util", dtype=object), util, presorted=True
-    )
+        server, ts, np.full(len(ts), "cpu_util", dtype=object), pct / 100.0,
+        presorted=True,
+    )  # fmt: skip
     return SeriesSet(
         data=data,
         quality=quality,
@@ -144,6 +123,40 @@ def read_planetlab(
             "values_per_file": counts,
         },
     )
+
+
+def _planetlab_files(
+    path: str | os.PathLike[str], problems: Problems
+) -> tuple[list[Path], Path]:
+    """The trace files and the folder that names their day; raises for no such path."""
+    root = Path(path)
+    if not root.exists():
+        problems.whole(str(path), "no such file or folder.")
+        problems.raise_if_any()
+    if not root.is_dir():
+        return [root], root.parent
+    files = visible_files(root)
+    if not files:
+        problems.whole(
+            file_label(root),
+            "expected PlanetLab trace files (one per VM) in the folder, found none.",
+        )
+    return files, root
+
+
+def _clipped_percent(
+    files: list[Path], values: list[Int64Array], quality: SeriesQuality
+) -> FloatArray:
+    """Every file's CPU % in one array, above 100 set to 100 (counted per file)."""
+    pct = np.concatenate(values) if values else np.array([], dtype=np.int64)
+    if (pct > 100).any():
+        for f, v in zip(files, values, strict=True):
+            n_over = int((v > 100).sum())
+            if n_over:
+                quality.add(
+                    plain_name(f), "clipped", n_over, "CPU % above 100 set to 100 %"
+                )
+    return np.minimum(pct, 100).astype(np.float64)
 
 
 def _planetlab_start(
