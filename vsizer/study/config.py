@@ -77,6 +77,7 @@ from vsizer._validation import (
 )
 from vsizer.errors import ConfigError
 from vsizer.models.platform import SCENARIOS as PLATFORM_SCENARIOS
+from vsizer.study._storage_rules import STORAGE_RULES as _ST
 from vsizer.plausible import FIELD_RANGES
 
 #: Hypervisor memory kept per host before any VM [GiB]: a planning allowance
@@ -313,6 +314,15 @@ class Rules:
         "catalog (as measured), on, or off (CPU / 1.038, power / 1.094).",
         "platform", flag="--hyperthreading",
         constraint=OneOf(("catalog", "on", "off"))))
+    # Storage (vsizer.study.storage; metadata in vsizer.study._storage_rules).
+    storage_mode: str = field(default="external", metadata=rule(**_ST["storage_mode"]))
+    protection: str | None = field(default=None, metadata=rule(**_ST["protection"]))
+    ftt: int = field(default=1, metadata=rule(**_ST["ftt"]))
+    provisioning: str = field(default="thin", metadata=rule(**_ST["provisioning"]))
+    thin_ratio: float | None = field(default=None, metadata=rule(**_ST["thin_ratio"]))
+    slack: float = field(default=0.25, metadata=rule(**_ST["slack"]))
+    host_raw_gib: float | None = field(default=None, metadata=rule(**_ST["host_raw_gib"]))
+    read_share: float | None = field(default=None, metadata=rule(**_ST["read_share"]))
     targets: dict[str, float] = field(default_factory=dict)
     pools: dict[str, PoolRules] = field(default_factory=dict)
 
@@ -454,7 +464,8 @@ TARGET_FLAGS: dict[str, str] = {
 
 #: TOML sections of the rules, in the order messages list them.
 _SECTION_ORDER = (
-    "hosts", "sizing", "overhead", "power", "space", "inventory", "platform", "series"
+    "hosts", "sizing", "overhead", "power", "space", "inventory", "platform", "series",
+    "storage",
 )
 
 

@@ -44,6 +44,7 @@ from vsizer.study.predict import predict_plan
 from vsizer.study.results import ConsolidationPlan, PoolResult, SeriesInfo
 from vsizer.study.serialize import plan_to_dict
 from vsizer.study.series_match import align_for_plan, match_series, plan_curves
+from vsizer.study.storage import plan_storage
 
 #: Progress callback: (event, detail) with events 'pool' (a pool starts; detail =
 #: (name, vm count, worst-case scenarios)) and 'scenario' (one failover scenario done).
@@ -140,6 +141,7 @@ class ConsolidationStudy:
             warnings=plan_warnings(quality, servers, series_info, rules),
             series=series_info,
             before=before,
+            storage=plan_storage(servers, pools, rules),
         )
 
     def _matched_servers(

@@ -19,6 +19,7 @@ from vsizer.series.model import SeriesQuality
 from vsizer.study.config import Rules
 from vsizer.study.economics import Economics
 from vsizer.study.serialize import plan_to_dict, plan_to_json
+from vsizer.study.storage import StorageReport
 
 
 @dataclass
@@ -83,6 +84,8 @@ class ConsolidationPlan:
     #: The ``predictions`` section (:func:`vsizer.study.predict.predict_plan`) when
     #: asked (``vsizer.plan(..., predict=True)`` or a profile), else None.
     predictions: dict[str, Any] | None = None
+    #: Storage per pool (:mod:`vsizer.study.storage`); None without disk capacity.
+    storage: StorageReport | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The plan document (``docs/plan-schema.md``)."""

@@ -100,6 +100,8 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
         "series": _series_section(plan),
         "warnings": [w.to_dict() for w in plan.warnings],
     }
+    if plan.storage is not None:  # only when the inventory gives disk capacity
+        doc["storage"] = plan.storage.to_dict()
     if plan.predictions is not None:
         doc["predictions"] = plan.predictions
     return doc
