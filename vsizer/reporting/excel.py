@@ -47,6 +47,7 @@ from vsizer.reporting._xlsx import (
 )
 from vsizer.reporting._xlsx_failover import failover_sheet
 from vsizer.reporting.labels import check_lang, label, with_unit
+from vsizer.reporting.storage import storage_sheet
 
 __all__ = [
     "FIXED_TIMESTAMP",
@@ -78,7 +79,9 @@ SHEET_KEYS: tuple[str, ...] = (
 )
 
 #: Sheets written only when the plan has their content.
-OPTIONAL_SHEET_KEYS: tuple[str, ...] = ("sheet_curves", "sheet_predictions")
+OPTIONAL_SHEET_KEYS: tuple[str, ...] = (
+    "sheet_curves", "sheet_predictions", "sheet_storage"
+)
 
 
 #: Key figures of the summary sheet.
@@ -335,6 +338,8 @@ def plan_workbook(plan: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     if predictions(plan) is not None:
         ws = wb.create_sheet(label("sheet_predictions", lang))
         sheets.predictions_sheet(SheetWriter(ws, lang), plan)
+    if plan.get("storage"):  # inventories with disk capacity (vsizer.study.storage)
+        storage_sheet(SheetWriter(wb.create_sheet(label("sheet_storage", lang)), lang), plan)
     props = wb.properties
     props.title = label("workbook_title", lang)
     props.creator = f"vsizer {plan.get('vsizer_version') or ''}".strip()

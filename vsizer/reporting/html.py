@@ -51,6 +51,7 @@ from vsizer.reporting._plan_view import (
 )
 from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting.labels import LABELS, check_lang, label, with_unit
+from vsizer.reporting.storage import storage_section
 
 __all__ = ["SECTION_KEYS", "plan_html", "write_plan_html"]
 
@@ -62,6 +63,7 @@ SECTION_KEYS: tuple[str, ...] = (
     "heatmap",
     "curves",
     "failover",
+    "storage",
     "predictions",
     "quality",
     "inputs",
@@ -484,6 +486,7 @@ _SECTIONS: dict[str, tuple[str, Callable[[Page, Mapping[str, Any], Label], str]]
     "heatmap": ("section_heatmap", _heatmap),
     "curves": ("section_curves", _curves),
     "failover": ("section_failover", _failover),
+    "storage": ("section_storage", storage_section),
     "predictions": ("section_predictions", _predictions),
     "quality": ("sheet_quality", _quality),
     "inputs": ("section_inputs_parameters", _inputs),
@@ -533,6 +536,8 @@ def plan_html(plan: Mapping[str, Any], *, lang: str = "en") -> str:
         ),
     )
     for key in SECTION_KEYS:
+        if key == "storage" and not plan.get("storage"):
+            continue  # only plans whose inventory gives disk capacity
         title_key, build = _SECTIONS[key]
         page.section(key, t(title_key), build(page, plan, t))
     return page.render()

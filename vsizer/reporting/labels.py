@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from vsizer._validation import OneOf, check_param
+from vsizer.reporting._storage_labels import STORAGE_LABELS
 
 __all__ = ["LABELS", "LANGS", "check_lang", "label", "with_unit"]
 
@@ -426,6 +427,7 @@ LABELS: dict[str, dict[str, str]] = {
         "ja": "{metric}：平均 {mean}、最小 {min}",
     },
 }
+LABELS.update(STORAGE_LABELS)  # storage section (vsizer.reporting._storage_labels)
 
 
 def check_lang(lang: Any, where: str = "label") -> str:

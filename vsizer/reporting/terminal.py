@@ -19,6 +19,7 @@ from vsizer.placement.problem import DIMENSIONS
 from vsizer.reporting._plan_view import failover_scenarios, lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting.labels import label
+from vsizer.reporting.storage import print_storage
 
 #: A label function bound to the summary's language: ``L(key, **fields)``.
 Label = Callable[..., str]
@@ -345,6 +346,7 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
     if plan.get("series"):
         _print_series(plan, console, lang)
     console.print(_hosts_table(plan, L))
+    print_storage(plan, console, L)  # only when the plan has a storage section
     console.print(_power_table(plan, L))
     if pw["annual_saving"] is not None:
         console.print(_saving_line(pw, L), markup=False, highlight=False)
