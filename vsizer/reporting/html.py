@@ -53,7 +53,7 @@ from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting.labels import LABELS, check_lang, label, with_unit
 from vsizer.reporting.storage import storage_section
 
-__all__ = ["SECTION_KEYS", "plan_html", "write_plan_html"]
+__all__ = ["OPTIONAL_SECTION_KEYS", "SECTION_KEYS", "plan_html", "write_plan_html"]
 
 #: Anchors of the report's sections, in page order.
 SECTION_KEYS: tuple[str, ...] = (
@@ -69,6 +69,9 @@ SECTION_KEYS: tuple[str, ...] = (
     "inputs",
     "warnings",
 )
+
+#: Sections shown only when the plan document has the key of the same name.
+OPTIONAL_SECTION_KEYS: tuple[str, ...] = ("storage",)
 
 Label = Callable[..., str]
 
@@ -536,8 +539,8 @@ def plan_html(plan: Mapping[str, Any], *, lang: str = "en") -> str:
         ),
     )
     for key in SECTION_KEYS:
-        if key == "storage" and not plan.get("storage"):
-            continue  # only plans whose inventory gives disk capacity
+        if key in OPTIONAL_SECTION_KEYS and not plan.get(key):
+            continue  # e.g. storage: only when the inventory gives disk capacity
         title_key, build = _SECTIONS[key]
         page.section(key, t(title_key), build(page, plan, t))
     return page.render()

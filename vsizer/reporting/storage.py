@@ -123,7 +123,7 @@ def storage_section(page: Page, plan: Mapping[str, Any], t: Label) -> str:
     digits = [d for _, _, d, _ in POOL_COLUMNS]
     body = table(
         _headers(t),
-        [[r[0], *(fmt_num(v, d) for v, d in zip(r[1:], digits))]
+        [[r[0], *(fmt_num(v, d) for v, d in zip(r[1:], digits, strict=True))]
          for r in _rows(storage, t)],
         numeric=range(1, len(POOL_COLUMNS) + 1),
     )

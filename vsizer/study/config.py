@@ -77,8 +77,8 @@ from vsizer._validation import (
 )
 from vsizer.errors import ConfigError
 from vsizer.models.platform import SCENARIOS as PLATFORM_SCENARIOS
-from vsizer.study._storage_rules import STORAGE_RULES as _ST
 from vsizer.plausible import FIELD_RANGES
+from vsizer.study._storage_rules import STORAGE_RULES as _ST
 
 #: Hypervisor memory kept per host before any VM [GiB]: a planning allowance
 #: for the VMkernel/management agents (the vSphere Resource Management Guide
