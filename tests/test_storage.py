@@ -268,3 +268,33 @@ def test_header_aliases_for_provisioned_and_used():
     assert match_header("プロビジョニング済み容量(GB)").field == "disk_gib"
     assert match_header("Used Space (GB)").field == "disk_used_gib"
     assert match_header("使用済み容量 [GiB]").field == "disk_used_gib"
+
+
+def test_peak_on_curves_is_the_highest_step_of_the_sum():
+    """On curves the pool's IOPS peak is the highest step of the summed curves
+    (VMs peak at different times), not the sum of each VM's peak."""
+    from types import SimpleNamespace
+
+    import numpy as np
+    import pandas as pd
+
+    from vsizer.study.storage import plan_storage
+
+    servers = pd.DataFrame({
+        "name": ["v1", "v2"], "pool": ["p", "p"], "disk_gib": [100.0, 100.0],
+        "disk_used_gib": [50.0, 50.0], "disk_iops": [300.0, 400.0],
+        "disk_mb_s": [10.0, 20.0],
+    })
+    curves = np.zeros((2, 3, 2))
+    curves[:, :, 1] = [[100, 300, 0], [200, 50, 400]]  # sums 300, 350, 400
+    pool = SimpleNamespace(
+        name="p", failures=1, vm_curves=curves,
+        problem=SimpleNamespace(dims=("cpu", "disk_iops")),
+        sizing=SimpleNamespace(placement=SimpleNamespace(n_hosts=2)),
+    )
+    report = plan_storage(servers, [pool], Rules(read_share=1.0))
+    assert report is not None
+    sp = report.pools[0]
+    assert sp.iops_peak == 400.0        # not 300 + 400
+    assert sp.mb_s_peak == 30.0         # no MB/s curve: sum of the servers' figures
+    assert sp.iops_backend == 400.0     # all reads

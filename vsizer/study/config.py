@@ -46,6 +46,9 @@ A scenario TOML file mirrors the CLI flags::
     scenarios = ["hyperv-r2-java"]   # names: vsizer.models.platform.SCENARIOS
     hyperthreading = "off"           # "catalog" (as measured), "on", "off"
 
+    [storage]              # mode, protection, ftt, slack, ...: vsizer.study._storage_rules
+    protection = "raid5-4+1"
+
     [pools."開発"]          # per-pool overrides of ceiling, failures, min_hosts
     failures = 0
     ceiling = 0.8
