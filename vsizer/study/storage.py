@@ -137,7 +137,8 @@ def plan_storage(
     prot = protection(rules.protection or DEFAULT_PROTECTION[rules.storage_mode], rules.ftt)
     read, source = (
         (rules.read_share, "rules") if rules.read_share is not None
-        else (DEFAULT_READ_SHARE, "assumed: 67 % read (DESIGN §6.2 access specifications)")
+        else (DEFAULT_READ_SHARE, "assumed: 67 % read (database and file-server access "
+                               "specifications of the disk model)")
     )
     mb_s_ratio = min(
         float(throughput_ratio(_QUEUE_DEPTH, spec, "file"))
