@@ -9,18 +9,27 @@ one the demo plans on.
 
 Contract columns: ``model, sockets, cores_per_socket, threads_per_core,
 cpu_mhz, cpu_score_per_core, mem_gib, power_idle_w, power_max_w,
-power_curve_w, rack_u, price``; optional: ``cpu_name, cpu_score_basis,
-disk_iops, disk_mb_s, net_mbps, source``. ``power_curve_w`` is 11 watt values at 0, 10,
+power_curve_w, rack_u, price``; optional: ``price_date, price_currency,
+support_per_year, cpu_name, cpu_score_basis, disk_iops, disk_mb_s, net_mbps,
+source``. Prices are per host and the user's: the shipped catalog leaves
+``price``, ``price_date``, ``price_currency`` and ``support_per_year`` empty
+because list prices are not published consistently and vary by configuration
+and discount (``docs/inputs.md``, "Host prices"). ``price_date`` is
+``YYYY-MM-DD`` or ``YYYY-MM``; ``price_currency`` an ISO 4217 code (``USD``),
+empty meaning the plan's ``--currency``. ``power_curve_w`` is 11 watt values at 0, 10,
 ..., 100 % load separated by ``;``; when it is given, an empty
 ``power_idle_w``/``power_max_w`` is taken from its first/last point.
 """
 
 from __future__ import annotations
 
+import datetime
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -68,6 +77,9 @@ HOST_COLUMNS: dict[str, Column] = {
         Column("power_curve_w", "curve"),
         Column("rack_u", "float", limits="rack_u"),
         Column("price", "float", low_open=False),
+        Column("price_date"),
+        Column("price_currency"),
+        Column("support_per_year", "float", low_open=False),
         Column("cpu_name"),
         Column("cpu_score_basis"),
         Column("disk_iops", "float", limits="disk_iops"),
@@ -76,6 +88,42 @@ HOST_COLUMNS: dict[str, Column] = {
         Column("source"),
     )
 }
+
+
+#: ``price_date``: an ISO date or year-month.
+_PRICE_DATE = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
+#: ``price_currency``: three letters (ISO 4217).
+_CURRENCY = re.compile(r"[A-Za-z]{3}")
+
+
+def _price_terms(row: dict[str, Any], name: str, problems: list[str]) -> None:
+    """Check and normalize ``price_date`` and ``price_currency`` of ``row``."""
+    cell = f"{name} row {row['_row']}, column"
+    date = row["price_date"]
+    if date is not None:
+        found = _PRICE_DATE.fullmatch(date)
+        try:
+            ok = found is not None and bool(
+                datetime.date(
+                    int(found.group(1)), int(found.group(2)), int(found.group(3) or 1)
+                )
+            )
+        except ValueError:
+            ok = False
+        if not ok:
+            problems.append(
+                f"{cell} 'price_date': expected a date YYYY-MM-DD or YYYY-MM "
+                f"(when the price was quoted), got '{date}'."
+            )
+    currency = row["price_currency"]
+    if currency is not None:
+        if _CURRENCY.fullmatch(currency):
+            row["price_currency"] = currency.upper()
+        else:
+            problems.append(
+                f"{cell} 'price_currency': expected a 3-letter ISO 4217 currency "
+                f"code (e.g. USD, EUR, JPY), got '{currency}'."
+            )
 
 
 def _norm(model: str) -> str:
@@ -198,6 +246,7 @@ def _read_hosts(path: Path) -> list[HostModel]:
                 f"power_max_w ({top:g}), got '{idle:g}'."
             )
         score, basis = row["cpu_score_per_core"], row["cpu_score_basis"]
+        _price_terms(row, name, problems)
         if problems:
             continue
         hosts.append(
@@ -220,6 +269,9 @@ def _read_hosts(path: Path) -> list[HostModel]:
                 disk_mb_s=row["disk_mb_s"],
                 net_mbps=row["net_mbps"],
                 source=row["source"] or f"{name} row {r}",
+                price_date=row["price_date"],
+                price_currency=row["price_currency"],
+                support_per_year=row["support_per_year"],
             )
         )
     if problems:
