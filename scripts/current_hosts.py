@@ -33,26 +33,86 @@ SPEC_SITE = "https://www.spec.org/cpu2017/results"
 
 #: (catalog model, SPEC CPU2017 result file, generation, rack U, GiB, DIMMs)
 CURRENT_HOSTS: list[tuple[str, str, str, float, int, str]] = [
-    ("Dell PowerEdge R760 2x Xeon Gold 6430", "cpu2017-20221223-33223",
-     "4th gen Xeon Scalable (Sapphire Rapids)", 2, 1024, "16 x 64 GiB"),
-    ("Dell PowerEdge R760 2x Xeon Gold 6548Y+", "cpu2017-20240112-40590",
-     "5th gen Xeon Scalable (Emerald Rapids)", 2, 1024, "16 x 64 GiB"),
-    ("Dell PowerEdge R760 2x Xeon Platinum 8592+", "cpu2017-20231128-40086",
-     "5th gen Xeon Scalable (Emerald Rapids)", 2, 1024, "16 x 64 GiB"),
-    ("Dell PowerEdge R770 2x Xeon 6760P", "cpu2017-20250310-46878",
-     "Xeon 6 (Granite Rapids)", 2, 1024, "16 x 64 GiB"),
-    ("Dell PowerEdge R770 2x Xeon 6787P", "cpu2017-20250310-46882",
-     "Xeon 6 (Granite Rapids)", 2, 1024, "16 x 64 GiB"),
-    ("Dell PowerEdge R7625 2x EPYC 9554", "cpu2017-20230113-33343",
-     "EPYC 9004 (Genoa)", 2, 1536, "24 x 64 GiB"),
-    ("Dell PowerEdge R7625 2x EPYC 9654", "cpu2017-20221024-32623",
-     "EPYC 9004 (Genoa)", 2, 1536, "24 x 64 GiB"),
-    ("Dell PowerEdge R7625 2x EPYC 9754", "cpu2017-20230522-36768",
-     "EPYC 97x4 (Bergamo)", 2, 1536, "24 x 64 GiB"),
-    ("Dell PowerEdge R7725 2x EPYC 9555", "cpu2017-20250422-47822",
-     "EPYC 9005 (Turin)", 2, 1536, "24 x 64 GiB"),
-    ("Dell PowerEdge R6725 2x EPYC 9655", "cpu2017-20241104-45170",
-     "EPYC 9005 (Turin)", 1, 1536, "24 x 64 GiB"),
+    (
+        "Dell PowerEdge R760 2x Xeon Gold 6430",
+        "cpu2017-20221223-33223",
+        "4th gen Xeon Scalable (Sapphire Rapids)",
+        2,
+        1024,
+        "16 x 64 GiB",
+    ),
+    (
+        "Dell PowerEdge R760 2x Xeon Gold 6548Y+",
+        "cpu2017-20240112-40590",
+        "5th gen Xeon Scalable (Emerald Rapids)",
+        2,
+        1024,
+        "16 x 64 GiB",
+    ),
+    (
+        "Dell PowerEdge R760 2x Xeon Platinum 8592+",
+        "cpu2017-20231128-40086",
+        "5th gen Xeon Scalable (Emerald Rapids)",
+        2,
+        1024,
+        "16 x 64 GiB",
+    ),
+    (
+        "Dell PowerEdge R770 2x Xeon 6760P",
+        "cpu2017-20250310-46878",
+        "Xeon 6 (Granite Rapids)",
+        2,
+        1024,
+        "16 x 64 GiB",
+    ),
+    (
+        "Dell PowerEdge R770 2x Xeon 6787P",
+        "cpu2017-20250310-46882",
+        "Xeon 6 (Granite Rapids)",
+        2,
+        1024,
+        "16 x 64 GiB",
+    ),
+    (
+        "Dell PowerEdge R7625 2x EPYC 9554",
+        "cpu2017-20230113-33343",
+        "EPYC 9004 (Genoa)",
+        2,
+        1536,
+        "24 x 64 GiB",
+    ),
+    (
+        "Dell PowerEdge R7625 2x EPYC 9654",
+        "cpu2017-20221024-32623",
+        "EPYC 9004 (Genoa)",
+        2,
+        1536,
+        "24 x 64 GiB",
+    ),
+    (
+        "Dell PowerEdge R7625 2x EPYC 9754",
+        "cpu2017-20230522-36768",
+        "EPYC 97x4 (Bergamo)",
+        2,
+        1536,
+        "24 x 64 GiB",
+    ),
+    (
+        "Dell PowerEdge R7725 2x EPYC 9555",
+        "cpu2017-20250422-47822",
+        "EPYC 9005 (Turin)",
+        2,
+        1536,
+        "24 x 64 GiB",
+    ),
+    (
+        "Dell PowerEdge R6725 2x EPYC 9655",
+        "cpu2017-20241104-45170",
+        "EPYC 9005 (Turin)",
+        1,
+        1536,
+        "24 x 64 GiB",
+    ),
 ]
 
 #: Nearest published SPECpower generation per CPU vendor: (regex, label).
@@ -88,14 +148,18 @@ def read_cint_rate_results(path: Path) -> pd.DataFrame:
     names carry stray tabs/spaces (see the data README): both are handled.
     """
     text = gzip.decompress(path.read_bytes()).decode("utf-8-sig", errors="replace")
-    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, header=None)
+    frame = pd.read_csv(
+        io.StringIO(text), dtype=str, keep_default_na=False, header=None
+    )
     header = [str(h).strip() for h in frame.iloc[0]]
     frame = frame.iloc[1:].reset_index(drop=True)
     frame.columns = pd.Index(header[: frame.shape[1]])
     data = frame[list(_DUMP_COLUMNS)].rename(columns=_DUMP_COLUMNS)
     data = data[data["benchmark"].str.strip() == "CINT2017rate"]
     data = data.assign(
-        result=data["disclosure"].str.extract(r"/(cpu2017-\d{8}-\d{5})\.html", expand=False),
+        result=data["disclosure"].str.extract(
+            r"/(cpu2017-\d{8}-\d{5})\.html", expand=False
+        ),
         quarter=data["disclosure"].str.extract(r"/(res\d{4}q\d)/", expand=False),
     )
     for col in ("mhz", "chips", "cores", "threads_per_core", "base"):
@@ -123,7 +187,9 @@ def power_proxy(ccf: pd.DataFrame, vendor: str) -> tuple[float, float, str]:
 
 
 def current_host_row(
-    results: pd.DataFrame, ccf: pd.DataFrame, entry: tuple[str, str, str, float, int, str]
+    results: pd.DataFrame,
+    ccf: pd.DataFrame,
+    entry: tuple[str, str, str, float, int, str],
 ) -> dict[str, object]:
     """One ``hosts.csv`` row from its SPEC CPU2017 result and the power proxy."""
     model, result_id, generation, rack_u, mem, dimms = entry

@@ -77,9 +77,16 @@ def test_score_per_core_is_the_cited_result_over_its_cores(shipped, model):
 
 
 def test_hand_computed_scores(shipped):
-    assert shipped.get("Dell PowerEdge R760 2x Xeon Gold 6430").cpu_score_per_core == 7.953125
-    assert shipped.get("Dell PowerEdge R7625 2x EPYC 9554").cpu_score_per_core == 10.15625
-    assert shipped.get("Dell PowerEdge R7725 2x EPYC 9555").cpu_score_per_core == 12.578125
+    assert (
+        shipped.get("Dell PowerEdge R760 2x Xeon Gold 6430").cpu_score_per_core
+        == 7.953125
+    )
+    assert (
+        shipped.get("Dell PowerEdge R7625 2x EPYC 9554").cpu_score_per_core == 10.15625
+    )
+    assert (
+        shipped.get("Dell PowerEdge R7725 2x EPYC 9555").cpu_score_per_core == 12.578125
+    )
 
 
 def test_rows_match_the_derived_spec_file(shipped, shared_data):
@@ -95,7 +102,10 @@ def test_rows_match_the_derived_spec_file(shipped, shared_data):
         row, host = by_result[result], shipped.get(model)
         assert row["chips"] == "2", model
         assert row["cpu_model"] == host.cpu_name, model
-        assert (float(row["specrate2017_int_base"]), int(row["cores_total"])) == (base, cores)
+        assert (float(row["specrate2017_int_base"]), int(row["cores_total"])) == (
+            base,
+            cores,
+        )
         assert row["result_url"] in host.source
         assert float(row["cpu_mhz_nominal"]) == host.cpu_mhz
         assert int(row["threads_per_core"]) == host.threads_per_core == 2
@@ -107,7 +117,8 @@ def _ccf_median(shared_data: Path, pattern: str) -> tuple[int, float, float]:
         rows = [
             r
             for r in csv.DictReader(fh)
-            if r["Chips"] == "2" and r["Nodes"] == "1"
+            if r["Chips"] == "2"
+            and r["Nodes"] == "1"
             and re.search(pattern, r["CPU Description"])
         ]
     return (
@@ -122,7 +133,9 @@ def test_power_is_the_nearest_generation_median(shipped, shared_data):
     median of the newest generation's 2-chip results, stated in the source."""
     # Ice Lake: idle 101 110 118 123 | 131 132 156 176; 100 %: 468 568 580 622 | 630 633 650 680
     assert _ccf_median(shared_data, r"Xeon (?:Platinum|Gold|Silver) [4-8]3\d\d") == (
-        8, 127.0, 626.0
+        8,
+        127.0,
+        626.0,
     )
     # Milan: idle 75.6 79.3 102 104 | 104 108 109 120; 100 %: 454 455 459 459 | 460 461 468 546
     assert _ccf_median(shared_data, r"EPYC 7\d\d3\b") == (8, 104.0, 459.5)
@@ -131,8 +144,13 @@ def test_power_is_the_nearest_generation_median(shipped, shared_data):
         expected = (127.0, 626.0) if "Xeon" in model else (104.0, 459.5)
         assert (host.power_idle_w, host.power_max_w) == expected, model
         assert host.power_curve_w is None
-        assert "power assumed: no SPECpower_ssj2008 result of this generation" in host.source
-        assert "median idle and 100 % of the 8 single-node 2-chip results" in host.source
+        assert (
+            "power assumed: no SPECpower_ssj2008 result of this generation"
+            in host.source
+        )
+        assert (
+            "median idle and 100 % of the 8 single-node 2-chip results" in host.source
+        )
         assert "configuration choice" in host.source
 
 
@@ -140,7 +158,9 @@ def test_measured_row_still_pins_its_specpower_result(shipped, shared_data):
     """Existing rows keep their published SPECpower figures (R740 8180: 52.3 / 457 W)."""
     path = shared_data / "power_specpower" / "specpower_curves_11pt.csv"
     with path.open(encoding="utf-8") as fh:
-        row = next(r for r in csv.DictReader(fh) if r["server_model"] == "Dell PowerEdge R740")
+        row = next(
+            r for r in csv.DictReader(fh) if r["server_model"] == "Dell PowerEdge R740"
+        )
     host = shipped.get("Dell PowerEdge R740 2x Platinum 8180")
     assert (host.power_idle_w, host.power_max_w) == (52.3, 457.0)
     assert (float(row["watts_0pct"]), float(row["watts_100pct"])) == (52.3, 457.0)
@@ -152,9 +172,10 @@ def test_memory_and_rack_are_stated_configurations(shipped):
     assert shipped.get("Dell PowerEdge R7625 2x EPYC 9654").mem_gib == 1536
     assert shipped.get("Dell PowerEdge R7625 2x EPYC 9654").rack_u == 2
     assert shipped.get("Dell PowerEdge R6725 2x EPYC 9655").rack_u == 1
-    assert "1536 GiB configured (24 x 64 GiB, one DIMM per channel" in shipped.get(
-        "Dell PowerEdge R7625 2x EPYC 9654"
-    ).source
+    assert (
+        "1536 GiB configured (24 x 64 GiB, one DIMM per channel"
+        in shipped.get("Dell PowerEdge R7625 2x EPYC 9654").source
+    )
 
 
 # -- prices ---------------------------------------------------------------------
@@ -168,9 +189,12 @@ def test_shipped_prices_are_empty(shipped):
 
 def test_host_model_price_terms_default_to_none():
     host = HostModel("X", 1, 4, 1, 2000, None, 16, 50, 100)
-    assert (host.price, host.price_date, host.price_currency, host.support_per_year) == (
-        None, None, None, None
-    )
+    assert (
+        host.price,
+        host.price_date,
+        host.price_currency,
+        host.support_per_year,
+    ) == (None, None, None, None)
 
 
 def test_price_terms_are_read(tmp_path):
@@ -184,11 +208,17 @@ def test_price_terms_are_read(tmp_path):
     cat = read_host_catalog(path)
     q = cat.get("Quoted")
     assert (q.price, q.price_date, q.price_currency, q.support_per_year) == (
-        12000.5, "2025-06-30", "USD", 900.0
+        12000.5,
+        "2025-06-30",
+        "USD",
+        900.0,
     )
     m = cat.get("Month only")
     assert (m.price, m.price_date, m.price_currency, m.support_per_year) == (
-        8000.0, "2025-06", None, None
+        8000.0,
+        "2025-06",
+        None,
+        None,
     )
     assert cat.get("No price").price is None
 
@@ -228,12 +258,19 @@ def test_bad_price_cells_each_one_clear_line(tmp_path):
 def test_price_columns_round_trip_through_to_frame(tmp_path):
     from vsizer.catalogs import write_catalog_csv
 
-    path = write(tmp_path, HEADER + "Quoted,2,32,2100,1024,127,626,12000,2025-06,EUR,900\n")
-    again = write_catalog_csv(read_host_catalog(path).to_frame(), tmp_path / "again.csv")
-    host = read_host_catalog(again).get("Quoted")
-    assert (host.price, host.price_date, host.price_currency, host.support_per_year) == (
-        12000.0, "2025-06", "EUR", 900.0
+    path = write(
+        tmp_path, HEADER + "Quoted,2,32,2100,1024,127,626,12000,2025-06,EUR,900\n"
     )
+    again = write_catalog_csv(
+        read_host_catalog(path).to_frame(), tmp_path / "again.csv"
+    )
+    host = read_host_catalog(again).get("Quoted")
+    assert (
+        host.price,
+        host.price_date,
+        host.price_currency,
+        host.support_per_year,
+    ) == (12000.0, "2025-06", "EUR", 900.0)
 
 
 # -- the CLI ------------------------------------------------------------------
@@ -253,10 +290,14 @@ def test_catalog_list_says_the_price_is_yours():
         "prices: list prices are not published consistently and vary by configuration "
         "and discount."
     ) in text
-    assert "## Host prices" in (Path(__file__).resolve().parents[1] / "docs" / "inputs.md").read_text(encoding="utf-8")
+    assert "## Host prices" in (
+        Path(__file__).resolve().parents[1] / "docs" / "inputs.md"
+    ).read_text(encoding="utf-8")
 
 
 def test_catalog_list_shows_a_given_price(tmp_path):
-    path = write(tmp_path, HEADER + "Quoted,2,32,2100,1024,127,626,12000,2025-06,USD,900\n")
+    path = write(
+        tmp_path, HEADER + "Quoted,2,32,2100,1024,127,626,12000,2025-06,USD,900\n"
+    )
     text = _catalog_list("--hosts", str(path))
     assert "12000 USD (2025-06) + 900/yr" in text

@@ -2,9 +2,13 @@
 
 The shipped catalog (``vsizer/catalogs/data/hosts.csv``, built by
 ``scripts/build_catalogs.py``) holds the worked-example host of the design method (MHz only), two published
-blades (low-voltage Xeon L5520 vs E5405), and current 2-socket servers whose power comes from
+blades (low-voltage Xeon L5520 vs E5405), 2017-2021 2-socket servers whose power comes from
 published SPECpower_ssj2008 results and whose per-core score is the SPEC
-CPU2017 integer-rate median of their CPU. :data:`DEFAULT_HOST_MODEL` is the
+CPU2017 integer-rate median of their CPU, and ten 2023-2025 2-socket servers
+(Xeon 4th/5th gen Scalable and Xeon 6, EPYC 9004/97x4/9005) scored by one cited
+2-socket CINT2017rate result each, with power assumed from the newest published
+generation (no SPECpower result of theirs in the shipped data; see
+``scripts/current_hosts.py`` and ``docs/inputs.md``). :data:`DEFAULT_HOST_MODEL` is the
 one the demo plans on.
 
 Contract columns: ``model, sockets, cores_per_socket, threads_per_core,
