@@ -301,3 +301,18 @@ def test_catalog_list_shows_a_given_price(tmp_path):
     )
     text = _catalog_list("--hosts", str(path))
     assert "12000 USD (2025-06) + 900/yr" in text
+
+
+def test_current_host_models_constant_matches_the_build_table(shipped):
+    import importlib.util
+
+    from vsizer.catalogs.host_catalog import CURRENT_HOST_MODELS
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "current_hosts.py"
+    spec = importlib.util.spec_from_file_location("current_hosts", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert tuple(row[0] for row in module.CURRENT_HOSTS) == CURRENT_HOST_MODELS
+    assert set(CURRENT_HOST_MODELS) == set(CURRENT)
+    assert shipped.models[-len(CURRENT_HOST_MODELS) :] == list(CURRENT_HOST_MODELS)

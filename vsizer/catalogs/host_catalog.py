@@ -45,6 +45,7 @@ from vsizer.catalogs.score_bridge import bridge
 from vsizer.errors import CatalogError, CatalogLookupError
 
 __all__ = [
+    "CURRENT_HOST_MODELS",
     "DEFAULT_HOST_MODEL",
     "HOST_COLUMNS",
     "HostCatalog",
@@ -59,6 +60,21 @@ SHIPPED_HOST_CATALOG = "hosts.csv"
 #: The shipped model the demo plans on: 2 x 28-core Xeon Platinum 8180,
 #: 768 GiB, with the published 11-point SPECpower curve.
 DEFAULT_HOST_MODEL = "Dell PowerEdge R740 2x Platinum 8180"
+
+#: The shipped 2023-2025 two-socket models (``scripts/current_hosts.py``), in
+#: catalog order: the natural default candidates of a host-model choice.
+CURRENT_HOST_MODELS: tuple[str, ...] = (
+    "Dell PowerEdge R760 2x Xeon Gold 6430",
+    "Dell PowerEdge R760 2x Xeon Gold 6548Y+",
+    "Dell PowerEdge R760 2x Xeon Platinum 8592+",
+    "Dell PowerEdge R770 2x Xeon 6760P",
+    "Dell PowerEdge R770 2x Xeon 6787P",
+    "Dell PowerEdge R7625 2x EPYC 9554",
+    "Dell PowerEdge R7625 2x EPYC 9654",
+    "Dell PowerEdge R7625 2x EPYC 9754",
+    "Dell PowerEdge R7725 2x EPYC 9555",
+    "Dell PowerEdge R6725 2x EPYC 9655",
+)
 
 #: Relative tolerance between power_idle_w/power_max_w and the curve's ends.
 _CURVE_END_RTOL = 0.01
