@@ -202,6 +202,10 @@ LABELS: dict[str, dict[str, str]] = {
     "power_idle_w": {"en": "Idle power", "ja": "アイドル時消費電力"},
     "power_max_w": {"en": "Maximum power", "ja": "最大消費電力"},
     "price": {"en": "Price", "ja": "価格"},
+    # -- host price terms (issue 16, catalog) ----------------------------------
+    "price_date": {"en": "Price date", "ja": "価格の時点"},
+    "price_currency": {"en": "Price currency", "ja": "価格の通貨"},
+    "support_per_year": {"en": "Support per year", "ja": "年間サポート費"},
     "capacity": {"en": "Capacity", "ja": "キャパシティ"},
     "source": {"en": "Source", "ja": "出典"},
     # -- demand ----------------------------------------------------------------
