@@ -43,7 +43,7 @@ def parse_rate(value: Any) -> float | None:
         text = value.strip().replace("\uff05", "%")  # full-width percent sign
         percent = text.endswith("%")
         try:
-            rate = float(text.rstrip("%").strip())
+            rate = float(text.removesuffix("%").strip())
         except ValueError:
             return None
         if percent:
