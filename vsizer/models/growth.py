@@ -17,8 +17,8 @@ the demand at the end of year :math:`y` is
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from vsizer._validation import EachOf, Interval, Satisfies, validate_params
