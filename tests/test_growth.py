@@ -268,3 +268,83 @@ def test_cli_growth_flags(tmp_path) -> None:
     assert r.exit_code != 0
     assert "The 'growth' parameter of plan must be a yearly growth rate" in r.output
     assert "Traceback" not in r.output
+
+
+# --- on curves ---------------------------------------------------------------------
+
+
+def test_growth_scales_the_curves() -> None:
+    from tests.test_plan_series import HOST, cpu_series
+
+    # a peaks at step 0, b at step 1: the sum is 0.6 at both steps -> 1 host at
+    # the 0.6 ceiling. Year 1: 0.66 at both steps -> 2 hosts (0.55 and 0.55).
+    kw = dict(vm_cpu_mhz=10_000.0, vm_mem_gib=1.0, host_memory_reserve_gib=0.0,
+              ceiling=0.6, failures=0, growth="10%", years=1)
+    series = cpu_series({"a": [0.5, 0.1], "b": [0.1, 0.5]})
+    doc = vsizer.plan(series=series, hosts=HOST, **kw).to_dict()
+    assert doc["pools"][0]["host_count"] == 1
+    assert _pool_hosts(doc, "default") == [1, 2]
+    assert doc["growth"]["runs_out"] == {"default": 1}
+    doc = vsizer.plan(series=series, hosts=HOST, size_for="horizon", **kw).to_dict()
+    (pool,) = doc["pools"]
+    assert pool["host_count"] == 2
+    assert [h["curves"]["cpu"] for h in pool["hosts"]] == [[0.55, 0.11], [0.11, 0.55]]
+
+
+# --- reports -----------------------------------------------------------------------
+
+NASTY = "=cmd|<i>x</i>"
+
+
+@pytest.fixture(scope="module")
+def grown_doc(tmp_path_factory) -> dict:
+    inv, hosts = _files(tmp_path_factory.mktemp("g"), {NASTY: 30})
+    rules = Rules(failures=0, growth_table=(0.10, 0.15, 0.05))
+    return vsizer.plan(inv, hosts=hosts, rules=rules).to_dict()
+
+
+def test_the_pool_name_survives(grown_doc) -> None:
+    assert list(grown_doc["growth"]["plan_hosts"]) == [NASTY]
+    assert [y["hosts"] for y in grown_doc["growth"]["years"]] == [3, 4, 5, 5]
+
+
+def test_html_growth_section(grown_doc) -> None:
+    from vsizer.reporting.html import plan_html
+
+    page = plan_html(grown_doc)
+    assert page.index('id="power"') < page.index('id="growth"') < page.index('id="placement"')
+    assert "<i>x</i>" not in page and "&lt;i&gt;x&lt;/i&gt;" in page
+    assert "Growth over the years" in page and "hosts of the plan: 3" in page
+    ja = plan_html(grown_doc, lang="ja")
+    assert "年次の需要増加" in ja
+
+
+def test_excel_growth_sheet(grown_doc, tmp_path) -> None:
+    import openpyxl
+
+    from vsizer.reporting import write_plan_xlsx
+
+    path = tmp_path / "p.xlsx"
+    write_plan_xlsx(grown_doc, path)
+    wb = openpyxl.load_workbook(path)
+    assert wb.sheetnames[-1] == "Growth"
+    rows = [r for r in wb["Growth"].iter_rows(values_only=True)]
+    header = next(r for r in rows if r[0] == "Year" and r[1] and "CPU" in r[1])
+    assert header[3] == "Hosts: " + NASTY
+    at = rows.index(header)
+    assert [r[2] for r in rows[at + 1 : at + 5]] == [3, 4, 5, 5]
+    runs = rows.index(("Pool", "Hosts of the plan", "Runs out in year", None))
+    assert rows[runs + 1][:3] == ("'" + NASTY, 3, 1)  # formula neutralized
+
+
+def test_terminal_growth_block(grown_doc) -> None:
+    from rich.console import Console
+
+    from vsizer.reporting.terminal import print_summary
+
+    console = Console(record=True, width=200)
+    print_summary(grown_doc, console)
+    text = console.export_text()
+    assert "Growth over the years" in text
+    assert "Growth 10 %, 15 %, 5 %/year: 5 hosts needed in year 3 (plan: 3); " in text
+    assert "5 hosts bought in all." in text
