@@ -86,21 +86,23 @@ def with_growth(plan: ConsolidationPlan) -> ConsolidationPlan:
     if not growth_asked(rules):
         return plan
     horizon = rules.size_for == "horizon"
-    notes: list[str] = []
+    notes: list[str] = []  # one line per pool and year that no count holds
     pools: list[PoolGrowth] = []
     results: list[PoolResult] = []
     for pr in plan.pools:
         rates = pool_rates(rules, pr.name)
         factors = growth_factors(rates)
-        sizings = _year_sizings(plan, pr, factors, notes)
+        pool_notes: list[str] = []
+        sizings = _year_sizings(plan, pr, factors, pool_notes)
+        notes += pool_notes
         result = pr
         if horizon:
             last = sizings[-1]
             if last is None:
                 raise ConfigError(
-                    f"pool '{pr.name}': the demand of year {len(rates)} "
-                    f"(x{factors[-1]:.3g}) cannot be placed; see the growth notes "
-                    "of a plan sized for now (--size-for now)."
+                    f"--size-for horizon: pool '{pr.name}' cannot be sized for the "
+                    f"demand of year {len(rates)} (x{factors[-1]:.3g}): "
+                    + pool_notes[0]
                 )
             result = _grown_result(pr, last, factors[-1])
         results.append(result)
