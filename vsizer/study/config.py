@@ -255,7 +255,8 @@ class Rules:
         "Power usage effectiveness (>= 1). Default 1.",
         "power", flag="--pue", constraint=Interval(float, 1, None)))
     years: int = field(default=5, metadata=rule(
-        "Years for the saving over the system's life. Default 5.",
+        "Years for the saving over the system's life, and of growth "
+        "(--growth). Default 5.",
         "power", flag="--years", constraint=Interval(int, 1, None)))
     rack_size_u: int = field(default=42, metadata=rule(
         "Rack units per rack. Default 42.",

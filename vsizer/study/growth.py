@@ -132,8 +132,8 @@ def _year_sizings(
     """
     out: list[PoolSizing | None] = [pr.sizing]
     for year, factor in enumerate(factors[1:], start=1):
-        if out[-1] is None:
-            out.append(None)
+        if out[-1] is None or factor == factors[year - 1]:  # none holds, or no growth
+            out.append(out[-1])
             continue
         try:
             out.append(_grown_sizing(plan, pr, factor))
