@@ -76,12 +76,13 @@ def summary_line(g: Mapping[str, Any], t: Label) -> str:
     """One sentence: the rate, the last year's need against the plan, what is bought."""
     years = g.get("years") or [{}]
     last = years[-1]
-    hosts = last.get("hosts")
-    return t(
-        "growth_summary",
-        rate=rate_text(g),
-        hosts="—" if hosts is None else hosts,
-        years=last.get("year"),
-        plan=sum(int(n) for n in (g.get("plan_hosts") or {}).values()),
-        bought=g.get("hosts_bought"),
-    )
+    fields = {
+        "rate": rate_text(g),
+        "years": last.get("year"),
+        "plan": sum(int(n) for n in (g.get("plan_hosts") or {}).values()),
+        "bought": g.get("hosts_bought"),
+    }
+    if last.get("hosts") is None:
+        first = next(y.get("year") for y in years if y.get("hosts") is None)
+        return t("growth_summary_no_count", first=first, **fields)
+    return t("growth_summary", hosts=last.get("hosts"), **fields)

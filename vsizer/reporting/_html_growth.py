@@ -46,6 +46,7 @@ def growth_chart(g: Mapping[str, Any], t: Label) -> dict[str, Any]:
         }
     )
     layout = {
+        "annotations": _no_count_notes(g, x, t),
         "barmode": "stack",
         "margin": {"l": 60, "r": 20, "t": 40, "b": 60},
         "font": _FONT,
@@ -56,6 +57,25 @@ def growth_chart(g: Mapping[str, Any], t: Label) -> dict[str, Any]:
         "yaxis": {"title": {"text": t("growth_hosts")}, "rangemode": "tozero"},
     }
     return {"data": data, "layout": layout}
+
+
+def _no_count_notes(g: Mapping[str, Any], x: list[str], t: Label) -> list[dict[str, Any]]:
+    """'no count holds it' above the bars of a year where a pool has no count."""
+    notes = []
+    for label_x, y in zip(x, g.get("years") or (), strict=False):
+        counts = list((y.get("pools") or {}).values())
+        if any(n is None for n in counts):
+            notes.append(
+                {
+                    "x": label_x,
+                    "y": sum(n for n in counts if n is not None),
+                    "yanchor": "bottom",
+                    "text": t("growth_no_count"),
+                    "showarrow": False,
+                    "font": {"color": _PLAN_COLOUR, "size": 11},
+                }
+            )
+    return notes
 
 
 def growth_html(page: Page, plan: Mapping[str, Any], t: Label) -> str:

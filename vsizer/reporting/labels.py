@@ -449,6 +449,12 @@ LABELS: dict[str, dict[str, str]] = {
         "ja": "年{rate}の需要増加：{years}年目に必要なホスト {hosts}台"
         "（計画 {plan}台）、購入合計 {bought}台。",
     },
+    "growth_summary_no_count": {
+        "en": "Growth {rate}/year: from year {first} no count of hosts holds the demand "
+        "(see the notes); plan: {plan} hosts, {bought} bought in all.",
+        "ja": "年{rate}の需要増加：{first}年目以降はホストを何台にしても収容できません"
+        "（注記参照）。計画 {plan}台、購入合計 {bought}台。",
+    },
     "chart_growth": {"en": "Hosts needed per year", "ja": "年ごとの必要ホスト数"},
     "growth_plan_line": {"en": "hosts of the plan: {n}", "ja": "計画のホスト数：{n}"},
     "growth_note": {
