@@ -8,8 +8,8 @@ the demand at the end of year :math:`y` is
 
     D_y = D_0 \\prod_{i=1}^{y} (1 + g_i)
 
-(compound growth, the trend forecast of capacity planning, e.g. N. J. Gunther,
-*Guerrilla Capacity Planning*, Springer 2007, ch. 1). A rate is written
+(compound growth, the arithmetic of compound interest; the rates are the
+user's forecast, nothing is fitted). A rate is written
 ``"10%"``, ``"10 %"``, ``"0.10"`` or ``0.10``; it must lie in [-100 %, 1000 %]
 (-100 %: the demand vanishes; beyond that it would turn negative).
 """
@@ -134,7 +134,7 @@ def runs_out_year(owned: int, needed: Sequence[int | None]) -> int | None:
 def purchase_schedule(owned: int, needed: Sequence[int | None]) -> list[tuple[int, int]]:
     """(year, hosts added) for each year 1.. whose need exceeds what is owned.
 
-    Hosts are bought at the end of the year before they are needed and never
+    Hosts are bought in the year whose year-end demand needs them and never
     retired; the schedule stops at the first year no count holds (None).
     """
     out: list[tuple[int, int]] = []
