@@ -18,6 +18,7 @@ SCRIPTS = sorted((REPO / "benchmarks").glob("*.py"))
 EXPECTED = {
     "bench_identical.py": "plans byte-identical",
     "bench_limits.py": "long sheets refused by the row limit",
+    "bench_growth.py": "growth study",
     "bench_placement.py": "ratio target/baseline:",
     "bench_series_scale.py": "400 VMs:",
     "traces.py": "| PlanetLab ",

@@ -45,7 +45,7 @@ def test_unknown_keys_are_errors_all_reported(tmp_path):
         f"{f}: unknown key 'sizing.ceil'; accepted: ceiling, failures, min_hosts, "
         "vcpu_per_core, failover_limit, cpu_basis, assume_util, min_confidence.",
         f"{f}: unknown section [foo]; accepted: [hosts], [sizing], [overhead], [power], "
-        "[space], [inventory], [platform], [series], [targets], [pools].",
+        "[space], [inventory], [platform], [series], [growth], [targets], [pools].",
         f"{f}: unknown key 'targets.speed'; accepted: host_ratio, rack_ratio, "
         "power_ratio, consolidation_ratio.",
     ]

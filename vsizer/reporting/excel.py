@@ -46,6 +46,7 @@ from vsizer.reporting._xlsx import (
     ordered_dimensions,
 )
 from vsizer.reporting._xlsx_failover import failover_sheet
+from vsizer.reporting._xlsx_growth import GROWTH_SHEET_KEY, growth_sheet
 from vsizer.reporting.labels import check_lang, label, with_unit
 
 __all__ = [
@@ -335,6 +336,9 @@ def plan_workbook(plan: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     if predictions(plan) is not None:
         ws = wb.create_sheet(label("sheet_predictions", lang))
         sheets.predictions_sheet(SheetWriter(ws, lang), plan)
+    if plan.get("growth"):
+        ws = wb.create_sheet(label(GROWTH_SHEET_KEY, lang))
+        growth_sheet(SheetWriter(ws, lang), plan)
     props = wb.properties
     props.title = label("workbook_title", lang)
     props.creator = f"vsizer {plan.get('vsizer_version') or ''}".strip()

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from vsizer.reporting import _html_charts as charts
+from vsizer.reporting._html_growth import growth_html
 from vsizer.reporting._html_page import Page, esc, fmt_num, fmt_pct, table
 from vsizer.reporting._html_summary import (
     card,
@@ -490,6 +491,14 @@ _SECTIONS: dict[str, tuple[str, Callable[[Page, Mapping[str, Any], Label], str]]
     "warnings": ("sheet_warnings", _warnings),
 }
 
+#: Sections shown only when the plan has them (a non-empty body): key ->
+#: (the section they follow, title label, builder).
+OPTIONAL_SECTIONS: dict[
+    str, tuple[str, str, Callable[[Page, Mapping[str, Any], Label], str]]
+] = {
+    "growth": ("power", "section_growth", growth_html),
+}
+
 
 def plan_html(plan: Mapping[str, Any], *, lang: str = "en") -> str:
     """The HTML report of ``plan`` as text.
@@ -535,6 +544,10 @@ def plan_html(plan: Mapping[str, Any], *, lang: str = "en") -> str:
     for key in SECTION_KEYS:
         title_key, build = _SECTIONS[key]
         page.section(key, t(title_key), build(page, plan, t))
+        for extra, (after, extra_title, extra_build) in OPTIONAL_SECTIONS.items():
+            body = extra_build(page, plan, t) if after == key else ""
+            if body:
+                page.section(extra, t(extra_title), body)
     return page.render()
 
 

@@ -429,6 +429,44 @@ LABELS: dict[str, dict[str, str]] = {
         "en": "{metric}: mean {mean}, min {min}",
         "ja": "{metric}：平均 {mean}、最小 {min}",
     },
+    # -- growth over the years (vsizer.study.growth; plan section "growth") --------
+    "sheet_growth": {"en": "Growth", "ja": "需要増加"},
+    "section_growth": {"en": "Growth over the years", "ja": "年次の需要増加"},
+    "growth_year": {"en": "Year", "ja": "年"},
+    "growth_demand_cpu": {"en": "CPU demand", "ja": "CPU需要"},
+    "growth_hosts": {"en": "Hosts needed", "ja": "必要ホスト数"},
+    "growth_pool_hosts": {"en": "Hosts: {pool}", "ja": "ホスト数：{pool}"},
+    "growth_rate": {"en": "Growth per year", "ja": "年間増加率"},
+    "growth_size_for": {"en": "Plan sized for", "ja": "サイジング基準"},
+    "value_now": {"en": "day one (purchases follow)", "ja": "初年度（以降は追加購入）"},
+    "value_horizon": {"en": "the last year", "ja": "最終年度の需要"},
+    "growth_plan_hosts": {"en": "Hosts of the plan", "ja": "計画のホスト数"},
+    "growth_runs_out": {"en": "Runs out in year", "ja": "不足する年"},
+    "growth_never": {"en": "not within {years} years", "ja": "{years}年以内は不足なし"},
+    "growth_purchases": {"en": "Purchases", "ja": "購入計画"},
+    "growth_hosts_added": {"en": "Hosts added", "ja": "追加ホスト数"},
+    "growth_bought": {"en": "Hosts bought", "ja": "購入ホスト数合計"},
+    "growth_no_count": {"en": "no count holds it", "ja": "収容不可"},
+    "growth_summary": {
+        "en": "Growth {rate}/year: {hosts} hosts needed in year {years} "
+        "(plan: {plan}); {bought} hosts bought in all.",
+        "ja": "年{rate}の需要増加：{years}年目に必要なホスト {hosts}台"
+        "（計画 {plan}台）、購入合計 {bought}台。",
+    },
+    "growth_summary_no_count": {
+        "en": "Growth {rate}/year: from year {first} no count of hosts holds the demand "
+        "(see the notes); plan: {plan} hosts, {bought} bought in all.",
+        "ja": "年{rate}の需要増加：{first}年目以降はホストを何台にしても収容できません"
+        "（注記参照）。計画 {plan}台、購入合計 {bought}台。",
+    },
+    "chart_growth": {"en": "Hosts needed per year", "ja": "年ごとの必要ホスト数"},
+    "growth_plan_line": {"en": "hosts of the plan: {n}", "ja": "計画のホスト数：{n}"},
+    "growth_note": {
+        "en": "Every VM's demand grows at its pool's rate (CPU, memory, vCPU count, "
+        "I/O); each year end is sized as the plan is (ceiling, N+k, minimum hosts).",
+        "ja": "各VMの需要（CPU・メモリ・vCPU数・I/O）がプールの増加率で増えるとして、"
+        "各年度末を計画と同じ条件（使用率上限・N+k・最小ホスト数）でサイジングしています。",
+    },
 }
 
 

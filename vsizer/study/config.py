@@ -46,7 +46,12 @@ A scenario TOML file mirrors the CLI flags::
     scenarios = ["hyperv-r2-java"]   # names: vsizer.models.platform.SCENARIOS
     hyperthreading = "off"           # "catalog" (as measured), "on", "off"
 
-    [pools."開発"]          # per-pool overrides of ceiling, failures, min_hosts
+    [growth]               # demand growth over the years (vsizer.study.growth)
+    rate = "10%"           # per year (or 0.10); or one rate per year:
+    # years = [0.10, 0.15, 0.05]
+    size_for = "now"       # "now": day one + purchases; "horizon": the last year
+
+    [pools."開発"]          # per-pool overrides of ceiling, failures, min_hosts, growth
     failures = 0
     ceiling = 0.8
 
@@ -76,6 +81,8 @@ from vsizer._validation import (
     param_problems,
 )
 from vsizer.errors import ConfigError
+from vsizer.models.growth import RATE as _RATE
+from vsizer.models.growth import RATES as _RATES
 from vsizer.models.platform import SCENARIOS as PLATFORM_SCENARIOS
 from vsizer.plausible import FIELD_RANGES
 
@@ -183,6 +190,8 @@ class PoolRules:
     ceiling: float | None = None
     failures: int | None = None
     min_hosts: int | None = None
+    #: Yearly demand growth of the pool ("10%" or 0.10), over the plan's.
+    growth: str | float | None = None
 
 
 #: Constraints of a pool's overrides (``[pools."name"]``).
@@ -190,6 +199,7 @@ POOL_CONSTRAINTS: dict[str, Constraint] = {
     "ceiling": _FRACTION,
     "failures": _FAILURES,
     "min_hosts": _MIN_HOSTS,
+    "growth": _RATE,
 }
 
 
@@ -245,7 +255,8 @@ class Rules:
         "Power usage effectiveness (>= 1). Default 1.",
         "power", flag="--pue", constraint=Interval(float, 1, None)))
     years: int = field(default=5, metadata=rule(
-        "Years for the saving over the system's life. Default 5.",
+        "Years for the saving over the system's life, and of growth "
+        "(--growth). Default 5.",
         "power", flag="--years", constraint=Interval(int, 1, None)))
     rack_size_u: int = field(default=42, metadata=rule(
         "Rack units per rack. Default 42.",
@@ -313,6 +324,19 @@ class Rules:
         "catalog (as measured), on, or off (CPU / 1.038, power / 1.094).",
         "platform", flag="--hyperthreading",
         constraint=OneOf(("catalog", "on", "off"))))
+    # Growth over the years (vsizer.study.growth); absent: no growth section.
+    growth: str | None = field(default=None, metadata=rule(
+        "Yearly demand growth, e.g. 10% (or 0.10), or one rate per year: "
+        "10%,15%,5%. Gives the hosts needed at each year end up to --years, "
+        "the year each pool runs out, and the purchases.",
+        "growth", key="rate", flag="--growth", constraint=_RATES))
+    growth_table: tuple[float, ...] = field(default=(), metadata=rule(
+        "One yearly growth rate per year (0.10 or '10%'); sets the horizon.",
+        "growth", key="years", constraint=EachOf(_RATE)))
+    size_for: str = field(default="now", metadata=rule(
+        "With growth: size the plan for day one (now; the purchases follow) "
+        "or for the demand of the last year (horizon). Default now.",
+        "growth", flag="--size-for", constraint=OneOf(("now", "horizon"))))
     targets: dict[str, float] = field(default_factory=dict)
     pools: dict[str, PoolRules] = field(default_factory=dict)
 
@@ -454,7 +478,8 @@ TARGET_FLAGS: dict[str, str] = {
 
 #: TOML sections of the rules, in the order messages list them.
 _SECTION_ORDER = (
-    "hosts", "sizing", "overhead", "power", "space", "inventory", "platform", "series"
+    "hosts", "sizing", "overhead", "power", "space", "inventory", "platform", "series",
+    "growth",
 )
 
 
@@ -529,6 +554,7 @@ def _pools(body: Any, source: str, problems: list[str]) -> dict[str, PoolRules]:
             ceiling=_num(body2["ceiling"]) if "ceiling" in body2 else None,
             failures=body2.get("failures"),
             min_hosts=body2.get("min_hosts"),
+            growth=body2.get("growth"),
         )
     return pools
 

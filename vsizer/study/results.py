@@ -11,6 +11,7 @@ import pandas as pd
 
 from vsizer.catalogs.model import HostModel
 from vsizer.inventory import Inventory
+from vsizer.models.growth import Growth
 from vsizer.placement.problem import PlacementProblem
 from vsizer.placement.sizing import PoolSizing
 from vsizer.quality import PlanWarning, QualityReport
@@ -83,6 +84,9 @@ class ConsolidationPlan:
     #: The ``predictions`` section (:func:`vsizer.study.predict.predict_plan`) when
     #: asked (``vsizer.plan(..., predict=True)`` or a profile), else None.
     predictions: dict[str, Any] | None = None
+    #: The growth study (:func:`vsizer.study.growth.with_growth`) when the rules
+    #: state a growth, else None.
+    growth: Growth | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The plan document (``docs/plan-schema.md``)."""

@@ -17,6 +17,7 @@ import pandas as pd
 from vsizer import __version__
 from vsizer._jsonable import jsonable as _r
 from vsizer.catalogs.hosts_before import before_summary
+from vsizer.study._growth_doc import growth_section
 from vsizer.study._pools import CURVE_POINTS, pool_doc
 from vsizer.study.config import Rules
 from vsizer.study.economics import Economics, TargetCheck
@@ -100,6 +101,8 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
         "series": _series_section(plan),
         "warnings": [w.to_dict() for w in plan.warnings],
     }
+    if plan.growth is not None:
+        doc["growth"] = growth_section(plan.growth)
     if plan.predictions is not None:
         doc["predictions"] = plan.predictions
     return doc
