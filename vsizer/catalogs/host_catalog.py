@@ -74,6 +74,7 @@ HOST_COLUMNS: dict[str, Column] = {
         Column("disk_mb_s", "float", limits="disk_mb_s"),
         Column("net_mbps", "float", limits="net_mbps"),
         Column("source"),
+        Column("support_per_year", "float", low_open=False),  # issue 16 (tco)
     )
 }
 
@@ -220,6 +221,7 @@ def _read_hosts(path: Path) -> list[HostModel]:
                 disk_mb_s=row["disk_mb_s"],
                 net_mbps=row["net_mbps"],
                 source=row["source"] or f"{name} row {r}",
+                support_per_year=row["support_per_year"],  # issue 16 (tco)
             )
         )
     if problems:

@@ -53,6 +53,10 @@ class HostModel:
     disk_mb_s: float | None = None
     net_mbps: float | None = None
     source: str = ""
+    # --- issue 16 (tco): support per host and year, same currency as ``price``;
+    # None = not known (the TCO then lists support as missing). The catalog
+    # helper owns the rest of the price columns.
+    support_per_year: float | None = None
 
     @property
     def cores(self) -> int:
