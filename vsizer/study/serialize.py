@@ -20,6 +20,8 @@ from vsizer.catalogs.hosts_before import before_summary
 from vsizer.study._pools import CURVE_POINTS, pool_doc
 from vsizer.study.config import Rules
 from vsizer.study.economics import Economics, TargetCheck
+from vsizer.study.ranking import choice_doc  # issue 16 (tco)
+from vsizer.study.tco import tco_doc  # issue 16 (tco)
 
 if TYPE_CHECKING:
     from vsizer.study.results import ConsolidationPlan
@@ -100,6 +102,10 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
         "series": _series_section(plan),
         "warnings": [w.to_dict() for w in plan.warnings],
     }
+    if plan.tco is not None:  # issue 16 (tco)
+        doc["tco"] = tco_doc(plan.tco)
+    if plan.choice is not None:  # issue 16 (tco)
+        doc["choice"] = choice_doc(plan.choice)
     if plan.predictions is not None:
         doc["predictions"] = plan.predictions
     return doc
