@@ -129,7 +129,9 @@ def _plan_one(job: tuple[Any, ...]) -> Candidate:
     try:
         result = core.plan(inventory, host, rules=rules, series=series)
     except VsizerError as exc:
-        return Candidate(model=host.model, error=" ".join(str(exc).split()))
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        more = f" (+{len(lines) - 1} more problems)" if len(lines) > 1 else ""
+        return Candidate(model=host.model, error=(lines or ["failed"])[0] + more)
     return _candidate(result, licences)
 
 

@@ -124,15 +124,12 @@ def _why(ordered: list[Candidate], ranked_by: str, years: int, currency: str) ->
         assert w.tco is not None
         text = f"{head}, lowest TCO over {years} years ({_money(w.tco.total, currency)})"
     else:
-        lacking = [
-            f"{c.model} ({', '.join(c.tco.missing) if c.tco else 'no TCO'})"
-            for c in ordered
-            if c.tco is None or c.tco.total is None
-        ]
+        lacking = [c for c in ordered if c.tco is None or c.tco.total is None]
+        parts = sorted({p for c in lacking if c.tco for p in c.tco.missing})
         text = (
             f"{head}, fewest hosts then lowest power ({_num(w.power_w)} W); "
-            f"ranked without TCO because prices are missing for: "
-            + "; ".join(lacking)
+            f"ranked without TCO: {len(lacking)} of {len(ordered)} candidates "
+            f"lack a price ({', '.join(parts)}; see candidates[].missing)"
         )
     if len(ordered) > 1:
         n = ordered[1]
