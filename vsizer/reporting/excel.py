@@ -46,6 +46,7 @@ from vsizer.reporting._xlsx import (
     ordered_dimensions,
 )
 from vsizer.reporting._xlsx_failover import failover_sheet
+from vsizer.reporting.choice_report import choice_sheet, has_choice  # issue 16 (tco)
 from vsizer.reporting.labels import check_lang, label, with_unit
 
 __all__ = [
@@ -335,6 +336,9 @@ def plan_workbook(plan: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     if predictions(plan) is not None:
         ws = wb.create_sheet(label("sheet_predictions", lang))
         sheets.predictions_sheet(SheetWriter(ws, lang), plan)
+    if has_choice(plan):  # issue 16 (tco): the host-model choice and TCO
+        ws = wb.create_sheet(label("sheet_choice", lang))
+        choice_sheet(SheetWriter(ws, lang), plan)
     props = wb.properties
     props.title = label("workbook_title", lang)
     props.creator = f"vsizer {plan.get('vsizer_version') or ''}".strip()

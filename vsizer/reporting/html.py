@@ -50,6 +50,7 @@ from vsizer.reporting._plan_view import (
     scenario_count,
 )
 from vsizer.reporting._plan_view import warnings as plan_warnings
+from vsizer.reporting.choice_report import choice_section, has_choice  # issue 16 (tco)
 from vsizer.reporting.labels import LABELS, check_lang, label, with_unit
 
 __all__ = ["SECTION_KEYS", "plan_html", "write_plan_html"]
@@ -63,6 +64,7 @@ SECTION_KEYS: tuple[str, ...] = (
     "curves",
     "failover",
     "predictions",
+    "choice",  # issue 16 (tco): only when the plan has a choice or a TCO
     "quality",
     "inputs",
     "warnings",
@@ -485,6 +487,7 @@ _SECTIONS: dict[str, tuple[str, Callable[[Page, Mapping[str, Any], Label], str]]
     "curves": ("section_curves", _curves),
     "failover": ("section_failover", _failover),
     "predictions": ("section_predictions", _predictions),
+    "choice": ("section_choice", choice_section),  # issue 16 (tco)
     "quality": ("sheet_quality", _quality),
     "inputs": ("section_inputs_parameters", _inputs),
     "warnings": ("sheet_warnings", _warnings),
@@ -533,6 +536,8 @@ def plan_html(plan: Mapping[str, Any], *, lang: str = "en") -> str:
         ),
     )
     for key in SECTION_KEYS:
+        if key == "choice" and not has_choice(plan):  # issue 16 (tco)
+            continue
         title_key, build = _SECTIONS[key]
         page.section(key, t(title_key), build(page, plan, t))
     return page.render()
