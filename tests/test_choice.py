@@ -18,11 +18,12 @@ from vsizer.study.config import Rules, load_rules
 from vsizer.study.ranking import BY_TCO, FALLBACK, Candidate, rank
 from vsizer.study.tco import Tco
 
-from tests.test_tco import SAMPLE, SCENARIO, _priced_catalog
+from tests.test_tco import REPO, SAMPLE, SCENARIO, _priced_catalog
 
 R740 = "Dell PowerEdge R740 2x Platinum 8180"
 M6 = "Fujitsu PRIMERGY RX2530 M6 2x Platinum 8380"
 EPYC = "Dell PowerEdge R7525 2x EPYC 7702"
+REPO_SCENARIOS = REPO / "vsizer" / "data" / "scenarios"
 
 
 def _tco(total: float | None) -> Tco:
@@ -140,3 +141,18 @@ def test_cli_auto_with_candidates_file(priced: Path, tmp_path: Path) -> None:
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert doc["choice"]["years"] == 3 and doc["tco"]["years"] == 3
     assert f"Chosen host model: {doc['choice']['winner']}" in " ".join(res.output.split())
+
+
+def test_compare_can_use_auto_per_scenario() -> None:
+    from vsizer.study.compare import Scenario, compare, load_scenario
+
+    older = REPO_SCENARIOS / "older-r740-8180.toml"
+    base = load_scenario(older)
+    auto = Scenario(
+        "auto", base.rules.replace(host_model="auto", candidates=(R740, EPYC))
+    )
+    doc = compare([auto, older], SAMPLE)
+    entries = {e["name"]: e for e in doc["scenarios"]}
+    assert entries["auto"]["host_model"] == EPYC
+    assert doc["plans"]["auto"]["choice"]["winner"] == EPYC
+    assert "choice" not in doc["plans"][base.name]
