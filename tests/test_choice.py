@@ -11,14 +11,13 @@ import pytest
 from typer.testing import CliRunner
 
 import vsizer
+from tests.test_tco import REPO, SAMPLE, SCENARIO, _priced_catalog
 from vsizer.cli.app import app
 from vsizer.errors import CatalogLookupError, ConfigError
 from vsizer.study.choice import candidate_hosts, is_auto
 from vsizer.study.config import Rules, load_rules
 from vsizer.study.ranking import BY_TCO, FALLBACK, Candidate, rank
 from vsizer.study.tco import Tco
-
-from tests.test_tco import REPO, SAMPLE, SCENARIO, _priced_catalog
 
 R740 = "Dell PowerEdge R740 2x Platinum 8180"
 M6 = "Fujitsu PRIMERGY RX2530 M6 2x Platinum 8380"

@@ -327,11 +327,11 @@ class Rules:
     licences: str | None = field(default=None, metadata=rule(
         "Licence catalog CSV (columns of vsizer/catalogs/data/licences.csv); "
         "every row applies to every host (or VM) of the plan. Default: none.",
-        "cost", flag="--licences", path=True))
+        "hosts", flag="--licences", path=True))
     rack_cost_per_u_year: float | None = field(default=None, metadata=rule(
         "Cost of one rack unit per year (space, power distribution, cooling "
         "share) in the plan's currency. Default: not counted.",
-        "cost", flag="--rack-cost-per-u-year", constraint=_NON_NEGATIVE))
+        "space", flag="--rack-cost-per-u-year", constraint=_NON_NEGATIVE))
     # --- end issue 16 (tco)
     targets: dict[str, float] = field(default_factory=dict)
     pools: dict[str, PoolRules] = field(default_factory=dict)
@@ -474,8 +474,7 @@ TARGET_FLAGS: dict[str, str] = {
 
 #: TOML sections of the rules, in the order messages list them.
 _SECTION_ORDER = (
-    "hosts", "sizing", "overhead", "power", "space", "inventory", "platform", "series",
-    "cost",  # issue 16 (tco)
+    "hosts", "sizing", "overhead", "power", "space", "inventory", "platform", "series"
 )
 
 

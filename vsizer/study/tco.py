@@ -29,7 +29,12 @@ from typing import Any
 
 from vsizer._jsonable import jsonable as _r
 from vsizer._validation import Interval, OrNone, validate_params
-from vsizer.catalogs.licences import Licence, licence_count, licences_per_host, read_licences
+from vsizer.catalogs.licences import (
+    Licence,
+    licence_count,
+    licences_per_host,
+    read_licences,
+)
 from vsizer.catalogs.model import HostModel
 from vsizer.errors import ConfigError
 from vsizer.study.config import Rules
