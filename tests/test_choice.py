@@ -155,3 +155,47 @@ def test_compare_can_use_auto_per_scenario() -> None:
     assert entries["auto"]["host_model"] == EPYC
     assert doc["plans"]["auto"]["choice"]["winner"] == EPYC
     assert "choice" not in doc["plans"][base.name]
+
+
+def test_auto_on_series_checks_failover_on_the_curves() -> None:
+    from vsizer.series.sources import load_series
+
+    series = load_series([REPO / "tests/data/series/tabular/wide_percent.csv"], "wide")
+    rules = Rules(host_model="auto", candidates=(R740, EPYC), vm_cpu_mhz=2000.0,
+                  vm_mem_gib=4.0)
+    one = vsizer.plan(None, series=series, rules=rules, workers=1)
+    two = vsizer.plan(None, series=series, rules=rules, workers=2)
+    assert one.to_json() == two.to_json()
+    doc = one.to_dict()
+    assert doc["series"] is not None and all(p.sizing.on_curves for p in one.pools)
+    assert {c["model"] for c in doc["choice"]["candidates"]} == {R740, EPYC}
+    assert doc["choice"]["winner"] == doc["inputs"]["host_model"]
+
+
+def test_reports_escape_and_neutralize_candidate_names(tmp_path: Path) -> None:
+    from openpyxl import load_workbook
+
+    from vsizer.reporting import write_plan_html, write_plan_xlsx
+
+    evil = '=HYPERLINK("http://x","y")<script>alert(1)</script>'
+    hosts = tmp_path / "h.csv"
+    rows = (REPO / "vsizer/catalogs/data/hosts.csv").read_text(encoding="utf-8")
+    head, r740 = rows.splitlines()[0], next(
+        line for line in rows.splitlines() if line.startswith(R740 + ",")
+    )
+    hosts.write_text(
+        head + "\n" + r740 + "\n" + r740.replace(R740, '"' + evil.replace('"', '""') + '"')
+        + "\n", encoding="utf-8",
+    )
+    rules = load_rules(SCENARIO).replace(host_model="auto", candidates_file=str(hosts))
+    doc = vsizer.plan(SAMPLE, rules=rules, workers=1).to_dict()
+    assert {c["model"] for c in doc["choice"]["candidates"]} == {R740, evil}
+    html, xlsx = tmp_path / "r.html", tmp_path / "r.xlsx"
+    write_plan_html(doc, html)
+    write_plan_xlsx(doc, xlsx)
+    text = html.read_text(encoding="utf-8")
+    assert "<script>alert(1)" not in text and "&lt;script&gt;alert(1)" in text
+    ws = load_workbook(xlsx)["Host choice"]
+    cells = [c for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
+    names = [c for c in cells if "HYPERLINK" in c.value]
+    assert names and all(c.value.startswith("'=") and c.data_type == "s" for c in names)
