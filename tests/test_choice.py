@@ -199,3 +199,8 @@ def test_reports_escape_and_neutralize_candidate_names(tmp_path: Path) -> None:
     cells = [c for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
     names = [c for c in cells if "HYPERLINK" in c.value]
     assert names and all(c.value.startswith("'=") and c.data_type == "s" for c in names)
+
+
+def test_a_named_host_model_argument_is_not_a_choice() -> None:
+    p = vsizer.plan(SAMPLE, EPYC, rules=load_rules(SCENARIO).replace(host_model="auto"))
+    assert p.host.model == EPYC and p.choice is None

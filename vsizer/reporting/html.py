@@ -64,7 +64,6 @@ SECTION_KEYS: tuple[str, ...] = (
     "curves",
     "failover",
     "predictions",
-    "choice",  # issue 16 (tco): only when the plan has a choice or a TCO
     "quality",
     "inputs",
     "warnings",
@@ -487,7 +486,6 @@ _SECTIONS: dict[str, tuple[str, Callable[[Page, Mapping[str, Any], Label], str]]
     "curves": ("section_curves", _curves),
     "failover": ("section_failover", _failover),
     "predictions": ("section_predictions", _predictions),
-    "choice": ("section_choice", choice_section),  # issue 16 (tco)
     "quality": ("sheet_quality", _quality),
     "inputs": ("section_inputs_parameters", _inputs),
     "warnings": ("sheet_warnings", _warnings),
@@ -536,10 +534,10 @@ def plan_html(plan: Mapping[str, Any], *, lang: str = "en") -> str:
         ),
     )
     for key in SECTION_KEYS:
-        if key == "choice" and not has_choice(plan):  # issue 16 (tco)
-            continue
         title_key, build = _SECTIONS[key]
         page.section(key, t(title_key), build(page, plan, t))
+        if key == "predictions" and has_choice(plan):  # issue 16 (tco): optional
+            page.section("choice", t("section_choice"), choice_section(page, plan, t))
     return page.render()
 
 

@@ -199,7 +199,7 @@ def plan(
     """
     known = set(overrides) <= set(Rules.__dataclass_fields__)  # else core.plan says
     full = (rules or Rules()).replace(**overrides) if known else Rules()
-    if known and is_auto(full) and not isinstance(hosts, HostModel):
+    if known and is_auto(full) and not _names_one_model(hosts):
         return choose(
             inventory, full, hosts=hosts, series=series, predict=predict,
             profile=profile, progress=progress, workers=workers,
@@ -212,3 +212,10 @@ def plan(
         result = with_tco(result)
     return result
 
+
+
+def _names_one_model(hosts: object) -> bool:
+    """``hosts`` is one host model (a HostModel, or a name that is not a CSV file)."""
+    if isinstance(hosts, HostModel):
+        return True
+    return isinstance(hosts, (str, Path)) and Path(str(hosts)).suffix.lower() != ".csv"
