@@ -199,7 +199,9 @@ def plan(
     """
     known = set(overrides) <= set(Rules.__dataclass_fields__)  # else core.plan says
     full = (rules or Rules()).replace(**overrides) if known else Rules()
-    if known and is_auto(full) and not _names_one_model(hosts):
+    if known and is_auto(full) and not isinstance(hosts, HostModel) and not (
+        _names_one_model(hosts)
+    ):
         return choose(
             inventory, full, hosts=hosts, series=series, predict=predict,
             profile=profile, progress=progress, workers=workers,
