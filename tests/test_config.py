@@ -186,6 +186,10 @@ def test_toml_layout_comes_from_the_declared_table():
         "model": "host_model",
         "catalog": "host_catalog",
         "cpu_catalog": "cpu_catalog",
+        # issue 16 (tco): the host-model choice and the licences
+        "candidates": "candidates",
+        "candidates_file": "candidates_file",
+        "licences": "licences",
     }
     assert _SECTIONS["platform"] == {"scenarios": "platform", "hyperthreading": "hyperthreading"}
 

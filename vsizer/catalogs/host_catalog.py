@@ -106,6 +106,7 @@ HOST_COLUMNS: dict[str, Column] = {
         Column("disk_mb_s", "float", limits="disk_mb_s"),
         Column("net_mbps", "float", limits="net_mbps"),
         Column("source"),
+        Column("support_per_year", "float", low_open=False),  # issue 16 (tco)
     )
 }
 

@@ -47,6 +47,7 @@ from vsizer.reporting._xlsx import (
 )
 from vsizer.reporting._xlsx_failover import failover_sheet
 from vsizer.reporting._xlsx_growth import GROWTH_SHEET_KEY, growth_sheet
+from vsizer.reporting.choice_report import choice_sheet, has_choice  # issue 16 (tco)
 from vsizer.reporting.labels import check_lang, label, with_unit
 
 __all__ = [
@@ -339,6 +340,9 @@ def plan_workbook(plan: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     if plan.get("growth"):
         ws = wb.create_sheet(label(GROWTH_SHEET_KEY, lang))
         growth_sheet(SheetWriter(ws, lang), plan)
+    if has_choice(plan):  # issue 16 (tco): the host-model choice and TCO
+        ws = wb.create_sheet(label("sheet_choice", lang))
+        choice_sheet(SheetWriter(ws, lang), plan)
     props = wb.properties
     props.title = label("workbook_title", lang)
     props.creator = f"vsizer {plan.get('vsizer_version') or ''}".strip()

@@ -51,6 +51,7 @@ from vsizer.reporting._plan_view import (
     scenario_count,
 )
 from vsizer.reporting._plan_view import warnings as plan_warnings
+from vsizer.reporting.choice_report import choice_section, has_choice  # issue 16 (tco)
 from vsizer.reporting.labels import LABELS, check_lang, label, with_unit
 
 __all__ = ["SECTION_KEYS", "plan_html", "write_plan_html"]
@@ -497,6 +498,8 @@ OPTIONAL_SECTIONS: dict[
     str, tuple[str, str, Callable[[Page, Mapping[str, Any], Label], str]]
 ] = {
     "growth": ("power", "section_growth", growth_html),
+    "choice": ("predictions", "section_choice", lambda page, plan, t: (
+        choice_section(page, plan, t) if has_choice(plan) else "")),
 }
 
 

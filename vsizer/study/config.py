@@ -265,7 +265,8 @@ class Rules:
         "Plan powered-off RVTools VMs too.",
         "inventory", flag="--include-powered-off"))
     host_model: str | None = field(default=None, metadata=rule(
-        "Host model name from the catalog (see 'vsizer catalog list').",
+        "Host model name from the catalog (see 'vsizer catalog list'), or "
+        "'auto': plan every candidate and pick the lowest total cost.",
         "hosts", key="model", flag="--host-model"))
     host_catalog: str | None = field(default=None, metadata=rule(
         "Host catalog CSV (merged over the shipped one). With one model "
@@ -337,6 +338,25 @@ class Rules:
         "With growth: size the plan for day one (now; the purchases follow) "
         "or for the demand of the last year (horizon). Default now.",
         "growth", flag="--size-for", constraint=OneOf(("now", "horizon"))))
+    # --- issue 16 (tco): host-model choice and total cost of ownership
+    # (vsizer.study.choice, vsizer.study.tco).
+    candidates: tuple[str, ...] = field(default=(), metadata=rule(
+        "Host models to choose among with host_model = 'auto' (names in the "
+        "host catalog). Default: every model of the catalog.",
+        "hosts"))
+    candidates_file: str | None = field(default=None, metadata=rule(
+        "Host catalog CSV whose every model is a candidate of --host-model "
+        "auto (implies auto).",
+        "hosts", flag="--candidates", path=True))
+    licences: str | None = field(default=None, metadata=rule(
+        "Licence catalog CSV (columns of vsizer/catalogs/data/licences.csv); "
+        "every row applies to every host (or VM) of the plan. Default: none.",
+        "hosts", flag="--licences", path=True))
+    rack_cost_per_u_year: float | None = field(default=None, metadata=rule(
+        "Cost of one rack unit per year (space, power distribution, cooling "
+        "share) in the plan's currency. Default: not counted.",
+        "space", flag="--rack-cost-per-u-year", constraint=_NON_NEGATIVE))
+    # --- end issue 16 (tco)
     targets: dict[str, float] = field(default_factory=dict)
     pools: dict[str, PoolRules] = field(default_factory=dict)
 

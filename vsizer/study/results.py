@@ -19,7 +19,9 @@ from vsizer.series.align import AlignedSeries
 from vsizer.series.model import SeriesQuality
 from vsizer.study.config import Rules
 from vsizer.study.economics import Economics
+from vsizer.study.ranking import Choice  # issue 16 (tco)
 from vsizer.study.serialize import plan_to_dict, plan_to_json
+from vsizer.study.tco import Tco  # issue 16 (tco)
 
 
 @dataclass
@@ -87,6 +89,12 @@ class ConsolidationPlan:
     #: The growth study (:func:`vsizer.study.growth.with_growth`) when the rules
     #: state a growth, else None.
     growth: Growth | None = None
+    #: issue 16 (tco): total cost of ownership (:mod:`vsizer.study.tco`) when any
+    #: cost beyond energy is given or the host model was chosen; else None.
+    tco: Tco | None = None
+    #: issue 16 (tco): the host-model choice of ``--host-model auto``
+    #: (:mod:`vsizer.study.choice`); this plan is the winner's.
+    choice: Choice | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The plan document (``docs/plan-schema.md``)."""

@@ -21,6 +21,8 @@ from vsizer.study._growth_doc import growth_section
 from vsizer.study._pools import CURVE_POINTS, pool_doc
 from vsizer.study.config import Rules
 from vsizer.study.economics import Economics, TargetCheck
+from vsizer.study.ranking import choice_doc  # issue 16 (tco)
+from vsizer.study.tco import tco_doc  # issue 16 (tco)
 
 if TYPE_CHECKING:
     from vsizer.study.results import ConsolidationPlan
@@ -103,6 +105,10 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
     }
     if plan.growth is not None:
         doc["growth"] = growth_section(plan.growth)
+    if plan.tco is not None:  # issue 16 (tco)
+        doc["tco"] = tco_doc(plan.tco)
+    if plan.choice is not None:  # issue 16 (tco)
+        doc["choice"] = choice_doc(plan.choice)
     if plan.predictions is not None:
         doc["predictions"] = plan.predictions
     return doc
