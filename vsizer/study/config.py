@@ -62,13 +62,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import pandas as pd
 
 from vsizer._toml import read_toml
 from vsizer._validation import (
@@ -76,7 +73,6 @@ from vsizer._validation import (
     EachOf,
     Interval,
     OneOf,
-    Satisfies,
     param_problem,
     param_problems,
 )
@@ -84,104 +80,44 @@ from vsizer.errors import ConfigError
 from vsizer.models.growth import RATE as _RATE
 from vsizer.models.growth import RATES as _RATES
 from vsizer.models.platform import SCENARIOS as PLATFORM_SCENARIOS
-from vsizer.plausible import FIELD_RANGES
+from vsizer.study.rule_meta import (
+    CURRENCY as _CURRENCY,
+)
+from vsizer.study.rule_meta import (
+    DURATION as _DURATION,
+)
+from vsizer.study.rule_meta import (
+    FAILURES as _FAILURES,
+)
+from vsizer.study.rule_meta import (
+    FRACTION as _FRACTION,
+)
+from vsizer.study.rule_meta import (
+    MIN_HOSTS as _MIN_HOSTS,
+)
+from vsizer.study.rule_meta import (
+    NON_NEGATIVE as _NON_NEGATIVE,
+)
+from vsizer.study.rule_meta import (
+    PERCENTILE as _PERCENTILE,
+)
+from vsizer.study.rule_meta import (
+    POSITIVE as _POSITIVE,
+)
+from vsizer.study.rule_meta import (
+    RuleMeta,
+    percentile_quantile,
+    rule,
+)
+from vsizer.study.rule_meta import (
+    up_to_plausible as _up_to_plausible,
+)
 
 #: Hypervisor memory kept per host before any VM [GiB]: a planning allowance
 #: for the VMkernel/management agents (the vSphere Resource Management Guide
 #: describes this fixed system-wide overhead without a figure; ESXi 7/8 need at
 #: least 8 GB of host RAM to install). Measure and override for your platform.
 DEFAULT_HOST_MEMORY_RESERVE_GIB = 4.0
-
-#: Largest number of host failures a plan may be asked to survive (N+k): far
-#: beyond any real cluster, small enough that the failover check stays finite.
-MAX_FAILURES = 1000
-
-#: Largest minimum number of hosts per pool (``min_hosts``), for the same reason.
-MAX_MIN_HOSTS = 100_000
-
-
-@dataclass(frozen=True)
-class RuleMeta:
-    """The declared metadata of one :class:`Rules` field (one row of the table).
-
-    Attributes
-    ----------
-    help : str
-        What the rule means; the ``--help`` text of its flag.
-    section : str
-        TOML section the rule is read from (``[sizing]``).
-    key : str or None
-        Key in that section; None: the field's name.
-    flag : str or None
-        The ``vsizer plan`` flag that overrides it; None: TOML only.
-    constraint : Constraint or None
-        The values accepted (:mod:`vsizer._validation`). A field whose default
-        is None also accepts None ("not given").
-    path : bool
-        A file name: a relative one in a TOML file is read from the file's folder.
-    """
-
-    help: str
-    section: str
-    key: str | None = None
-    flag: str | None = None
-    constraint: Constraint | None = None
-    path: bool = False
-
-
-def rule(help: str, section: str, **meta: Any) -> dict[str, RuleMeta]:
-    """Field metadata declaring a rule; see :class:`RuleMeta`."""
-    return {"rule": RuleMeta(help, section, **meta)}
-
-
-def _is_duration(text: object) -> bool:
-    """A positive pandas duration: '5min', '30s', '1h'."""
-    try:
-        return bool(pd.Timedelta(text) > pd.Timedelta(0))  # type: ignore[arg-type]
-    except (ValueError, TypeError):
-        return False
-
-
-def _is_percentile(text: object) -> bool:
-    return text == "max" or percentile_quantile(text) is not None  # type: ignore[arg-type]
-
-
-def _is_currency(text: object) -> bool:
-    """1 to 8 letters (ISO 4217 'JPY', '円') or currency signs ('¥', '$')."""
-    return (
-        isinstance(text, str)
-        and 1 <= len(text) <= 8
-        and all(c.isalpha() or unicodedata.category(c) == "Sc" for c in text)
-    )
-
-
-_FRACTION = Interval(float, 0, 1, "right")
-_POSITIVE = Interval(float, 0, None, "neither")
-_NON_NEGATIVE = Interval(float, 0, None)
-_FAILURES = Interval(int, 0, MAX_FAILURES)
-_MIN_HOSTS = Interval(int, 1, MAX_MIN_HOSTS)
-_CURRENCY = Satisfies(
-    _is_currency,
-    "a currency code such as 'JPY' or 'USD' (1 to 8 letters, or a currency sign "
-    "such as '¥')",
-    valid="JPY",
-    invalid="-1",
-)
-_DURATION = Satisfies(
-    _is_duration, "a positive duration like '5min' or '30s'", valid="5min", invalid="soon"
-)
-_PERCENTILE = Satisfies(
-    _is_percentile,
-    "'max' or 'pNN' with 0 < NN < 100 (e.g. 'p95', 'p99.9')",
-    valid="p99",
-    invalid="p100",
-)
-
-
-def _up_to_plausible(field_name: str) -> Interval:
-    """Positive and within the inventory limits of ``field_name`` (vsizer.plausible)."""
-    return Interval(float, 0, FIELD_RANGES[field_name].high, "right")
-
 
 @dataclass(frozen=True)
 class PoolRules:
@@ -468,17 +404,6 @@ def rule_problems(rules: Rules) -> list[str]:
         given = {k: v for k, v in vars(pr).items() if v is not None}
         problems += param_problems(given, POOL_CONSTRAINTS, f"[pools.{pool}]")
     return problems
-
-
-def percentile_quantile(text: str) -> float | None:
-    """'p95' -> 0.95, 'p99.9' -> 0.999; 'max' or anything else -> None."""
-    if not isinstance(text, str) or not text.startswith("p"):
-        return None
-    try:
-        value = float(text[1:])
-    except ValueError:
-        return None
-    return value / 100.0 if 0 < value < 100 else None
 
 
 #: Stated targets and how each is judged (actual <= target unless noted).
