@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from vsizer.reporting import _html_charts as charts
+from vsizer.reporting._html_growth import growth_html
 from vsizer.reporting._html_page import Page, esc, fmt_num, fmt_pct, table
 from vsizer.reporting._html_summary import (
     card,
@@ -50,6 +51,7 @@ from vsizer.reporting._plan_view import (
     scenario_count,
 )
 from vsizer.reporting._plan_view import warnings as plan_warnings
+from vsizer.reporting.choice_report import choice_section, has_choice  # issue 16 (tco)
 from vsizer.reporting.labels import LABELS, check_lang, label, with_unit
 from vsizer.reporting.storage import storage_section
 
@@ -496,6 +498,16 @@ _SECTIONS: dict[str, tuple[str, Callable[[Page, Mapping[str, Any], Label], str]]
     "warnings": ("sheet_warnings", _warnings),
 }
 
+#: Sections shown only when the plan has them (a non-empty body): key ->
+#: (the section they follow, title label, builder).
+OPTIONAL_SECTIONS: dict[
+    str, tuple[str, str, Callable[[Page, Mapping[str, Any], Label], str]]
+] = {
+    "growth": ("power", "section_growth", growth_html),
+    "choice": ("predictions", "section_choice", lambda page, plan, t: (
+        choice_section(page, plan, t) if has_choice(plan) else "")),
+}
+
 
 def plan_html(plan: Mapping[str, Any], *, lang: str = "en") -> str:
     """The HTML report of ``plan`` as text.
@@ -543,6 +555,10 @@ def plan_html(plan: Mapping[str, Any], *, lang: str = "en") -> str:
             continue  # e.g. storage: only when the inventory gives disk capacity
         title_key, build = _SECTIONS[key]
         page.section(key, t(title_key), build(page, plan, t))
+        for extra, (after, extra_title, extra_build) in OPTIONAL_SECTIONS.items():
+            body = extra_build(page, plan, t) if after == key else ""
+            if body:
+                page.section(extra, t(extra_title), body)
     return page.render()
 
 

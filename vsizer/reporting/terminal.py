@@ -18,6 +18,8 @@ from rich.text import Text
 from vsizer.placement.problem import DIMENSIONS
 from vsizer.reporting._plan_view import failover_scenarios, lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
+from vsizer.reporting._term_growth import print_growth
+from vsizer.reporting.choice_report import print_choice  # issue 16 (tco)
 from vsizer.reporting.labels import label
 from vsizer.reporting.storage import print_storage
 
@@ -352,6 +354,8 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
         console.print(_saving_line(pw, L), markup=False, highlight=False)
     if plan["targets"]:
         console.print(_targets_table(plan["targets"], L))
+    print_growth(plan, console, L)
+    print_choice(plan, console, lang)  # issue 16 (tco): choice and TCO, when present
     _print_warnings(plan, console, L)
 
 

@@ -38,6 +38,7 @@ from vsizer.series.align import AlignedSeries
 from vsizer.series.model import SeriesSet
 from vsizer.study.config import Rules
 from vsizer.study.economics import plan_economics
+from vsizer.study.growth import with_growth
 from vsizer.study.hosts import host_capacity, platform_adjustment, resolve_host
 from vsizer.study.plan_warnings import plan_warnings
 from vsizer.study.predict import predict_plan
@@ -480,7 +481,7 @@ def plan(
         series=series,
         aligned=aligned,
     )
-    result = study.run(progress)
+    result = with_growth(study.run(progress))
     if predict or profile is not None:
         result = with_predictions(result, profile)
     return result
