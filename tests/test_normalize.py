@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pandas as pd
@@ -376,7 +375,8 @@ def test_input_not_modified_and_absent_columns_ok():
     assert out["cpu_avg_demand"].iloc[0] == 4000  # assume_util = 1.0
 
 
-def test_five_thousand_servers_well_under_a_second():
+def test_five_thousand_mixed_servers_all_normalized():
+    """Every one of 5,000 mixed servers gets a capacity (speed: benchmarks/, not here)."""
     n = 5000
     rng = np.random.default_rng(1)
     names = np.array(["Xeon 5160", "Intel Xeon E5540", "Unknown", "Xeon Gold 5218"])
@@ -387,9 +387,7 @@ def test_five_thousand_servers_well_under_a_second():
         cpu_mhz=list(rng.uniform(1500, 3500, n)),
         cpu_avg_util=list(rng.uniform(0, 1, n)),
     )
-    start = time.perf_counter()
     out, _ = normalize_cpu(servers, SCORE_HOST, CATALOG, QualityReport())
-    assert time.perf_counter() - start < 0.5
     assert len(out) == n and out["cpu_capacity"].notna().all()
 
 
