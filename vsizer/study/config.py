@@ -220,6 +220,10 @@ class Rules:
     cpu_basis: str = field(default="peak", metadata=rule(
         "Size CPU on 'peak' or 'average' utilization. Default peak.",
         "sizing", flag="--cpu-basis", constraint=OneOf(("peak", "average"))))
+    rightsize: bool = field(default=False, metadata=rule(
+        "Resize VMs to their measured peak before placement (vCPUs: next power "
+        "of two >= peak cores x 1.2; memory: used x 1.2 rounded up to 1 GiB).",
+        "sizing", flag="--rightsize"))
     assume_util: float = field(default=1.0, metadata=rule(
         "CPU utilization [fraction] of servers whose average and peak are "
         "both missing. Default 1.0 (fully busy).",

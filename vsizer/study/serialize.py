@@ -20,6 +20,7 @@ from vsizer.catalogs.hosts_before import before_summary
 from vsizer.study._pools import CURVE_POINTS, pool_doc
 from vsizer.study.config import Rules
 from vsizer.study.economics import Economics, TargetCheck
+from vsizer.study.rightsizing import rightsizing_doc
 
 if TYPE_CHECKING:
     from vsizer.study.results import ConsolidationPlan
@@ -92,6 +93,7 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
             for r in plan.inventory.excluded.to_dict("records")
         ],
         "pools": pools,
+        "rightsizing": rightsizing_doc(plan.rightsizing),
         "before": before,
         "power": _power_section(plan.economics, plan.rules),
         "space": _space_section(plan.economics),
