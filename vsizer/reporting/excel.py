@@ -33,6 +33,8 @@ from openpyxl import Workbook
 from openpyxl.xml.functions import tostring
 
 from vsizer.reporting import _xlsx_sheets as sheets
+from vsizer.reporting._explain import bottleneck, explain_sheet
+from vsizer.reporting._explain import has_sheet as has_explain_sheet
 from vsizer.reporting._plan_view import check_plan, lower_bound_hosts, predictions
 from vsizer.reporting._xlsx import (
     DEC1,
@@ -78,7 +80,9 @@ SHEET_KEYS: tuple[str, ...] = (
 )
 
 #: Sheets written only when the plan has their content.
-OPTIONAL_SHEET_KEYS: tuple[str, ...] = ("sheet_curves", "sheet_predictions")
+OPTIONAL_SHEET_KEYS: tuple[str, ...] = (
+    "sheet_curves", "sheet_predictions", "sheet_explain"
+)
 
 
 #: Key figures of the summary sheet.
@@ -208,7 +212,7 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
             p["host_count"],
             lower_bound_hosts(p),
             p["gap"],
-            w.dim(p["binding_dimension"]),
+            bottleneck(p, w.t),
             p["strategy"],
             w.yes_no(p["redundant"]),
             p["failures"],
@@ -335,6 +339,9 @@ def plan_workbook(plan: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     if predictions(plan) is not None:
         ws = wb.create_sheet(label("sheet_predictions", lang))
         sheets.predictions_sheet(SheetWriter(ws, lang), plan)
+    if has_explain_sheet(plan):
+        ws = wb.create_sheet(label("sheet_explain", lang))
+        explain_sheet(SheetWriter(ws, lang), plan)
     props = wb.properties
     props.title = label("workbook_title", lang)
     props.creator = f"vsizer {plan.get('vsizer_version') or ''}".strip()

@@ -37,11 +37,11 @@ from vsizer.quality import QualityReport
 from vsizer.series.align import AlignedSeries
 from vsizer.series.model import SeriesSet
 from vsizer.study.config import Rules
+from vsizer.study.count_reason import explain_pool, suggest_merges
 from vsizer.study.economics import plan_economics
 from vsizer.study.hosts import host_capacity, platform_adjustment, resolve_host
 from vsizer.study.plan_warnings import plan_warnings
 from vsizer.study.predict import predict_plan
-from vsizer.study.count_reason import explain_pool, suggest_merges
 from vsizer.study.results import ConsolidationPlan, PoolResult, SeriesInfo
 from vsizer.study.rightsizing import apply as apply_rightsizing
 from vsizer.study.rightsizing import recommend, with_short_of_vcpus

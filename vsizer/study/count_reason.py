@@ -222,15 +222,15 @@ def suggest_merges(pools: list[PoolResult]) -> None:
         apart = a.sizing.n_hosts + b.sizing.n_hosts
         if n is None or n >= apart:
             continue
-        for p, other in ((a, b), (b, a)):
-            if p.name not in best or apart - n > best[p.name][0]:
-                best[p.name] = (apart - n, other.name, n)
+        for one, two in ((a, b), (b, a)):
+            if one.name not in best or apart - n > best[one.name][0]:
+                best[one.name] = (apart - n, two.name, n)
     for p in held:
         if p.name in best:
-            saved, other, n = best[p.name]
+            saved, partner, n = best[p.name]
             assert p.count_reason is not None
             p.count_reason = dataclasses.replace(p.count_reason, suggestion=(
-                f"merge with pool '{other}': together {n} hosts instead of "
+                f"merge with pool '{partner}': together {n} hosts instead of "
                 f"{n + saved} apart (the stricter rules of both)"))
 
 

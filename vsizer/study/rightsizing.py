@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from vsizer.models.rightsize import (
@@ -96,7 +98,7 @@ def _measured(quality: QualityReport, name: str, field_name: str) -> bool:
     return quality.status(name, field_name) in MEASURED
 
 
-def _vm(row: dict[str, Any], quality: QualityReport) -> VmRecommendation | None | bool:
+def _vm(row: Mapping[Any, Any], quality: QualityReport) -> VmRecommendation | None | bool:
     """The VM's recommendation, None when none is due, False when it has no
     measured peak (skipped)."""
     name = str(row["name"])
@@ -158,12 +160,14 @@ def apply(servers: pd.DataFrame, rs: RightSizing) -> pd.DataFrame:
     rows = names.isin(list(by_name)).to_numpy()
     if not rows.any():
         return out
-    out["vcpus"] = out["vcpus"].astype("Float64")
-    out["mem_gib"] = out["mem_gib"].astype(float)
+    vcpus = out["vcpus"].astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+    mem = out["mem_gib"].astype(float).to_numpy(copy=True)
     for i in rows.nonzero()[0].tolist():
         v = by_name[names.iloc[i]]
-        out.iloc[i, out.columns.get_loc("vcpus")] = float(v.vcpus_recommended)
-        out.iloc[i, out.columns.get_loc("mem_gib")] = v.mem_gib_recommended
+        vcpus[i] = float(v.vcpus_recommended)
+        mem[i] = v.mem_gib_recommended
+    out["vcpus"] = pd.array(vcpus, dtype="Float64").astype("Int64")
+    out["mem_gib"] = mem
     out["vcpus"] = out["vcpus"].astype("Int64")
     return out
 
