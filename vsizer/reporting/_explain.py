@@ -34,14 +34,16 @@ def count_reason(pool: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return cr if isinstance(cr, Mapping) else None
 
 
-def bottleneck(pool: Mapping[str, Any], t: Label) -> str:
+def bottleneck(pool: Mapping[str, Any], t: Label, *, raw: bool = False) -> str:
     """What set the pool's count: the rule when a rule did (``count_reason``),
-    else the label of the binding dimension."""
+    else the label of the binding dimension (``raw``: the dimension's key)."""
     cr = count_reason(pool)
     binding = cr.get("binding") if cr else None
     if binding in RULE_BINDINGS:
         return t(f"count_rule_{binding}")
     dim = str(pool.get("binding_dimension") or "")
+    if raw:
+        return dim
     for key in (f"dim_{dim}", f"value_{dim}"):
         if key in LABELS:
             return t(key)

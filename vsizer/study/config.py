@@ -220,10 +220,6 @@ class Rules:
     cpu_basis: str = field(default="peak", metadata=rule(
         "Size CPU on 'peak' or 'average' utilization. Default peak.",
         "sizing", flag="--cpu-basis", constraint=OneOf(("peak", "average"))))
-    rightsize: bool = field(default=False, metadata=rule(
-        "Resize VMs to their measured peak before placement (vCPUs: next power "
-        "of two >= peak cores x 1.2; memory: used x 1.2 rounded up to 1 GiB).",
-        "sizing", flag="--rightsize"))
     assume_util: float = field(default=1.0, metadata=rule(
         "CPU utilization [fraction] of servers whose average and peak are "
         "both missing. Default 1.0 (fully busy).",
@@ -232,6 +228,10 @@ class Rules:
         "Data confidence [fraction] below which the plan's headline says it "
         "rests on assumptions. Default 0.7.",
         "sizing", flag="--min-confidence", constraint=Interval(float, 0, 1)))
+    rightsize: bool = field(default=False, metadata=rule(
+        "Resize VMs to their measured peak before placement (vCPUs: next power "
+        "of two >= peak cores x 1.2; memory: used x 1.2 rounded up to 1 GiB).",
+        "sizing", flag="--rightsize"))
     host_memory_reserve_gib: float = field(
         default=DEFAULT_HOST_MEMORY_RESERVE_GIB, metadata=rule(
             "Hypervisor memory kept per host before any VM [GiB]. Default 4.",

@@ -121,7 +121,7 @@ def explain_pool(
     dims = {d: int(detail[d]) for d in problem.dims if d in detail}
     binding = _binding(hosts, by, relaxed)
     return CountReason(hosts, binding, by, dims, relaxed,
-                       _text(hosts, binding, by, relaxed, problem))
+                       _text(hosts, binding, by, relaxed, problem, dims))
 
 
 def _binding(hosts: int, by: dict[str, int], relaxed: dict[str, int | None]) -> str:
@@ -147,7 +147,7 @@ _RULE_TEXT = {
 }
 
 
-def _because(binding: str, by: dict[str, int], problem: PlacementProblem) -> str:
+def _because(binding: str, by: dict[str, Any], problem: PlacementProblem) -> str:
     if binding == "min_hosts":
         return f"min_hosts = {problem.min_hosts}"
     if binding == "failover":
@@ -158,7 +158,8 @@ def _because(binding: str, by: dict[str, int], problem: PlacementProblem) -> str
         return f"pins (a VM is pinned to host {by['pinning']})"
     if binding == "placement":
         return "several rules together (no single relaxation saves a host)"
-    return "demand"
+    dims = by.get("dims_top")
+    return f"demand ({dims})" if dims else "demand"
 
 
 def _text(
@@ -167,8 +168,11 @@ def _text(
     by: dict[str, int],
     relaxed: dict[str, int | None],
     problem: PlacementProblem,
+    dims: dict[str, int],
 ) -> str:
-    parts = [f"{hosts} host{'s' if hosts != 1 else ''} because {_because(binding, by, problem)}"]
+    top = max(dims, key=lambda d: dims[d]) if dims else ""
+    because = _because(binding, {**by, "dims_top": top}, problem)
+    parts = [f"{hosts} host{'s' if hosts != 1 else ''} because {because}"]
     parts.append(f"demand alone needs {by['demand']}")
     for rule in RULES:
         if rule in relaxed:
