@@ -11,7 +11,6 @@ from typing import Any
 
 from vsizer.reporting._html_page import esc, fmt_num, table
 from vsizer.reporting._xlsx import DEC2, INT, SheetWriter
-from vsizer.reporting.labels import LABELS
 
 Label = Callable[..., str]
 
@@ -34,20 +33,16 @@ def count_reason(pool: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return cr if isinstance(cr, Mapping) else None
 
 
-def bottleneck(pool: Mapping[str, Any], t: Label, *, raw: bool = False) -> str:
+def bottleneck(
+    pool: Mapping[str, Any], t: Label, dim_label: Callable[[str], str]
+) -> str:
     """What set the pool's count: the rule when a rule did (``count_reason``),
-    else the label of the binding dimension (``raw``: the dimension's key)."""
+    else the binding dimension as the report names it (``dim_label``)."""
     cr = count_reason(pool)
     binding = cr.get("binding") if cr else None
     if binding in RULE_BINDINGS:
         return t(f"count_rule_{binding}")
-    dim = str(pool.get("binding_dimension") or "")
-    if raw:
-        return dim
-    for key in (f"dim_{dim}", f"value_{dim}"):
-        if key in LABELS:
-            return t(key)
-    return dim
+    return dim_label(str(pool.get("binding_dimension") or ""))
 
 
 def reason_lines(plan: Mapping[str, Any]) -> list[tuple[str, str]]:

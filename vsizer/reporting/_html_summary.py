@@ -154,7 +154,7 @@ def _pools_table(plan: Mapping[str, Any], t: Label) -> str:
                 p["host_count"],
                 lower_bound_hosts(p),
                 p.get("gap"),
-                bottleneck(p, t),
+                bottleneck(p, t, lambda d: dimension_label(t, d)),
                 fmt_pct(p.get("ceiling", plan["parameters"]["ceiling"]), 0),
                 p["failures"],
                 verdict(t, (p.get("failover") or {}).get("survives"), "yes", "no"),

@@ -212,7 +212,7 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
             p["host_count"],
             lower_bound_hosts(p),
             p["gap"],
-            bottleneck(p, w.t),
+            bottleneck(p, w.t, w.dim),
             p["strategy"],
             w.yes_no(p["redundant"]),
             p["failures"],

@@ -245,7 +245,7 @@ def _pools_table(plan: dict[str, Any], L: Label) -> Table:
             str(p["servers"]),
             str(p["host_count"]),
             str(lower_bound_hosts(p)),
-            bottleneck(p, L, raw=True),
+            bottleneck(p, L, str),
             str(p["failures"]),
             _pct(fo["worst_survivor_util"]),
             Text(
