@@ -15,6 +15,7 @@ A scenario TOML file mirrors the CLI flags::
     failover_limit = 1.0   # survivors may run up to 100 % after a failure
     cpu_basis = "peak"     # size CPU on peak (or "average") utilization
     min_confidence = 0.7   # below this data confidence the plan's headline says so
+    rightsize = false      # resize VMs to their measured peak before placement
 
     [overhead]
     host_memory_reserve_gib = 4.0
