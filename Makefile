@@ -1,5 +1,6 @@
 # vsizer — two commands a new user needs:
-#   make demo   sets up .venv, installs vsizer, plans the bundled sample, writes ./vsizer-demo/
+#   make demo   sets up .venv, installs vsizer, plans the bundled sample (choosing the host
+#               model among the shipped ones: --host-model auto), writes ./vsizer-demo/
 #   make test   sets up the same .venv with dev tools and runs the test suite
 PYTHON ?= python3
 VENV   ?= .venv
@@ -18,7 +19,7 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/vsizer plan vsizer/data/samples/inventory_ja.xlsx \
-	    --config vsizer/data/samples/scenario.toml \
+	    --config vsizer/data/samples/scenario.toml --host-model auto \
 	    --predict -o vsizer-demo/plan.json -o vsizer-demo/plan.xlsx -o vsizer-demo/report.html
 
 test: $(STAMP)

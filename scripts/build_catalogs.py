@@ -10,6 +10,8 @@ Inputs (see their READMEs for provenance and quirks):
 * ``power_specpower/specpower_curves_11pt.csv`` — 11-point SPECpower curves;
 * ``power_specpower/ccf_SPECpower-full-results.csv`` — all SPECpower results
   (idle and 100 % only);
+* the same SPEC CPU2017 dump for the current (2023-2025) two-socket hosts:
+  one cited 2-socket result per host (``scripts/current_hosts.py``);
 * ``scripts/data/cint2006rate_2014.csv`` — SPEC CINT2006rate results (March
   2014 dump, see ``scripts/data/README.md``);
 * ``scripts/data/cint2006rate_2016.csv`` — SPEC CINT2006rate results published
@@ -32,6 +34,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from current_hosts import current_host_rows
 
 from vsizer.catalogs._csv import format_curve, write_catalog_csv
 from vsizer.catalogs._keys import cpu_key, cpu_keys, model_key
@@ -334,8 +337,13 @@ def _cpu_row(spec: pd.DataFrame, cpu_name: str) -> pd.Series:
 
 
 def build_hosts(
-    spec: pd.DataFrame, power: pd.DataFrame, ccf: pd.DataFrame
+    spec: pd.DataFrame,
+    power: pd.DataFrame,
+    ccf: pd.DataFrame,
+    current: list[dict[str, object]] | None = None,
 ) -> pd.DataFrame:
+    """Hand-configured old hosts, SPECpower-measured hosts, then ``current``
+    (2023-2025 generations, :mod:`current_hosts`)."""
     rows: list[dict[str, object]] = []
     nehalem = ccf[
         (ccf["chips"] == 2) & ccf["cpu_name"].str.contains(r"Xeon [ELX]55\d\d")
@@ -430,6 +438,7 @@ def build_hosts(
                 ),
             )
         )
+    rows += current or []
     out = pd.DataFrame(rows, columns=list(HOST_COLUMNS))
     if DEFAULT_HOST_MODEL not in set(out["model"]):
         raise SystemExit(f"DEFAULT_HOST_MODEL {DEFAULT_HOST_MODEL!r} not built")
@@ -529,7 +538,7 @@ def main() -> None:
     ccf = read_specpower_results(ccf_file)
     outputs = {
         "cpus.csv": cpus,
-        "hosts.csv": build_hosts(spec, power, ccf),
+        "hosts.csv": build_hosts(spec, power, ccf, current_host_rows(spec_file, ccf)),
         "server_power.csv": build_server_power(results),
         "server_power_by_chips.csv": build_chip_defaults(ccf),
         "score_bridge.csv": build_bridge(spec, spec06),

@@ -45,7 +45,7 @@ def test_unknown_keys_are_errors_all_reported(tmp_path):
         f"{f}: unknown key 'sizing.ceil'; accepted: ceiling, failures, min_hosts, "
         "vcpu_per_core, failover_limit, cpu_basis, assume_util, min_confidence, rightsize.",
         f"{f}: unknown section [foo]; accepted: [hosts], [sizing], [overhead], [power], "
-        "[space], [inventory], [platform], [series], [targets], [pools].",
+        "[space], [inventory], [platform], [series], [storage], [growth], [targets], [pools].",
         f"{f}: unknown key 'targets.speed'; accepted: host_ratio, rack_ratio, "
         "power_ratio, consolidation_ratio.",
     ]
@@ -186,6 +186,10 @@ def test_toml_layout_comes_from_the_declared_table():
         "model": "host_model",
         "catalog": "host_catalog",
         "cpu_catalog": "cpu_catalog",
+        # issue 16 (tco): the host-model choice and the licences
+        "candidates": "candidates",
+        "candidates_file": "candidates_file",
+        "licences": "licences",
     }
     assert _SECTIONS["platform"] == {"scenarios": "platform", "hyperthreading": "hyperthreading"}
 

@@ -18,7 +18,12 @@ from tests.report_plans import STEPS, ramp, small_plan, with_series
 from vsizer.errors import ConfigError, InputError
 from vsizer.reporting._html_page import chart_text, esc, script_json
 from vsizer.reporting._plan_view import failover_scenarios, series_times
-from vsizer.reporting.html import SECTION_KEYS, plan_html, write_plan_html
+from vsizer.reporting.html import (
+    OPTIONAL_SECTION_KEYS,
+    SECTION_KEYS,
+    plan_html,
+    write_plan_html,
+)
 from vsizer.reporting.labels import LANGS, label
 
 SCRIPT = "<script>alert(1)</script>"
@@ -66,7 +71,11 @@ def html2(plan2: dict[str, Any]) -> str:
 def test_every_section_is_present_in_order(html1: str, html2: str) -> None:
     for text in (html1, html2):
         found = re.findall(r'<section id="([a-z]+)">', text)
-        assert tuple(found) == SECTION_KEYS
+        # optional sections (storage) appear only when the plan has them
+        assert tuple(found) == tuple(
+            k for k in SECTION_KEYS if k not in OPTIONAL_SECTION_KEYS or k in found
+        )
+        assert set(SECTION_KEYS) - set(found) <= set(OPTIONAL_SECTION_KEYS)
 
 
 def test_language_sets_titles_and_html_lang(html1: str, html2: str) -> None:

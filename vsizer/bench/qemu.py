@@ -204,8 +204,7 @@ class Guest:
         _wait_for(ctl_sock, 20, qemu, "qemu-system-x86_64")
         if link is not None and link.role == "server":
             _wait_for(d / LINK_SOCKET, 20, qemu, "qemu-system-x86_64")
-        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._sock.connect(str(ctl_sock))
+        self._sock = _connect_unix(ctl_sock, 20, qemu, "qemu-system-x86_64")
         ready = self._receive("ready", self.spec.boot_timeout_s)
         self.boot_s = time.monotonic() - t0
         self.guest_uptime_s = float(ready.get("uptime_s", 0.0))
@@ -304,6 +303,33 @@ def _wait_for(path: Path, timeout: float, proc: subprocess.Popen[Any], what: str
         if time.monotonic() > deadline:
             raise BenchmarkRunError(f"{what} did not create {path.name} within {timeout:g} s.")
         time.sleep(0.02)
+
+
+def _connect_unix(
+    path: Path, timeout: float, proc: subprocess.Popen[Any], what: str
+) -> socket.socket:
+    """Connect to a UNIX socket that ``proc`` serves, retrying while it is not listening.
+
+    QEMU creates the socket file (bind) a moment before it listens; a connect in
+    between is refused. On a busy machine that moment is long enough to hit.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(str(path))
+            return sock
+        except (ConnectionRefusedError, FileNotFoundError) as exc:
+            sock.close()
+            if proc.poll() is not None:
+                raise BenchmarkRunError(
+                    f"{what} exited with {proc.returncode} before accepting on {path.name}."
+                ) from None
+            if time.monotonic() > deadline:
+                raise BenchmarkRunError(
+                    f"{what} did not accept on {path.name} within {timeout:g} s ({exc.strerror})."
+                ) from None
+            time.sleep(0.05)
 
 
 class VmEnv:

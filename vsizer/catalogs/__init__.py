@@ -13,6 +13,7 @@ from __future__ import annotations
 from vsizer.catalogs._csv import write_catalog_csv
 from vsizer.catalogs.cpu_catalog import CPU_COLUMNS, CpuCatalog, read_cpu_catalog
 from vsizer.catalogs.host_catalog import (
+    CURRENT_HOST_MODELS,
     DEFAULT_HOST_MODEL,
     HOST_COLUMNS,
     HostCatalog,
@@ -34,6 +35,7 @@ from vsizer.catalogs.server_power import (
 
 __all__ = [
     "CPU_COLUMNS",
+    "CURRENT_HOST_MODELS",
     "DEFAULT_HOST_MODEL",
     "HOST_COLUMNS",
     "MHZ_UNIT",

@@ -2,25 +2,38 @@
 
 The shipped catalog (``vsizer/catalogs/data/hosts.csv``, built by
 ``scripts/build_catalogs.py``) holds the worked-example host of the design method (MHz only), two published
-blades (low-voltage Xeon L5520 vs E5405), and current 2-socket servers whose power comes from
+blades (low-voltage Xeon L5520 vs E5405), 2017-2021 2-socket servers whose power comes from
 published SPECpower_ssj2008 results and whose per-core score is the SPEC
-CPU2017 integer-rate median of their CPU. :data:`DEFAULT_HOST_MODEL` is the
+CPU2017 integer-rate median of their CPU, and ten 2023-2025 2-socket servers
+(Xeon 4th/5th gen Scalable and Xeon 6, EPYC 9004/97x4/9005) scored by one cited
+2-socket CINT2017rate result each, with power assumed from the newest published
+generation (no SPECpower result of theirs in the shipped data; see
+``scripts/current_hosts.py`` and ``docs/inputs.md``). :data:`DEFAULT_HOST_MODEL` is the
 one the demo plans on.
 
 Contract columns: ``model, sockets, cores_per_socket, threads_per_core,
 cpu_mhz, cpu_score_per_core, mem_gib, power_idle_w, power_max_w,
-power_curve_w, rack_u, price``; optional: ``cpu_name, cpu_score_basis,
-disk_iops, disk_mb_s, net_mbps, source``. ``power_curve_w`` is 11 watt values at 0, 10,
+power_curve_w, rack_u, price``; optional: ``price_date, price_currency,
+support_per_year, cpu_name, cpu_score_basis, disk_iops, disk_mb_s, net_mbps,
+source``. Prices are per host and the user's: the shipped catalog leaves
+``price``, ``price_date``, ``price_currency`` and ``support_per_year`` empty
+because list prices are not published consistently and vary by configuration
+and discount (``docs/inputs.md``, "Host prices"). ``price_date`` is
+``YYYY-MM-DD`` or ``YYYY-MM``; ``price_currency`` an ISO 4217 code (``USD``),
+empty meaning the plan's ``--currency``. ``power_curve_w`` is 11 watt values at 0, 10,
 ..., 100 % load separated by ``;``; when it is given, an empty
 ``power_idle_w``/``power_max_w`` is taken from its first/last point.
 """
 
 from __future__ import annotations
 
+import datetime
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -32,6 +45,7 @@ from vsizer.catalogs.score_bridge import bridge
 from vsizer.errors import CatalogError, CatalogLookupError
 
 __all__ = [
+    "CURRENT_HOST_MODELS",
     "DEFAULT_HOST_MODEL",
     "HOST_COLUMNS",
     "HostCatalog",
@@ -46,6 +60,21 @@ SHIPPED_HOST_CATALOG = "hosts.csv"
 #: The shipped model the demo plans on: 2 x 28-core Xeon Platinum 8180,
 #: 768 GiB, with the published 11-point SPECpower curve.
 DEFAULT_HOST_MODEL = "Dell PowerEdge R740 2x Platinum 8180"
+
+#: The shipped 2023-2025 two-socket models (``scripts/current_hosts.py``), in
+#: catalog order: the natural default candidates of a host-model choice.
+CURRENT_HOST_MODELS: tuple[str, ...] = (
+    "Dell PowerEdge R760 2x Xeon Gold 6430",
+    "Dell PowerEdge R760 2x Xeon Gold 6548Y+",
+    "Dell PowerEdge R760 2x Xeon Platinum 8592+",
+    "Dell PowerEdge R770 2x Xeon 6760P",
+    "Dell PowerEdge R770 2x Xeon 6787P",
+    "Dell PowerEdge R7625 2x EPYC 9554",
+    "Dell PowerEdge R7625 2x EPYC 9654",
+    "Dell PowerEdge R7625 2x EPYC 9754",
+    "Dell PowerEdge R7725 2x EPYC 9555",
+    "Dell PowerEdge R6725 2x EPYC 9655",
+)
 
 #: Relative tolerance between power_idle_w/power_max_w and the curve's ends.
 _CURVE_END_RTOL = 0.01
@@ -68,14 +97,54 @@ HOST_COLUMNS: dict[str, Column] = {
         Column("power_curve_w", "curve"),
         Column("rack_u", "float", limits="rack_u"),
         Column("price", "float", low_open=False),
+        Column("price_date"),
+        Column("price_currency"),
+        Column("support_per_year", "float", low_open=False),
         Column("cpu_name"),
         Column("cpu_score_basis"),
         Column("disk_iops", "float", limits="disk_iops"),
         Column("disk_mb_s", "float", limits="disk_mb_s"),
         Column("net_mbps", "float", limits="net_mbps"),
         Column("source"),
+        Column("support_per_year", "float", low_open=False),  # issue 16 (tco)
     )
 }
+
+
+#: ``price_date``: an ISO date or year-month.
+_PRICE_DATE = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
+#: ``price_currency``: three letters (ISO 4217).
+_CURRENCY = re.compile(r"[A-Za-z]{3}")
+
+
+def _price_terms(row: dict[str, Any], name: str, problems: list[str]) -> None:
+    """Check and normalize ``price_date`` and ``price_currency`` of ``row``."""
+    cell = f"{name} row {row['_row']}, column"
+    date = row["price_date"]
+    if date is not None:
+        found = _PRICE_DATE.fullmatch(date)
+        try:
+            ok = found is not None and bool(
+                datetime.date(
+                    int(found.group(1)), int(found.group(2)), int(found.group(3) or 1)
+                )
+            )
+        except ValueError:
+            ok = False
+        if not ok:
+            problems.append(
+                f"{cell} 'price_date': expected a date YYYY-MM-DD or YYYY-MM "
+                f"(when the price was quoted), got '{date}'."
+            )
+    currency = row["price_currency"]
+    if currency is not None:
+        if _CURRENCY.fullmatch(currency):
+            row["price_currency"] = currency.upper()
+        else:
+            problems.append(
+                f"{cell} 'price_currency': expected a 3-letter ISO 4217 currency "
+                f"code (e.g. USD, EUR, JPY), got '{currency}'."
+            )
 
 
 def _norm(model: str) -> str:
@@ -198,6 +267,7 @@ def _read_hosts(path: Path) -> list[HostModel]:
                 f"power_max_w ({top:g}), got '{idle:g}'."
             )
         score, basis = row["cpu_score_per_core"], row["cpu_score_basis"]
+        _price_terms(row, name, problems)
         if problems:
             continue
         hosts.append(
@@ -220,6 +290,9 @@ def _read_hosts(path: Path) -> list[HostModel]:
                 disk_mb_s=row["disk_mb_s"],
                 net_mbps=row["net_mbps"],
                 source=row["source"] or f"{name} row {r}",
+                price_date=row["price_date"],
+                price_currency=row["price_currency"],
+                support_per_year=row["support_per_year"],
             )
         )
     if problems:

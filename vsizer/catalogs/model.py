@@ -32,7 +32,10 @@ class HostModel:
 
     Capacities are physical: ``cores`` = sockets x cores_per_socket. Power is
     the 11-point curve at 0, 10, ..., 100 % load when known, else linear
-    between ``power_idle_w`` and ``power_max_w``.
+    between ``power_idle_w`` and ``power_max_w``. ``price`` (per host),
+    ``price_date``, ``price_currency`` and ``support_per_year`` are the
+    user's: the shipped catalog leaves them empty (list prices are not
+    published consistently and vary by configuration and discount).
     """
 
     model: str
@@ -53,6 +56,13 @@ class HostModel:
     disk_mb_s: float | None = None
     net_mbps: float | None = None
     source: str = ""
+    #: When ``price`` was quoted: ``YYYY-MM-DD`` or ``YYYY-MM``; None if not stated.
+    price_date: str | None = None
+    #: ISO 4217 code of ``price`` and ``support_per_year`` (``USD``); None: the
+    #: plan's currency.
+    price_currency: str | None = None
+    #: Yearly support/maintenance contract per host, same currency as ``price``.
+    support_per_year: float | None = None
 
     @property
     def cores(self) -> int:

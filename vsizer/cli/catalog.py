@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,6 +11,9 @@ from vsizer._atomic import check_output_path
 from vsizer.cli.common import MaxCellCharsOpt, _fail, err, input_limits, out
 from vsizer.errors import VsizerError
 from vsizer.limits import using
+
+if TYPE_CHECKING:
+    from vsizer.catalogs.model import HostModel
 
 catalog_app = typer.Typer(
     help="Inspect and import CPU and host catalogs.", no_args_is_help=True
@@ -69,6 +72,7 @@ def catalog_list(
                 "mem GiB",
                 "idle–max W",
                 "U",
+                "price",
                 "default",
             )
             for name in hc.models:
@@ -81,11 +85,36 @@ def catalog_list(
                     f"{h.mem_gib:g}",
                     f"{h.power_idle_w:g}–{h.power_max_w:g}",
                     f"{h.rack_u:g}",
+                    _price_cell(h),
                     "*" if h.model == default else "",
                 )
         out.print(t)
+        if not cpus and any(h.price is None for h in hc):
+            out.print(PRICE_NOTE, markup=False, highlight=False)
     except VsizerError as exc:
         raise _fail(exc) from None
+
+
+#: Printed under ``catalog list`` when a host has no price.
+PRICE_NOTE = (
+    "price: yours (see docs/inputs.md, 'Host prices'). The shipped catalog has no "
+    "prices: list prices are not published consistently and vary by configuration "
+    "and discount. Give yours with --hosts FILE (columns price, price_date, "
+    "price_currency, support_per_year)."
+)
+
+
+def _price_cell(host: HostModel) -> str:
+    """``12000 USD (2025-06) + 900/yr``, or ``yours`` when no price is given."""
+    if host.price is None:
+        text = "yours"
+    else:
+        text = f"{host.price:g}"
+        text += f" {host.price_currency}" if host.price_currency else ""
+        text += f" ({host.price_date})" if host.price_date else ""
+    if host.support_per_year is not None:
+        text += f" + {host.support_per_year:g}/yr"
+    return text
 
 
 @catalog_app.command("import-spec")

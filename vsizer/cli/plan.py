@@ -127,6 +127,8 @@ def plan(
 
         vsizer plan servers.xlsx --series store/ --percentile p99 -o plan.json
 
+        vsizer plan servers.xlsx --host-model auto --candidates hosts.csv --licences lic.csv --years 5 --price-kwh 31 --currency JPY -o plan.json
+
         vsizer plan --series planetlab/20110303 --series-format planetlab --vm-cpu-mhz 1000 --vm-mem-gib 1 --hosts hosts.csv -o plan.json
     """
     from vsizer.study import plan as run_plan

@@ -48,7 +48,10 @@ from vsizer.reporting._xlsx import (
     ordered_dimensions,
 )
 from vsizer.reporting._xlsx_failover import failover_sheet
+from vsizer.reporting._xlsx_growth import GROWTH_SHEET_KEY, growth_sheet
+from vsizer.reporting.choice_report import choice_sheet, has_choice  # issue 16 (tco)
 from vsizer.reporting.labels import check_lang, label, with_unit
+from vsizer.reporting.storage import storage_sheet
 
 __all__ = [
     "FIXED_TIMESTAMP",
@@ -81,7 +84,7 @@ SHEET_KEYS: tuple[str, ...] = (
 
 #: Sheets written only when the plan has their content.
 OPTIONAL_SHEET_KEYS: tuple[str, ...] = (
-    "sheet_curves", "sheet_predictions", "sheet_explain"
+    "sheet_curves", "sheet_predictions", "sheet_explain", "sheet_storage"
 )
 
 
@@ -342,6 +345,14 @@ def plan_workbook(plan: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     if has_explain_sheet(plan):
         ws = wb.create_sheet(label("sheet_explain", lang))
         explain_sheet(SheetWriter(ws, lang), plan)
+    if plan.get("storage"):  # inventories with disk capacity (vsizer.study.storage)
+        storage_sheet(SheetWriter(wb.create_sheet(label("sheet_storage", lang)), lang), plan)
+    if plan.get("growth"):
+        ws = wb.create_sheet(label(GROWTH_SHEET_KEY, lang))
+        growth_sheet(SheetWriter(ws, lang), plan)
+    if has_choice(plan):  # issue 16 (tco): the host-model choice and TCO
+        ws = wb.create_sheet(label("sheet_choice", lang))
+        choice_sheet(SheetWriter(ws, lang), plan)
     props = wb.properties
     props.title = label("workbook_title", lang)
     props.creator = f"vsizer {plan.get('vsizer_version') or ''}".strip()

@@ -35,6 +35,7 @@ from typing import Any
 
 from vsizer.reporting import _html_charts as charts
 from vsizer.reporting._explain import explain_html
+from vsizer.reporting._html_growth import growth_html
 from vsizer.reporting._html_page import Page, esc, fmt_num, fmt_pct, table
 from vsizer.reporting._html_summary import (
     card,
@@ -51,9 +52,11 @@ from vsizer.reporting._plan_view import (
     scenario_count,
 )
 from vsizer.reporting._plan_view import warnings as plan_warnings
+from vsizer.reporting.choice_report import choice_section, has_choice  # issue 16 (tco)
 from vsizer.reporting.labels import LABELS, check_lang, label, with_unit
+from vsizer.reporting.storage import storage_section
 
-__all__ = ["SECTION_KEYS", "plan_html", "write_plan_html"]
+__all__ = ["OPTIONAL_SECTION_KEYS", "SECTION_KEYS", "plan_html", "write_plan_html"]
 
 #: Anchors of the report's sections, in page order.
 SECTION_KEYS: tuple[str, ...] = (
@@ -64,11 +67,15 @@ SECTION_KEYS: tuple[str, ...] = (
     "heatmap",
     "curves",
     "failover",
+    "storage",
     "predictions",
     "quality",
     "inputs",
     "warnings",
 )
+
+#: Sections shown only when the plan document has the key of the same name.
+OPTIONAL_SECTION_KEYS: tuple[str, ...] = ("storage",)
 
 Label = Callable[..., str]
 
@@ -487,10 +494,21 @@ _SECTIONS: dict[str, tuple[str, Callable[[Page, Mapping[str, Any], Label], str]]
     "heatmap": ("section_heatmap", _heatmap),
     "curves": ("section_curves", _curves),
     "failover": ("section_failover", _failover),
+    "storage": ("section_storage", storage_section),
     "predictions": ("section_predictions", _predictions),
     "quality": ("sheet_quality", _quality),
     "inputs": ("section_inputs_parameters", _inputs),
     "warnings": ("sheet_warnings", _warnings),
+}
+
+#: Sections shown only when the plan has them (a non-empty body): key ->
+#: (the section they follow, title label, builder).
+OPTIONAL_SECTIONS: dict[
+    str, tuple[str, str, Callable[[Page, Mapping[str, Any], Label], str]]
+] = {
+    "growth": ("power", "section_growth", growth_html),
+    "choice": ("predictions", "section_choice", lambda page, plan, t: (
+        choice_section(page, plan, t) if has_choice(plan) else "")),
 }
 
 
@@ -536,8 +554,14 @@ def plan_html(plan: Mapping[str, Any], *, lang: str = "en") -> str:
         ),
     )
     for key in SECTION_KEYS:
+        if key in OPTIONAL_SECTION_KEYS and not plan.get(key):
+            continue  # e.g. storage: only when the inventory gives disk capacity
         title_key, build = _SECTIONS[key]
         page.section(key, t(title_key), build(page, plan, t))
+        for extra, (after, extra_title, extra_build) in OPTIONAL_SECTIONS.items():
+            body = extra_build(page, plan, t) if after == key else ""
+            if body:
+                page.section(extra, t(extra_title), body)
     return page.render()
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from vsizer._validation import OneOf, check_param
+from vsizer.reporting._storage_labels import STORAGE_LABELS
 
 __all__ = ["LABELS", "LANGS", "check_lang", "label", "with_unit"]
 
@@ -235,6 +236,10 @@ LABELS: dict[str, dict[str, str]] = {
     "power_idle_w": {"en": "Idle power", "ja": "アイドル時消費電力"},
     "power_max_w": {"en": "Maximum power", "ja": "最大消費電力"},
     "price": {"en": "Price", "ja": "価格"},
+    # -- host price terms (issue 16, catalog) ----------------------------------
+    "price_date": {"en": "Price date", "ja": "価格の時点"},
+    "price_currency": {"en": "Price currency", "ja": "価格の通貨"},
+    "support_per_year": {"en": "Support per year", "ja": "年間サポート費"},
     "capacity": {"en": "Capacity", "ja": "キャパシティ"},
     "source": {"en": "Source", "ja": "出典"},
     # -- demand ----------------------------------------------------------------
@@ -453,12 +458,74 @@ LABELS: dict[str, dict[str, str]] = {
         "en": "Cost over {years} years (hosts + electricity)",
         "ja": "{years}年間の総コスト（ホスト＋電気代）",
     },
+    # -- issue 16 (tco): host-model choice and total cost ----------------------
+    "sheet_choice": {"en": "Host choice", "ja": "機種選定"},
+    "section_choice": {"en": "Host-model choice and total cost", "ja": "機種選定と総保有コスト"},
+    "choice_winner": {"en": "Chosen host model", "ja": "選定機種"},
+    "choice_why": {"en": "Why", "ja": "選定理由"},
+    "choice_rank": {"en": "Rank", "ja": "順位"},
+    "choice_error": {"en": "Not plannable", "ja": "計画不可"},
+    "tco": {"en": "Total cost (TCO)", "ja": "総保有コスト（TCO）"},
+    "tco_known": {"en": "Known part of the TCO", "ja": "TCOのうち判明分"},
+    "tco_capex": {"en": "Hardware", "ja": "ハードウェア購入費"},
+    "tco_support": {"en": "Support", "ja": "保守費"},
+    "tco_energy": {"en": "Energy", "ja": "電気代"},
+    "tco_rack": {"en": "Rack space", "ja": "ラック費用"},
+    "tco_licences": {"en": "Licences", "ja": "ライセンス費"},
+    "tco_missing": {"en": "Missing prices", "ja": "価格未設定"},
+    "tco_not_counted": {"en": "Not counted", "ja": "計上対象外"},
+    "chart_tco": {"en": "Cost over {years} years by kind", "ja": "{years}年間のコスト内訳"},
+    "licence_name": {"en": "Licence", "ja": "ライセンス"},
+    "licence_unit": {"en": "Unit", "ja": "単位"},
+    "licence_per_host": {"en": "Per host", "ja": "ホストあたり"},
+    "licence_count": {"en": "Count", "ja": "数量"},
+    "licence_cost": {"en": "Cost", "ja": "費用"},
+    # -- end issue 16 (tco) ----------------------------------------------------
     "predicted_performance": {"en": "Predicted performance", "ja": "性能予測"},
     "pred_summary": {
         "en": "{metric}: mean {mean}, min {min}",
         "ja": "{metric}：平均 {mean}、最小 {min}",
     },
+    # -- growth over the years (vsizer.study.growth; plan section "growth") --------
+    "sheet_growth": {"en": "Growth", "ja": "需要増加"},
+    "section_growth": {"en": "Growth over the years", "ja": "年次の需要増加"},
+    "growth_year": {"en": "Year", "ja": "年"},
+    "growth_demand_cpu": {"en": "CPU demand", "ja": "CPU需要"},
+    "growth_hosts": {"en": "Hosts needed", "ja": "必要ホスト数"},
+    "growth_pool_hosts": {"en": "Hosts: {pool}", "ja": "ホスト数：{pool}"},
+    "growth_rate": {"en": "Growth per year", "ja": "年間増加率"},
+    "growth_size_for": {"en": "Plan sized for", "ja": "サイジング基準"},
+    "value_now": {"en": "day one (purchases follow)", "ja": "初年度（以降は追加購入）"},
+    "value_horizon": {"en": "the last year", "ja": "最終年度の需要"},
+    "growth_plan_hosts": {"en": "Hosts of the plan", "ja": "計画のホスト数"},
+    "growth_runs_out": {"en": "Runs out in year", "ja": "不足する年"},
+    "growth_never": {"en": "not within {years} years", "ja": "{years}年以内は不足なし"},
+    "growth_purchases": {"en": "Purchases", "ja": "購入計画"},
+    "growth_hosts_added": {"en": "Hosts added", "ja": "追加ホスト数"},
+    "growth_bought": {"en": "Hosts bought", "ja": "購入ホスト数合計"},
+    "growth_no_count": {"en": "no count holds it", "ja": "収容不可"},
+    "growth_summary": {
+        "en": "Growth {rate}/year: {hosts} hosts needed in year {years} "
+        "(plan: {plan}); {bought} hosts bought in all.",
+        "ja": "年{rate}の需要増加：{years}年目に必要なホスト {hosts}台"
+        "（計画 {plan}台）、購入合計 {bought}台。",
+    },
+    "growth_summary_no_count": {
+        "en": "Growth {rate}/year: from year {first} no count of hosts holds the demand "
+        "(see the notes); plan: {plan} hosts, {bought} bought in all.",
+        "ja": "年{rate}の需要増加：{first}年目以降はホストを何台にしても収容できません"
+        "（注記参照）。計画 {plan}台、購入合計 {bought}台。",
+    },
+    "chart_growth": {"en": "Hosts needed per year", "ja": "年ごとの必要ホスト数"},
+    "growth_plan_line": {"en": "hosts of the plan: {n}", "ja": "計画のホスト数：{n}"},
+    "growth_note": {
+        "en": "Every VM's demand grows at its pool's rate (CPU, memory, vCPU count, "
+        "I/O); each year end is sized as the plan is (ceiling, N+k, minimum hosts).",
+        "ja": "各VMの需要（CPU・メモリ・vCPU数・I/O）がプールの増加率で増えるとして、"
+        "各年度末を計画と同じ条件（使用率上限・N+k・最小ホスト数）でサイジングしています。",
+    },
 }
+LABELS.update(STORAGE_LABELS)  # storage section (vsizer.reporting._storage_labels)
 
 
 def check_lang(lang: Any, where: str = "label") -> str:

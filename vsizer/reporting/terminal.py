@@ -20,7 +20,10 @@ from vsizer.reporting._explain import bottleneck
 from vsizer.reporting._explain import terminal_lines as explain_lines
 from vsizer.reporting._plan_view import failover_scenarios, lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
+from vsizer.reporting._term_growth import print_growth
+from vsizer.reporting.choice_report import print_choice  # issue 16 (tco)
 from vsizer.reporting.labels import label
+from vsizer.reporting.storage import print_storage
 
 #: A label function bound to the summary's language: ``L(key, **fields)``.
 Label = Callable[..., str]
@@ -349,11 +352,14 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
     if plan.get("series"):
         _print_series(plan, console, lang)
     console.print(_hosts_table(plan, L))
+    print_storage(plan, console, L)  # only when the plan has a storage section
     console.print(_power_table(plan, L))
     if pw["annual_saving"] is not None:
         console.print(_saving_line(pw, L), markup=False, highlight=False)
     if plan["targets"]:
         console.print(_targets_table(plan["targets"], L))
+    print_growth(plan, console, L)
+    print_choice(plan, console, lang)  # issue 16 (tco): choice and TCO, when present
     _print_warnings(plan, console, L)
 
 

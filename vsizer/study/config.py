@@ -47,7 +47,16 @@ A scenario TOML file mirrors the CLI flags::
     scenarios = ["hyperv-r2-java"]   # names: vsizer.models.platform.SCENARIOS
     hyperthreading = "off"           # "catalog" (as measured), "on", "off"
 
+    [storage]              # mode, protection, ftt, slack, ...: vsizer.study._storage_rules
+    protection = "raid5-4+1"
+
     [pools."開発"]          # per-pool overrides of ceiling, failures, min_hosts
+    [growth]               # demand growth over the years (vsizer.study.growth)
+    rate = "10%"           # per year (or 0.10); or one rate per year:
+    # years = [0.10, 0.15, 0.05]
+    size_for = "now"       # "now": day one + purchases; "horizon": the last year
+
+    [pools."開発"]          # per-pool overrides of ceiling, failures, min_hosts, growth
     failures = 0
     ceiling = 0.8
 
@@ -58,13 +67,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import pandas as pd
 
 from vsizer._toml import read_toml
 from vsizer._validation import (
@@ -72,109 +78,37 @@ from vsizer._validation import (
     EachOf,
     Interval,
     OneOf,
-    Satisfies,
     param_problem,
     param_problems,
 )
 from vsizer.errors import ConfigError
+from vsizer.models.growth import RATE as _RATE
+from vsizer.models.growth import RATES as _RATES
 from vsizer.models.platform import SCENARIOS as PLATFORM_SCENARIOS
-from vsizer.plausible import FIELD_RANGES
+from vsizer.study import rule_meta as _rm
+from vsizer.study._storage_rules import STORAGE_RULES as _ST
+from vsizer.study.rule_meta import (
+    RuleMeta,
+    percentile_quantile,
+    rule,
+)
+
+# Shared constraints (vsizer.study.rule_meta), under the names the fields use.
+_CURRENCY = _rm.CURRENCY
+_DURATION = _rm.DURATION
+_FAILURES = _rm.FAILURES
+_FRACTION = _rm.FRACTION
+_MIN_HOSTS = _rm.MIN_HOSTS
+_NON_NEGATIVE = _rm.NON_NEGATIVE
+_PERCENTILE = _rm.PERCENTILE
+_POSITIVE = _rm.POSITIVE
+_up_to_plausible = _rm.up_to_plausible
 
 #: Hypervisor memory kept per host before any VM [GiB]: a planning allowance
 #: for the VMkernel/management agents (the vSphere Resource Management Guide
 #: describes this fixed system-wide overhead without a figure; ESXi 7/8 need at
 #: least 8 GB of host RAM to install). Measure and override for your platform.
 DEFAULT_HOST_MEMORY_RESERVE_GIB = 4.0
-
-#: Largest number of host failures a plan may be asked to survive (N+k): far
-#: beyond any real cluster, small enough that the failover check stays finite.
-MAX_FAILURES = 1000
-
-#: Largest minimum number of hosts per pool (``min_hosts``), for the same reason.
-MAX_MIN_HOSTS = 100_000
-
-
-@dataclass(frozen=True)
-class RuleMeta:
-    """The declared metadata of one :class:`Rules` field (one row of the table).
-
-    Attributes
-    ----------
-    help : str
-        What the rule means; the ``--help`` text of its flag.
-    section : str
-        TOML section the rule is read from (``[sizing]``).
-    key : str or None
-        Key in that section; None: the field's name.
-    flag : str or None
-        The ``vsizer plan`` flag that overrides it; None: TOML only.
-    constraint : Constraint or None
-        The values accepted (:mod:`vsizer._validation`). A field whose default
-        is None also accepts None ("not given").
-    path : bool
-        A file name: a relative one in a TOML file is read from the file's folder.
-    """
-
-    help: str
-    section: str
-    key: str | None = None
-    flag: str | None = None
-    constraint: Constraint | None = None
-    path: bool = False
-
-
-def rule(help: str, section: str, **meta: Any) -> dict[str, RuleMeta]:
-    """Field metadata declaring a rule; see :class:`RuleMeta`."""
-    return {"rule": RuleMeta(help, section, **meta)}
-
-
-def _is_duration(text: object) -> bool:
-    """A positive pandas duration: '5min', '30s', '1h'."""
-    try:
-        return bool(pd.Timedelta(text) > pd.Timedelta(0))  # type: ignore[arg-type]
-    except (ValueError, TypeError):
-        return False
-
-
-def _is_percentile(text: object) -> bool:
-    return text == "max" or percentile_quantile(text) is not None  # type: ignore[arg-type]
-
-
-def _is_currency(text: object) -> bool:
-    """1 to 8 letters (ISO 4217 'JPY', '円') or currency signs ('¥', '$')."""
-    return (
-        isinstance(text, str)
-        and 1 <= len(text) <= 8
-        and all(c.isalpha() or unicodedata.category(c) == "Sc" for c in text)
-    )
-
-
-_FRACTION = Interval(float, 0, 1, "right")
-_POSITIVE = Interval(float, 0, None, "neither")
-_NON_NEGATIVE = Interval(float, 0, None)
-_FAILURES = Interval(int, 0, MAX_FAILURES)
-_MIN_HOSTS = Interval(int, 1, MAX_MIN_HOSTS)
-_CURRENCY = Satisfies(
-    _is_currency,
-    "a currency code such as 'JPY' or 'USD' (1 to 8 letters, or a currency sign "
-    "such as '¥')",
-    valid="JPY",
-    invalid="-1",
-)
-_DURATION = Satisfies(
-    _is_duration, "a positive duration like '5min' or '30s'", valid="5min", invalid="soon"
-)
-_PERCENTILE = Satisfies(
-    _is_percentile,
-    "'max' or 'pNN' with 0 < NN < 100 (e.g. 'p95', 'p99.9')",
-    valid="p99",
-    invalid="p100",
-)
-
-
-def _up_to_plausible(field_name: str) -> Interval:
-    """Positive and within the inventory limits of ``field_name`` (vsizer.plausible)."""
-    return Interval(float, 0, FIELD_RANGES[field_name].high, "right")
 
 
 @dataclass(frozen=True)
@@ -184,6 +118,8 @@ class PoolRules:
     ceiling: float | None = None
     failures: int | None = None
     min_hosts: int | None = None
+    #: Yearly demand growth of the pool ("10%" or 0.10), over the plan's.
+    growth: str | float | None = None
 
 
 #: Constraints of a pool's overrides (``[pools."name"]``).
@@ -191,6 +127,7 @@ POOL_CONSTRAINTS: dict[str, Constraint] = {
     "ceiling": _FRACTION,
     "failures": _FAILURES,
     "min_hosts": _MIN_HOSTS,
+    "growth": _RATE,
 }
 
 
@@ -250,7 +187,8 @@ class Rules:
         "Power usage effectiveness (>= 1). Default 1.",
         "power", flag="--pue", constraint=Interval(float, 1, None)))
     years: int = field(default=5, metadata=rule(
-        "Years for the saving over the system's life. Default 5.",
+        "Years for the saving over the system's life, and of growth "
+        "(--growth). Default 5.",
         "power", flag="--years", constraint=Interval(int, 1, None)))
     rack_size_u: int = field(default=42, metadata=rule(
         "Rack units per rack. Default 42.",
@@ -259,7 +197,8 @@ class Rules:
         "Plan powered-off RVTools VMs too.",
         "inventory", flag="--include-powered-off"))
     host_model: str | None = field(default=None, metadata=rule(
-        "Host model name from the catalog (see 'vsizer catalog list').",
+        "Host model name from the catalog (see 'vsizer catalog list'), or "
+        "'auto': plan every candidate and pick the lowest total cost.",
         "hosts", key="model", flag="--host-model"))
     host_catalog: str | None = field(default=None, metadata=rule(
         "Host catalog CSV (merged over the shipped one). With one model "
@@ -318,6 +257,47 @@ class Rules:
         "catalog (as measured), on, or off (CPU / 1.038, power / 1.094).",
         "platform", flag="--hyperthreading",
         constraint=OneOf(("catalog", "on", "off"))))
+    # Storage (vsizer.study.storage; metadata in vsizer.study._storage_rules).
+    storage_mode: str = field(default="external", metadata=rule(**_ST["storage_mode"]))
+    protection: str | None = field(default=None, metadata=rule(**_ST["protection"]))
+    ftt: int = field(default=1, metadata=rule(**_ST["ftt"]))
+    provisioning: str = field(default="thin", metadata=rule(**_ST["provisioning"]))
+    thin_ratio: float | None = field(default=None, metadata=rule(**_ST["thin_ratio"]))
+    slack: float = field(default=0.25, metadata=rule(**_ST["slack"]))
+    host_raw_gib: float | None = field(default=None, metadata=rule(**_ST["host_raw_gib"]))
+    read_share: float | None = field(default=None, metadata=rule(**_ST["read_share"]))
+    # Growth over the years (vsizer.study.growth); absent: no growth section.
+    growth: str | None = field(default=None, metadata=rule(
+        "Yearly demand growth, e.g. 10% (or 0.10), or one rate per year: "
+        "10%,15%,5%. Gives the hosts needed at each year end up to --years, "
+        "the year each pool runs out, and the purchases.",
+        "growth", key="rate", flag="--growth", constraint=_RATES))
+    growth_table: tuple[float, ...] = field(default=(), metadata=rule(
+        "One yearly growth rate per year (0.10 or '10%'); sets the horizon.",
+        "growth", key="years", constraint=EachOf(_RATE)))
+    size_for: str = field(default="now", metadata=rule(
+        "With growth: size the plan for day one (now; the purchases follow) "
+        "or for the demand of the last year (horizon). Default now.",
+        "growth", flag="--size-for", constraint=OneOf(("now", "horizon"))))
+    # --- issue 16 (tco): host-model choice and total cost of ownership
+    # (vsizer.study.choice, vsizer.study.tco).
+    candidates: tuple[str, ...] = field(default=(), metadata=rule(
+        "Host models to choose among with host_model = 'auto' (names in the "
+        "host catalog). Default: every model of the catalog.",
+        "hosts"))
+    candidates_file: str | None = field(default=None, metadata=rule(
+        "Host catalog CSV whose every model is a candidate of --host-model "
+        "auto (implies auto).",
+        "hosts", flag="--candidates", path=True))
+    licences: str | None = field(default=None, metadata=rule(
+        "Licence catalog CSV (columns of vsizer/catalogs/data/licences.csv); "
+        "every row applies to every host (or VM) of the plan. Default: none.",
+        "hosts", flag="--licences", path=True))
+    rack_cost_per_u_year: float | None = field(default=None, metadata=rule(
+        "Cost of one rack unit per year (space, power distribution, cooling "
+        "share) in the plan's currency. Default: not counted.",
+        "space", flag="--rack-cost-per-u-year", constraint=_NON_NEGATIVE))
+    # --- end issue 16 (tco)
     targets: dict[str, float] = field(default_factory=dict)
     pools: dict[str, PoolRules] = field(default_factory=dict)
 
@@ -431,17 +411,6 @@ def rule_problems(rules: Rules) -> list[str]:
     return problems
 
 
-def percentile_quantile(text: str) -> float | None:
-    """'p95' -> 0.95, 'p99.9' -> 0.999; 'max' or anything else -> None."""
-    if not isinstance(text, str) or not text.startswith("p"):
-        return None
-    try:
-        value = float(text[1:])
-    except ValueError:
-        return None
-    return value / 100.0 if 0 < value < 100 else None
-
-
 #: Stated targets and how each is judged (actual <= target unless noted).
 TARGETS: tuple[str, ...] = (
     "host_ratio",
@@ -459,7 +428,9 @@ TARGET_FLAGS: dict[str, str] = {
 
 #: TOML sections of the rules, in the order messages list them.
 _SECTION_ORDER = (
-    "hosts", "sizing", "overhead", "power", "space", "inventory", "platform", "series"
+    "hosts", "sizing", "overhead", "power", "space", "inventory", "platform", "series",
+    "storage",
+    "growth",
 )
 
 
@@ -534,6 +505,7 @@ def _pools(body: Any, source: str, problems: list[str]) -> dict[str, PoolRules]:
             ceiling=_num(body2["ceiling"]) if "ceiling" in body2 else None,
             failures=body2.get("failures"),
             min_hosts=body2.get("min_hosts"),
+            growth=body2.get("growth"),
         )
     return pools
 

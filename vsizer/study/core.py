@@ -39,6 +39,7 @@ from vsizer.series.model import SeriesSet
 from vsizer.study.config import Rules
 from vsizer.study.count_reason import explain_pool, suggest_merges
 from vsizer.study.economics import plan_economics
+from vsizer.study.growth import with_growth
 from vsizer.study.hosts import host_capacity, platform_adjustment, resolve_host
 from vsizer.study.plan_warnings import plan_warnings
 from vsizer.study.predict import predict_plan
@@ -47,6 +48,7 @@ from vsizer.study.rightsizing import apply as apply_rightsizing
 from vsizer.study.rightsizing import recommend, with_short_of_vcpus
 from vsizer.study.serialize import plan_to_dict
 from vsizer.study.series_match import align_for_plan, match_series, plan_curves
+from vsizer.study.storage import plan_storage
 
 #: Progress callback: (event, detail) with events 'pool' (a pool starts; detail =
 #: (name, vm count, worst-case scenarios)) and 'scenario' (one failover scenario done).
@@ -144,6 +146,7 @@ class ConsolidationStudy:
             series=series_info,
             before=before,
             rightsizing=rs,
+            storage=plan_storage(servers, pools, rules),
         )
 
     def _place(
@@ -530,7 +533,7 @@ def plan(
         series=series,
         aligned=aligned,
     )
-    result = study.run(progress)
+    result = with_growth(study.run(progress))
     if predict or profile is not None:
         result = with_predictions(result, profile)
     return result

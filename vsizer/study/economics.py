@@ -1,4 +1,4 @@
-"""Power, energy, money, rack space and targets of a plan (DESIGN §7).
+"""Power, energy, money, rack space and targets of a plan.
 
 Annual energy [kWh] = average power [W] / 1000 x 8760 h x PUE; annual cost =
 energy x price per kWh. PUE (power usage effectiveness) is total facility

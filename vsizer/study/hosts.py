@@ -53,7 +53,8 @@ def resolve_host(
     return model, name
 
 
-#: Hyper-Threading factor: the one published measurement (DESIGN §6.4), reused.
+#: Hyper-Threading factor: the one published measurement (the X5570 scenario of
+#: vsizer.models.platform, with its source), reused.
 HT_SCENARIO = "hyperthreading-x5570"
 
 

@@ -11,6 +11,7 @@ import pandas as pd
 
 from vsizer.catalogs.model import HostModel
 from vsizer.inventory import Inventory
+from vsizer.models.growth import Growth
 from vsizer.placement.problem import PlacementProblem
 from vsizer.placement.sizing import PoolSizing
 from vsizer.quality import PlanWarning, QualityReport
@@ -19,8 +20,11 @@ from vsizer.series.model import SeriesQuality
 from vsizer.study.config import Rules
 from vsizer.study.count_reason import CountReason
 from vsizer.study.economics import Economics
+from vsizer.study.ranking import Choice  # issue 16 (tco)
 from vsizer.study.rightsizing import RightSizing
 from vsizer.study.serialize import plan_to_dict, plan_to_json
+from vsizer.study.storage import StorageReport
+from vsizer.study.tco import Tco  # issue 16 (tco)
 
 
 @dataclass
@@ -89,6 +93,17 @@ class ConsolidationPlan:
     predictions: dict[str, Any] | None = None
     #: Right-sizing recommendations (:mod:`vsizer.study.rightsizing`).
     rightsizing: RightSizing | None = None
+    #: Storage per pool (:mod:`vsizer.study.storage`); None without disk capacity.
+    storage: StorageReport | None = None
+    #: The growth study (:func:`vsizer.study.growth.with_growth`) when the rules
+    #: state a growth, else None.
+    growth: Growth | None = None
+    #: issue 16 (tco): total cost of ownership (:mod:`vsizer.study.tco`) when any
+    #: cost beyond energy is given or the host model was chosen; else None.
+    tco: Tco | None = None
+    #: issue 16 (tco): the host-model choice of ``--host-model auto``
+    #: (:mod:`vsizer.study.choice`); this plan is the winner's.
+    choice: Choice | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The plan document (``docs/plan-schema.md``)."""

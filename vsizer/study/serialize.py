@@ -17,10 +17,13 @@ import pandas as pd
 from vsizer import __version__
 from vsizer._jsonable import jsonable as _r
 from vsizer.catalogs.hosts_before import before_summary
+from vsizer.study._growth_doc import growth_section
 from vsizer.study._pools import CURVE_POINTS, pool_doc
 from vsizer.study.config import Rules
 from vsizer.study.economics import Economics, TargetCheck
+from vsizer.study.ranking import choice_doc  # issue 16 (tco)
 from vsizer.study.rightsizing import rightsizing_doc
+from vsizer.study.tco import tco_doc  # issue 16 (tco)
 
 if TYPE_CHECKING:
     from vsizer.study.results import ConsolidationPlan
@@ -102,6 +105,14 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
         "series": _series_section(plan),
         "warnings": [w.to_dict() for w in plan.warnings],
     }
+    if plan.storage is not None:  # only when the inventory gives disk capacity
+        doc["storage"] = plan.storage.to_dict()
+    if plan.growth is not None:
+        doc["growth"] = growth_section(plan.growth)
+    if plan.tco is not None:  # issue 16 (tco)
+        doc["tco"] = tco_doc(plan.tco)
+    if plan.choice is not None:  # issue 16 (tco)
+        doc["choice"] = choice_doc(plan.choice)
     if plan.predictions is not None:
         doc["predictions"] = plan.predictions
     return doc
@@ -176,6 +187,9 @@ def _host_model_section(plan: ConsolidationPlan) -> dict[str, Any]:
         else None,
         "rack_u": _r(host.rack_u),
         "price": _r(host.price),
+        "price_date": host.price_date,
+        "price_currency": host.price_currency,
+        "support_per_year": _r(host.support_per_year),
         "capacity": {d: _r(v) for d, v in plan.host_capacity.items()},
         "capacity_unit": plan.capacity_unit,
         "source": host.source,

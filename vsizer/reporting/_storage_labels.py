@@ -1,0 +1,42 @@
+"""English/Japanese labels of the storage section (merged into
+:data:`vsizer.reporting.labels.LABELS`; same rules: no units in the text)."""
+
+from __future__ import annotations
+
+STORAGE_LABELS: dict[str, dict[str, str]] = {
+    "sheet_storage": {"en": "Storage", "ja": "ストレージ"},
+    "section_storage": {"en": "Storage", "ja": "ストレージ容量と性能"},
+    "section_storage_parameters": {"en": "Storage assumptions", "ja": "ストレージの前提"},
+    "storage_mode": {"en": "Storage mode", "ja": "ストレージ方式"},
+    "value_external": {"en": "external array", "ja": "外部ストレージ"},
+    "value_hyperconverged": {"en": "hyperconverged (disks in hosts)",
+                             "ja": "HCI（ホスト内蔵ディスク）"},
+    "protection": {"en": "Protection", "ja": "データ保護方式"},
+    "overhead_factor": {"en": "Protection overhead", "ja": "保護オーバーヘッド倍率"},
+    "write_penalty": {"en": "Write penalty", "ja": "書き込みペナルティ"},
+    "min_fault_domains": {"en": "Minimum fault domains", "ja": "必要最小障害ドメイン数"},
+    "provisioning": {"en": "Provisioning", "ja": "プロビジョニング"},
+    "value_thin": {"en": "thin", "ja": "シン"},
+    "value_thick": {"en": "thick", "ja": "シック"},
+    "slack": {"en": "Slack (kept free)", "ja": "空き容量の確保率"},
+    "read_share": {"en": "Read share of I/O", "ja": "読み込み比率"},
+    "read_share_source": {"en": "Read share from", "ja": "読み込み比率の根拠"},
+    "host_raw_gib": {"en": "Raw disk per host", "ja": "ホストあたり物理ディスク容量"},
+    "mb_s_virtual_ratio": {"en": "Virtual disk throughput ratio (sequential, QD 1)",
+                           "ja": "仮想ディスクのスループット比（シーケンシャル, QD 1）"},
+    "vms": {"en": "VMs", "ja": "VM数"},
+    "vms_with_disk": {"en": "VMs with disk", "ja": "ディスク情報のあるVM数"},
+    "provisioned_gib": {"en": "Provisioned", "ja": "割り当て容量"},
+    "used_gib": {"en": "Used", "ja": "使用容量"},
+    "thin_ratio": {"en": "Thin ratio", "ja": "シンプロビジョニング比"},
+    "required_raw_gib": {"en": "Raw required", "ja": "必要物理容量"},
+    "iops_peak": {"en": "IOPS at peak", "ja": "ピークIOPS"},
+    "iops_backend": {"en": "Back-end IOPS", "ja": "バックエンドIOPS"},
+    "write_iops_backend": {"en": "Back-end write IOPS", "ja": "バックエンド書き込みIOPS"},
+    "mb_s_peak": {"en": "Throughput at peak", "ja": "ピーク転送量"},
+    "mb_s_array": {"en": "Throughput at the storage", "ja": "ストレージ側転送量"},
+    "hosts_planned": {"en": "Hosts planned", "ja": "計画ホスト数"},
+    "hosts_for_storage": {"en": "Hosts for storage", "ja": "容量から必要なホスト数"},
+    "storage_total": {"en": "Total", "ja": "合計"},
+    "storage_notes": {"en": "Notes", "ja": "注記"},
+}

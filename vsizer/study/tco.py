@@ -1,0 +1,216 @@
+"""Total cost of ownership of one plan over ``rules.years``.
+
+Five parts, each in the plan's currency (``rules.currency``):
+
+- ``capex``: hosts x the host model's ``price``;
+- ``support``: hosts x ``support_per_year`` x years;
+- ``energy``: the plan's annual electricity cost after consolidation
+  (:mod:`vsizer.study.economics`: power curve x PUE x price per kWh) x years;
+- ``rack``: rack units x ``rules.rack_cost_per_u_year`` x years;
+- ``licences``: per licence of ``rules.licences``
+  (:mod:`vsizer.catalogs.licences`), units counted for the host model x
+  price, x years for a subscription (``term = year``).
+
+Stated criterion for what is not known: a part whose input is not given for the
+whole plan (no price per kWh, no rack cost, no licence file) is *not counted*
+(``not_counted``: it is the same for every host model, so a comparison stays
+fair); a part given but without a price for this host model or licence (the
+host's ``price`` or ``support_per_year`` empty, a licence's ``price`` empty) is
+*missing* (``missing``), and then ``total`` is None (``known_total`` sums the
+parts that are known). Enter 0 where a cost is included elsewhere (support in
+the price).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from vsizer._jsonable import jsonable as _r
+from vsizer._validation import Interval, OrNone, validate_params
+from vsizer.catalogs.licences import (
+    Licence,
+    licence_count,
+    licences_per_host,
+    read_licences,
+)
+from vsizer.catalogs.model import HostModel
+from vsizer.errors import ConfigError
+from vsizer.study.config import Rules
+
+__all__ = ["PARTS", "LicenceCost", "Tco", "load_licences", "plan_tco", "tco_doc"]
+
+#: The parts of a TCO, in document order.
+PARTS: tuple[str, ...] = ("capex", "support", "energy", "rack", "licences")
+
+#: The criterion stated in the document.
+CRITERION = (
+    "total = capex + support + energy + rack + licences over the years; a part "
+    "whose input is not given for the plan is not counted (not_counted); a part "
+    "without a price for this host model or licence is missing (missing) and "
+    "then total is null"
+)
+
+
+@dataclass(frozen=True)
+class LicenceCost:
+    """One licence of a plan: units counted and their cost over the years."""
+
+    name: str
+    unit: str
+    term: str
+    per_host: int
+    count: int
+    price: float | None
+    cost: float | None
+    source: str
+    date: str
+
+
+@dataclass(frozen=True)
+class Tco:
+    """The total cost of one plan; a part is None when missing or not counted."""
+
+    years: int
+    currency: str
+    hosts: int
+    vms: int
+    rack_u: float
+    capex: float | None
+    support: float | None
+    energy: float | None
+    rack: float | None
+    licences: float | None
+    licence_lines: tuple[LicenceCost, ...]
+    missing: tuple[str, ...]
+    not_counted: tuple[str, ...]
+
+    @property
+    def known_total(self) -> float:
+        """Sum of the parts that are known."""
+        return float(sum(v for p in PARTS if (v := getattr(self, p)) is not None))
+
+    @property
+    def total(self) -> float | None:
+        """Sum of the counted parts; None when a part is missing."""
+        return None if self.missing else self.known_total
+
+
+def load_licences(rules: Rules) -> tuple[Licence, ...]:
+    """The licences of ``rules.licences`` (none without it), checked against
+    the plan's currency."""
+    if not rules.licences:
+        return ()
+    licences = read_licences(rules.licences)
+    problems = [
+        f"{rules.licences}: licence '{lic.name}', column 'currency': expected the "
+        f"plan's currency '{rules.currency}' (--currency) or empty, got "
+        f"'{lic.currency}'."
+        for lic in licences
+        if lic.currency and lic.currency != rules.currency
+    ]
+    if problems:
+        raise ConfigError(problems)
+    return tuple(licences)
+
+
+@validate_params(
+    {
+        "hosts": Interval(int, 0, None),
+        "vms": Interval(int, 0, None),
+        "rack_u": Interval(float, 0, None),
+        "annual_energy_cost": OrNone(Interval(float, 0, None)),
+    },
+    where="plan_tco",
+)
+def plan_tco(
+    host: HostModel,
+    hosts: int,
+    vms: int,
+    rack_u: float,
+    annual_energy_cost: float | None,
+    rules: Rules,
+    licences: Sequence[Licence] = (),
+) -> Tco:
+    """The TCO of ``hosts`` hosts of ``host`` running ``vms`` VMs in ``rack_u``
+    rack units, with the annual electricity cost ``annual_energy_cost`` (None:
+    no price per kWh), over ``rules.years`` (see the module docstring).
+
+    >>> h = HostModel("h", 2, 12, 2, 2000.0, None, 512.0, 100.0, 400.0,
+    ...               price=10_000.0, support_per_year=500.0)
+    >>> t = plan_tco(h, 3, 20, 3.0, 1200.0, Rules(years=5))
+    >>> t.capex, t.support, t.energy, t.total, t.not_counted
+    (30000.0, 7500.0, 6000.0, 43500.0, ('rack', 'licences'))
+    """
+    years = rules.years
+    missing: list[str] = []
+    not_counted: list[str] = []
+    capex = None if host.price is None else hosts * host.price
+    support = (
+        None if host.support_per_year is None else hosts * host.support_per_year * years
+    )
+    missing += [p for p, v in (("capex", capex), ("support", support)) if v is None]
+    energy = None if annual_energy_cost is None else annual_energy_cost * years
+    rate = rules.rack_cost_per_u_year
+    rack = None if rate is None else rack_u * rate * years
+    not_counted += [p for p, v in (("energy", energy), ("rack", rack)) if v is None]
+    lines = tuple(_licence_cost(lic, host, hosts, vms, years) for lic in licences)
+    if not lines:
+        lic_total: float | None = None
+        not_counted.append("licences")
+    elif any(line.cost is None for line in lines):
+        lic_total = None
+        missing.append("licences")
+    else:
+        lic_total = float(sum(line.cost or 0.0 for line in lines))
+    return Tco(
+        years=years, currency=rules.currency, hosts=hosts, vms=vms, rack_u=rack_u,
+        capex=capex, support=support, energy=energy, rack=rack, licences=lic_total,
+        licence_lines=lines, missing=tuple(missing), not_counted=tuple(not_counted),
+    )
+
+
+def _licence_cost(
+    lic: Licence, host: HostModel, hosts: int, vms: int, years: int
+) -> LicenceCost:
+    count = licence_count(lic, host, hosts, vms)
+    cost = None
+    if lic.price is not None:
+        cost = count * lic.price * (years if lic.term == "year" else 1)
+    return LicenceCost(
+        name=lic.name, unit=lic.unit, term=lic.term,
+        per_host=licences_per_host(lic, host), count=count, price=lic.price,
+        cost=cost, source=lic.source, date=lic.date,
+    )
+
+
+def tco_doc(tco: Tco) -> dict[str, Any]:
+    """The ``tco`` section of the plan document (formatting only)."""
+    return {
+        "years": tco.years,
+        "currency": tco.currency,
+        "hosts": tco.hosts,
+        "vms": tco.vms,
+        "rack_u": _r(tco.rack_u),
+        "parts": {p: _r(getattr(tco, p)) for p in PARTS},
+        "total": _r(tco.total),
+        "known_total": _r(tco.known_total),
+        "missing": list(tco.missing),
+        "not_counted": list(tco.not_counted),
+        "licences": [
+            {
+                "name": line.name,
+                "unit": line.unit,
+                "term": line.term,
+                "per_host": line.per_host,
+                "count": line.count,
+                "price": _r(line.price),
+                "cost": _r(line.cost),
+                "source": line.source,
+                "date": line.date,
+            }
+            for line in tco.licence_lines
+        ],
+        "criterion": CRITERION,
+    }
