@@ -25,6 +25,8 @@ from __future__ import annotations
 from typing import Any
 
 from vsizer._validation import OneOf, check_param
+from vsizer.reporting._choice_labels import CHOICE_LABELS
+from vsizer.reporting._explain_labels import EXPLAIN_LABELS
 from vsizer.reporting._storage_labels import STORAGE_LABELS
 
 __all__ = ["LABELS", "LANGS", "check_lang", "label", "with_unit"]
@@ -122,39 +124,6 @@ LABELS: dict[str, dict[str, str]] = {
     "redundant": {"en": "Redundant", "ja": "冗長構成"},
     "binding_dimension": {"en": "Binding dimension", "ja": "ボトルネックのリソース"},
     "strategy": {"en": "Placement strategy", "ja": "配置アルゴリズム"},
-    # -- count reason and right-sizing (issue 16 items 5, 6) -------------------
-    "count_reason": {"en": "Why this many hosts", "ja": "ホスト台数の理由"},
-    "count_rule_min_hosts": {"en": "Rule: minimum hosts", "ja": "ルール: 最小ホスト数"},
-    "count_rule_failover": {"en": "Rule: N+k failover", "ja": "ルール: N+k 冗長"},
-    "count_rule_anti_affinity": {"en": "Rule: anti-affinity", "ja": "ルール: アンチアフィニティ"},
-    "count_rule_pinning": {"en": "Rule: pinned hosts", "ja": "ルール: ホスト固定"},
-    "count_rule_placement": {"en": "Rules together", "ja": "複数ルールの組合せ"},
-    "section_count_reason": {"en": "Why each pool has its host count", "ja": "プールごとのホスト台数の理由"},
-    "no_count_reason": {"en": "No count reasons in this plan.", "ja": "この計画には台数の理由がありません。"},
-    "sheet_explain": {"en": "Count and right-sizing", "ja": "台数の理由と適正化"},
-    "section_explain": {"en": "Count reasons and right-sizing", "ja": "台数の理由とVMサイズ適正化"},
-    "section_rightsizing": {"en": "Right-sizing", "ja": "VMサイズの適正化"},
-    "section_short_of_vcpus": {"en": "VMs short of vCPUs", "ja": "vCPU不足のVM"},
-    "vcpus_recommended": {"en": "vCPUs recommended", "ja": "推奨vCPU数"},
-    "mem_gib_recommended": {"en": "Memory recommended", "ja": "推奨メモリ"},
-    "rightsize_reason": {"en": "Reason", "ja": "理由"},
-    "vcpus_needed": {"en": "vCPUs needed", "ja": "必要vCPU数"},
-    "cpu_util": {"en": "CPU utilization", "ja": "CPU使用率"},
-    "risks": {"en": "Risks", "ja": "リスク"},
-    "rightsizing_totals": {
-        "en": "{vms} VMs can shrink: {vcpus} vCPUs and {gib} GiB freed; "
-        "{skipped} VMs without a measured peak were not sized.",
-        "ja": "{vms} 台のVMを縮小可能: vCPU {vcpus} 個、メモリ {gib} GiB を削減。"
-        "実測のピークがない {skipped} 台は対象外。",
-    },
-    "rightsizing_hosts": {
-        "en": "Applied (--rightsize): {before} hosts before, {after} after.",
-        "ja": "適用済み (--rightsize): ホスト {before} 台 → {after} 台。",
-    },
-    "rightsizing_not_applied": {
-        "en": "Not applied (give --rightsize to plan with these sizes).",
-        "ja": "未適用 (--rightsize で推奨サイズのまま計画)。",
-    },
     # -- targets ---------------------------------------------------------------
     "target_name": {"en": "Target", "ja": "目標項目"},
     "description": {"en": "Description", "ja": "説明"},
@@ -458,29 +427,6 @@ LABELS: dict[str, dict[str, str]] = {
         "en": "Cost over {years} years (hosts + electricity)",
         "ja": "{years}年間の総コスト（ホスト＋電気代）",
     },
-    # -- issue 16 (tco): host-model choice and total cost ----------------------
-    "sheet_choice": {"en": "Host choice", "ja": "機種選定"},
-    "section_choice": {"en": "Host-model choice and total cost", "ja": "機種選定と総保有コスト"},
-    "choice_winner": {"en": "Chosen host model", "ja": "選定機種"},
-    "choice_why": {"en": "Why", "ja": "選定理由"},
-    "choice_rank": {"en": "Rank", "ja": "順位"},
-    "choice_error": {"en": "Not plannable", "ja": "計画不可"},
-    "tco": {"en": "Total cost (TCO)", "ja": "総保有コスト（TCO）"},
-    "tco_known": {"en": "Known part of the TCO", "ja": "TCOのうち判明分"},
-    "tco_capex": {"en": "Hardware", "ja": "ハードウェア購入費"},
-    "tco_support": {"en": "Support", "ja": "保守費"},
-    "tco_energy": {"en": "Energy", "ja": "電気代"},
-    "tco_rack": {"en": "Rack space", "ja": "ラック費用"},
-    "tco_licences": {"en": "Licences", "ja": "ライセンス費"},
-    "tco_missing": {"en": "Missing prices", "ja": "価格未設定"},
-    "tco_not_counted": {"en": "Not counted", "ja": "計上対象外"},
-    "chart_tco": {"en": "Cost over {years} years by kind", "ja": "{years}年間のコスト内訳"},
-    "licence_name": {"en": "Licence", "ja": "ライセンス"},
-    "licence_unit": {"en": "Unit", "ja": "単位"},
-    "licence_per_host": {"en": "Per host", "ja": "ホストあたり"},
-    "licence_count": {"en": "Count", "ja": "数量"},
-    "licence_cost": {"en": "Cost", "ja": "費用"},
-    # -- end issue 16 (tco) ----------------------------------------------------
     "predicted_performance": {"en": "Predicted performance", "ja": "性能予測"},
     "pred_summary": {
         "en": "{metric}: mean {mean}, min {min}",
@@ -526,6 +472,8 @@ LABELS: dict[str, dict[str, str]] = {
     },
 }
 LABELS.update(STORAGE_LABELS)  # storage section (vsizer.reporting._storage_labels)
+LABELS.update(CHOICE_LABELS)  # host-model choice and TCO (vsizer.reporting._choice_labels)
+LABELS.update(EXPLAIN_LABELS)  # count reasons, right-sizing (vsizer.reporting._explain_labels)
 
 
 def check_lang(lang: Any, where: str = "label") -> str:
