@@ -16,6 +16,7 @@ SCRIPTS = sorted((REPO / "benchmarks").glob("*.py"))
 
 #: A line each script prints when it ran (not skipped).
 EXPECTED = {
+    "bench_count_reason.py": "count reasons timed",
     "bench_choice.py": "candidates, ",  # issue 16 (tco)
     "bench_identical.py": "plans byte-identical",
     "bench_limits.py": "long sheets refused by the row limit",

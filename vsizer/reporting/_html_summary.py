@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from vsizer.reporting._explain import bottleneck
 from vsizer.reporting._html_page import esc, fmt_num, fmt_pct, table
 from vsizer.reporting._plan_view import lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
@@ -153,7 +154,7 @@ def _pools_table(plan: Mapping[str, Any], t: Label) -> str:
                 p["host_count"],
                 lower_bound_hosts(p),
                 p.get("gap"),
-                dimension_label(t, p["binding_dimension"]),
+                bottleneck(p, t, lambda d: dimension_label(t, d)),
                 fmt_pct(p.get("ceiling", plan["parameters"]["ceiling"]), 0),
                 p["failures"],
                 verdict(t, (p.get("failover") or {}).get("survives"), "yes", "no"),

@@ -33,6 +33,8 @@ from openpyxl import Workbook
 from openpyxl.xml.functions import tostring
 
 from vsizer.reporting import _xlsx_sheets as sheets
+from vsizer.reporting._explain import bottleneck, explain_sheet
+from vsizer.reporting._explain import has_sheet as has_explain_sheet
 from vsizer.reporting._plan_view import check_plan, lower_bound_hosts, predictions
 from vsizer.reporting._xlsx import (
     DEC1,
@@ -82,7 +84,7 @@ SHEET_KEYS: tuple[str, ...] = (
 
 #: Sheets written only when the plan has their content.
 OPTIONAL_SHEET_KEYS: tuple[str, ...] = (
-    "sheet_curves", "sheet_predictions", "sheet_storage"
+    "sheet_curves", "sheet_predictions", "sheet_explain", "sheet_storage"
 )
 
 
@@ -213,7 +215,7 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
             p["host_count"],
             lower_bound_hosts(p),
             p["gap"],
-            w.dim(p["binding_dimension"]),
+            bottleneck(p, w.t, w.dim),
             p["strategy"],
             w.yes_no(p["redundant"]),
             p["failures"],
@@ -340,6 +342,9 @@ def plan_workbook(plan: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     if predictions(plan) is not None:
         ws = wb.create_sheet(label("sheet_predictions", lang))
         sheets.predictions_sheet(SheetWriter(ws, lang), plan)
+    if has_explain_sheet(plan):
+        ws = wb.create_sheet(label("sheet_explain", lang))
+        explain_sheet(SheetWriter(ws, lang), plan)
     if plan.get("storage"):  # inventories with disk capacity (vsizer.study.storage)
         storage_sheet(SheetWriter(wb.create_sheet(label("sheet_storage", lang)), lang), plan)
     if plan.get("growth"):

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from vsizer.reporting import _html_charts as charts
+from vsizer.reporting._explain import explain_html
 from vsizer.reporting._html_growth import growth_html
 from vsizer.reporting._html_page import Page, esc, fmt_num, fmt_pct, table
 from vsizer.reporting._html_summary import (
@@ -60,6 +61,7 @@ __all__ = ["OPTIONAL_SECTION_KEYS", "SECTION_KEYS", "plan_html", "write_plan_htm
 #: Anchors of the report's sections, in page order.
 SECTION_KEYS: tuple[str, ...] = (
     "summary",
+    "explain",
     "power",
     "placement",
     "heatmap",
@@ -486,6 +488,7 @@ def _server_list(names: list[str], shown: int = 10) -> str:
 
 _SECTIONS: dict[str, tuple[str, Callable[[Page, Mapping[str, Any], Label], str]]] = {
     "summary": ("sheet_summary", lambda page, plan, t: summary_section(plan, t)),
+    "explain": ("section_explain", lambda page, plan, t: explain_html(plan, t)),
     "power": ("section_power", _power),
     "placement": ("section_placement", _placement),
     "heatmap": ("section_heatmap", _heatmap),

@@ -16,6 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from vsizer.placement.problem import DIMENSIONS
+from vsizer.reporting._explain import bottleneck
+from vsizer.reporting._explain import terminal_lines as explain_lines
 from vsizer.reporting._plan_view import failover_scenarios, lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting._term_growth import print_growth
@@ -246,7 +248,7 @@ def _pools_table(plan: dict[str, Any], L: Label) -> Table:
             str(p["servers"]),
             str(p["host_count"]),
             str(lower_bound_hosts(p)),
-            p["binding_dimension"],
+            bottleneck(p, L, str),
             str(p["failures"]),
             _pct(fo["worst_survivor_util"]),
             Text(
@@ -345,6 +347,8 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
     if s.get("low_confidence"):
         console.print(_low_confidence(s, L))
     console.print(_pools_table(plan, L))
+    for line in explain_lines(plan, L):
+        console.print(Text(line))
     if plan.get("series"):
         _print_series(plan, console, lang)
     console.print(_hosts_table(plan, L))

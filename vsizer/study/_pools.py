@@ -11,6 +11,7 @@ import pandas as pd
 from vsizer._jsonable import jsonable as _r
 from vsizer.placement.failover import FailoverReport, Scenario
 from vsizer.placement.problem import UTIL_DIMS
+from vsizer.study.count_reason import count_reason_doc
 
 if TYPE_CHECKING:
     from vsizer.placement.sizing import PoolSizing
@@ -50,6 +51,7 @@ def pool_doc(
             "binding_dimension": s.binding_dimension,
             "strategy": s.strategy,
             "solver": s.solver,
+            "count_reason": count_reason_doc(pr.count_reason),
         }
     )
     if s.on_curves:

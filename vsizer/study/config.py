@@ -15,6 +15,7 @@ A scenario TOML file mirrors the CLI flags::
     failover_limit = 1.0   # survivors may run up to 100 % after a failure
     cpu_basis = "peak"     # size CPU on peak (or "average") utilization
     min_confidence = 0.7   # below this data confidence the plan's headline says so
+    rightsize = false      # resize VMs to their measured peak before placement
 
     [overhead]
     host_memory_reserve_gib = 4.0
@@ -165,6 +166,10 @@ class Rules:
         "Data confidence [fraction] below which the plan's headline says it "
         "rests on assumptions. Default 0.7.",
         "sizing", flag="--min-confidence", constraint=Interval(float, 0, 1)))
+    rightsize: bool = field(default=False, metadata=rule(
+        "Resize VMs to their measured peak before placement (vCPUs: next power "
+        "of two >= peak cores x 1.2; memory: used x 1.2 rounded up to 1 GiB).",
+        "sizing", flag="--rightsize"))
     host_memory_reserve_gib: float = field(
         default=DEFAULT_HOST_MEMORY_RESERVE_GIB, metadata=rule(
             "Hypervisor memory kept per host before any VM [GiB]. Default 4.",

@@ -37,12 +37,15 @@ from vsizer.quality import QualityReport
 from vsizer.series.align import AlignedSeries
 from vsizer.series.model import SeriesSet
 from vsizer.study.config import Rules
+from vsizer.study.count_reason import explain_pool, suggest_merges
 from vsizer.study.economics import plan_economics
 from vsizer.study.growth import with_growth
 from vsizer.study.hosts import host_capacity, platform_adjustment, resolve_host
 from vsizer.study.plan_warnings import plan_warnings
 from vsizer.study.predict import predict_plan
 from vsizer.study.results import ConsolidationPlan, PoolResult, SeriesInfo
+from vsizer.study.rightsizing import apply as apply_rightsizing
+from vsizer.study.rightsizing import recommend, with_short_of_vcpus
 from vsizer.study.serialize import plan_to_dict
 from vsizer.study.series_match import align_for_plan, match_series, plan_curves
 from vsizer.study.storage import plan_storage
@@ -108,21 +111,21 @@ class ConsolidationStudy:
         servers, unit = self._normalized(inv_servers, quality)
         before = self._hosts_before(quality)
         self._add_power(servers, before, quality)
-        servers["vm_mem_gib"] = servers["mem_gib"].astype(float) + _vm_overhead_gib(
-            servers, rules
-        )
-        if servers["pool"].isna().any():
-            servers["pool"] = servers["pool"].fillna("default")
-        sized = _sized(self.host, unit, rules, servers, quality)
-        curves_all: np.ndarray | None = None
-        if series_info is not None:
-            curves_all = plan_curves(
-                servers, series_info, sized.dims, sized.demand, unit, sized.host, rules
+        rs = recommend(servers, quality)
+        if rules.rightsize and rs.vms:
+            _, apart = self._place(
+                servers.copy(), unit, series_info, copy.deepcopy(quality), None
             )
-        groups = _anti_affinity_groups(servers, quality)
-        pools = _size_pools(
-            servers, sized, curves_all, groups, series_info, rules, quality, progress
-        )
+            servers = apply_rightsizing(servers, rs)
+            sized, pools = self._place(servers, unit, series_info, quality, progress)
+            rs = dataclasses.replace(
+                rs, applied=True, hosts_before=sum(p.sizing.n_hosts for p in apart),
+                hosts_after=sum(p.sizing.n_hosts for p in pools),
+            )
+        else:
+            sized, pools = self._place(servers, unit, series_info, quality, progress)
+            rs = dataclasses.replace(rs, applied=rules.rightsize)
+        _explain(pools, servers, series_info, rules)
         inv = self.inventory
         economics = plan_economics(
             pools, servers, sized.host, sized.capacity, series_info, before,
@@ -142,8 +145,38 @@ class ConsolidationStudy:
             warnings=plan_warnings(quality, servers, series_info, rules),
             series=series_info,
             before=before,
+            rightsizing=rs,
             storage=plan_storage(servers, pools, rules),
         )
+
+    def _place(
+        self,
+        servers: pd.DataFrame,
+        unit: str,
+        series_info: SeriesInfo | None,
+        quality: QualityReport,
+        progress: Progress | None,
+    ) -> tuple[_Sized, list[PoolResult]]:
+        """Size and place every pool of ``servers`` (sets their ``vm_mem_gib``,
+        ``pool`` and ``host`` columns)."""
+        rules = self.rules
+        servers["vm_mem_gib"] = servers["mem_gib"].astype(float) + _vm_overhead_gib(
+            servers, rules
+        )
+        if servers["pool"].isna().any():
+            servers["pool"] = servers["pool"].fillna("default")
+        sized = _sized(self.host, unit, rules, servers, quality)
+        curves_all: np.ndarray | None = None
+        if series_info is not None:
+            curves_all = plan_curves(
+                servers, series_info, sized.dims, sized.demand, unit, sized.host,
+                rules,
+            )
+        groups = _anti_affinity_groups(servers, quality)
+        pools = _size_pools(
+            servers, sized, curves_all, groups, series_info, rules, quality, progress
+        )
+        return sized, pools
 
     def _matched_servers(
         self, quality: QualityReport
@@ -279,6 +312,25 @@ def _size_pools(
         servers.loc[idx, "host"] = [problem.host_id(int(h)) for h in hosts_of]
         pools.append(result)
     return pools
+
+
+def _explain(
+    pools: list[PoolResult],
+    servers: pd.DataFrame,
+    series_info: SeriesInfo | None,
+    rules: Rules,
+) -> None:
+    """Set each pool's ``count_reason``, then the merge suggestions."""
+    pool_of = servers["pool"].astype(str).to_numpy()
+    for pr in pools:
+        if pr.problem is None:
+            continue
+        idx = np.flatnonzero(pool_of == pr.name)
+        pr.count_reason = explain_pool(
+            pr.problem, pr.sizing.n_hosts, pr.sizing.lower_bound_detail,
+            pr.vm_curves, rules, _pool_scalar_demand(series_info, idx),
+        )
+    suggest_merges(pools)
 
 
 def _pool_scalar_demand(info: SeriesInfo | None, idx: np.ndarray) -> np.ndarray | None:
@@ -499,7 +551,11 @@ def with_predictions(
     if profile is not None and not isinstance(profile, Profile):
         profile = load_profile(profile)
     doc = plan_to_dict(dataclasses.replace(result, predictions=None))
-    return dataclasses.replace(result, predictions=predict_plan(doc, profile))
+    predictions = predict_plan(doc, profile)
+    rs = result.rightsizing
+    if rs is not None:
+        rs = with_short_of_vcpus(rs, predictions)
+    return dataclasses.replace(result, predictions=predictions, rightsizing=rs)
 
 
 def _plan_inventory(

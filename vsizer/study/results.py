@@ -18,8 +18,10 @@ from vsizer.quality import PlanWarning, QualityReport
 from vsizer.series.align import AlignedSeries
 from vsizer.series.model import SeriesQuality
 from vsizer.study.config import Rules
+from vsizer.study.count_reason import CountReason
 from vsizer.study.economics import Economics
 from vsizer.study.ranking import Choice  # issue 16 (tco)
+from vsizer.study.rightsizing import RightSizing
 from vsizer.study.serialize import plan_to_dict, plan_to_json
 from vsizer.study.storage import StorageReport
 from vsizer.study.tco import Tco  # issue 16 (tco)
@@ -37,6 +39,8 @@ class PoolResult:
     sizing: PoolSizing  # scalar or curve sizing (curve fields set: sizing.on_curves)
     problem: PlacementProblem | None = None
     vm_curves: np.ndarray | None = None  # (n_vms, T, D) demand, pool order
+    #: Why the pool has its host count (:mod:`vsizer.study.count_reason`).
+    count_reason: CountReason | None = None
 
 
 @dataclass
@@ -87,6 +91,8 @@ class ConsolidationPlan:
     #: The ``predictions`` section (:func:`vsizer.study.predict.predict_plan`) when
     #: asked (``vsizer.plan(..., predict=True)`` or a profile), else None.
     predictions: dict[str, Any] | None = None
+    #: Right-sizing recommendations (:mod:`vsizer.study.rightsizing`).
+    rightsizing: RightSizing | None = None
     #: Storage per pool (:mod:`vsizer.study.storage`); None without disk capacity.
     storage: StorageReport | None = None
     #: The growth study (:func:`vsizer.study.growth.with_growth`) when the rules

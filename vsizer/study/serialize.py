@@ -22,6 +22,7 @@ from vsizer.study._pools import CURVE_POINTS, pool_doc
 from vsizer.study.config import Rules
 from vsizer.study.economics import Economics, TargetCheck
 from vsizer.study.ranking import choice_doc  # issue 16 (tco)
+from vsizer.study.rightsizing import rightsizing_doc
 from vsizer.study.tco import tco_doc  # issue 16 (tco)
 
 if TYPE_CHECKING:
@@ -95,6 +96,7 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
             for r in plan.inventory.excluded.to_dict("records")
         ],
         "pools": pools,
+        "rightsizing": rightsizing_doc(plan.rightsizing),
         "before": before,
         "power": _power_section(plan.economics, plan.rules),
         "space": _space_section(plan.economics),

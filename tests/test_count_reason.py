@@ -1,0 +1,163 @@
+"""Why a pool has its host count (issue 16 item 5): pinned, hand-computed cases."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import vsizer
+from vsizer.placement.problem import PlacementProblem
+from vsizer.placement.sizing import size_pool
+from vsizer.reporting.excel import plan_workbook
+from vsizer.reporting.html import plan_html
+from vsizer.study.count_reason import CONSTRAINTS, explain_pool
+from vsizer.study.rightsizing import HEADROOM
+
+GOLDEN = Path(__file__).parent / "data" / "golden"
+
+#: Five small VMs at 4-7 % CPU peak (the issue's example).
+SMALL = """name,pool,vcpus,cpu_mhz,mem_gib,mem_used_gib,cpu_avg_util,cpu_peak_util
+web1,web,4,2400,8,2.5,0.02,0.04
+web2,web,4,2400,8,3.0,0.03,0.05
+web3,web,2,2400,4,1.0,0.03,0.06
+web4,web,4,2400,8,2.0,0.04,0.07
+web5,web,2,2400,4,1.5,0.02,0.05
+"""
+
+
+class _Rules:
+    quantile = None
+    solver = "heuristic"
+    time_limit = 30.0
+
+
+def _problem(demand, *, failures=0, min_hosts=1, groups=None, pins=None):
+    d = np.array(demand, dtype=float).reshape(-1, 1)
+    n = len(d)
+    return PlacementProblem(
+        pool="p",
+        vm_names=tuple(f"vm{i}" for i in range(n)),
+        dims=("cpu",),
+        demand=d,
+        capacity=np.array([100.0]),
+        base_load=np.array([0.0]),
+        limit=np.array([0.6]),
+        failover_limit=np.array([1.0]),
+        failures=failures,
+        min_hosts=min_hosts,
+        anti_affinity=np.array(groups if groups is not None else [-1] * n, dtype=np.int64),
+        pins=np.array(pins if pins is not None else [-1] * n, dtype=np.int64),
+    )
+
+
+def _explain(problem):
+    s = size_pool(problem)
+    return explain_pool(problem, s.n_hosts, s.lower_bound_detail, None, _Rules())
+
+
+@pytest.fixture(scope="module")
+def small_plan(tmp_path_factory):
+    f = tmp_path_factory.mktemp("cr") / "small.csv"
+    f.write_text(SMALL)
+    return vsizer.plan(f, min_hosts=3).to_dict()
+
+
+def test_min_hosts_bound_pool_says_the_rule_decided(small_plan):
+    cr = small_plan["pools"][0]["count_reason"]
+    assert small_plan["pools"][0]["host_count"] == 3
+    assert cr["binding"] == "min_hosts"
+    assert cr["by_constraint"]["demand"] == 1
+    assert cr["by_constraint"]["min_hosts"] == 3
+    # failures = 1: demand 1 + 1 spare
+    assert cr["by_constraint"]["failover"] == 2
+    assert cr["relaxed"] == {"min_hosts": 2, "failover": 3}
+    assert cr["text"].startswith(
+        "3 hosts because min_hosts = 3; demand alone needs 1; "
+        "with min_hosts = 1 this pool needs 2; with failures = 0 this pool needs 3"
+    )
+    assert list(cr["by_constraint"]) == list(CONSTRAINTS)
+
+
+def test_failover_bound_pool():
+    # 4 VMs of 30 on hosts of 100 at a 0.6 ceiling: 2 per host -> demand 2 hosts;
+    # N+1 on survivors at 100 %: ceil(120 / 100) + 1 = 3.
+    cr = _explain(_problem([30, 30, 30, 30], failures=1, min_hosts=1))
+    assert (cr.hosts, cr.binding) == (3, "failover")
+    assert cr.by_constraint["demand"] == 2
+    assert cr.by_constraint["failover"] == 3
+    assert cr.relaxed == {"failover": 2}
+    assert "3 hosts because failures = 1 (N+1)" in cr.text
+
+
+def test_demand_bound_pool_names_the_dimension():
+    cr = _explain(_problem([50, 50, 50]))
+    assert (cr.hosts, cr.binding, cr.by_constraint["demand"]) == (3, "demand", 3)
+    assert cr.relaxed == {}
+    assert cr.text == "3 hosts because demand (cpu); demand alone needs 3"
+
+
+def test_anti_affinity_bound_pool():
+    cr = _explain(_problem([1, 1, 1], groups=[0, 0, 0]))
+    assert (cr.hosts, cr.binding) == (3, "anti_affinity")
+    assert cr.by_constraint["anti_affinity"] == 3
+    assert cr.relaxed == {"anti_affinity": 1}
+    assert "without anti-affinity this pool needs 1" in cr.text
+
+
+def test_pinning_bound_pool():
+    cr = _explain(_problem([1, 1], pins=[3, -1]))
+    assert (cr.hosts, cr.binding) == (4, "pinning")
+    assert cr.by_constraint["pinning"] == 4
+    assert cr.relaxed == {"pinning": 1}
+
+
+def test_merge_of_two_pools_held_at_min_hosts(tmp_path):
+    rows = SMALL.splitlines()
+    body = [rows[0]] + [r.replace(",web,", ",api,") if i > 2 else r
+                        for i, r in enumerate(rows[1:], 1)]
+    f = tmp_path / "two.csv"
+    f.write_text("\n".join(body) + "\n")
+    doc = vsizer.plan(f, min_hosts=3).to_dict()
+    pools = {p["name"]: p for p in doc["pools"]}
+    assert [p["host_count"] for p in pools.values()] == [3, 3]
+    assert pools["web"]["count_reason"]["suggestion"] == (
+        "merge with pool 'api': together 3 hosts instead of 6 apart "
+        "(the stricter rules of both)"
+    )
+    assert "merge with pool 'web'" in pools["api"]["count_reason"]["suggestion"]
+
+
+def test_curve_pool_golden_has_its_reason():
+    doc = json.loads((GOLDEN / "series-wide.json").read_text(encoding="utf-8"))
+    cr = doc["pools"][0]["count_reason"]
+    assert cr["binding"] == "min_hosts"
+    assert cr["by_constraint"]["demand"] == 1
+
+
+def test_reports_say_the_rule_decided(small_plan):
+    html = plan_html(small_plan)
+    assert "Rule: minimum hosts" in html
+    assert "3 hosts because min_hosts = 3" in html
+    wb = plan_workbook(small_plan)
+    assert "Count and right-sizing" in wb.sheetnames
+    cells = [c.value for row in wb["Summary"].iter_rows() for c in row]
+    assert "Rule: minimum hosts" in cells
+    ws = wb["Count and right-sizing"]
+    texts = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
+    assert any(t.startswith("3 hosts because min_hosts = 3") for t in texts)
+
+
+def test_plan_without_count_reason_still_renders(small_plan):
+    old = json.loads(json.dumps(small_plan))
+    for p in old["pools"]:
+        del p["count_reason"]
+    del old["rightsizing"]
+    assert "Binding dimension" in plan_html(old)
+    assert "Count and right-sizing" not in plan_workbook(old).sheetnames
+
+
+def test_headroom_is_the_declared_rule():
+    assert HEADROOM == 1.2

@@ -1,0 +1,264 @@
+"""Why a pool has the hosts it has (issue 16 item 5).
+
+For each pool: what each constraint alone requires (``by_constraint``: demand
+= the hosts a placement needs with every rule relaxed; failover = demand plus
+the k failures; min_hosts; anti_affinity = largest group + k; pinning =
+highest pinned host), what the pool would need with each active rule relaxed
+in turn (``relaxed``: failures = 0, min_hosts = 1, no anti-affinity, no pins;
+the pool is sized again, on its curves when it has them), which rule bound the
+count (``binding``) and a sentence saying so. Then pools that a rule alone
+keeps apart are tried merged: two pools whose count a rule set, sized as one
+pool with the stricter rules of both, are suggested for merging when that
+needs fewer hosts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from vsizer.errors import InfeasiblePlacementError
+from vsizer.placement.pool import CurveRules, size_pool_for
+from vsizer.placement.problem import PlacementProblem
+
+if TYPE_CHECKING:
+    from vsizer.study.results import PoolResult
+
+#: Constraints in the order they are reported and break ties.
+CONSTRAINTS = ("demand", "failover", "min_hosts", "anti_affinity", "pinning")
+
+#: Rules that can be relaxed, in tie-break order.
+RULES = ("min_hosts", "failover", "anti_affinity", "pinning")
+
+#: Most pools tried pairwise for a merge suggestion (pairs grow as n^2).
+MERGE_POOLS = 12
+
+
+@dataclass(frozen=True)
+class CountReason:
+    """Why a pool has ``hosts`` hosts (see the module docstring)."""
+
+    hosts: int
+    binding: str
+    by_constraint: dict[str, int]
+    by_dimension: dict[str, int]
+    relaxed: dict[str, int | None]
+    text: str
+    suggestion: str | None = None
+
+
+def _relax(problem: PlacementProblem, rule: str) -> PlacementProblem:
+    n = problem.n_vms
+    if rule == "failover":
+        return dataclasses.replace(problem, failures=0)
+    if rule == "min_hosts":
+        return dataclasses.replace(problem, min_hosts=1)
+    if rule == "anti_affinity":
+        return dataclasses.replace(problem, anti_affinity=np.full(n, -1, dtype=np.int64))
+    return dataclasses.replace(problem, pins=np.full(n, -1, dtype=np.int64))
+
+
+def _active(problem: PlacementProblem) -> dict[str, bool]:
+    return {
+        "failover": problem.failures > 0,
+        "min_hosts": problem.min_hosts > 1,
+        "anti_affinity": bool((problem.anti_affinity >= 0).any()),
+        "pinning": bool((problem.pins >= 0).any()),
+    }
+
+
+def _count(
+    problem: PlacementProblem,
+    curves: np.ndarray | None,
+    rules: CurveRules,
+    scalar_demand: np.ndarray | None,
+) -> int | None:
+    """Hosts the pool needs under ``problem``'s rules (None: no placement)."""
+    try:
+        return size_pool_for(problem, curves, rules, scalar_demand=scalar_demand).n_hosts
+    except InfeasiblePlacementError:
+        return None
+
+
+def explain_pool(
+    problem: PlacementProblem,
+    hosts: int,
+    detail: dict[str, int],
+    curves: np.ndarray | None,
+    rules: CurveRules,
+    scalar_demand: np.ndarray | None = None,
+) -> CountReason:
+    """The count reason of a pool of ``hosts`` hosts sized on ``problem``
+    (``detail``: its lower bound per reason, :func:`~vsizer.placement.sizing.lower_bound`)."""
+    active = _active(problem)
+    relaxed: dict[str, int | None] = {}
+    for rule in RULES:
+        if not active[rule]:
+            continue
+        if rule == "min_hosts" and problem.min_hosts < hosts:
+            relaxed[rule] = hosts  # the minimum was not reached: relaxing it changes nothing
+        else:
+            relaxed[rule] = _count(_relax(problem, rule), curves, rules, scalar_demand)
+    bare = problem
+    for rule in RULES:
+        if active[rule]:
+            bare = _relax(bare, rule)
+    demand = hosts if not any(active.values()) else _count(bare, curves, rules, scalar_demand)
+    demand = demand if demand is not None else hosts
+    if problem.n_vms == 0:
+        demand = 0
+    by = {
+        "demand": demand,
+        "failover": demand + problem.failures if active["failover"] else 0,
+        "min_hosts": problem.min_hosts if problem.n_vms else 0,
+        "anti_affinity": int(detail.get("anti_affinity", 0)),
+        "pinning": int(detail.get("pinning", 0)),
+    }
+    dims = {d: int(detail[d]) for d in problem.dims if d in detail}
+    binding = _binding(hosts, by, relaxed)
+    return CountReason(hosts, binding, by, dims, relaxed,
+                       _text(hosts, binding, by, relaxed, problem, dims))
+
+
+def _binding(hosts: int, by: dict[str, int], relaxed: dict[str, int | None]) -> str:
+    """The rule whose relaxation saves most hosts; else the constraint that
+    alone requires the count (demand first); else 'placement' (packing)."""
+    saving = {r: hosts - n for r, n in relaxed.items() if n is not None and n < hosts}
+    if saving:
+        best = max(saving.values())
+        return next(r for r in RULES if saving.get(r) == best)
+    if by["demand"] >= hosts:
+        return "demand"
+    for c in ("failover", "min_hosts", "anti_affinity", "pinning"):
+        if by[c] >= hosts:
+            return c
+    return "placement"
+
+
+_RULE_TEXT = {
+    "failover": "with failures = 0",
+    "min_hosts": "with min_hosts = 1",
+    "anti_affinity": "without anti-affinity",
+    "pinning": "without pins",
+}
+
+
+def _because(binding: str, by: dict[str, Any], problem: PlacementProblem) -> str:
+    if binding == "min_hosts":
+        return f"min_hosts = {problem.min_hosts}"
+    if binding == "failover":
+        return f"failures = {problem.failures} (N+{problem.failures})"
+    if binding == "anti_affinity":
+        return f"anti-affinity (a group needs {by['anti_affinity']} hosts)"
+    if binding == "pinning":
+        return f"pins (a VM is pinned to host {by['pinning']})"
+    if binding == "placement":
+        return "several rules together (no single relaxation saves a host)"
+    dims = by.get("dims_top")
+    return f"demand ({dims})" if dims else "demand"
+
+
+def _text(
+    hosts: int,
+    binding: str,
+    by: dict[str, int],
+    relaxed: dict[str, int | None],
+    problem: PlacementProblem,
+    dims: dict[str, int],
+) -> str:
+    top = max(dims, key=lambda d: dims[d]) if dims else ""
+    because = _because(binding, {**by, "dims_top": top}, problem)
+    parts = [f"{hosts} host{'s' if hosts != 1 else ''} because {because}"]
+    parts.append(f"demand alone needs {by['demand']}")
+    for rule in RULES:
+        if rule in relaxed:
+            n = relaxed[rule]
+            got = "no placement" if n is None else f"{n}"
+            parts.append(f"{_RULE_TEXT[rule]} this pool needs {got}")
+    return "; ".join(parts)
+
+
+def _merged(a: PlacementProblem, b: PlacementProblem) -> PlacementProblem | None:
+    """One pool of ``a`` and ``b`` with the stricter rules of both (None when
+    pins tie VMs to one pool's hosts or the dimensions differ)."""
+    if a.dims != b.dims or (a.pins >= 0).any() or (b.pins >= 0).any():
+        return None
+    shift = int(a.anti_affinity.max()) + 1 if a.anti_affinity.size else 0
+    groups_b = np.where(b.anti_affinity >= 0, b.anti_affinity + max(shift, 0), -1)
+    return PlacementProblem(
+        pool=f"{a.pool}+{b.pool}",
+        vm_names=a.vm_names + b.vm_names,
+        dims=a.dims,
+        demand=np.vstack([a.demand, b.demand]),
+        capacity=a.capacity,
+        base_load=np.maximum(a.base_load, b.base_load),
+        limit=np.minimum(a.limit, b.limit),
+        failover_limit=np.minimum(a.failover_limit, b.failover_limit),
+        failures=max(a.failures, b.failures),
+        min_hosts=max(a.min_hosts, b.min_hosts),
+        anti_affinity=np.concatenate([a.anti_affinity, groups_b]).astype(np.int64),
+        pins=np.full(a.n_vms + b.n_vms, -1, dtype=np.int64),
+    )
+
+
+def suggest_merges(pools: list[PoolResult]) -> None:
+    """Set ``count_reason.suggestion`` of pools (on scalar demand) that a rule
+    alone keeps apart and whose merge with another such pool needs fewer hosts
+    than the two apart. Pools on curves are not tried (their curves would be
+    sized again as one)."""
+    held = [
+        p for p in pools
+        if p.count_reason is not None and p.problem is not None
+        and p.count_reason.binding not in ("demand", "placement")
+        and not p.sizing.on_curves
+    ][:MERGE_POOLS]
+    best: dict[str, tuple[int, str, int]] = {}
+    for a, b in itertools.combinations(held, 2):
+        assert a.problem is not None and b.problem is not None
+        merged = _merged(a.problem, b.problem)
+        if merged is None:
+            continue
+        n = _count(merged, None, _NO_CURVES, None)
+        apart = a.sizing.n_hosts + b.sizing.n_hosts
+        if n is None or n >= apart:
+            continue
+        for one, two in ((a, b), (b, a)):
+            if one.name not in best or apart - n > best[one.name][0]:
+                best[one.name] = (apart - n, two.name, n)
+    for p in held:
+        if p.name in best:
+            saved, partner, n = best[p.name]
+            assert p.count_reason is not None
+            p.count_reason = dataclasses.replace(p.count_reason, suggestion=(
+                f"merge with pool '{partner}': together {n} hosts instead of "
+                f"{n + saved} apart (the stricter rules of both)"))
+
+
+@dataclass(frozen=True)
+class _Scalar:
+    """Rules for sizing on scalar demand (the curve fields are unused)."""
+
+    quantile: float | None = None
+    solver: str = "heuristic"
+    time_limit: float = 30.0
+
+
+_NO_CURVES = _Scalar()
+
+
+def count_reason_doc(cr: CountReason | None) -> dict[str, Any] | None:
+    """The ``pools[].count_reason`` section (formatting only)."""
+    if cr is None:
+        return None
+    return {
+        "binding": cr.binding,
+        "by_constraint": {c: cr.by_constraint[c] for c in CONSTRAINTS},
+        "by_dimension": dict(cr.by_dimension),
+        "relaxed": dict(cr.relaxed),
+        "text": cr.text,
+        "suggestion": cr.suggestion,
+    }
