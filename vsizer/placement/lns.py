@@ -60,13 +60,13 @@ PATIENCE = 60
 MAX_HOSTS = 4
 #: Largest pool (VMs x hosts of the start) solved first with the full model of
 #: ``cpsat.py``, which can prove a bound above the per-step one.
-FULL_MODEL = 4_000
+FULL_MODEL = 1_000
 #: Share of ``time_limit`` given to CP-SAT's deterministic time by default (the
 #: rest is model building, replays and a slower or busier machine).
 WORK_SHARE = 0.25
-#: Deterministic time of CP-SAT per sub-problem solve.
+#: Deterministic time of CP-SAT per sub-problem (all its row-generation rounds).
 SUB_WORK = 2.0
-#: Deterministic time of CP-SAT per drain solve (an optimization: it rarely proves).
+#: The same for a drain (an optimization: it rarely proves, so it takes all of it).
 DRAIN_WORK = 0.2
 #: Busiest steps of the sub-problem put in its first model, per dimension.
 TOP_STEPS = 16
@@ -299,9 +299,10 @@ def _resolve(
                       dtype=np.int64)
     weight = q.sum(axis=(1, 2)) // q.shape[1]
     before = int(weight[local0 == 0].sum())
+    sub_end = run.work + (SUB_WORK if free else DRAIN_WORK)
     for _ in range(SUB_ROUNDS):
         left = t_end - clock()
-        if left <= 0 or run.work >= run.budget:
+        if left <= 0 or run.work >= min(run.budget, sub_end):
             return None
         sub = _SubModel.build(cp_model, q, sorted(steps), state, vms, chosen)
         if free:
@@ -312,9 +313,7 @@ def _resolve(
         cp.parameters.num_workers = 1
         cp.parameters.random_seed = 0
         cp.parameters.cp_model_presolve = False  # small models: presolve costs more
-        cp.parameters.max_deterministic_time = min(
-            SUB_WORK if free else DRAIN_WORK, run.budget - run.work
-        )
+        cp.parameters.max_deterministic_time = min(run.budget, sub_end) - run.work
         cp.parameters.max_time_in_seconds = max(left, 0.01)
         result = cp.solve(sub.model)
         run.solves += 1
@@ -447,7 +446,7 @@ def solve_exact(
     t0 = clock()
     n_start = int(start.max()) + 1 if start.size else 0
     best, solves = start, 0
-    if 0 < start.size * n_start <= FULL_MODEL:
+    if n_start > bound and start.size * n_start <= FULL_MODEL:
         half = 0.5 * float(time_limit)
         full = solve_curves(
             curves, max_load, base_load=base_load, groups=groups, pins=pins, hint=start,
