@@ -17,6 +17,7 @@ SCRIPTS = sorted((REPO / "benchmarks").glob("*.py"))
 #: A line each script prints when it ran (not skipped).
 EXPECTED = {
     "bench_identical.py": "plans byte-identical",
+    "bench_lns.py": "| PlanetLab day |",
     "bench_limits.py": "long sheets refused by the row limit",
     "bench_placement.py": "ratio target/baseline:",
     "bench_series_scale.py": "400 VMs:",
