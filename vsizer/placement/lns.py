@@ -64,12 +64,18 @@ FULL_MODEL = 1_000
 #: Share of ``time_limit`` given to CP-SAT's deterministic time by default (the
 #: rest is model building, replays and a slower or busier machine).
 WORK_SHARE = 0.25
-#: Deterministic time of CP-SAT per sub-problem (all its row-generation rounds).
-SUB_WORK = 2.0
+#: Deterministic time of CP-SAT per solve of a sub-problem.
+SUB_WORK = 1.0
 #: The same for a drain (an optimization: it rarely proves, so it takes all of it).
 DRAIN_WORK = 0.2
-#: Busiest steps of the sub-problem put in its first model, per dimension.
-TOP_STEPS = 16
+#: Deterministic time of all the row-generation rounds of one sub-problem, in solves.
+SUB_SHARE = 4
+#: Busiest steps of the sub-problem's summed load in its first model, per dimension.
+TOP_STEPS = 32
+#: Busiest steps of each chosen host in the first model, per dimension.
+HOST_STEPS = 8
+#: Steps added per host and dimension that is over, per row-generation round.
+ADD_STEPS = 4
 #: Row-generation rounds per sub-problem.
 SUB_ROUNDS = 12
 
@@ -276,12 +282,23 @@ def _fits_fewer(state: _State, chosen: list[int]) -> bool:
 
 def _critical_steps(q: npt.NDArray[np.int64], loads: npt.NDArray[np.int64]) -> set[int]:
     """The busiest steps of the sub-problem's summed load, per dimension, and each
-    chosen host's peak step."""
+    chosen host's busiest steps."""
     total = q.sum(axis=0)  # (T, D)
     steps: set[int] = set()
     for d in range(q.shape[2]):
         steps.update(np.argsort(-total[:, d], kind="stable")[:TOP_STEPS].tolist())
-        steps.update(loads[:, :, d].argmax(axis=1).tolist())
+        for h in range(loads.shape[0]):
+            steps.update(np.argsort(-loads[h, :, d], kind="stable")[:HOST_STEPS].tolist())
+    return steps
+
+
+def _worst_steps(loads: npt.NDArray[np.int64]) -> set[int]:
+    """The :data:`ADD_STEPS` steps of largest excess of every host and dimension that is over."""
+    excess = loads - SCALE
+    steps: set[int] = set()
+    for h, d in zip(*np.nonzero((excess > 0).any(axis=1)), strict=True):
+        worst = np.argsort(-excess[h, :, d], kind="stable")[:ADD_STEPS]
+        steps.update(int(s) for s in worst if excess[h, s, d] > 0)
     return steps
 
 
@@ -299,7 +316,8 @@ def _resolve(
                       dtype=np.int64)
     weight = q.sum(axis=(1, 2)) // q.shape[1]
     before = int(weight[local0 == 0].sum())
-    sub_end = run.work + (SUB_WORK if free else DRAIN_WORK)
+    per_solve = SUB_WORK if free else DRAIN_WORK
+    sub_end = run.work + SUB_SHARE * per_solve
     for _ in range(SUB_ROUNDS):
         left = t_end - clock()
         if left <= 0 or run.work >= min(run.budget, sub_end):
@@ -313,7 +331,9 @@ def _resolve(
         cp.parameters.num_workers = 1
         cp.parameters.random_seed = 0
         cp.parameters.cp_model_presolve = False  # small models: presolve costs more
-        cp.parameters.max_deterministic_time = min(run.budget, sub_end) - run.work
+        cp.parameters.max_deterministic_time = (
+            min(run.budget, sub_end, run.work + per_solve) - run.work
+        )
         cp.parameters.max_time_in_seconds = max(left, 0.01)
         result = cp.solve(sub.model)
         run.solves += 1
@@ -328,9 +348,7 @@ def _resolve(
             if not free and int(weight[local == 0].sum()) >= before:
                 return None
             return vms, np.asarray(chosen, dtype=np.int64)[local]
-        excess = np.where(over, loads - SCALE, 0)
-        for h, d in zip(*np.nonzero(over.any(axis=1)), strict=True):
-            steps.add(int(np.argmax(excess[h, :, d])))
+        steps |= _worst_steps(loads)
     return None
 
 
