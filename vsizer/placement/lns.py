@@ -20,24 +20,31 @@ anti-correlated with it and is chosen first. When the chosen hosts' summed
 load exceeds k - 1 hosts at some step, no re-placement can free one (the
 per-step bound of the sub-problem), so the solver is not called.
 
+Draining: when the chosen hosts cannot give up one, the same sub-problem is
+solved for the least mean load left on the target (the current placement as
+hint) and the move is kept when that load drops, so later rounds find the
+target nearly empty.
+
 Sub-problem model: the same bin-packing rows as ``cpsat.py``, on the chosen
 hosts only, with ``sum y <= k - 1``; rows only on the critical steps of the
-sub-problem (the busiest steps of its summed load and each chosen host's
-peak step), then row generation: each solution is replayed on every step and
-the worst step of every host that is over is added, until it holds or the
-sub-problem is proven infeasible. Demand is in integer units of one host's
-usable load (capacity x ceiling - base load) scaled by :data:`SCALE` and
-rounded up, so an accepted move holds on the real numbers too.
+sub-problem (the busiest steps of its summed load and of each chosen host),
+then row generation: each solution is replayed on every step and the worst
+steps of every host that is over are added, until it holds or the
+sub-problem is proven infeasible (a model on fewer steps is a relaxation, so
+its infeasibility holds for the full curves). Demand is in integer units of
+one host's usable load (capacity x ceiling - base load) scaled by
+:data:`SCALE` and rounded up, so an accepted move holds on the real numbers.
 
 Stopping: when the host count reaches the lower bound (status ``optimal``),
-when :data:`PATIENCE` sub-problems in a row free nothing or every
+when :data:`PATIENCE` neighbourhoods in a row free nothing or every
 neighbourhood has been tried since the last improvement, when the work
-budget (CP-SAT's deterministic time, ``work`` seconds) is spent, or when the
-wall clock reaches ``time_limit`` (checked between rounds, model building
-included). Every stop but the last is deterministic (one CP-SAT worker, a
-fixed seed, deterministic time limits, a seeded choice of neighbourhoods);
-``stopped_by`` in the result says which one ended the search, and only
-``"time_limit"`` makes the plan depend on the machine's speed.
+budget (CP-SAT's deterministic time, by default :data:`WORK_SHARE` of the
+time limit) is spent, or when the wall clock reaches ``time_limit`` (checked
+between rounds and before each solve, model building included). Every stop
+but the last is deterministic (one CP-SAT worker, a fixed seed, deterministic
+time limits, a seeded choice of neighbourhoods); ``stopped_by`` in the result
+says which one ended the search, and only ``"time_limit"`` makes the plan
+depend on the machine's speed.
 """
 
 from __future__ import annotations
