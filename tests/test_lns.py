@@ -171,3 +171,31 @@ def test_planetlab_slice_improves_on_the_heuristic(shared_data: Path) -> None:
     assert exact.placement.n_hosts == 5 == exact.lower_bound
     assert exact.solver is not None and exact.solver["status"] == "optimal"
     assert_holds(curves, exact.placement.assignment, 5, 8000.0)
+
+
+def test_plan_with_cp_sat_is_byte_identical_and_no_worse() -> None:
+    """The whole plan through the LNS path (120 VMs x 10+ hosts: above the full model's
+    size), twice: same JSON bytes, never more hosts than the heuristic."""
+    import json
+
+    import vsizer
+    from tests.test_plan_series import HOST, cpu_series
+
+    rng = np.random.default_rng(14)
+    curves = {f"v{i:03d}": rng.uniform(0.0, 0.25, 12).round(3).tolist() for i in range(120)}
+
+    def plan(**kw) -> str:
+        return vsizer.plan(series=cpu_series(curves), hosts=HOST, vm_cpu_mhz=10_000.0,
+                           vm_mem_gib=1.0, host_memory_reserve_gib=0.0, ceiling=1.0,
+                           failures=0, min_hosts=1, **kw).to_json()
+
+    a = plan(solver="cp-sat", time_limit=8)
+    assert a == plan(solver="cp-sat", time_limit=8)
+    heuristic = json.loads(plan())["pools"][0]
+    pool = json.loads(a)["pools"][0]
+    assert pool["solver"]["method"] == "lns"
+    assert pool["solver"]["stopped_by"] != "time_limit"
+    assert pool["solver"]["start_hosts"] == heuristic["host_count"]
+    assert pool["host_count"] < heuristic["host_count"]  # 18 against 20 here
+    assert pool["solver"]["status"] in ("improved", "optimal")
+    assert pool["replay"]["steps_over_ceiling"] == 0
