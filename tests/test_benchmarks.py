@@ -19,6 +19,7 @@ EXPECTED = {
     "bench_count_reason.py": "count reasons timed",
     "bench_choice.py": "candidates, ",  # issue 16 (tco)
     "bench_identical.py": "plans byte-identical",
+    "bench_lns.py": "| PlanetLab day |",
     "bench_limits.py": "long sheets refused by the row limit",
     "bench_growth.py": "growth study",
     "bench_placement.py": "ratio target/baseline:",

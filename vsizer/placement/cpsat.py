@@ -24,12 +24,16 @@ gap to that bound. The heuristic placement is given as a hint and kept when the
 solver finds nothing better.
 
 Deterministic: one search worker and a deterministic time limit
-(``max_deterministic_time``; wall-clock time is capped at four times it as a
-safety net), so the same inputs give the same plan.
+(``max_deterministic_time``; wall-clock time is capped at four times it, or
+at ``deadline``, as a safety net), so the same inputs give the same plan.
+At fleet scale the full model is too big: :mod:`vsizer.placement.lns` solves
+it on a few hosts at a time.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,11 +91,15 @@ def solve_curves(
     n_max: int,
     min_hosts: int = 1,
     time_limit: float = 30.0,
+    deadline: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> CpSatResult:
     """Fewest hosts for ``curves`` (n_vms, n_steps, n_dims) within ``max_load`` per host.
 
     ``hint`` is a feasible placement on ``n_max`` hosts (the heuristic's); the
     search never needs more. ``min_hosts`` is a known lower bound.
+    ``time_limit`` is CP-SAT's deterministic time; ``deadline`` (a ``clock()``
+    value) a wall-clock end checked between rounds and passed to each solve.
     """
     cp_model = _cp_model()
     n = curves.shape[0]
@@ -99,14 +107,15 @@ def solve_curves(
     q = np.ceil(curves.astype(np.float64) / usable * SCALE - 1e-9).astype(np.int64)
     q = np.maximum(q, 0)
     search = _Search(_initial_steps(q), (hint.copy(), n_max), min_hosts, float(time_limit))
-    while search.rounds < MAX_ROUNDS and search.budget > 0.05:
+    end = clock() + 4 * float(time_limit) if deadline is None else deadline
+    while search.rounds < MAX_ROUNDS and search.budget > 0.05 and clock() < end:
         search.rounds += 1
         model, x, y = _model(cp_model, q, search.steps, groups, pins, n_max, min_hosts)
         _add_hint(model, x, y, search.best[0])
         cp = cp_model.CpSolver()
         cp.parameters.num_workers = 1
         cp.parameters.max_deterministic_time = search.budget
-        cp.parameters.max_time_in_seconds = 4 * search.budget
+        cp.parameters.max_time_in_seconds = max(min(4 * search.budget, end - clock()), 0.01)
         cp.parameters.random_seed = 0
         result = cp.solve(model)
         search.budget -= cp.deterministic_time

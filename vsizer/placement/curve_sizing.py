@@ -253,7 +253,7 @@ def _starting_candidates(fit: _CurveFit, lb: int, solver: str, time_limit: float
     ffd, n_ffd = fit.first_fit()
     start = _Start([], lb, None, [])
     if solver == "cp-sat":
-        from vsizer.placement.cpsat import solve_curves
+        from vsizer.placement.lns import solve_exact
 
         if fit.quantile is not None:
             start.notes.append(
@@ -261,13 +261,12 @@ def _starting_candidates(fit: _CurveFit, lb: int, solver: str, time_limit: float
                 "heuristic is used."
             )
         else:
-            res = solve_curves(
+            res = solve_exact(
                 fit.curves, fit.max_load, base_load=p.base_load, groups=p.anti_affinity,
-                pins=p.pins, hint=ffd, n_max=n_ffd, min_hosts=max(lb, 1),
-                time_limit=time_limit,
+                pins=p.pins, start=ffd, bound=max(lb, 1), time_limit=time_limit,
             )
-            start.solver = res.info(max(lb, 0))
-            start.lower_bound = max(lb, res.best_bound)
+            start.solver = res.info()
+            start.lower_bound = max(lb, res.bound)
             start.candidates.append(("cp-sat", res.assignment, res.n_hosts))
     start.candidates.append(("first-fit-decreasing", ffd, n_ffd))
     return start

@@ -229,11 +229,17 @@ class Rules:
         "series", flag="--mem-basis",
         constraint=OneOf(("auto", "used", "configured"))))
     solver: str = field(default="heuristic", metadata=rule(
-        "Placement on curves: heuristic or cp-sat (OR-Tools; exact for up "
-        "to a few hundred VMs, reports the gap). Default heuristic.",
+        "Placement on curves: heuristic or cp-sat (OR-Tools; the exact "
+        "model for small pools, then large-neighbourhood search that frees "
+        "hosts of the heuristic's plan, never more hosts than it; reports "
+        "status optimal/improved/hint and the gap). Default heuristic.",
         "series", flag="--solver", constraint=OneOf(("heuristic", "cp-sat"))))
     time_limit: float = field(default=30.0, metadata=rule(
-        "Seconds for cp-sat per pool. Default 30.",
+        "Wall-clock seconds of the cp-sat search per pool (model building "
+        "included). CP-SAT runs on a deterministic budget of a quarter of "
+        "it, so the plan does not depend on the machine unless this limit "
+        "ends the search first (then solver.stopped_by is time_limit). "
+        "Default 30.",
         "series", flag="--time-limit", constraint=_POSITIVE))
     vm_cpu_mhz: float | None = field(default=None, metadata=rule(
         "Clock [MHz per core] of servers whose inventory row has neither "
