@@ -65,7 +65,7 @@ def main() -> int:
         args.vms = 10
     _report("sample inventory (37 servers, peak figures)", lambda: vsizer.plan(SAMPLE))
     if not DATA.is_dir():
-        print(f"skip: {DATA} is absent")
+        print(f"count reasons timed on the sample only ({DATA} is absent)")
         return 0
     files = sorted(DATA.glob("*.csv.gz"), key=lambda p: int(p.name.split(".")[0]))
     files = files[: args.vms]
