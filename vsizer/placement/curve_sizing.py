@@ -20,6 +20,7 @@ import numpy.typing as npt
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement import failover
 from vsizer.placement.curve_failover import Hints, host_curves
+from vsizer.placement.improve import improve_placement
 from vsizer.placement.problem import EPS, PlacementProblem
 from vsizer.placement.result import Placement
 from vsizer.placement.series_fit import (
@@ -137,7 +138,7 @@ def size_pool_on_curves(
         )
     start = _starting_candidates(fit, lb, solver, time_limit)
     lb = start.lower_bound  # cp-sat's proven bound may raise it
-    (strategy, assignment, n_hosts), attempts = fit.grow(start.candidates, lb)
+    (strategy, assignment, n_hosts), attempts = fit.grow(start.candidates, lb, start.spares)
     hints: Hints | None = None
     if n_hosts > lb:
         peak = peak_candidate(p, curves, scalar_demand, n_hosts)
@@ -211,9 +212,28 @@ class _CurveFit:
         )
         return report.survives
 
-    def grow(self, candidates: list[Candidate], lb: int) -> tuple[Candidate, int]:
+    def improve(
+        self, assign: npt.NDArray[np.int64], n: int, floor: int
+    ) -> Candidate | None:
+        """The placement after local search (:mod:`vsizer.placement.improve`) when it
+        needs fewer hosts; the repair's iterations scale down with long series."""
+        p = self.problem
+        steps = int(np.prod(self.curves.shape[1:]))
+        res = improve_placement(
+            self.curves, self.max_load, assign, n, quantile=self.quantile,
+            groups=p.anti_affinity, base_load=p.base_load, pins=p.pins,
+            floor=max(floor, 1), repair=max(50, 2000 * 576 // max(steps, 1)),
+        )
+        if res.n_hosts >= n:
+            return None
+        return ("first-fit-decreasing+improve", res.assignment, res.n_hosts)
+
+    def grow(
+        self, candidates: list[Candidate], lb: int, spares: list[Candidate] | None = None
+    ) -> tuple[Candidate, int]:
         """The smallest candidate at or above ``lb`` that survives, else the first
-        count from there up whose spread or packed placement does; with attempts."""
+        count from there up whose spread or packed placement (or a ``spares``
+        candidate of that count) does; with attempts."""
         attempts = 0
         for name, assign, n in sorted(candidates, key=lambda c: c[2]):
             attempts += 1
@@ -229,6 +249,10 @@ class _CurveFit:
                 )
                 if assign_n is not None and self.survives(assign_n, n):
                     return (strategy, assign_n, n), attempts
+            for cand in [c for c in spares or [] if c[2] == n]:
+                attempts += 1
+                if self.survives(cand[1], n):
+                    return cand, attempts
         raise InfeasiblePlacementError(
             f"pool '{p.pool}': no placement of {p.n_vms} VMs on their curves survives "
             f"{p.failures} host failure(s) even with {upper} hosts "
@@ -244,6 +268,7 @@ class _Start:
     lower_bound: int
     solver: dict[str, Any] | None
     notes: list[str]
+    spares: list[Candidate] = dataclasses.field(default_factory=list)
 
 
 def _starting_candidates(fit: _CurveFit, lb: int, solver: str, time_limit: float) -> _Start:
@@ -270,6 +295,11 @@ def _starting_candidates(fit: _CurveFit, lb: int, solver: str, time_limit: float
             start.lower_bound = max(lb, res.best_bound)
             start.candidates.append(("cp-sat", res.assignment, res.n_hosts))
     start.candidates.append(("first-fit-decreasing", ffd, n_ffd))
+    improved = fit.improve(ffd, n_ffd, start.lower_bound)
+    if improved is not None:
+        start.candidates.append(improved)
+        if p.failures > 0:  # the improved packing plus k empty spares, tried in grow's turn
+            start.spares.append((f"{improved[0]}+spares", improved[1], improved[2] + p.failures))
     return start
 
 

@@ -37,6 +37,7 @@ from vsizer.placement.improve_state import LIM, State, targets
 from vsizer.placement.repair import close_one
 from vsizer.placement.series_fit import step_stat
 
+
 @dataclass(frozen=True)
 class Improvement:
     """The improved placement and what the search did."""
@@ -157,9 +158,9 @@ def _ruin_recreate(
     noise = 1.0 + 0.1 * rng.random(rem.size)
     for v in rem.tolist():
         state.move(v, h)  # everything parked on h while re-inserted
-    targets = targets(state, h)
+    dest = targets(state, h)
     for v in rem[np.argsort(-state.vpeak[rem] * noise, kind="stable")].tolist():
-        to = state.best_fit(v, targets)
+        to = state.best_fit(v, dest)
         if to >= 0:
             state.move(v, to)
     if state.fits(h) and float((state.area() ** 2).sum()) >= before_obj * (1 - 1e-12):

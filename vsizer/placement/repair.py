@@ -64,18 +64,19 @@ def close_one(
         rise = _over(state.loads[live][None] + state.norm[us][:, None], weight) - over[None]
         net = rise - gain[:, None]
         net[:, live == a] = np.inf
-        for i, u in enumerate(us.tolist()):
+        for k, u in enumerate(us.tolist()):
             bad = ~state.allowed(u, live)
-            for j, b in enumerate(live.tolist()):
+            for m, b in enumerate(live.tolist()):
                 if tabu.get((u, b), -1) >= it:
-                    bad[j] = True
-            net[i, bad] = np.inf
+                    bad[m] = True
+            net[k, bad] = np.inf
         net += 1e-9 * rng.random(net.shape)
-        i, j = np.unravel_index(int(np.argmin(net)), net.shape)
+        flat = int(np.argmin(net))
+        i, j = divmod(flat, net.shape[1])
         if not np.isfinite(net[i, j]):
             continue
         if net[i, j] >= 0:  # local minimum: weigh the steps still over (breakout)
-            weight += (raw > 0).any(axis=(0, 2))[:, None]
+            weight += np.asarray((raw > 0).any(axis=(0, 2)), dtype=float)[:, None]
         u = int(us[i])
         tabu[(u, a)] = it + tenure
         state.move(u, int(live[j]))
