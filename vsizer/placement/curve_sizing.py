@@ -45,7 +45,9 @@ def curve_lower_bounds(
     load per host) — at the busiest step everything must fit, so no placement
     on the curves does with fewer. With k failures, the survivors must hold the
     busiest step within the failover limit: ceil(max_t sum / usable at the
-    failover limit) + k. Anti-affinity, pinning and the pool minimum as in the
+    failover limit) + k. ``l2``: the L2 bin-packing bound of Martello and Toth
+    (1990) at every step, which counts items above half a host one host each
+    (:func:`~vsizer.placement.series_fit.step_l2_bound`), best dimension. Anti-affinity, pinning and the pool minimum as in the
     peak-based bound. ``peak_sum`` (sum of per-VM peaks) is what peak-based
     sizing needs and is reported for comparison, not as a bound. With a
     percentile below 100 % the per-step bounds do not hold (a host may exceed
@@ -66,6 +68,8 @@ def curve_lower_bounds(
     if quantile is None:
         series = {d: int(b) for d, b in zip(p.dims, bounds["series"], strict=True)}
         detail.update(series)
+        # Martello-Toth L2 per step (items above half a host), best over dimensions
+        detail["l2"] = max(bounds["l2"], default=0)
         if p.failures > 0 and p.n_vms:
             fo = total / p.usable(failover=True)
             detail["failover"] = math.ceil(float(fo.max()) - EPS) + p.failures
