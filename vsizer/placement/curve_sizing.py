@@ -140,7 +140,8 @@ def size_pool_on_curves(
             empty, failover.check(empty, curves), 0, detail, binding, 0, **bounds,
             replay={"over_ceiling": [], "over_100": []}, host_curves=fit.host_curves(empty),
         )
-    start = _starting_candidates(fit, lb, solver, time_limit)
+    floor = max((v for k, v in detail.items() if k != "failover"), default=0)
+    start = _starting_candidates(fit, lb, solver, time_limit, floor)
     lb = start.lower_bound  # cp-sat's proven bound may raise it
     (strategy, assignment, n_hosts), attempts = fit.grow(start.candidates, lb, start.spares)
     hints: Hints | None = None
@@ -275,9 +276,12 @@ class _Start:
     spares: list[Candidate] = dataclasses.field(default_factory=list)
 
 
-def _starting_candidates(fit: _CurveFit, lb: int, solver: str, time_limit: float) -> _Start:
+def _starting_candidates(
+    fit: _CurveFit, lb: int, solver: str, time_limit: float, floor: int
+) -> _Start:
     """First-fit decreasing, and with ``solver="cp-sat"`` the exact ceiling placement
-    (its proven bound raises the lower bound)."""
+    (its proven bound raises the lower bound); first-fit's improved by local search
+    down to ``floor`` (the bound without failover), with k spares when k > 0."""
     p = fit.problem
     ffd, n_ffd = fit.first_fit()
     start = _Start([], lb, None, [])
@@ -299,7 +303,7 @@ def _starting_candidates(fit: _CurveFit, lb: int, solver: str, time_limit: float
             start.lower_bound = max(lb, res.best_bound)
             start.candidates.append(("cp-sat", res.assignment, res.n_hosts))
     start.candidates.append(("first-fit-decreasing", ffd, n_ffd))
-    improved = fit.improve(ffd, n_ffd, start.lower_bound)
+    improved = fit.improve(ffd, n_ffd, floor)
     if improved is not None:
         start.candidates.append(improved)
         if p.failures > 0:  # the improved packing plus k empty spares, tried in grow's turn
