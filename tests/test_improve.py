@@ -144,3 +144,21 @@ def test_n_plus_one_on_curves_uses_the_improved_packing_and_survives():
     assert sizing.placement.strategy == "first-fit-decreasing+improve+spares"
     report = failover.check(sizing.placement, demand)
     assert report.survives
+
+
+def test_large_placements_skip_the_search_and_say_so(monkeypatch):
+    from vsizer.placement import curve_sizing
+
+    monkeypatch.setattr(curve_sizing, "IMPROVE_MAX_HOST_STEPS", 7)
+    demand = np.array(BINS)[:, None, None] * np.ones((1, 2, 1))
+    p = PlacementProblem(
+        pool="p", vm_names=tuple(f"v{i}" for i in range(8)), dims=("cpu",),
+        demand=demand.max(axis=1), capacity=np.array([1.0]), base_load=np.zeros(1),
+        limit=np.ones(1), failover_limit=np.ones(1), failures=0, min_hosts=1,
+    )
+    sizing = size_pool_on_curves(p, demand)
+    assert sizing.placement.n_hosts == 4  # first-fit decreasing, not improved
+    assert sizing.notes == (
+        "local search after first-fit skipped: 4 hosts x 2 steps x 1 dimensions is "
+        "above 7 host-steps.",
+    )

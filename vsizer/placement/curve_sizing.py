@@ -32,6 +32,10 @@ from vsizer.placement.series_fit import (
 from vsizer.placement.sizing import PoolSizing, size_pool
 from vsizer.placement.sizing import lower_bound as peak_lower_bound
 
+#: Largest first-fit placement (hosts x steps x dimensions) the local search runs on;
+#: its cost grows with it (a fleet-scale plan is left as first-fit made it, with a note).
+IMPROVE_MAX_HOST_STEPS = 1_000_000
+
 #: A placement found: (strategy, host index per VM, host count).
 Candidate = tuple[str, npt.NDArray[np.int64], int]
 
@@ -303,7 +307,15 @@ def _starting_candidates(
             start.lower_bound = max(lb, res.best_bound)
             start.candidates.append(("cp-sat", res.assignment, res.n_hosts))
     start.candidates.append(("first-fit-decreasing", ffd, n_ffd))
-    improved = fit.improve(ffd, n_ffd, floor)
+    improved = None
+    if n_ffd * int(np.prod(fit.curves.shape[1:])) > IMPROVE_MAX_HOST_STEPS:
+        start.notes.append(
+            f"local search after first-fit skipped: {n_ffd} hosts x "
+            f"{fit.curves.shape[1]} steps x {fit.curves.shape[2]} dimensions is above "
+            f"{IMPROVE_MAX_HOST_STEPS:,} host-steps."
+        )
+    else:
+        improved = fit.improve(ffd, n_ffd, floor)
     if improved is not None:
         start.candidates.append(improved)
         if p.failures > 0:  # the improved packing plus k empty spares, tried in grow's turn
