@@ -34,7 +34,7 @@ from vsizer.placement.sizing import lower_bound as peak_lower_bound
 
 #: Largest first-fit placement (hosts x steps x dimensions) the local search runs on;
 #: its cost grows with it (a fleet-scale plan is left as first-fit made it, with a note).
-IMPROVE_MAX_HOST_STEPS = 1_000_000
+IMPROVE_MAX_HOST_STEPS = 100_000
 
 #: A placement found: (strategy, host index per VM, host count).
 Candidate = tuple[str, npt.NDArray[np.int64], int]
@@ -144,8 +144,7 @@ def size_pool_on_curves(
             empty, failover.check(empty, curves), 0, detail, binding, 0, **bounds,
             replay={"over_ceiling": [], "over_100": []}, host_curves=fit.host_curves(empty),
         )
-    floor = max((v for k, v in detail.items() if k != "failover"), default=0)
-    start = _starting_candidates(fit, lb, solver, time_limit, floor)
+    start = _starting_candidates(fit, lb, solver, time_limit, _packing_floor(detail))
     lb = start.lower_bound  # cp-sat's proven bound may raise it
     (strategy, assignment, n_hosts), attempts = fit.grow(start.candidates, lb, start.spares)
     hints: Hints | None = None
@@ -164,6 +163,11 @@ def size_pool_on_curves(
         replay=replay(curves, assignment, n_hosts, p.capacity, p.limit, base_load=p.base_load),
         host_curves=fit.host_curves(placement), solver=start.solver,
     )
+
+
+def _packing_floor(detail: dict[str, int]) -> int:
+    """The lower bound without its failover part: no packing at the ceiling goes below."""
+    return max((v for k, v in detail.items() if k != "failover"), default=0)
 
 
 @dataclass(frozen=True, eq=False)
