@@ -9,13 +9,17 @@ leaves the last hosts partly filled. This module empties hosts:
   placed by an **ejection chain** of depth one: a VM ``u`` of a target host
   ``g`` is moved to a third host so that the VM fits on ``g``. The host is
   removed when all its VMs have moved; otherwise every move is undone.
-* **Ruin and recreate.** A fixed number of rounds: the least-loaded host and a
-  few hosts whose residual (free) curves are correlated with its load — free when
-  it is busy — lose all (the former) or a share (the others) of their VMs; the
-  VMs are re-inserted, largest first, best fit, on every host but the
-  least-loaded one, which takes back only what fits nowhere else. The round is
-  kept when the load is no less concentrated (sum of squared load areas); when
-  the least-loaded host is then nearly empty, elimination is tried again.
+* **Close and repair** (:mod:`vsizer.placement.repair`, every step must fit): the
+  least-loaded host is closed, its VMs go where they overflow least, and a tabu
+  search of single-VM moves removes the overflow within a fixed number of
+  iterations; repeated while it succeeds.
+* **Ruin and recreate.** A fixed number of rounds: one of the three least-loaded
+  hosts and a few hosts whose residual (free) curves are correlated with its
+  load — free when it is busy — lose all (the former) or a share (the others)
+  of their VMs; the VMs are re-inserted, largest first, best fit, on every host
+  but the first, which takes back only what fits nowhere else. The round is
+  kept when the load is no less concentrated (sum of squared load areas) and
+  every step still fits; after a kept round, elimination is tried again.
 
 Deterministic: a seeded ``numpy.random.default_rng`` and a fixed round budget,
 no wall-clock cut-off. Anytime: the result is the best feasible placement seen
