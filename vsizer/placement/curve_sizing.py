@@ -34,7 +34,7 @@ from vsizer.placement.sizing import lower_bound as peak_lower_bound
 
 #: Largest first-fit placement (hosts x steps x dimensions) the local search runs on;
 #: its cost grows with it (a fleet-scale plan is left as first-fit made it, with a note).
-IMPROVE_MAX_HOST_STEPS = 100_000
+IMPROVE_MAX_HOST_STEPS = 20_000
 
 #: A placement found: (strategy, host index per VM, host count).
 Candidate = tuple[str, npt.NDArray[np.int64], int]
