@@ -24,6 +24,7 @@ EXPECTED = {
     "bench_growth.py": "growth study",
     "bench_placement.py": "ratio target/baseline:",
     "bench_series_scale.py": "400 VMs:",
+    "placement_quality.py": "| PlanetLab 20110303[:150] | coarse | cpu | N+0 |",
     "traces.py": "| PlanetLab ",
 }
 

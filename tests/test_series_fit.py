@@ -25,7 +25,9 @@ def test_peaks_that_do_not_coincide_share_a_host():
     assert hosts == 1
     assert_array_equal(assign, [0, 0])
     assert hosts_needed_peak_sum(d, np.array([0.9])) == 2
-    assert series_lower_bounds(d, np.array([0.9])) == {"series": [1], "peak_sum": [2]}
+    assert series_lower_bounds(d, np.array([0.9])) == {
+        "series": [1], "peak_sum": [2], "l2": [1]
+    }
 
 
 def test_coinciding_peaks_do_not_share():

@@ -20,6 +20,7 @@ import numpy.typing as npt
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement import failover
 from vsizer.placement.curve_failover import Hints, host_curves
+from vsizer.placement.improve import improve_placement
 from vsizer.placement.problem import EPS, PlacementProblem
 from vsizer.placement.result import Placement
 from vsizer.placement.series_fit import (
@@ -30,6 +31,10 @@ from vsizer.placement.series_fit import (
 )
 from vsizer.placement.sizing import PoolSizing, size_pool
 from vsizer.placement.sizing import lower_bound as peak_lower_bound
+
+#: Largest first-fit placement (hosts x steps x dimensions) the local search runs on;
+#: its cost grows with it (a fleet-scale plan is left as first-fit made it, with a note).
+IMPROVE_MAX_HOST_STEPS = 20_000
 
 #: A placement found: (strategy, host index per VM, host count).
 Candidate = tuple[str, npt.NDArray[np.int64], int]
@@ -44,7 +49,9 @@ def curve_lower_bounds(
     load per host) — at the busiest step everything must fit, so no placement
     on the curves does with fewer. With k failures, the survivors must hold the
     busiest step within the failover limit: ceil(max_t sum / usable at the
-    failover limit) + k. Anti-affinity, pinning and the pool minimum as in the
+    failover limit) + k. ``l2``: the L2 bin-packing bound of Martello and Toth
+    (1990) at every step, which counts items above half a host one host each
+    (:func:`~vsizer.placement.series_fit.step_l2_bound`), best dimension. Anti-affinity, pinning and the pool minimum as in the
     peak-based bound. ``peak_sum`` (sum of per-VM peaks) is what peak-based
     sizing needs and is reported for comparison, not as a bound. With a
     percentile below 100 % the per-step bounds do not hold (a host may exceed
@@ -65,6 +72,8 @@ def curve_lower_bounds(
     if quantile is None:
         series = {d: int(b) for d, b in zip(p.dims, bounds["series"], strict=True)}
         detail.update(series)
+        # Martello-Toth L2 per step (items above half a host), best over dimensions
+        detail["l2"] = max(bounds["l2"], default=0)
         if p.failures > 0 and p.n_vms:
             fo = total / p.usable(failover=True)
             detail["failover"] = math.ceil(float(fo.max()) - EPS) + p.failures
@@ -135,9 +144,9 @@ def size_pool_on_curves(
             empty, failover.check(empty, curves), 0, detail, binding, 0, **bounds,
             replay={"over_ceiling": [], "over_100": []}, host_curves=fit.host_curves(empty),
         )
-    start = _starting_candidates(fit, lb, solver, time_limit)
+    start = _starting_candidates(fit, lb, solver, time_limit, _packing_floor(detail))
     lb = start.lower_bound  # cp-sat's proven bound may raise it
-    (strategy, assignment, n_hosts), attempts = fit.grow(start.candidates, lb)
+    (strategy, assignment, n_hosts), attempts = fit.grow(start.candidates, lb, start.spares)
     hints: Hints | None = None
     if n_hosts > lb:
         peak = peak_candidate(p, curves, scalar_demand, n_hosts)
@@ -154,6 +163,11 @@ def size_pool_on_curves(
         replay=replay(curves, assignment, n_hosts, p.capacity, p.limit, base_load=p.base_load),
         host_curves=fit.host_curves(placement), solver=start.solver,
     )
+
+
+def _packing_floor(detail: dict[str, int]) -> int:
+    """The lower bound without its failover part: no packing at the ceiling goes below."""
+    return max((v for k, v in detail.items() if k != "failover"), default=0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -211,9 +225,28 @@ class _CurveFit:
         )
         return report.survives
 
-    def grow(self, candidates: list[Candidate], lb: int) -> tuple[Candidate, int]:
+    def improve(
+        self, assign: npt.NDArray[np.int64], n: int, floor: int
+    ) -> Candidate | None:
+        """The placement after local search (:mod:`vsizer.placement.improve`) when it
+        needs fewer hosts; the repair's iterations scale down with long series."""
+        p = self.problem
+        steps = int(np.prod(self.curves.shape[1:]))
+        res = improve_placement(
+            self.curves, self.max_load, assign, n, quantile=self.quantile,
+            groups=p.anti_affinity, base_load=p.base_load, pins=p.pins,
+            floor=max(floor, 1), repair=max(50, 2000 * 576 // max(steps, 1)),
+        )
+        if res.n_hosts >= n:
+            return None
+        return ("first-fit-decreasing+improve", res.assignment, res.n_hosts)
+
+    def grow(
+        self, candidates: list[Candidate], lb: int, spares: list[Candidate] | None = None
+    ) -> tuple[Candidate, int]:
         """The smallest candidate at or above ``lb`` that survives, else the first
-        count from there up whose spread or packed placement does; with attempts."""
+        count from there up whose spread or packed placement (or a ``spares``
+        candidate of that count) does; with attempts."""
         attempts = 0
         for name, assign, n in sorted(candidates, key=lambda c: c[2]):
             attempts += 1
@@ -229,6 +262,10 @@ class _CurveFit:
                 )
                 if assign_n is not None and self.survives(assign_n, n):
                     return (strategy, assign_n, n), attempts
+            for cand in [c for c in spares or [] if c[2] == n]:
+                attempts += 1
+                if self.survives(cand[1], n):
+                    return cand, attempts
         raise InfeasiblePlacementError(
             f"pool '{p.pool}': no placement of {p.n_vms} VMs on their curves survives "
             f"{p.failures} host failure(s) even with {upper} hosts "
@@ -244,11 +281,15 @@ class _Start:
     lower_bound: int
     solver: dict[str, Any] | None
     notes: list[str]
+    spares: list[Candidate] = dataclasses.field(default_factory=list)
 
 
-def _starting_candidates(fit: _CurveFit, lb: int, solver: str, time_limit: float) -> _Start:
+def _starting_candidates(
+    fit: _CurveFit, lb: int, solver: str, time_limit: float, floor: int
+) -> _Start:
     """First-fit decreasing, and with ``solver="cp-sat"`` the exact ceiling placement
-    (its proven bound raises the lower bound)."""
+    (its proven bound raises the lower bound); first-fit's improved by local search
+    down to ``floor`` (the bound without failover), with k spares when k > 0."""
     p = fit.problem
     ffd, n_ffd = fit.first_fit()
     start = _Start([], lb, None, [])
@@ -269,6 +310,19 @@ def _starting_candidates(fit: _CurveFit, lb: int, solver: str, time_limit: float
             start.lower_bound = max(lb, res.bound)
             start.candidates.append(("cp-sat", res.assignment, res.n_hosts))
     start.candidates.append(("first-fit-decreasing", ffd, n_ffd))
+    improved = None
+    if n_ffd * int(np.prod(fit.curves.shape[1:])) > IMPROVE_MAX_HOST_STEPS:
+        start.notes.append(
+            f"local search after first-fit skipped: {n_ffd} hosts x "
+            f"{fit.curves.shape[1]} steps x {fit.curves.shape[2]} dimensions is above "
+            f"{IMPROVE_MAX_HOST_STEPS:,} host-steps."
+        )
+    else:
+        improved = fit.improve(ffd, n_ffd, floor)
+    if improved is not None:
+        start.candidates.append(improved)
+        if p.failures > 0:  # the improved packing plus k empty spares, tried in grow's turn
+            start.spares.append((f"{improved[0]}+spares", improved[1], improved[2] + p.failures))
     return start
 
 

@@ -35,7 +35,47 @@ def series_lower_bounds(
     series = np.ceil(total.max(axis=0) / usable - EPS).astype(int)
     peaks = demand.max(axis=1).sum(axis=0, dtype=np.float64)
     peak_sum = np.ceil(peaks / usable - EPS).astype(int)
-    return {"series": series.tolist(), "peak_sum": peak_sum.tolist()}
+    l2 = [
+        max(int(series[d]), step_l2_bound(demand[:, :, d], float(usable[d])))
+        for d in range(demand.shape[2])
+    ]
+    return {"series": series.tolist(), "peak_sum": peak_sum.tolist(), "l2": l2}
+
+
+def l2_bound(items: npt.NDArray[np.floating], capacity: float) -> int:
+    """Martello and Toth's L2 lower bound for one bin-packing instance.
+
+    S. Martello, P. Toth, *Knapsack Problems: Algorithms and Computer
+    Implementations*, Wiley 1990, ch. 8.3.1: for 0 <= a <= C/2, J1 = items
+    above C - a, J2 = items in (C/2, C - a], J3 = items in [a, C/2];
+    L(a) = |J1| + |J2| + max(0, ceil((sum J3 - (|J2| C - sum J2)) / C)), and
+    L2 = max over a, reached at a = 0 or at an item size in [0, C/2].
+    """
+    w = np.sort(np.asarray(items, dtype=np.float64))
+    w = w[w > 0]
+    if not w.size or capacity <= 0:
+        return 0
+    cum = np.concatenate([[0.0], np.cumsum(w)])
+    half = np.searchsorted(w, capacity / 2, side="right")  # w[:half] <= C/2
+    alphas = np.concatenate([[0.0], np.unique(w[:half])])
+    lo3 = np.searchsorted(w, alphas, side="left")  # first item >= a
+    hi2 = np.searchsorted(w, capacity - alphas + capacity * EPS, side="right")  # <= C-a
+    n1 = w.size - hi2
+    n2 = hi2 - half
+    sum2 = cum[hi2] - cum[half]
+    sum3 = cum[half] - cum[lo3]
+    rest = np.ceil((sum3 - (n2 * capacity - sum2)) / capacity - EPS)
+    return int((n1 + n2 + np.maximum(0.0, rest)).max())
+
+
+def step_l2_bound(demand: npt.NDArray[np.floating], capacity: float) -> int:
+    """Max over steps of :func:`l2_bound` (demand (n_vms, n_steps), one dimension).
+
+    Only steps with an item above half a host can beat the sum bound there
+    (without one, L2 = ceil(sum / C)), so only those are computed.
+    """
+    big = np.flatnonzero((demand > capacity / 2 * (1 + EPS)).any(axis=0))
+    return max((l2_bound(demand[:, t], capacity) for t in big.tolist()), default=0)
 
 
 def step_stat(
@@ -282,6 +322,8 @@ def hosts_needed_peak_sum(
 
 __all__ = [
     "first_fit_series",
+    "l2_bound",
+    "step_l2_bound",
     "fit_curves",
     "hosts_needed_peak_sum",
     "replay",
