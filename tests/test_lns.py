@@ -145,11 +145,14 @@ def test_plan_path_reports_the_solver() -> None:
                 failures=0, min_hosts=1)
     heuristic = size_pool_on_curves(p, curves)
     exact = size_pool_on_curves(p, curves, solver="cp-sat", time_limit=30)
-    assert heuristic.placement.n_hosts == FFD_HOSTS
+    # First-fit needs FFD_HOSTS; the local search after it already reaches the
+    # optimum, so the exact search starts there and proves it.
+    assert heuristic.placement.n_hosts == FFD_HOSTS - 1 == 9
+    assert heuristic.placement.strategy == "first-fit-decreasing+improve"
     assert exact.placement.n_hosts == 9 == exact.lower_bound
     assert exact.placement.strategy == "cp-sat"
     assert exact.solver is not None
-    assert (exact.solver["status"], exact.solver["start_hosts"]) == ("optimal", 10)
+    assert (exact.solver["status"], exact.solver["start_hosts"]) == ("optimal", 9)
     assert exact.solver["used"] is True
     assert_holds(curves, exact.placement.assignment, 9, 1000.0)
 
@@ -157,7 +160,8 @@ def test_plan_path_reports_the_solver() -> None:
 def test_planetlab_slice_improves_on_the_heuristic(shared_data: Path) -> None:
     """Acceptance (scaled down to stay quick): the first 300 VMs of PlanetLab 2011-03-03,
     coarse setting (1,000 MHz VMs, 8 x 1,000 MHz hosts, ceiling 1.0, CPU only):
-    first-fit decreasing needs 6 hosts, the bound is 5, cp-sat finds 5 -> optimal.
+    first-fit decreasing needs 6 hosts, the bound is 5; the local search after it finds 5
+    and cp-sat, starting there, proves it optimal.
     The full day is measured by benchmarks/bench_lns.py."""
     from benchmarks.bench_lns import coarse_day, coarse_problem
 
@@ -167,9 +171,10 @@ def test_planetlab_slice_improves_on_the_heuristic(shared_data: Path) -> None:
     t0 = time.perf_counter()
     exact = size_pool_on_curves(p, curves, solver="cp-sat", time_limit=30)
     assert time.perf_counter() - t0 <= 30 + 3
-    assert (heuristic.placement.n_hosts, heuristic.lower_bound) == (6, 5)
+    assert (heuristic.placement.n_hosts, heuristic.lower_bound) == (5, 5)
     assert exact.placement.n_hosts == 5 == exact.lower_bound
     assert exact.solver is not None and exact.solver["status"] == "optimal"
+    assert exact.solver["start_hosts"] == 5
     assert_holds(curves, exact.placement.assignment, 5, 8000.0)
 
 
@@ -196,6 +201,8 @@ def test_plan_with_cp_sat_is_byte_identical_and_no_worse() -> None:
     assert pool["solver"]["method"] == "lns"
     assert pool["solver"]["stopped_by"] != "time_limit"
     assert pool["solver"]["start_hosts"] == heuristic["host_count"]
-    assert pool["host_count"] < heuristic["host_count"]  # 18 against 20 here
-    assert pool["solver"]["status"] in ("improved", "optimal")
+    assert pool["host_count"] <= heuristic["host_count"]  # 17 and 17 here
+    assert pool["solver"]["status"] in ("improved", "optimal", "hint")
+    if pool["host_count"] == heuristic["host_count"]:
+        assert pool["solver"]["status"] in ("optimal", "hint")
     assert pool["replay"]["steps_over_ceiling"] == 0

@@ -293,23 +293,6 @@ def _starting_candidates(
     p = fit.problem
     ffd, n_ffd = fit.first_fit()
     start = _Start([], lb, None, [])
-    if solver == "cp-sat":
-        from vsizer.placement.lns import solve_exact
-
-        if fit.quantile is not None:
-            start.notes.append(
-                "cp-sat places on every step; with a percentile below 100 % the "
-                "heuristic is used."
-            )
-        else:
-            res = solve_exact(
-                fit.curves, fit.max_load, base_load=p.base_load, groups=p.anti_affinity,
-                pins=p.pins, start=ffd, bound=max(lb, 1), time_limit=time_limit,
-            )
-            start.solver = res.info()
-            start.lower_bound = max(lb, res.bound)
-            start.candidates.append(("cp-sat", res.assignment, res.n_hosts))
-    start.candidates.append(("first-fit-decreasing", ffd, n_ffd))
     improved = None
     if n_ffd * int(np.prod(fit.curves.shape[1:])) > IMPROVE_MAX_HOST_STEPS:
         start.notes.append(
@@ -319,6 +302,24 @@ def _starting_candidates(
         )
     else:
         improved = fit.improve(ffd, n_ffd, floor)
+    if solver == "cp-sat":
+        from vsizer.placement.lns import solve_exact
+
+        if fit.quantile is not None:
+            start.notes.append(
+                "cp-sat places on every step; with a percentile below 100 % the "
+                "heuristic is used."
+            )
+        else:  # the search starts from the best heuristic placement
+            begin = improved[1] if improved is not None else ffd
+            res = solve_exact(
+                fit.curves, fit.max_load, base_load=p.base_load, groups=p.anti_affinity,
+                pins=p.pins, start=begin, bound=max(lb, 1), time_limit=time_limit,
+            )
+            start.solver = res.info()
+            start.lower_bound = max(lb, res.bound)
+            start.candidates.append(("cp-sat", res.assignment, res.n_hosts))
+    start.candidates.append(("first-fit-decreasing", ffd, n_ffd))
     if improved is not None:
         start.candidates.append(improved)
         if p.failures > 0:  # the improved packing plus k empty spares, tried in grow's turn
