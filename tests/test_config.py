@@ -197,7 +197,7 @@ def test_toml_layout_comes_from_the_declared_table():
 def test_bad_utf8_scenario(tmp_path):
     bad = tmp_path / "b.toml"
     bad.write_bytes(b"[power]\ncurrency = '\xff'\n")
-    message = f"{bad}: not UTF-8 text (invalid start byte at byte 20); save the scenario as UTF-8."
+    message = f"{bad}: not UTF-8 text (invalid start byte at byte 20); save the file as UTF-8."
     with pytest.raises(ConfigError) as exc:
         load_rules(bad)
     assert str(exc.value) == message

@@ -298,3 +298,16 @@ def test_peak_on_curves_is_the_highest_step_of_the_sum():
     assert sp.iops_peak == 400.0        # not 300 + 400
     assert sp.mb_s_peak == 30.0         # no MB/s curve: sum of the servers' figures
     assert sp.iops_backend == 400.0     # all reads
+
+
+def test_assumed_storage_figures_are_plan_warnings() -> None:
+    """An assumed read share is a counted warning (JSON, and so terminal/Excel/HTML)."""
+    doc = vsizer.plan(SAMPLE).to_dict()
+    texts = [w["message"] for w in doc["warnings"] if w["code"] == "storage_assumed"]
+    assert texts == [
+        "storage: read share assumed: 67 % read (database and file-server access "
+        "specifications of the disk model); give --read-share"
+    ]
+    assert doc["summary"]["warnings"] == len(doc["warnings"])
+    given = vsizer.plan(SAMPLE, read_share=0.7).to_dict()
+    assert not [w for w in given["warnings"] if w["code"] == "storage_assumed"]

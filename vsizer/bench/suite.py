@@ -9,12 +9,12 @@ workload's ``DEFAULT_CONFIG``. Unknown keys are errors. Bundled suites live in
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from vsizer._toml import parse_toml
 from vsizer.bench.method import MethodConfig
 from vsizer.bench.workloads import NAMES, load
 from vsizer.errors import ConfigError, VsizerError
@@ -88,10 +88,7 @@ def load_suite(name_or_path: str | Path) -> Suite:
         Unreadable TOML, unknown tables or keys, wrong types, unknown workloads.
     """
     where, text = _resolve(name_or_path)
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{where}: not valid TOML ({exc}).") from None
+    doc = parse_toml(text, where)
     problems = [f"{where}: unknown table [{k}]; expected {', '.join(sorted(_TOP))}."
                 for k in doc if k not in _TOP]
     head = doc.get("suite", {})

@@ -12,11 +12,11 @@ from __future__ import annotations
 import copy
 import json
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vsizer._toml import parse_toml
 from vsizer.errors import ConfigError
 from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
 
@@ -210,13 +210,11 @@ def load_profile(path: str | Path) -> Profile:
     suffix = p.suffix.lower()
     try:
         if suffix == ".toml":
-            doc = tomllib.loads(text)
+            doc = parse_toml(text, p.name)
         elif suffix == ".json":
             doc = json.loads(text)
         else:
             raise ConfigError(f"{p}: expected a .json or .toml profile, got '{suffix or 'no suffix'}'.")
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p.name}: invalid TOML ({exc}).") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"{p.name} line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})."

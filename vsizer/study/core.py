@@ -131,6 +131,9 @@ class ConsolidationStudy:
             pools, servers, sized.host, sized.capacity, series_info, before,
             _vms_already(inv, before), rules,
         )
+        storage = plan_storage(servers, pools, rules)
+        for text in storage.assumptions() if storage is not None else ():
+            quality.warn("storage_assumed", text)
         return ConsolidationPlan(
             inventory=inv,
             host=sized.host,
@@ -146,7 +149,7 @@ class ConsolidationStudy:
             series=series_info,
             before=before,
             rightsizing=rs,
-            storage=plan_storage(servers, pools, rules),
+            storage=storage,
         )
 
     def _place(

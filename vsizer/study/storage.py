@@ -79,6 +79,14 @@ class StorageReport:
     pools: tuple[StoragePool, ...]
     notes: tuple[str, ...] = field(default=())
 
+    def assumptions(self) -> list[str]:
+        """What the storage figures assumed rather than read, one line each (the
+        plan's ``storage_assumed`` warnings)."""
+        out = list(self.notes)
+        if self.read_share_source.startswith("assumed"):
+            out.append(f"storage: read share {self.read_share_source}; give --read-share")
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         """The ``storage`` section of the plan document (docs/plan-schema.md)."""
         p = self.protection
