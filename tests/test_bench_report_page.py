@@ -86,3 +86,17 @@ def test_cells_keep_the_report_number_format(page: str) -> None:
     assert fmt_cell(None) == "" and fmt_cell(float("nan")) == ""
     assert fmt_cell(3.0) == "3" and fmt_cell(1e16) == "1e+16"
     assert fmt_cell(True) == "True" and fmt_cell("a") == "a"
+
+
+def test_plotly_is_embedded_only_when_a_chart_is_drawn(page: str) -> None:
+    from vsizer.reporting._html_page import plotly_js
+
+    bundle = plotly_js()
+    assert page.count(bundle) == 1
+    tables_only = bench_html(
+        "vsizer benchmark report",
+        [BenchSection("VM / physical ratios", tables=(pd.DataFrame([{"ratio": 0.9}]),))],
+    )
+    assert bundle not in tables_only
+    assert len(tables_only) < 20_000
+    assert _figures(tables_only) == {}

@@ -80,7 +80,7 @@ def test_non_utf8_toml_is_one_line_exit_2(tmp_path, capsys):
     assert _exit_code(["plan", INVENTORY, "-q", "--config", str(bad)]) == 2
     assert capsys.readouterr().err == (
         f"error: {bad}: not UTF-8 text (invalid start byte at byte 11); save the "
-        "scenario as UTF-8.\n"
+        "file as UTF-8.\n"
     )
 
 

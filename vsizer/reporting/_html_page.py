@@ -217,12 +217,14 @@ class Page:
             for key, title, body in self.sections
         )
         figures = {fig_id: fig for fig_id, fig in self.figures}
+        # plotly.js (~4.6 MB) only when something is drawn with it
+        plotly = f"<script>{plotly_js()}</script>" if figures else ""
         return (
             f'<!DOCTYPE html>\n<html lang="{esc(self.lang)}"><head>'
             '<meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{esc(self.title)}</title><style>{_CSS}</style>"
-            f"<script>{plotly_js()}</script></head><body>"
+            f"{plotly}</head><body>"
             f"<header><h1>{esc(self.title)}</h1>"
             f'<p class="sub">{esc(self.subtitle)}</p><nav>{nav}</nav></header>'
             f"<main>{self.notice}{sections}</main>"
