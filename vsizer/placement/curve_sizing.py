@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vsizer.engines import Engine
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement import failover
 from vsizer.placement.curve_failover import Hints, host_curves
@@ -92,6 +93,7 @@ def size_pool_on_curves(
     time_limit: float = 30.0,
     on_scenario: Callable[[], None] | None = None,
     scalar_demand: npt.NDArray[np.floating] | None = None,
+    engine: Engine | None = None,
 ) -> PoolSizing:
     """Grow the pool from its lower bound until the curves fit and every failure is survived.
 
@@ -115,8 +117,7 @@ def size_pool_on_curves(
 
     Returns
     -------
-    PoolSizing
-        With its curve fields set.
+    PoolSizing, with its curve fields set.
 
     Algorithm
     ---------

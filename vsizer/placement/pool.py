@@ -9,6 +9,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from vsizer.engines import Engine
 from vsizer.placement.curve_sizing import size_pool_on_curves
 from vsizer.placement.problem import PlacementProblem
 from vsizer.placement.sizing import PoolSizing, size_pool
@@ -34,6 +35,7 @@ def size_pool_for(
     *,
     on_scenario: Callable[[], None] | None = None,
     scalar_demand: npt.NDArray[np.floating] | None = None,
+    engine: Engine | None = None,
 ) -> PoolSizing:
     """The pool sized on ``curves`` (n_vms, n_steps, n_dims) if given, else on ``problem.demand``.
 
@@ -41,7 +43,8 @@ def size_pool_for(
     its ``time_limit``, and ``scalar_demand`` each VM's demand as a plan
     without series would size it (see
     :func:`~vsizer.placement.curve_sizing.size_pool_on_curves`); both are
-    unused on scalar demand.
+    unused on scalar demand. ``engine`` (:mod:`vsizer.engines`) runs the
+    independent parts of the work (None: this process).
     """
     if curves is None:
         return size_pool(problem, on_scenario=on_scenario)
@@ -53,4 +56,5 @@ def size_pool_for(
         time_limit=rules.time_limit,
         on_scenario=on_scenario,
         scalar_demand=scalar_demand,
+        engine=engine,
     )

@@ -25,6 +25,7 @@ from vsizer.catalogs.server_power import (
     estimate_server_power,
     read_server_power_catalog,
 )
+from vsizer.engines import Engine
 from vsizer.errors import ConfigError, InventoryError
 from vsizer.inventory import Inventory, read_inventory
 from vsizer.inventory.assume import fill_memory
@@ -88,7 +89,9 @@ class ConsolidationStudy:
         host_catalog_name: str = "builtin",
         series: SeriesSet | None = None,
         aligned: AlignedSeries | None = None,
+        engine: Engine | None = None,
     ) -> None:
+        self.engine = engine
         self.series = series
         self.aligned = aligned
         if series is not None and aligned is None:
@@ -177,7 +180,8 @@ class ConsolidationStudy:
             )
         groups = _anti_affinity_groups(servers, quality)
         pools = _size_pools(
-            servers, sized, curves_all, groups, series_info, rules, quality, progress
+            servers, sized, curves_all, groups, series_info, rules, quality, progress,
+            self.engine,
         )
         return sized, pools
 
@@ -276,6 +280,7 @@ def _size_pools(
     rules: Rules,
     quality: QualityReport,
     progress: Progress | None,
+    engine: Engine | None = None,
 ) -> list[PoolResult]:
     """Size and place each pool (in order of first appearance); sets the
     servers' ``host`` column."""
@@ -304,7 +309,7 @@ def _size_pools(
         vm_curves = curves_all[idx] if curves_all is not None else None
         sizing = size_pool_for(
             problem, vm_curves, rules, on_scenario=on_scenario,
-            scalar_demand=_pool_scalar_demand(series_info, idx),
+            scalar_demand=_pool_scalar_demand(series_info, idx), engine=engine,
         )
         for n in sizing.notes:
             quality.warn("series_sizing", f"pool '{pool}': {n}")
@@ -476,6 +481,7 @@ def plan(
     series: SeriesSet | None = None,
     predict: bool = False,
     profile: Profile | str | Path | None = None,
+    engine: Engine | None = None,
     **overrides: Any,
 ) -> ConsolidationPlan:
     """Plan the consolidation of ``inventory`` onto ``hosts``.
@@ -503,6 +509,8 @@ def plan(
     profile : Profile or path, optional
         A fitted profile (``.json`` / ``.toml``, :func:`vsizer.models.profile.load_profile`)
         for the predictions; implies ``predict``.
+    engine : Engine, optional
+        Where independent work runs (:func:`vsizer.engines.get_engine`); None: here.
 
     Examples
     --------
@@ -535,6 +543,7 @@ def plan(
         host_catalog_name=catalog_name,
         series=series,
         aligned=aligned,
+        engine=engine,
     )
     result = with_growth(study.run(progress))
     if predict or profile is not None:
