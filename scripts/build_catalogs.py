@@ -364,6 +364,7 @@ def build_hosts(
             power_max_w=top,
             rack_u=2,
             cpu_name="Intel Xeon E5520",
+            power_basis="estimated",
             source=(
                 "the design method's worked example: 8 cores at 2260 MHz, 48 GB, no "
                 "score (MHz normalization); power assumed = median of "
@@ -388,6 +389,7 @@ def build_hosts(
                 power_max_w=top,
                 rack_u=0.625,
                 cpu_name=cpu,
+                power_basis="published",
                 source=(
                     f"published blade measurement: {top} W max / {idle} W min; 2 sockets, "
                     "32 GiB and "
@@ -430,6 +432,7 @@ def build_hosts(
                 rack_u=rack_u,
                 cpu_name=cpu_row["cpu_name"],
                 cpu_score_basis=cpu_row["basis"],
+                power_basis="measured",
                 source=(
                     f"power: {r['source']} (measured with {r['mem_gib']:g} GB); "
                     f"CPU score: {cpu_row['source']} ({cpu_row['cpu_name']}); memory: "

@@ -213,6 +213,7 @@ def current_host_row(
         cpu_score_per_core=base / cores,
         mem_gib=mem,
         power_idle_w=idle,
+        power_basis="estimated",
         power_max_w=top,
         rack_u=rack_u,
         cpu_name=cpu,

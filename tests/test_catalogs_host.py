@@ -174,7 +174,7 @@ def test_missing_required_column_names_it_and_accepted(tmp_path):
         "model, sockets, cores_per_socket, threads_per_core, cpu_mhz, "
         "cpu_score_per_core, mem_gib, power_idle_w, power_max_w, power_curve_w, "
         "rack_u, price, price_date, price_currency, support_per_year, cpu_name, "
-        "cpu_score_basis, disk_iops, disk_mb_s, net_mbps, source."
+        "cpu_score_basis, disk_iops, disk_mb_s, net_mbps, power_basis, source."
     )
 
 

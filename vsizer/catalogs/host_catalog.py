@@ -15,7 +15,11 @@ Contract columns: ``model, sockets, cores_per_socket, threads_per_core,
 cpu_mhz, cpu_score_per_core, mem_gib, power_idle_w, power_max_w,
 power_curve_w, rack_u, price``; optional: ``price_date, price_currency,
 support_per_year, cpu_name, cpu_score_basis, disk_iops, disk_mb_s, net_mbps,
-source``. Prices are per host and the user's: the shipped catalog leaves
+power_basis, source``. ``power_basis`` says where the watts come from:
+``measured`` (a SPECpower_ssj2008 result of the model), ``published`` (another
+published measurement of it) or ``estimated`` (from other systems' results; a
+plan on such a host carries a counted warning); empty or ``given`` means the figures are the
+user's own. Prices are per host and the user's: the shipped catalog leaves
 ``price``, ``price_date``, ``price_currency`` and ``support_per_year`` empty
 because list prices are not published consistently and vary by configuration
 and discount (``docs/inputs.md``, "Host prices"). ``price_date`` is
@@ -40,7 +44,13 @@ import pandas as pd
 from vsizer.catalogs._csv import Column, by_row, format_curve, read_rows, shipped_path
 from vsizer.catalogs.cpu_catalog import CpuCatalog, read_cpu_catalog
 from vsizer.catalogs.import_spec import SPEC_CPU2017_BASIS
-from vsizer.catalogs.model import UNSTATED_BASIS, CpuEntry, HostModel
+from vsizer.catalogs.model import (
+    GIVEN_POWER,
+    POWER_BASES,
+    UNSTATED_BASIS,
+    CpuEntry,
+    HostModel,
+)
 from vsizer.catalogs.score_bridge import bridge
 from vsizer.errors import CatalogError, CatalogLookupError
 
@@ -105,6 +115,7 @@ HOST_COLUMNS: dict[str, Column] = {
         Column("disk_iops", "float", limits="disk_iops"),
         Column("disk_mb_s", "float", limits="disk_mb_s"),
         Column("net_mbps", "float", limits="net_mbps"),
+        Column("power_basis"),
         Column("source"),
         Column("support_per_year", "float", low_open=False),  # issue 16 (tco)
     )
@@ -115,6 +126,19 @@ HOST_COLUMNS: dict[str, Column] = {
 _PRICE_DATE = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
 #: ``price_currency``: three letters (ISO 4217).
 _CURRENCY = re.compile(r"[A-Za-z]{3}")
+
+
+def _power_basis(row: dict[str, Any], name: str, problems: list[str]) -> None:
+    """Check and normalize ``power_basis`` of ``row`` (lower case; empty: given)."""
+    basis = row["power_basis"]
+    if basis is None:
+        return
+    row["power_basis"] = basis.strip().lower()
+    if row["power_basis"] not in (*POWER_BASES, GIVEN_POWER):
+        problems.append(
+            f"{name} row {row['_row']}, column 'power_basis': expected one of "
+            f"{', '.join(POWER_BASES)}, {GIVEN_POWER} (or empty), got '{basis}'."
+        )
 
 
 def _price_terms(row: dict[str, Any], name: str, problems: list[str]) -> None:
@@ -268,6 +292,7 @@ def _read_hosts(path: Path) -> list[HostModel]:
             )
         score, basis = row["cpu_score_per_core"], row["cpu_score_basis"]
         _price_terms(row, name, problems)
+        _power_basis(row, name, problems)
         if problems:
             continue
         hosts.append(
@@ -293,6 +318,7 @@ def _read_hosts(path: Path) -> list[HostModel]:
                 price_date=row["price_date"],
                 price_currency=row["price_currency"],
                 support_per_year=row["support_per_year"],
+                power_basis=row["power_basis"] or GIVEN_POWER,
             )
         )
     if problems:

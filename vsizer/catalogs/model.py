@@ -7,6 +7,13 @@ from dataclasses import dataclass
 #: Basis label of a score whose benchmark was not stated; taken as consistent
 #: with whatever the other side uses (any consistent benchmark will do).
 UNSTATED_BASIS = "unstated"
+#: ``power_basis`` of a host: its own measurement (a SPECpower_ssj2008 result of
+#: the model), another published measurement of the model, or an estimate from
+#: other systems' results (the shipped rows of generations the SPECpower data
+#: does not reach).
+POWER_BASES = ("measured", "published", "estimated")
+#: ``power_basis`` of a catalog row that does not state one: the user's figures.
+GIVEN_POWER = "given"
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,9 @@ class HostModel:
     price_currency: str | None = None
     #: Yearly support/maintenance contract per host, same currency as ``price``.
     support_per_year: float | None = None
+    #: Where ``power_idle_w``/``power_max_w`` come from (:data:`POWER_BASES`, or
+    #: :data:`GIVEN_POWER`); an estimate is a counted plan warning.
+    power_basis: str = GIVEN_POWER
 
     @property
     def cores(self) -> int:

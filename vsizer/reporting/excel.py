@@ -159,6 +159,7 @@ _HOST_MODEL: tuple[Figure, ...] = (
     ("mem_gib", "host_model.mem_gib", DEC1, "GiB"),
     ("power_idle_w", "host_model.power_idle_w", INT, "W"),
     ("power_max_w", "host_model.power_max_w", INT, "W"),
+    ("power_basis", "host_model.power_basis", None, None),
     ("rack_u", "host_model.rack_u", DEC1, "U"),
     ("price", "host_model.price", INT, "{currency}"),
 )

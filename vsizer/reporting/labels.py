@@ -204,6 +204,7 @@ LABELS: dict[str, dict[str, str]] = {
     "host": {"en": "Assigned host", "ja": "配置先ホスト"},
     "power_idle_w": {"en": "Idle power", "ja": "アイドル時消費電力"},
     "power_max_w": {"en": "Maximum power", "ja": "最大消費電力"},
+    "power_basis": {"en": "Power basis", "ja": "電力値の根拠"},
     "price": {"en": "Price", "ja": "価格"},
     # -- host price terms (issue 16, catalog) ----------------------------------
     "price_date": {"en": "Price date", "ja": "価格の時点"},

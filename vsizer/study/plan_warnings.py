@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
 
+from vsizer.catalogs.model import HostModel
 from vsizer.quality import PlanWarning, QualityReport, assumption_warnings
 from vsizer.study.config import Rules
 from vsizer.study.results import SeriesInfo
@@ -16,9 +18,11 @@ def plan_warnings(
     servers: pd.DataFrame,
     series: SeriesInfo | None,
     rules: Rules,
+    host: HostModel | None = None,
 ) -> list[PlanWarning]:
     """Every warning of a plan, in a fixed order: low confidence first, then the
-    study's and readers' own warnings, every value assumed or estimated
+    study's and readers' own warnings, the host's power when it is an estimate
+    (:func:`host_power_note`), every value assumed or estimated
     (:func:`~vsizer.quality.assumption_warnings`), then what the series readers
     clipped, dropped or guessed."""
     names = servers["name"].astype(str).tolist()
@@ -35,10 +39,29 @@ def plan_warnings(
             )
         )
     out.extend(quality.warnings)
+    note = host_power_note(host) if host is not None else None
+    if note is not None:
+        out.append(PlanWarning("host_power_estimated", note))
     out.extend(assumption_warnings(quality, names))
     if series is not None:
         out.extend(_series_warnings(series))
     return out
+
+
+def host_power_note(host: HostModel) -> str | None:
+    """The warning of a host whose catalog power is estimated (``power_basis``),
+    with the catalog's reason; None when measured, published or the user's."""
+    if host.power_basis != "estimated":
+        return None
+    found = re.search(r"power assumed[^;]*", host.source)
+    why = f" ({found.group(0)})" if found else ""
+    return (
+        f"Host power of '{host.model}' is estimated, not measured: idle "
+        f"{host.power_idle_w:.4g} W, full load {host.power_max_w:.4g} W{why}. The "
+        "plan's watts, energy, cost and power target rest on it; put the model's "
+        "measured figures (e.g. its SPECpower_ssj2008 result) in a host catalog "
+        "with power_basis 'measured' and pass it with --host-catalog."
+    )
 
 
 def _series_warnings(series: SeriesInfo) -> list[PlanWarning]:

@@ -182,6 +182,7 @@ def _host_model_section(plan: ConsolidationPlan) -> dict[str, Any]:
         "mem_gib": _r(host.mem_gib),
         "power_idle_w": _r(host.power_idle_w),
         "power_max_w": _r(host.power_max_w),
+        "power_basis": host.power_basis,
         "power_curve_w": [_r(w) for w in host.power_curve_w]
         if host.power_curve_w
         else None,
