@@ -30,6 +30,7 @@ import importlib
 import logging
 import os
 import re
+import socket
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -183,6 +184,7 @@ def _distributed(name: str, address: str | None, workers: int | None) -> Engine:
                 f"--engine-address {address!r}: expected {shape} for --engine {name}."
             )
         address = address.strip()
+        _check_reachable(address)
     module, label = _EXTRA[name]
     try:
         importlib.import_module(module)
@@ -195,6 +197,23 @@ def _distributed(name: str, address: str | None, workers: int | None) -> Engine:
     if name == "ray":
         return RayEngine(address, n)
     return DaskEngine(address, n)
+
+
+def _check_reachable(address: str) -> None:
+    """One TCP connection to the address's host and port, so an unreachable
+    cluster is one line at once (Ray's client would retry for 30 s and more)."""
+    if address == "auto":
+        return
+    host, _, port = address.split("://")[-1].rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), CONNECT_TIMEOUT_S):
+            pass
+    except OSError as exc:
+        raise ConfigError(
+            f"--engine-address {address}: cannot reach {host}:{port} "
+            f"({exc.strerror or type(exc).__name__}); is the cluster running, and "
+            "is its port open to this machine?"
+        ) from None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -320,6 +339,8 @@ class DaskEngine:
                     processes=True,
                     host="127.0.0.1",
                     dashboard_address=None,
+                    # No dashboard; its health/metrics server on a free loopback port.
+                    scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
                     silence_logs=logging.CRITICAL,
                 )
                 self._client = dist.Client(self._cluster, set_as_default=False)

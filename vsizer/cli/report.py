@@ -10,13 +10,17 @@ import typer
 
 from vsizer._atomic import check_output_path
 from vsizer.cli.common import (
+    EngineAddressOpt,
+    EngineOpt,
     MaxCellCharsOpt,
     MaxColumnsOpt,
     MaxRowsOpt,
     MaxXlsxMibOpt,
+    WorkersOpt,
     _fail,
     _progress,
     input_limits,
+    open_engine,
     out,
 )
 from vsizer.errors import ConfigError, VsizerError
@@ -58,6 +62,9 @@ def compare(
     max_columns: MaxColumnsOpt = None,
     max_cell_chars: MaxCellCharsOpt = None,
     max_xlsx_mib: MaxXlsxMibOpt = None,
+    engine: EngineOpt = "local",
+    engine_address: EngineAddressOpt = None,
+    workers: WorkersOpt = None,
 ) -> None:
     """Plan the same inventory under several scenarios and compare them side by side.
 
@@ -68,6 +75,8 @@ def compare(
     Example:
 
         vsizer compare vsizer/data/scenarios/older-r740-8180.toml vsizer/data/scenarios/current-rx2530m6-8380.toml -o compare.html -o compare.json
+
+        vsizer compare a.toml b.toml c.toml --engine ray --workers 2 -o compare.json
     """
     from vsizer.study.compare import compare as run_compare
 
@@ -93,8 +102,10 @@ def compare(
             max_cell_chars=max_cell_chars,
             max_xlsx_mib=max_xlsx_mib,
         )
-        with using(limits), _progress(quiet) as progress:
-            doc = run_compare(scenarios, inventory, progress=progress)
+        with using(limits), open_engine(
+            engine, engine_address, workers
+        ) as eng, _progress(quiet) as progress:
+            doc = run_compare(scenarios, inventory, progress=progress, engine=eng)
         if not quiet:
             _print_summary(doc)
         for path in output or []:
