@@ -286,13 +286,12 @@ class RayEngine:
         fn_ref = ray.put(fn)
         refs = [self._task.remote(fn_ref, item) for item in items]
         index = {ref: i for i, ref in enumerate(refs)}
-        pending = list(refs)
+        pending = list(refs) if done is not None else []
         try:
-            while pending:
-                ready, pending = ray.wait(pending, num_returns=1)
-                if done is not None:
-                    for ref in ready:
-                        done(index[ref])
+            while pending:  # only to call done() as items complete
+                ready, pending = ray.wait(pending, num_returns=1, fetch_local=False)
+                for ref in ready:
+                    done(index[ref])  # type: ignore[misc]
             return list(ray.get(refs))
         except ray.exceptions.RayTaskError as exc:
             cause = getattr(exc, "cause", None)
@@ -372,11 +371,10 @@ class DaskEngine:
         futures = client.map(fn, list(items), pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
         try:
-            for fut in dist.as_completed(futures, loop=client.loop):
+            for fut in dist.as_completed(futures if done else [], loop=client.loop):
                 if fut.status == "error":
                     fut.result()  # raises the task's own exception
-                if done is not None:
-                    done(index[fut.key])
+                done(index[fut.key])  # type: ignore[misc]
             return list(client.gather(futures))
         except VsizerError:
             client.cancel(futures)
