@@ -81,21 +81,7 @@ def compare(
     from vsizer.study.compare import compare as run_compare
 
     try:
-        if lang not in ("en", "ja"):
-            raise ConfigError(
-                f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead."
-            )
-        bad = [p for p in output or [] if p.suffix.lower() not in _SUFFIXES]
-        if bad:
-            raise ConfigError(
-                [
-                    f"-o {p}: unsupported output format '{p.suffix}'; use .html, "
-                    ".json or .xlsx."
-                    for p in bad
-                ]
-            )
-        for path in output or []:
-            check_output_path(path)
+        _check_arguments(lang, output or [])
         limits = input_limits(
             max_rows=max_rows,
             max_columns=max_columns,
@@ -114,6 +100,25 @@ def compare(
                 out.print(f"wrote {path}", markup=False, highlight=False)
     except VsizerError as exc:
         raise _fail(exc) from None
+
+
+def _check_arguments(lang: str, output: list[Path]) -> None:
+    """The checks of ``compare``'s own arguments, before anything is read."""
+    if lang not in ("en", "ja"):
+        raise ConfigError(
+            f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead."
+        )
+    bad = [p for p in output if p.suffix.lower() not in _SUFFIXES]
+    if bad:
+        raise ConfigError(
+            [
+                f"-o {p}: unsupported output format '{p.suffix}'; use .html, "
+                ".json or .xlsx."
+                for p in bad
+            ]
+        )
+    for path in output:
+        check_output_path(path)
 
 
 def _print_summary(doc: dict[str, Any]) -> None:
