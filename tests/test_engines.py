@@ -188,6 +188,8 @@ def test_cluster_maps_in_item_order(cluster: Engine) -> None:
     assert sorted(seen) == list(range(len(items)))
     assert cluster.map(abs, []) == []
     assert cluster.workers >= 1
+    # An item is data, even a tuple that starts with a function.
+    assert cluster.map(repr, [(abs, -1)]) == [repr((abs, -1))]
 
 
 def test_compare_on_a_cluster_is_the_local_document(

@@ -26,6 +26,7 @@ See ``docs/scale.md``.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import os
@@ -226,6 +227,26 @@ def _call(fn: Callable[[T], R], item: T) -> R:
     return fn(item)
 
 
+class _Box:
+    """An item sent to a Dask worker as it is."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __getstate__(self) -> Any:
+        return self.value
+
+    def __setstate__(self, value: Any) -> None:
+        self.value = value
+
+
+def _unbox_call(fn: Callable[[Any], R], box: _Box) -> R:
+    """``fn(item)`` for a boxed item (the one Dask task)."""
+    return fn(box.value)
+
+
 def _fn_name(fn: Callable[..., Any]) -> str:
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', fn)!s}"
 
@@ -368,7 +389,10 @@ class DaskEngine:
         if not items:
             return []
         dist, client = self._dist, self._client
-        futures = client.map(fn, list(items), pure=False)
+        # Boxed: Dask would run an item that is a tuple starting with a callable
+        # as a task of its own (its graph format); a box is opaque to it.
+        boxes = [_Box(item) for item in items]
+        futures = client.map(functools.partial(_unbox_call, fn), boxes, pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
         try:
             for fut in dist.as_completed(futures if done else [], loop=client.loop):
