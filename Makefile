@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed-dev
+ENGINES = $(VENV)/.installed-engines
 
 .PHONY: demo test lint audit fuzz bench bench-e2e clean
 
@@ -17,12 +18,18 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[all,dev]'
 	touch $(STAMP)
 
+# The distributed engines (Ray, Dask) for their tests (tests/test_engines.py), not
+# for the demo: ~1 min to download and install on a fresh machine (docs/scale.md).
+$(ENGINES): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[ray,dask]'
+	touch $(ENGINES)
+
 demo: $(STAMP)
 	$(BIN)/vsizer plan vsizer/data/samples/inventory_ja.xlsx \
 	    --config vsizer/data/samples/scenario.toml --host-model auto \
 	    --predict -o vsizer-demo/plan.json -o vsizer-demo/plan.xlsx -o vsizer-demo/report.html
 
-test: $(STAMP)
+test: $(STAMP) $(ENGINES)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)

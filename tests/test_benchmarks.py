@@ -17,6 +17,7 @@ SCRIPTS = sorted((REPO / "benchmarks").glob("*.py"))
 #: A line each script prints when it ran (not skipped).
 EXPECTED = {
     "bench_count_reason.py": "count reasons timed",
+    "bench_engines.py": "engines timed: ",  # issue 15 (engine)
     "bench_choice.py": "candidates, ",  # issue 16 (tco)
     "bench_identical.py": "plans byte-identical",
     "bench_lns.py": "| PlanetLab day |",

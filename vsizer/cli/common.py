@@ -259,3 +259,45 @@ def input_limits(
         max_cell_chars=max_cell_chars,
         max_xlsx_mib=max_xlsx_mib,
     )
+
+
+# ------------------------------------------------- where the work runs (issue 15)
+# Plain options of 'plan' and 'compare', not rules: they change where the work
+# runs, never the plan (the same JSON byte for byte on every engine).
+EngineOpt = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        help="Where independent work runs: local (this process), ray or dask (a "
+        "local cluster of --workers processes, or the cluster at --engine-address). "
+        "Runs the scenarios of 'compare', the candidates of --host-model auto and "
+        "the growth years in parallel; the plan is the same on every engine. "
+        "Needs the extra: pip install 'vsizer[ray]' or 'vsizer[dask]'. "
+        "Example: --engine dask --workers 2",
+    ),
+]
+EngineAddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--engine-address",
+        help="Join a running cluster instead of starting one: Ray 'auto', "
+        "'ray://HOST:10001' or 'HOST:6379'; Dask 'tcp://HOST:8786'. The workers "
+        "need vsizer installed, same version. Example: --engine ray "
+        "--engine-address ray://head:10001",
+    ),
+]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--workers",
+        help="Worker processes of the local Ray or Dask cluster that --engine "
+        "starts (default: the machine's cores). Example: --engine ray --workers 4",
+    ),
+]
+
+
+def open_engine(name: str, address: str | None, workers: int | None) -> Any:
+    """The engine of ``--engine``/``--engine-address``/``--workers`` (a context manager)."""
+    from vsizer.engines import get_engine
+
+    return get_engine(name.strip().casefold(), address=address, workers=workers)

@@ -14,6 +14,8 @@ import typer
 
 from vsizer._atomic import atomic_write, check_output_path
 from vsizer.cli.common import (
+    EngineAddressOpt,
+    EngineOpt,
     IndexColumnOpt,
     MaxCellCharsOpt,
     MaxColumnsOpt,
@@ -25,11 +27,13 @@ from vsizer.cli.common import (
     StartOpt,
     TzOpt,
     UnitOpt,
+    WorkersOpt,
     _fail,
     _progress,
     check_reader_flags,
     err,
     input_limits,
+    open_engine,
     out,
     reader_options,
 )
@@ -117,6 +121,9 @@ def plan(
     max_cell_chars: MaxCellCharsOpt = None,
     max_xlsx_mib: MaxXlsxMibOpt = None,
     quiet: QuietOpt = None,  # type: ignore[assignment]
+    engine: EngineOpt = "local",
+    engine_address: EngineAddressOpt = None,
+    workers: WorkersOpt = None,
     **rule_flags: Any,
 ) -> None:
     """Plan hosts, placement, failover, power and cost for a server list.
@@ -130,6 +137,8 @@ def plan(
         vsizer plan servers.xlsx --host-model auto --candidates hosts.csv --licences lic.csv --years 5 --price-kwh 31 --currency JPY -o plan.json
 
         vsizer plan --series planetlab/20110303 --series-format planetlab --vm-cpu-mhz 1000 --vm-mem-gib 1 --hosts hosts.csv -o plan.json
+
+        vsizer plan servers.xlsx --host-model auto --growth 0.2 --engine dask --workers 2 -o plan.json
     """
     from vsizer.study import plan as run_plan
 
@@ -156,10 +165,12 @@ def plan(
             series_set = (
                 _read_series(series, series_format, opts, quiet) if series else None
             )
-            with _progress(quiet) as progress:
+            with open_engine(engine, engine_address, workers) as eng, _progress(
+                quiet
+            ) as progress:
                 result = run_plan(
                     inventory, rules=rules, progress=progress, series=series_set,
-                    predict=predict, profile=profile,
+                    predict=predict, profile=profile, engine=eng,
                 )
         doc = result.to_dict()
         _report(doc, output or [], lang, quiet)

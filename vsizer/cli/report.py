@@ -10,13 +10,17 @@ import typer
 
 from vsizer._atomic import check_output_path
 from vsizer.cli.common import (
+    EngineAddressOpt,
+    EngineOpt,
     MaxCellCharsOpt,
     MaxColumnsOpt,
     MaxRowsOpt,
     MaxXlsxMibOpt,
+    WorkersOpt,
     _fail,
     _progress,
     input_limits,
+    open_engine,
     out,
 )
 from vsizer.errors import ConfigError, VsizerError
@@ -58,6 +62,9 @@ def compare(
     max_columns: MaxColumnsOpt = None,
     max_cell_chars: MaxCellCharsOpt = None,
     max_xlsx_mib: MaxXlsxMibOpt = None,
+    engine: EngineOpt = "local",
+    engine_address: EngineAddressOpt = None,
+    workers: WorkersOpt = None,
 ) -> None:
     """Plan the same inventory under several scenarios and compare them side by side.
 
@@ -68,33 +75,23 @@ def compare(
     Example:
 
         vsizer compare vsizer/data/scenarios/older-r740-8180.toml vsizer/data/scenarios/current-rx2530m6-8380.toml -o compare.html -o compare.json
+
+        vsizer compare a.toml b.toml c.toml --engine ray --workers 2 -o compare.json
     """
     from vsizer.study.compare import compare as run_compare
 
     try:
-        if lang not in ("en", "ja"):
-            raise ConfigError(
-                f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead."
-            )
-        bad = [p for p in output or [] if p.suffix.lower() not in _SUFFIXES]
-        if bad:
-            raise ConfigError(
-                [
-                    f"-o {p}: unsupported output format '{p.suffix}'; use .html, "
-                    ".json or .xlsx."
-                    for p in bad
-                ]
-            )
-        for path in output or []:
-            check_output_path(path)
+        _check_arguments(lang, output or [])
         limits = input_limits(
             max_rows=max_rows,
             max_columns=max_columns,
             max_cell_chars=max_cell_chars,
             max_xlsx_mib=max_xlsx_mib,
         )
-        with using(limits), _progress(quiet) as progress:
-            doc = run_compare(scenarios, inventory, progress=progress)
+        with using(limits), open_engine(
+            engine, engine_address, workers
+        ) as eng, _progress(quiet) as progress:
+            doc = run_compare(scenarios, inventory, progress=progress, engine=eng)
         if not quiet:
             _print_summary(doc)
         for path in output or []:
@@ -103,6 +100,25 @@ def compare(
                 out.print(f"wrote {path}", markup=False, highlight=False)
     except VsizerError as exc:
         raise _fail(exc) from None
+
+
+def _check_arguments(lang: str, output: list[Path]) -> None:
+    """The checks of ``compare``'s own arguments, before anything is read."""
+    if lang not in ("en", "ja"):
+        raise ConfigError(
+            f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead."
+        )
+    bad = [p for p in output if p.suffix.lower() not in _SUFFIXES]
+    if bad:
+        raise ConfigError(
+            [
+                f"-o {p}: unsupported output format '{p.suffix}'; use .html, "
+                ".json or .xlsx."
+                for p in bad
+            ]
+        )
+    for path in output:
+        check_output_path(path)
 
 
 def _print_summary(doc: dict[str, Any]) -> None:

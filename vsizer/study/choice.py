@@ -29,6 +29,7 @@ from vsizer.catalogs.cpu_catalog import read_cpu_catalog
 from vsizer.catalogs.host_catalog import HostCatalog, read_host_catalog
 from vsizer.catalogs.licences import Licence
 from vsizer.catalogs.model import HostModel
+from vsizer.engines import Engine
 from vsizer.errors import ConfigError, VsizerError
 from vsizer.inventory import Inventory, read_inventory
 from vsizer.models.profile import Profile
@@ -151,11 +152,16 @@ def choose(
     profile: Profile | str | Path | None = None,
     progress: core.Progress | None = None,
     workers: int | None = None,
+    engine: Engine | None = None,
 ) -> ConsolidationPlan:
     """Plan every candidate, rank them, return the winner's plan with ``choice``.
 
     ``workers``: processes of the pool (default: the CPUs, at most one per
-    candidate; 1 plans in this process). The result is the same for any number.
+    candidate; 1 plans in this process). ``engine``: a distributed engine
+    (:func:`vsizer.engines.get_engine`, ``ray`` or ``dask``) plans the
+    candidates on its workers instead (``workers`` is then unused) and the
+    winner's growth years too. The result is the same for any number and any
+    engine.
     """
     candidates, catalog_name = candidate_hosts(rules, hosts)
     licences = load_licences(rules)
@@ -163,7 +169,9 @@ def choose(
         inventory = read_inventory(inventory, include_powered_off=rules.include_powered_off)
     jobs = [(inventory, h, rules, series, licences) for h in candidates]
     n = _workers(workers, len(jobs))
-    if n == 1:
+    if engine is not None and engine.name != "local":
+        rows = engine.map(_plan_one, jobs)
+    elif n == 1:
         rows = [_plan_one(job) for job in jobs]
     else:
         with ProcessPoolExecutor(max_workers=n) as pool:
@@ -172,7 +180,7 @@ def choose(
     winner = next(h for h in candidates if h.model == choice.winner)
     result = core.plan(
         inventory, winner, rules=rules, series=series, predict=predict,
-        profile=profile, progress=progress,
+        profile=profile, progress=progress, engine=engine,
     )
     result = with_tco(result, licences)
     return dataclasses.replace(result, choice=choice, host_catalog=catalog_name)
@@ -188,6 +196,7 @@ def plan(
     predict: bool = False,
     profile: Profile | str | Path | None = None,
     workers: int | None = None,
+    engine: Engine | None = None,
     **overrides: Any,
 ) -> ConsolidationPlan:
     """:func:`vsizer.study.core.plan`, with the host-model choice
@@ -195,7 +204,8 @@ def plan(
     section when any cost beyond energy is given (:func:`wants_tco`).
 
     Parameters are those of :func:`vsizer.study.core.plan`; ``workers`` is
-    the process count of the choice.
+    the process count of the choice; ``engine`` (:mod:`vsizer.engines`) runs
+    the candidates of the choice and the growth years.
     """
     known = set(overrides) <= set(Rules.__dataclass_fields__)  # else core.plan says
     full = (rules or Rules()).replace(**overrides) if known else Rules()
@@ -204,11 +214,11 @@ def plan(
     ):
         return choose(
             inventory, full, hosts=hosts, series=series, predict=predict,
-            profile=profile, progress=progress, workers=workers,
+            profile=profile, progress=progress, workers=workers, engine=engine,
         )
     result = core.plan(
         inventory, hosts, rules=rules, progress=progress, series=series,
-        predict=predict, profile=profile, **overrides,
+        predict=predict, profile=profile, engine=engine, **overrides,
     )
     if wants_tco(result.rules, result.host):
         result = with_tco(result)

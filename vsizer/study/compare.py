@@ -37,6 +37,7 @@ from typing import Any
 
 from vsizer import __version__
 from vsizer._toml import read_toml
+from vsizer.engines import Engine
 from vsizer.errors import ConfigError
 from vsizer.inventory import Inventory, read_inventory
 from vsizer.study.config import Rules, rules_from_dict
@@ -325,6 +326,7 @@ def compare(
     inventory: Inventory | str | Path | None = None,
     *,
     progress: Callable[[str, Any], None] | None = None,
+    engine: Engine | None = None,
 ) -> dict[str, Any]:
     """Plan one inventory under each scenario and compare the plans.
 
@@ -338,7 +340,12 @@ def compare(
         tables (they must agree).
     progress : callable, optional
         Receives ``("scenario", name)`` before each plan, then the study's own
-        events.
+        events; on a distributed engine, ``("scenario", name)`` as each plan
+        completes, and no study event.
+    engine : Engine, optional
+        Where the scenarios are planned (:func:`vsizer.engines.get_engine`):
+        None or ``local`` one after the other here; ``ray`` or ``dask`` in
+        parallel on the workers. The document is the same byte for byte.
 
     Returns
     -------
@@ -355,8 +362,6 @@ def compare(
     vsizer.errors.VsizerError
         Any error of reading the inventory or planning.
     """
-    from vsizer.study import plan as run_plan
-
     loaded = [s if isinstance(s, Scenario) else load_scenario(s) for s in scenarios]
     if len(loaded) < 2:
         raise ConfigError(f"compare: expected at least 2 scenarios, got {len(loaded)}.")
@@ -373,10 +378,8 @@ def compare(
         raise ConfigError(problems)
     source = _inventory_for(loaded, inventory)
     read: dict[bool, Inventory] = {}
-    entries, plans = [], {}
+    jobs: list[tuple[Inventory, Rules]] = []
     for s in loaded:
-        if progress:
-            progress("scenario", s.name)
         if isinstance(source, Inventory):
             inv = source
         else:
@@ -384,9 +387,10 @@ def compare(
             if flag not in read:
                 read[flag] = read_inventory(source, include_powered_off=flag)
             inv = read[flag]
-        doc = run_plan(inv, rules=s.rules, progress=progress).to_dict()
-        entries.append(scenario_entry(s, doc))
-        plans[s.name] = doc
+        jobs.append((inv, s.rules))
+    docs = _plan_all(loaded, jobs, progress, engine)
+    entries = [scenario_entry(s, doc) for s, doc in zip(loaded, docs, strict=True)]
+    plans = {s.name: doc for s, doc in zip(loaded, docs, strict=True)}
     return {
         "compare_schema_version": COMPARE_SCHEMA_VERSION,
         "vsizer_version": __version__,
@@ -395,3 +399,36 @@ def compare(
         "recommendation": _recommend(entries),
         "plans": plans,
     }
+
+
+def _plan_scenario(job: tuple[Inventory, Rules]) -> dict[str, Any]:
+    """The plan document of one scenario (module-level: run on an engine's
+    workers, one process each, so the host-model choice inside runs in it)."""
+    from vsizer.study import plan as run_plan
+
+    inventory, rules = job
+    return run_plan(inventory, rules=rules, workers=1).to_dict()
+
+
+def _plan_all(
+    loaded: Sequence[Scenario],
+    jobs: list[tuple[Inventory, Rules]],
+    progress: Callable[[str, Any], None] | None,
+    engine: Engine | None,
+) -> list[dict[str, Any]]:
+    """The plan document of every scenario, in scenario order."""
+    if engine is None or engine.name == "local":
+        from vsizer.study import plan as run_plan
+
+        docs = []
+        for s, (inv, rules) in zip(loaded, jobs, strict=True):
+            if progress:
+                progress("scenario", s.name)
+            docs.append(run_plan(inv, rules=rules, progress=progress).to_dict())
+        return docs
+
+    def done(i: int) -> None:  # runs here, in the driver, as scenario i completes
+        if progress:
+            progress("scenario", loaded[i].name)
+
+    return engine.map(_plan_scenario, jobs, done=done)

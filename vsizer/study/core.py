@@ -545,7 +545,7 @@ def plan(
         aligned=aligned,
         engine=engine,
     )
-    result = with_growth(study.run(progress))
+    result = with_growth(study.run(progress), engine)
     if predict or profile is not None:
         result = with_predictions(result, profile)
     return result

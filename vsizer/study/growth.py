@@ -17,12 +17,13 @@ demand (all hosts bought on day one).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from vsizer.errors import ConfigError, InfeasiblePlacementError
+from vsizer.engines import Engine
+from vsizer.errors import ConfigError, InfeasiblePlacementError, VsizerError
 from vsizer.models.growth import (
     Growth,
     PoolGrowth,
@@ -77,14 +78,17 @@ def pool_rates(rules: Rules, pool: str) -> tuple[float, ...]:
     return year_rates(stated_rates(rules) or (0.0,), years)
 
 
-def with_growth(plan: ConsolidationPlan) -> ConsolidationPlan:
+def with_growth(plan: ConsolidationPlan, engine: Engine | None = None) -> ConsolidationPlan:
     """``plan`` with its growth study; sized for the horizon when the rules say so.
 
-    Unchanged when the rules state no growth (:func:`growth_asked`).
+    Unchanged when the rules state no growth (:func:`growth_asked`). ``engine``
+    (:mod:`vsizer.engines`, ``ray`` or ``dask``) sizes every pool's years in
+    parallel on its workers; the study is the same on any engine.
     """
     rules = plan.rules
     if not growth_asked(rules):
         return plan
+    grown = _sized_on(engine, plan) if engine is not None and engine.name != "local" else None
     horizon = rules.size_for == "horizon"
     notes: list[str] = []  # one line per pool and year that no count holds
     pools: list[PoolGrowth] = []
@@ -93,7 +97,7 @@ def with_growth(plan: ConsolidationPlan) -> ConsolidationPlan:
         rates = pool_rates(rules, pr.name)
         factors = growth_factors(rates)
         pool_notes: list[str] = []
-        sizings = _year_sizings(plan, pr, factors, pool_notes)
+        sizings = _year_sizings(plan, pr, factors, pool_notes, grown)
         notes += pool_notes
         result = pr
         if horizon:
@@ -125,27 +129,62 @@ def _year_sizings(
     pr: PoolResult,
     factors: tuple[float, ...],
     notes: list[str],
+    grown: dict[tuple[str, int], _Sized] | None = None,
 ) -> list[PoolSizing | None]:
     """The pool sized at each year end (index 0: the plan's own sizing).
 
     None from the first year no count of hosts holds (a VM outgrew a host).
+    ``grown``: the years already sized on an engine (:func:`_sized_on`).
     """
     out: list[PoolSizing | None] = [pr.sizing]
     for year, factor in enumerate(factors[1:], start=1):
         if out[-1] is None or factor == factors[year - 1]:  # none holds, or no growth
             out.append(out[-1])
             continue
-        try:
-            out.append(_grown_sizing(plan, pr, factor))
-        except InfeasiblePlacementError as exc:
+        if grown is not None:
+            sizing, exc = grown[(pr.name, year)]
+        else:
+            sizing, exc = _size_grown(_grown_job(plan, pr, factor))
+        if isinstance(exc, InfeasiblePlacementError):
             first = str(exc).splitlines()[0]
             notes.append(f"year {year} (x{factor:.3g}): {first}")
-            out.append(None)
+        elif exc is not None:
+            raise exc
+        out.append(sizing)
     return out
 
 
-def _grown_sizing(plan: ConsolidationPlan, pr: PoolResult, factor: float) -> PoolSizing:
-    """The pool sized with every VM's demand (and curve) times ``factor``."""
+#: A year sized: the sizing, or the error of sizing it.
+_Sized = tuple[PoolSizing | None, VsizerError | None]
+
+
+def _size_grown(job: tuple[Any, ...]) -> _Sized:
+    """Size one pool for one year's demand (module-level: run on an engine's workers)."""
+    problem, curves, rules, scalar = job
+    try:
+        return size_pool_for(problem, curves, rules, scalar_demand=scalar), None
+    except VsizerError as exc:
+        return None, exc
+
+
+def _sized_on(engine: Engine, plan: ConsolidationPlan) -> dict[tuple[str, int], _Sized]:
+    """Every pool's every growing year sized on ``engine``, by (pool, year).
+
+    Years after one that no count holds are sized too (the workers do not wait
+    for each other); :func:`_year_sizings` keeps the serial study's results.
+    """
+    keys, jobs = [], []
+    for pr in plan.pools:
+        factors = growth_factors(pool_rates(plan.rules, pr.name))
+        for year, factor in enumerate(factors[1:], start=1):
+            if factor != factors[year - 1]:
+                keys.append((pr.name, year))
+                jobs.append(_grown_job(plan, pr, factor))
+    return dict(zip(keys, engine.map(_size_grown, jobs), strict=True))
+
+
+def _grown_job(plan: ConsolidationPlan, pr: PoolResult, factor: float) -> tuple[Any, ...]:
+    """What sizes the pool with every VM's demand (and curve) times ``factor``."""
     assert pr.problem is not None
     problem = dataclasses.replace(pr.problem, demand=pr.problem.demand * factor)
     curves = pr.vm_curves * factor if pr.vm_curves is not None else None
@@ -154,7 +193,7 @@ def _grown_sizing(plan: ConsolidationPlan, pr: PoolResult, factor: float) -> Poo
     if curves is not None and info is not None and info.scalar_demand is not None:
         idx = np.flatnonzero((plan.servers["pool"] == pr.name).to_numpy())
         scalar = info.scalar_demand[idx] * factor
-    return size_pool_for(problem, curves, plan.rules, scalar_demand=scalar)
+    return problem, curves, plan.rules, scalar
 
 
 def _grown_result(pr: PoolResult, sizing: PoolSizing, factor: float) -> PoolResult:
