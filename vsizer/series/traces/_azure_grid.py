@@ -1,0 +1,160 @@
+"""Growable per-VM x per-step matrices: where Azure readings are binned.
+
+A :class:`Grid` holds, for the VMs seen so far (rows, in order of first
+appearance) and the steps spanned so far (columns, absolute step numbers since
+the Unix epoch), the float32 sum, the max and the count of the readings of
+each cell. Readings are added straight into it (no frame of samples); its
+capacity doubles when a VM or a step outside it arrives. A worker fills one
+per file; the driver merges the workers' grids into one, in file order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["Grid"]
+
+F32 = npt.NDArray[np.float32]
+
+#: Largest count a cell holds (uint16).
+_MAX_COUNT = np.iinfo(np.uint16).max
+
+
+@dataclass
+class Grid:
+    """Cells of readings; see the module docstring. ``how`` is "mean" or "max"."""
+
+    how: str = "mean"
+
+    def __post_init__(self) -> None:
+        self.index: dict[str, int] = {}
+        self.names: list[str] = []
+        self.bin0 = 0
+        self.n_bins = 0
+        self.sums: F32 = np.zeros((0, 0), dtype=np.float32)
+        self.peaks: F32 = np.zeros((0, 0), dtype=np.float32)
+        self.counts = np.zeros((0, 0), dtype=np.uint16)
+        self.clipped = np.zeros(0, dtype=np.int64)
+        self.dropped = np.zeros(0, dtype=np.int64)
+
+    @property
+    def n_vms(self) -> int:
+        return len(self.names)
+
+    def rows_of(self, values: Iterable[str]) -> npt.NDArray[np.int64]:
+        """Row of each name (added at the end when new)."""
+        out = []
+        for name in values:
+            row = self.index.get(name)
+            if row is None:
+                row = len(self.names)
+                self.index[name] = row
+                self.names.append(name)
+            out.append(row)
+        return np.asarray(out, dtype=np.int64)
+
+    def _ensure(self, lo: int, hi: int) -> None:
+        """Room for every VM named so far and steps ``lo``..``hi`` (absolute)."""
+        cap_v, cap_b = self.counts.shape
+        if self.n_bins == 0:
+            new_lo, new_hi = lo, hi
+        else:
+            new_lo, new_hi = min(lo, self.bin0), max(hi, self.bin0 + self.n_bins - 1)
+        fits = self.n_vms <= cap_v and self.n_bins and new_lo == self.bin0
+        if fits and new_hi - self.bin0 < cap_b:
+            self.n_bins = new_hi - self.bin0 + 1
+            return
+        need_b = new_hi - new_lo + 1
+        cols = max(need_b, 2 * cap_b if need_b > cap_b else cap_b)
+        shift = self.bin0 - new_lo if self.n_bins else 0
+        self._realloc(max(self.n_vms, cap_v), cols, shift)
+        self.bin0, self.n_bins = new_lo, need_b
+
+    def _realloc(self, rows: int, cols: int, shift: int) -> None:
+        cap_v = self.counts.shape[0]
+        if rows > cap_v:
+            rows = max(rows, 2 * cap_v)
+        self.counts = _grown(self.counts, rows, cols, shift, self.n_bins, 0)
+        self.sums = _grown(self.sums, rows, cols, shift, self.n_bins, 0)
+        if self.how == "max":
+            self.peaks = _grown(self.peaks, rows, cols, shift, self.n_bins, np.nan)
+        self.clipped = _grown_1d(self.clipped, rows)
+        self.dropped = _grown_1d(self.dropped, rows)
+
+    def add(
+        self,
+        rows: npt.NDArray[np.int64],
+        bins: npt.NDArray[np.int64],
+        values: npt.NDArray[np.float64],
+    ) -> None:
+        """Add readings ``values`` of VM ``rows`` at absolute steps ``bins``."""
+        if not len(rows):
+            self._ensure_vms()
+            return
+        self._ensure(int(bins.min()), int(bins.max()))
+        cols = bins - self.bin0
+        width = self.counts.shape[1]
+        flat = rows * width + cols
+        np.add.at(self.counts.reshape(-1), flat, 1)
+        np.add.at(self.sums.reshape(-1), flat, values.astype(np.float32))
+        if self.how == "max":
+            np.fmax.at(self.peaks.reshape(-1), flat, values.astype(np.float32))
+
+    def _ensure_vms(self) -> None:
+        if self.n_vms > self.counts.shape[0]:
+            self._realloc(self.n_vms, self.counts.shape[1], 0)
+
+    def count_rows(self, which: str, rows: npt.NDArray[np.int64]) -> None:
+        """Count one ``clipped`` or ``dropped`` reading per entry of ``rows``."""
+        self._ensure_vms()
+        target = self.clipped if which == "clipped" else self.dropped
+        np.add.at(target, rows, 1)
+
+    def merge(self, other: Grid) -> None:
+        """Add ``other``'s cells and counts (its VMs mapped onto these rows)."""
+        rows = self.rows_of(other.names)
+        if other.n_bins:
+            self._ensure(other.bin0, other.bin0 + other.n_bins - 1)
+            c0 = other.bin0 - self.bin0
+            sl = slice(c0, c0 + other.n_bins)
+            counts = self.counts[rows, sl].astype(np.uint32) + other.trimmed("counts")
+            self.counts[rows, sl] = np.minimum(counts, _MAX_COUNT).astype(np.uint16)
+            self.sums[rows, sl] += other.trimmed("sums")
+            if self.how == "max":
+                self.peaks[rows, sl] = np.fmax(self.peaks[rows, sl], other.trimmed("peaks"))
+        else:
+            self._ensure_vms()
+        self.clipped[rows] += other.clipped[: other.n_vms]
+        self.dropped[rows] += other.dropped[: other.n_vms]
+
+    def trimmed(self, what: str) -> npt.NDArray[np.generic]:
+        """``sums``, ``peaks`` or ``counts`` without the spare capacity (a view)."""
+        mat: npt.NDArray[np.generic] = getattr(self, what)
+        return mat[: self.n_vms, : self.n_bins]
+
+    def compact(self) -> None:
+        """Drop the spare capacity (before sending the grid to the driver)."""
+        for what in ("sums", "counts") + (("peaks",) if self.how == "max" else ()):
+            setattr(self, what, np.ascontiguousarray(self.trimmed(what)))
+        self.clipped = self.clipped[: self.n_vms].copy()
+        self.dropped = self.dropped[: self.n_vms].copy()
+
+
+def _grown(
+    mat: npt.NDArray[np.generic], rows: int, cols: int, shift: int, n_bins: int, fill: float
+) -> npt.NDArray[np.generic]:
+    out = np.full((rows, cols), fill, dtype=mat.dtype)
+    r, _ = mat.shape
+    if r and n_bins:
+        out[:r, shift : shift + n_bins] = mat[:, :n_bins]
+    return out
+
+
+def _grown_1d(vec: npt.NDArray[np.int64], n: int) -> npt.NDArray[np.int64]:
+    out = np.zeros(n, dtype=vec.dtype)
+    out[: len(vec)] = vec
+    return out
