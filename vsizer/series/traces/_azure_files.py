@@ -113,11 +113,13 @@ def _add_chunk(
 ) -> None:
     """Readings of one chunk into ``grid``: filter, drop empty, clip, bin."""
     keep = codes >= 0
-    if task.vms is not None:
+    if task.vms is not None and len(names):
         wanted = np.array([str(n) in task.vms for n in names], dtype=bool)
-        keep &= wanted[np.maximum(codes, 0)] if len(names) else keep
-    lut = grid.rows_of(str(n) for n in names)
-    rows = lut[codes[keep]] if len(lut) else np.zeros(0, dtype=np.int64)
+        keep &= wanted[np.maximum(codes, 0)]
+    used = np.unique(codes[keep])  # factorize order: first appearance
+    lut = np.full(len(names), -1, dtype=np.int64)
+    lut[used] = grid.rows_of(str(names[i]) for i in used)
+    rows = lut[codes[keep]]
     ts, cpu = ts[keep], cpu[keep]
     empty = np.isnan(cpu)
     if empty.any():
