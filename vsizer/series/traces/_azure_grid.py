@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +20,7 @@ import numpy.typing as npt
 __all__ = ["Grid"]
 
 F32 = npt.NDArray[np.float32]
+A = TypeVar("A", bound=npt.NDArray[Any])
 
 #: Largest count a cell holds (uint16).
 _MAX_COUNT = np.iinfo(np.uint16).max
@@ -131,9 +133,9 @@ class Grid:
         self.clipped[rows] += other.clipped[: other.n_vms]
         self.dropped[rows] += other.dropped[: other.n_vms]
 
-    def trimmed(self, what: str) -> npt.NDArray[np.generic]:
+    def trimmed(self, what: str) -> npt.NDArray[Any]:
         """``sums``, ``peaks`` or ``counts`` without the spare capacity (a view)."""
-        mat: npt.NDArray[np.generic] = getattr(self, what)
+        mat: npt.NDArray[Any] = getattr(self, what)
         return mat[: self.n_vms, : self.n_bins]
 
     def compact(self) -> None:
@@ -144,14 +146,12 @@ class Grid:
         self.dropped = self.dropped[: self.n_vms].copy()
 
 
-def _grown(
-    mat: npt.NDArray[np.generic], rows: int, cols: int, shift: int, n_bins: int, fill: float
-) -> npt.NDArray[np.generic]:
+def _grown(mat: A, rows: int, cols: int, shift: int, n_bins: int, fill: float) -> A:
     out = np.full((rows, cols), fill, dtype=mat.dtype)
     r, _ = mat.shape
     if r and n_bins:
         out[:r, shift : shift + n_bins] = mat[:, :n_bins]
-    return out
+    return cast(A, out)
 
 
 def _grown_1d(vec: npt.NDArray[np.int64], n: int) -> npt.NDArray[np.int64]:

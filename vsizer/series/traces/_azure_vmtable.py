@@ -109,7 +109,7 @@ def read_vm_sizes(path: Path, wanted: set[str], problems: Problems) -> VmSizes:
     file = file_label(path)
     parts = []
     rows = 0
-    for row0, frame, unit in _chunks(path, file, problems):
+    for _row0, frame, unit in _chunks(path, file, problems):
         rows += len(frame)
         part = _checked(frame, file, unit, problems)
         parts.append(part[part.index.isin(wanted)])
@@ -128,7 +128,7 @@ def _chunks(path: Path, file: str, problems: Problems) -> Iterator[tuple[int, pd
     if is_parquet(path):
         for row0, cols in parquet_batches(path, file=file, wanted=_PARQUET_NAMES, problems=problems):
             frame = pd.DataFrame(
-                {c: pd.Series(a.to_pandas(), dtype=object).fillna("").astype(str) for c, a in cols.items()}  # type: ignore[attr-defined]
+                {c: a.to_pandas().astype(object).fillna("").astype(str) for c, a in cols.items()}
             )
             frame["line"] = np.arange(row0, row0 + len(frame))
             yield row0, frame, "row"

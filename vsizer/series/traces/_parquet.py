@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -63,7 +64,7 @@ def parquet_batches(
     problems: Problems,
     batch_rows: int = BATCH_ROWS,
     dictionary: Sequence[str] = (),
-) -> Iterator[tuple[int, dict[str, object]]]:
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(first row, {canonical name: pyarrow array})`` per batch of ``path``.
 
     ``wanted`` maps each canonical column to the names it may have in the file
@@ -99,12 +100,12 @@ def parquet_batches(
 
 
 def _type_problem(
-    arr: object, file: str, column: str, expected: str, problems: Problems
+    arr: Any, file: str, column: str, expected: str, problems: Problems
 ) -> bool:
     """True (and one problem) when ``arr`` is neither numeric nor text."""
     import pyarrow as pa
 
-    t = arr.type  # type: ignore[attr-defined]
+    t = arr.type
     if pa.types.is_dictionary(t):
         t = t.value_type
     if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_null(t):
@@ -118,7 +119,7 @@ def _type_problem(
 
 
 def number_cells(
-    arr: object,
+    arr: Any,
     *,
     file: str,
     row0: int,
@@ -137,9 +138,9 @@ def number_cells(
 
     if _type_problem(arr, file, column, expected, problems):
         return None
-    t = arr.type  # type: ignore[attr-defined]
+    t = arr.type
     if pa.types.is_dictionary(t):
-        arr = arr.cast(t.value_type)  # type: ignore[attr-defined]
+        arr = arr.cast(t.value_type)
         t = t.value_type
     if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
         out = pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False)
@@ -148,7 +149,7 @@ def number_cells(
             for pos in np.flatnonzero(np.isnan(values)):
                 problems.cell(file, row0 + int(pos), expected, "", column=column, unit="row")
         return values
-    text = pd.Series(arr.to_pandas(), dtype=object).fillna("").astype(str).str.strip()  # type: ignore[attr-defined]
+    text = _texts(arr)
     num = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
     bad = np.isnan(num) & ((text != "").to_numpy() | (not allow_empty))
     for pos in np.flatnonzero(bad):
@@ -157,7 +158,7 @@ def number_cells(
 
 
 def text_cells(
-    arr: object, *, file: str, row0: int, column: str, what: str, problems: Problems
+    arr: Any, *, file: str, row0: int, column: str, what: str, problems: Problems
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Codes and distinct values of an id column (dictionary-encoded or not).
 
@@ -167,24 +168,20 @@ def text_cells(
     """
     import pyarrow as pa
 
-    t = arr.type  # type: ignore[attr-defined]
+    t = arr.type
     if pa.types.is_dictionary(t):
         t = t.value_type
     if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t)):
         problems.whole(file, f"column '{column}': expected {what} (text), found type {t}.")
         return None
-    if pa.types.is_dictionary(arr.type):  # type: ignore[attr-defined]
-        idx = arr.indices.to_numpy(zero_copy_only=False)  # type: ignore[attr-defined]
-        valid = ~np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool)  # type: ignore[attr-defined]
-        values = np.array(
-            [str(v).strip() for v in arr.dictionary.to_pylist()], dtype=object  # type: ignore[attr-defined]
-        )
+    if pa.types.is_dictionary(arr.type):
+        idx = arr.indices.to_numpy(zero_copy_only=False)
+        valid = np.logical_not(arr.is_null().to_numpy(zero_copy_only=False))
+        values: Any = np.asarray([str(v).strip() for v in arr.dictionary.to_pylist()])
         codes = np.where(valid, np.nan_to_num(idx, nan=-1), -1).astype(np.int64)
     else:
         codes, uniq = pd.factorize(
-            pd.Series(arr.to_pandas(), dtype=object).map(  # type: ignore[attr-defined]
-                lambda v: None if v is None else str(v).strip()
-            ),
+            arr.to_pandas().astype(object).map(lambda v: None if v is None else str(v).strip()),
             use_na_sentinel=True,
         )
         values = np.asarray(uniq, dtype=object)
@@ -197,3 +194,8 @@ def text_cells(
     for pos in np.flatnonzero(blank):
         problems.cell(file, row0 + int(pos), what, "", column=column, unit="row")
     return np.where(blank, -1, codes), values
+
+
+def _texts(arr: Any) -> pd.Series:
+    """Stripped text of each cell ('' where null)."""
+    return arr.to_pandas().astype(object).fillna("").astype(str).str.strip()

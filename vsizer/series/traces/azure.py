@@ -21,6 +21,11 @@ GB have no upper bound; they are sized :data:`OPEN_BUCKET_CORES` = 30 cores and
 notebook [3]_ uses, and every VM sized so is counted in an assumption note.
 Memory in GB is read as GiB (Azure quotes VM memory in GiB).
 
+Counted in the quality: empty CPU cells (dropped), values outside 0-100
+(clipped), readings beyond one per 5-minute slot of a step (the same VM and
+time twice, in one file or two: all averaged in, ``duplicate``) and missing
+steps inside a VM's span (``gap``).
+
 References
 ----------
 .. [1] E. Cortez et al., "Resource Central: Understanding and Predicting
@@ -62,6 +67,7 @@ from vsizer.series.traces._azure_vmtable import (
     OPEN_BUCKET_CORES,
     OPEN_BUCKET_MEM_GB,
     VMTABLE_COLUMNS,
+    VmSizes,
     read_vm_sizes,
 )
 from vsizer.series.traces._common import NS, utc_ns
@@ -101,23 +107,20 @@ def read_azure(
     Parameters
     ----------
     paths : path or sequence of paths
-        Files and folders (searched recursively, so the dataset's
-        ``trace_data/`` tree works): ``vm_cpu_readings*`` files (CSV, ``.gz``
-        and other compressions, or Parquet with columns ``timestamp, vmid,
-        avgcpu``/``maxcpu``) and at most one ``vmtable*`` file (CSV without
-        header, 11 columns, or Parquet). A file given by name that is neither
-        is read as readings; other files of a folder are listed as ignored.
+        Files and folders (searched recursively: ``trace_data/`` works):
+        ``vm_cpu_readings*`` (CSV, compressed CSV, or Parquet with columns
+        ``timestamp, vmid, avgcpu``) and at most one ``vmtable*`` (CSV without
+        header, or Parquet). A file named otherwise is read as readings.
     step : str or Timedelta, default "5min"
-        Grid step, whole seconds; steps start at multiples of ``step`` since
-        the Unix epoch (as :func:`~vsizer.series.align.align`).
+        Grid step, whole seconds, from the Unix epoch (as ``align``).
     engine : Engine, optional
-        Where the per-file tasks run (default: this process).
+        Where the per-file tasks run (default: :class:`LocalEngine`).
     start : str or Timestamp, default the Unix epoch
         Date of the trace start (the trace counts seconds from an undated 0).
     how : {"mean", "max"}
         Readings within a step: averaged, or the largest.
     cpu : {"avg", "max"}
-        Which reading of each 5 minutes: the average (default) or the maximum.
+        Which CPU reading of each 5 minutes.
     vms : iterable of str, optional
         Read only these VM ids.
 
@@ -135,32 +138,18 @@ def read_azure(
     Raises
     ------
     SeriesError
-        Every bad cell (``{file} line {n}, column '{c}': expected ..., got
-        '...'.``; ``row`` for Parquet), line of the wrong width, unreadable
-        file, missing or doubled input, all at once.
+        Every bad cell, line of the wrong width, unreadable file, missing or
+        doubled input, all at once (one line each: file, line or row, column).
     ConfigError
         ``step``, ``how``, ``cpu`` or ``start`` not valid.
-
-    Notes
-    -----
-    Empty CPU cells are dropped and counted; values outside 0-100 are clipped
-    and counted; readings beyond one per 5-minute slot of a step (the same VM
-    and time twice, in one file or two) are all averaged in and counted as
-    ``duplicate``; missing steps inside a VM's span are counted as ``gap``.
     """
     step_s, t0_ns = _checked(step, how, cpu, start)
     problems = Problems()
     readings, vmtable, ignored = _inputs(paths, problems)
     problems.raise_if_any()
     eng = engine if engine is not None else LocalEngine()
-    start_s = t0_ns // NS
-    tasks = [
-        FileTask(
-            str(f), file_label(f), start_s, step_s, _CPU[cpu], how,
-            None if vms is None else frozenset(str(v) for v in vms),
-        )
-        for f in readings
-    ]  # fmt: skip
+    want = None if vms is None else frozenset(str(v) for v in vms)
+    tasks = [FileTask(str(f), file_label(f), t0_ns // NS, step_s, _CPU[cpu], how, want) for f in readings]
     grid, rows, peaks, header = _bin_all(tasks, eng, problems)
     sizes = read_vm_sizes(vmtable, set(grid.names), problems) if vmtable else None
     problems.raise_if_any()
@@ -180,14 +169,24 @@ def read_azure(
         "worker_maxrss_kib": peaks,
     }
     _notes(quality, t0_ns, header, cpu)
+    _sizes(sizes, vmtable, metadata, quality, aligned.servers)
+    return aligned, quality, metadata
+
+
+def _sizes(
+    sizes: VmSizes | None,
+    vmtable: Path | None,
+    metadata: dict[str, Any],
+    quality: SeriesQuality,
+    servers: list[str],
+) -> None:
     if sizes is not None and vmtable is not None:
-        sizes.describe(metadata, quality, aligned.servers, vmtable.name)
+        sizes.describe(metadata, quality, servers, vmtable.name)
     else:
         quality.note(
             "No vmtable file was given: VM sizes (cores, memory) are unknown; "
             "give the folder holding vmtable.csv, or --vm-cpu-mhz and --vm-mem-gib."
         )
-    return aligned, quality, metadata
 
 
 def _checked(step: Any, how: str, cpu: str, start: Any) -> tuple[int, int]:
