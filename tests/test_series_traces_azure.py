@@ -227,7 +227,10 @@ def test_bad_cells_are_all_listed_one_line_each(tmp_path: Path) -> None:
     # the block with the short line is not parsed: fix it and the cells show.
     (folder / f).write_text("0,a,1,2,3\nx,a,1,2,3\n300,,1,2,3\n600,a,1,2,abc\n")
     text = _message(folder)
-    assert f"{f} line 2, column 'timestamp': expected a time in seconds from the trace start, got 'x'." in text
+    assert (
+        f"{f} line 2, column 'timestamp': expected a time in seconds from the trace start "
+        "(0 to 315,360,000), got 'x'."
+    ) in text
     assert f"{f} line 3, column 'vmid': expected a VM id, got ''." in text
     assert (
         f"{f} line 4, column 'avgcpu': expected a CPU utilization in percent (0-100) "
@@ -339,3 +342,18 @@ def test_hostile_inputs_end_in_series_or_a_clean_error(family: str, rnd: random.
     finite = mat[np.isfinite(mat)]
     assert ((finite >= 0) & (finite <= 1)).all()
     assert len(aligned.servers) == mat.shape[0]
+
+
+def test_far_timestamps_and_huge_grids_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = _write(tmp_path / "t", "0,a,1,2,3\n1e20,a,1,2,3\n-300,a,1,2,3\n", None)
+    text = _message(folder)
+    assert "line 2, column 'timestamp': expected a time in seconds from the trace start (0 to 315,360,000), got '1e20'." in text
+    assert "line 3, column 'timestamp'" in text and "got '-300'." in text
+    from vsizer.series.traces import _azure_grid
+
+    monkeypatch.setattr(_azure_grid, "MAX_GRID_CELLS", 100)
+    big = _write(tmp_path / "b", "0,a,1,2,3\n86400,a,1,2,3\n", None)
+    assert (
+        "vm_cpu_readings-file-1-of-1.csv: the readings of 1 VM(s) span 289 steps: 289 cells, "
+        "over the limit of 100; give a coarser --step, fewer VMs, or check the timestamps."
+    ) in _message(big)

@@ -21,7 +21,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from vsizer.series._tidy import FloatArray, Problems
-from vsizer.series.traces._azure_grid import Grid
+from vsizer.series.traces._azure_grid import Grid, GridTooLarge
 from vsizer.series.traces._parquet import (
     BATCH_ROWS,
     is_parquet,
@@ -50,7 +50,9 @@ PARQUET_NAMES: dict[str, tuple[str, ...]] = {
 #: CSV bytes per block (whole lines): one block is the worker's chunk.
 BLOCK_BYTES = 8 * 2**20
 
-_TS_WHAT = "a time in seconds from the trace start"
+#: Latest timestamp read: ten years of seconds (the trace spans 30 days).
+MAX_TS_S = 10 * 365 * 86_400
+_TS_WHAT = f"a time in seconds from the trace start (0 to {MAX_TS_S:,})"
 _CPU_WHAT = "a CPU utilization in percent (0-100) or an empty cell"
 _ID_WHAT = "a VM id"
 
@@ -97,7 +99,10 @@ def bin_readings_file(task: FileTask) -> FilePartial:
         part.rows += len(ts)
         if problems:
             continue  # keep reading for more problems; bin nothing
-        _add_chunk(task, grid, codes, names, ts, cpu)
+        try:
+            _add_chunk(task, grid, codes, names, ts, cpu)
+        except GridTooLarge as exc:
+            problems.whole(task.label, f"{exc}.")
     grid.compact()
     part.maxrss_kib = int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
     return part
@@ -170,7 +175,7 @@ def _csv_numbers(chunk: pd.DataFrame, task: FileTask, problems: Problems) -> Chu
     codes[blank] = -1
     ts_text = chunk["timestamp"].str.strip()
     ts = pd.to_numeric(ts_text, errors="coerce").to_numpy(dtype=np.float64)
-    for pos in np.flatnonzero(~np.isfinite(ts)):
+    for pos in np.flatnonzero(~((ts >= 0) & (ts <= MAX_TS_S))):
         problems.cell(task.label, int(lines[pos]), _TS_WHAT, ts_text.iloc[pos], column="timestamp")
     cpu_text = chunk[task.cpu].str.strip()
     num = pd.to_numeric(cpu_text, errors="coerce")
@@ -206,7 +211,7 @@ def _parquet_chunks(task: FileTask, problems: Problems) -> Iterator[Chunk]:
         )
         if ids is None or ts is None or cpu is None:
             return
-        bad_ts = ~np.isfinite(ts)
+        bad_ts = ~((ts >= 0) & (ts <= MAX_TS_S))
         for pos in np.flatnonzero(bad_ts & ~np.isnan(ts)):
             problems.cell(task.label, row0 + int(pos), _TS_WHAT, ts[pos], column="timestamp", unit="row")
         for pos in np.flatnonzero(np.isinf(cpu)):

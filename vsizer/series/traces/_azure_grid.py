@@ -17,7 +17,15 @@ from typing import Any, TypeVar, cast
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Grid"]
+__all__ = ["MAX_GRID_CELLS", "Grid", "GridTooLarge"]
+
+#: Largest grid (VMs x steps) built: 2**30 cells, 6 GiB of float32 sums and
+#: uint16 counts. A month of 5-minute steps fits 124,000 VMs.
+MAX_GRID_CELLS = 2**30
+
+
+class GridTooLarge(ValueError):
+    """The VMs x steps of the readings exceed :data:`MAX_GRID_CELLS`."""
 
 F32 = npt.NDArray[np.float32]
 A = TypeVar("A", bound=npt.NDArray[Any])
@@ -71,6 +79,12 @@ class Grid:
             self.n_bins = new_hi - self.bin0 + 1
             return
         need_b = new_hi - new_lo + 1
+        if need_b * max(self.n_vms, 1) > MAX_GRID_CELLS:
+            raise GridTooLarge(
+                f"the readings of {self.n_vms:,} VM(s) span {need_b:,} steps: "
+                f"{need_b * self.n_vms:,} cells, over the limit of {MAX_GRID_CELLS:,}; "
+                "give a coarser --step, fewer VMs, or check the timestamps"
+            )
         cols = max(need_b, 2 * cap_b if need_b > cap_b else cap_b)
         shift = self.bin0 - new_lo if self.n_bins else 0
         self._realloc(max(self.n_vms, cap_v), cols, shift)

@@ -18,7 +18,7 @@ import pandas as pd
 
 from vsizer.series._tidy import Problems, file_label
 from vsizer.series.model import SeriesQuality
-from vsizer.series.traces._parquet import is_parquet, parquet_batches
+from vsizer.series.traces._parquet import is_parquet, parquet_batches, text_series
 from vsizer.series.traces._rows import csv_rows
 
 __all__ = ["OPEN_BUCKET_CORES", "OPEN_BUCKET_MEM_GB", "VMTABLE_COLUMNS", "VmSizes", "read_vm_sizes"]
@@ -128,7 +128,7 @@ def _chunks(path: Path, file: str, problems: Problems) -> Iterator[tuple[int, pd
     if is_parquet(path):
         for row0, cols in parquet_batches(path, file=file, wanted=_PARQUET_NAMES, problems=problems):
             frame = pd.DataFrame(
-                {c: a.to_pandas().astype(object).fillna("").astype(str) for c, a in cols.items()}
+                {c: text_series(a) for c, a in cols.items()}
             )
             frame["line"] = np.arange(row0, row0 + len(frame))
             yield row0, frame, "row"

@@ -20,7 +20,7 @@ import pandas as pd
 
 from vsizer.series._tidy import FloatArray, Problems
 
-__all__ = ["PARQUET_SUFFIXES", "is_parquet", "number_cells", "parquet_batches", "text_cells"]
+__all__ = ["PARQUET_SUFFIXES", "is_parquet", "number_cells", "parquet_batches", "text_cells", "text_series"]
 
 #: Names of Parquet files.
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -149,7 +149,7 @@ def number_cells(
             for pos in np.flatnonzero(np.isnan(values)):
                 problems.cell(file, row0 + int(pos), expected, "", column=column, unit="row")
         return values
-    text = _texts(arr)
+    text = text_series(arr)
     num = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
     bad = np.isnan(num) & ((text != "").to_numpy() | (not allow_empty))
     for pos in np.flatnonzero(bad):
@@ -180,10 +180,10 @@ def text_cells(
         values: Any = np.asarray([str(v).strip() for v in arr.dictionary.to_pylist()])
         codes = np.where(valid, np.nan_to_num(idx, nan=-1), -1).astype(np.int64)
     else:
-        codes, uniq = pd.factorize(
-            arr.to_pandas().astype(object).map(lambda v: None if v is None else str(v).strip()),
-            use_na_sentinel=True,
-        )
+        import pyarrow.compute as pc
+
+        text = pc.fill_null(pc.cast(arr, pa.string()), "").to_numpy(zero_copy_only=False)
+        codes, uniq = pd.factorize(pd.Series(text, dtype=object).str.strip())
         values = np.asarray(uniq, dtype=object)
         codes = codes.astype(np.int64)
     blank = codes < 0
@@ -196,6 +196,10 @@ def text_cells(
     return np.where(blank, -1, codes), values
 
 
-def _texts(arr: Any) -> pd.Series:
+def text_series(arr: Any) -> pd.Series:
     """Stripped text of each cell ('' where null)."""
-    return arr.to_pandas().astype(object).fillna("").astype(str).str.strip()
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text = pc.fill_null(pc.cast(arr, pa.string()), "").to_numpy(zero_copy_only=False)
+    return pd.Series(text, dtype=object).str.strip()

@@ -62,7 +62,7 @@ from vsizer.series.traces._azure_files import (
     FileTask,
     bin_readings_file,
 )
-from vsizer.series.traces._azure_grid import Grid
+from vsizer.series.traces._azure_grid import Grid, GridTooLarge
 from vsizer.series.traces._azure_vmtable import (
     OPEN_BUCKET_CORES,
     OPEN_BUCKET_MEM_GB,
@@ -283,7 +283,10 @@ def _bin_all(
             peaks.append(part.maxrss_kib)
             header |= part.header_skipped
             if not problems:
-                grid.merge(part.grid)
+                try:
+                    grid.merge(part.grid)
+                except GridTooLarge as exc:
+                    problems.whole(part.label, f"{exc}.")
     if not problems and rows == 0:
         problems.whole(tasks[0].label, "expected readings rows, got none.")
     return grid, rows, peaks, header
