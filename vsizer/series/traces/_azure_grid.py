@@ -16,6 +16,7 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 __all__ = ["MAX_GRID_CELLS", "Grid", "GridTooLarge"]
 
@@ -41,8 +42,8 @@ class Grid:
     how: str = "mean"
 
     def __post_init__(self) -> None:
-        self.index: dict[str, int] = {}
         self.names: list[str] = []
+        self._known: pd.Index | None = None
         self.bin0 = 0
         self.n_bins = 0
         self.sums: F32 = np.zeros((0, 0), dtype=np.float32)
@@ -56,16 +57,16 @@ class Grid:
         return len(self.names)
 
     def rows_of(self, values: Iterable[str]) -> npt.NDArray[np.int64]:
-        """Row of each name (added at the end when new)."""
-        out = []
-        for name in values:
-            row = self.index.get(name)
-            if row is None:
-                row = len(self.names)
-                self.index[name] = row
-                self.names.append(name)
-            out.append(row)
-        return np.asarray(out, dtype=np.int64)
+        """Row of each name (distinct names; added at the end when new)."""
+        names = pd.Index(list(values), dtype=object)
+        if self._known is None or len(self._known) != len(self.names):
+            self._known = pd.Index(self.names, dtype=object)
+        rows = self._known.get_indexer(names).astype(np.int64)
+        new = np.flatnonzero(rows < 0)
+        if len(new):
+            rows[new] = np.arange(len(self.names), len(self.names) + len(new))
+            self.names.extend(str(n) for n in names[new])
+        return rows
 
     def _ensure(self, lo: int, hi: int) -> None:
         """Room for every VM named so far and steps ``lo``..``hi`` (absolute)."""
@@ -85,7 +86,7 @@ class Grid:
                 f"{need_b * self.n_vms:,} cells, over the limit of {MAX_GRID_CELLS:,}; "
                 "give a coarser --step, fewer VMs, or check the timestamps"
             )
-        cols = max(need_b, 2 * cap_b if need_b > cap_b else cap_b)
+        cols = max(need_b, _grow(cap_b) if need_b > cap_b else cap_b)
         shift = self.bin0 - new_lo if self.n_bins else 0
         self._realloc(max(self.n_vms, cap_v), cols, shift)
         self.bin0, self.n_bins = new_lo, need_b
@@ -93,7 +94,7 @@ class Grid:
     def _realloc(self, rows: int, cols: int, shift: int) -> None:
         cap_v = self.counts.shape[0]
         if rows > cap_v:
-            rows = max(rows, 2 * cap_v)
+            rows = max(rows, _grow(cap_v))
         self.counts = _grown(self.counts, rows, cols, shift, self.n_bins, 0)
         self.sums = _grown(self.sums, rows, cols, shift, self.n_bins, 0)
         if self.how == "max":
@@ -152,12 +153,23 @@ class Grid:
         mat: npt.NDArray[Any] = getattr(self, what)
         return mat[: self.n_vms, : self.n_bins]
 
+    def release(self) -> None:
+        """Free the matrices (sizes and names stay)."""
+        self.sums = np.zeros((0, 0), dtype=np.float32)
+        self.peaks = np.zeros((0, 0), dtype=np.float32)
+        self.counts = np.zeros((0, 0), dtype=np.uint16)
+
     def compact(self) -> None:
         """Drop the spare capacity (before sending the grid to the driver)."""
         for what in ("sums", "counts") + (("peaks",) if self.how == "max" else ()):
             setattr(self, what, np.ascontiguousarray(self.trimmed(what)))
         self.clipped = self.clipped[: self.n_vms].copy()
         self.dropped = self.dropped[: self.n_vms].copy()
+
+
+def _grow(n: int) -> int:
+    """Next capacity: 1.25 x (a grid's spare room stays under a quarter)."""
+    return n + max(n // 4, 16)
 
 
 def _grown(mat: A, rows: int, cols: int, shift: int, n_bins: int, fill: float) -> A:

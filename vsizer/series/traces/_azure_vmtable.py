@@ -64,11 +64,13 @@ class VmSizes:
         sub = t.loc[known]
         metadata["machines"] = {
             str(vm): {
-                "cpu_count": int(r.cores), "mem_gib": float(r.mem_gib),
-                "vm_category": str(r.vmcategory), "core_bucket": str(r.vmcorecountbucket),
-                "memory_bucket": str(r.vmmemorybucket),
+                "cpu_count": int(c), "mem_gib": float(m), "vm_category": str(cat),
+                "core_bucket": str(cb), "memory_bucket": str(mb),
             }
-            for vm, r in sub.iterrows()
+            for vm, c, m, cat, cb, mb in zip(
+                sub.index, sub["cores"], sub["mem_gib"], sub["vmcategory"],
+                sub["vmcorecountbucket"], sub["vmmemorybucket"], strict=True,
+            )
         }  # fmt: skip
         no_row = sorted(set(servers) - set(known))
         metadata["vms_without_vmtable_row"] = len(no_row)

@@ -293,47 +293,63 @@ def _bin_all(
 
 
 def _aligned(grid: Grid, step_s: int, how: str, quality: SeriesQuality) -> AlignedSeries:
-    """Sorted servers, float32 fractions, counts of drops, clips, duplicates and gaps."""
+    """Sorted servers, float32 fractions, counts of drops, clips, duplicates and gaps.
+
+    Built a block of rows at a time from the grid, whose arrays are then
+    released: memory is the grid plus the result, never a second grid.
+    """
     order = sorted(range(grid.n_vms), key=lambda i: grid.names[i])
     servers = [grid.names[i] for i in order]
     idx = np.asarray(order, dtype=np.int64)
-    counts = np.asarray(grid.trimmed("counts"))[idx]
-    if how == "max":
-        values = np.asarray(grid.trimmed("peaks"), dtype=np.float32)[idx]
-    else:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = np.asarray(grid.trimmed("sums"), dtype=np.float32)[idx]
-            values /= counts
-    values[counts == 0] = np.nan
-    values /= np.float32(100.0)
-    _count_issues(quality, servers, grid, idx, counts, step_s)
+    values = np.empty((grid.n_vms, grid.n_bins), dtype=np.float32)
+    stats = np.zeros((4, grid.n_vms), dtype=np.int64)  # extra, gaps, first, last
+    for lo in range(0, grid.n_vms, _BLOCK):
+        rows = idx[lo : lo + _BLOCK]
+        values[lo : lo + len(rows)] = _block(grid, rows, how, stats[:, lo : lo + len(rows)], step_s)
+    _count_issues(quality, servers, grid, idx, stats)
+    empty_cells = int(np.isnan(values).sum())
+    grid.release()
     index = pd.DatetimeIndex(
         (np.arange(grid.n_bins, dtype=np.int64) + grid.bin0) * step_s * NS
     ).tz_localize("UTC")
-    overlap = _overlap(counts, index)
+    lo_s, hi_s = (int(stats[2].max()), int(stats[3].min())) if grid.n_vms else (1, 0)
+    overlap = (index[lo_s], index[hi_s]) if lo_s <= hi_s else None
     step_td = pd.Timedelta(seconds=step_s)
     report: dict[str, Any] = {
         "step": str(step_td), "how": how, "fill": "none", "max_fill": 0, "clip": "none",
         "start": str(index[0]) if len(index) else None,
         "end": str(index[-1]) if len(index) else None,
         "overlap": [str(overlap[0]), str(overlap[1])] if overlap else None,
-        "gaps": {"cpu_util": int((counts == 0).sum())}, "filled": {"cpu_util": 0},
-        "dtype": "float32",
+        "gaps": {"cpu_util": empty_cells}, "filled": {"cpu_util": 0}, "dtype": "float32",
     }  # fmt: skip
     vals = cast(dict[str, npt.NDArray[np.float64]], {"cpu_util": values})
     return AlignedSeries(servers, index, vals, {"cpu_util": "fraction"}, step_td, overlap, report)
 
 
-def _overlap(
-    counts: npt.NDArray[np.uint16], index: pd.DatetimeIndex
-) -> tuple[pd.Timestamp, pd.Timestamp] | None:
-    if not counts.size:
-        return None
+#: Rows of the grid turned into the result at a time.
+_BLOCK = 8192
+
+
+def _block(
+    grid: Grid, rows: npt.NDArray[np.int64], how: str, stats: npt.NDArray[np.int64], step_s: int
+) -> npt.NDArray[np.float32]:
+    """Fractions of ``rows``; fills ``stats`` (excess readings, gaps, first, last step)."""
+    counts = np.asarray(grid.trimmed("counts"))[rows]
+    if how == "max":
+        v = np.asarray(grid.trimmed("peaks"), dtype=np.float32)[rows]
+    else:
+        v = np.asarray(grid.trimmed("sums"), dtype=np.float32)[rows]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            v /= counts
     has = counts > 0
-    first = has.argmax(axis=1)
-    last = has.shape[1] - 1 - has[:, ::-1].argmax(axis=1)
-    lo, hi = int(first.max()), int(last.min())
-    return (index[lo], index[hi]) if lo <= hi else None
+    v[~has] = np.nan
+    v /= np.float32(100.0)
+    slots = max(1, step_s // AZURE_STEP_S)
+    stats[0] = np.maximum(counts.astype(np.int64) - slots, 0).sum(axis=1)
+    stats[2] = has.argmax(axis=1)
+    stats[3] = has.shape[1] - 1 - has[:, ::-1].argmax(axis=1)
+    stats[1] = np.where(has.any(axis=1), stats[3] - stats[2] + 1 - has.sum(axis=1), 0)
+    return v
 
 
 def _count_issues(
@@ -341,24 +357,17 @@ def _count_issues(
     servers: list[str],
     grid: Grid,
     idx: npt.NDArray[np.int64],
-    counts: npt.NDArray[np.uint16],
-    step_s: int,
+    stats: npt.NDArray[np.int64],
 ) -> None:
     """Per-VM ``dropped``, ``clipped``, ``duplicate`` and ``gap`` issues."""
-    slots = max(1, step_s // AZURE_STEP_S)
-    extra = np.maximum(counts.astype(np.int64) - slots, 0).sum(axis=1)
-    has = counts > 0
-    first = has.argmax(axis=1)
-    last = has.shape[1] - 1 - has[:, ::-1].argmax(axis=1)
-    gaps = np.where(has.any(axis=1), last - first + 1 - has.sum(axis=1), 0)
     per = {
         "dropped": (grid.dropped[idx], "empty CPU cells"),
         "clipped": (grid.clipped[idx], "CPU readings outside 0-100 % clipped"),
         "duplicate": (
-            extra,
+            stats[0],
             f"readings beyond one per {AZURE_STEP_S} s slot of a step; all averaged in",
         ),
-        "gap": (gaps, "steps without a reading inside the VM's span"),
+        "gap": (stats[1], "steps without a reading inside the VM's span"),
     }
     for kind, (arr, detail) in per.items():
         for pos in np.flatnonzero(arr):
