@@ -76,8 +76,9 @@ class VmSizes:
         metadata["vms_without_vmtable_row"] = len(no_row)
         metadata["vmtable_rows_without_readings"] = self.rows - len(t) - self.repeated
         quality.note(
-            f"{name}: sizes of {len(known)} of {len(servers)} VMs from their core and "
-            "memory buckets (the largest size of each bucket; memory GB read as GiB)."
+            f"{name}: cores and memory of {len(known)} of {len(servers)} VMs from their "
+            "buckets (the largest size of each bucket; GB read as GiB); a plan without "
+            "an inventory takes the cores from them and the memory from --vm-mem-gib."
         )
         if no_row:
             shown = ", ".join(no_row[:5]) + (", ..." if len(no_row) > 5 else "")
