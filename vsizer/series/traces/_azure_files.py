@@ -121,7 +121,7 @@ def _add_chunk(
     if task.vms is not None and len(names):
         wanted = np.array([str(n) in task.vms for n in names], dtype=bool)
         keep &= wanted[np.maximum(codes, 0)]
-    used = np.unique(codes[keep])  # factorize order: first appearance
+    used = np.flatnonzero(np.bincount(codes[keep], minlength=len(names)))  # code order
     lut = np.full(len(names), -1, dtype=np.int64)
     lut[used] = grid.rows_of(str(names[i]) for i in used)
     rows = lut[codes[keep]]

@@ -26,7 +26,7 @@ __all__ = ["PARQUET_SUFFIXES", "is_parquet", "number_cells", "parquet_batches", 
 PARQUET_SUFFIXES = (".parquet", ".pq")
 
 #: Rows per batch (a batch is the unit of memory of a worker).
-BATCH_ROWS = 1 << 20
+BATCH_ROWS = 1 << 18
 
 
 def is_parquet(path: Path) -> bool:
@@ -177,7 +177,8 @@ def text_cells(
     if pa.types.is_dictionary(arr.type):
         idx = arr.indices.to_numpy(zero_copy_only=False)
         valid = np.logical_not(arr.is_null().to_numpy(zero_copy_only=False))
-        values: Any = np.asarray([str(v).strip() for v in arr.dictionary.to_pylist()])
+        values: Any = np.empty(len(arr.dictionary), dtype=object)
+        values[:] = [str(v).strip() for v in arr.dictionary.to_pylist()]
         codes = np.where(valid, np.nan_to_num(idx, nan=-1), -1).astype(np.int64)
     else:
         import pyarrow.compute as pc
