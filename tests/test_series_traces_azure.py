@@ -285,6 +285,9 @@ def test_inputs_problems(tmp_path: Path) -> None:
     _write(folder, "0,a,1,2,3\n")
     (folder / "vmtable2.csv").write_text(VMTABLE)
     assert "vmtable2.csv: expected one vmtable file, found vmtable2.csv, vmtable.csv." in _message(folder)
+    assert "expected vm_cpu_readings files (Azure Public Dataset), found vmtable.csv." in _message(
+        folder / "vmtable.csv"
+    )
     empty = _write(tmp_path / "e", "\n\n", None)
     assert "vm_cpu_readings-file-1-of-1.csv: expected readings rows, got none." in _message(empty)
 

@@ -257,7 +257,7 @@ def _inputs(
         problems.whole(
             ", ".join(str(g) for g in given) or "(no path)",
             "expected vm_cpu_readings files (Azure Public Dataset), found "
-            f"{', '.join(ignored[:5]) or 'no file'}.",
+            f"{', '.join([t.name for t in tables] + ignored[:5]) or 'no file'}.",
         )
     return readings, (tables[0] if tables else None), ignored
 
