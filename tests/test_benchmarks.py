@@ -20,6 +20,7 @@ EXPECTED = {
     "bench_engines.py": "engines timed: ",  # issue 15 (engine)
     "bench_choice.py": "candidates, ",  # issue 16 (tco)
     "bench_identical.py": "plans byte-identical",
+    "bench_ingest.py": "Parquet ingestion: same series on every engine: True",  # issue 15 (azure)
     "bench_lns.py": "| PlanetLab day |",
     "bench_limits.py": "long sheets refused by the row limit",
     "bench_growth.py": "growth study",

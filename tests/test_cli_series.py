@@ -84,7 +84,7 @@ def test_import_keeps_good_sources_and_exits_2_on_bad_ones(tmp_path):
         (
             ["--format", "csv"],
             "error: Unknown series format 'csv'; expected one of sar, perfmon, "
-            "prometheus, long, wide, planetlab, bitbrains, alibaba, gcd.",
+            "prometheus, long, wide, planetlab, bitbrains, alibaba, gcd, azure.",
         ),
         (
             ["--format", "long", "--metric", "cpu_util"],

@@ -52,6 +52,7 @@ def test_formats_are_the_contract_names():
         "bitbrains",
         "alibaba",
         "gcd",
+        "azure",  # issue 15
     ]
 
 
@@ -97,7 +98,7 @@ def test_source_that_is_not_a_store_says_to_give_a_format(tmp_path, two_longs):
         load_series([two_longs[0], tmp_path / "missing"])
     assert e.value.problems == [
         f"{two_longs[0]} is not a vsizer series store (no vsizer-store.json); give "
-        "--series-format sar|perfmon|prometheus|long|wide|planetlab|bitbrains|alibaba|gcd",
+        "--series-format sar|perfmon|prometheus|long|wide|planetlab|bitbrains|alibaba|gcd|azure",
         f"{tmp_path / 'missing'}: no such series store or file",
     ]
 

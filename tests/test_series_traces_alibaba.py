@@ -312,3 +312,59 @@ def test_a_quote_or_bare_cr_inside_a_line_is_one_error_line(tmp_path, line, show
         "a.csv line 2: expected 9 comma-separated fields (machine_id, time_stamp, "
         f"cpu_util_percent, ...) without quotes or carriage returns, got '{shown}'."
     )
+
+
+def _usage_parquet(path: Path, rows: dict[str, list[object]]) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table(rows), path)
+    return path
+
+
+def test_parquet_usage_equals_csv(tmp_path: Path) -> None:
+    """The same rows as Parquet give the same series and quality (issue 15)."""
+    import pandas as pd
+
+    frame = pd.read_csv(USAGE_FILE, header=None, dtype=str, keep_default_na=False,
+                        names=["machine_id", "time_stamp", "cpu_util_percent",
+                               "mem_util_percent", "a", "b", "c", "d", "e"])
+    cols = {
+        "machine_id": frame["machine_id"].tolist(),
+        "time_stamp": frame["time_stamp"].astype(float).tolist(),
+        "cpu_util_percent": [float(v) if v else None for v in frame["cpu_util_percent"]],
+        "mem_util_percent": [float(v) if v else None for v in frame["mem_util_percent"]],
+    }
+    pq_file = _usage_parquet(tmp_path / "machine_usage.parquet", cols)
+    a = read_alibaba_machine_usage(USAGE_FILE)
+    b = read_alibaba_machine_usage(pq_file)
+    assert_allclose(b.data["value"].to_numpy(), a.data["value"].to_numpy())
+    assert (b.data["server"] == a.data["server"]).all()
+    assert b.quality.issues == a.quality.issues
+
+
+def test_parquet_usage_bad_cells(tmp_path: Path) -> None:
+    f = _usage_parquet(tmp_path / "machine_usage.parquet", {
+        "machine_id": ["m_1", None], "time_stamp": ["0", "x"],
+        "cpu_util_percent": ["5", "lots"], "mem_util_percent": [1.0, None],
+    })
+    with pytest.raises(InputError) as err:
+        read_alibaba_machine_usage(f)
+    text = str(err.value)
+    assert "machine_usage.parquet row 2, column 'machine_id': expected a machine id, got ''." in text
+    assert (
+        "machine_usage.parquet row 2, column 'time_stamp': expected a time in seconds "
+        "from the trace start, got 'x'."
+    ) in text
+    assert (
+        "machine_usage.parquet row 2, column 'cpu_util_percent': expected a percentage "
+        "0-100 or an empty cell, got 'lots'."
+    ) in text
+    g = _usage_parquet(tmp_path / "other.parquet", {"machine_id": ["m_1"], "ts": [0]})
+    with pytest.raises(InputError) as err:
+        read_alibaba_machine_usage(g)
+    assert (
+        "other.parquet: expected Parquet columns machine_id, time_stamp, cpu_util_percent, "
+        "mem_util_percent, found machine_id, ts (missing time_stamp, cpu_util_percent, "
+        "mem_util_percent)."
+    ) in str(err.value)

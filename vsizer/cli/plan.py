@@ -66,7 +66,7 @@ SeriesFormatOpt = Annotated[
     typer.Option(
         "--series-format",
         help="Format of --series files: sar, perfmon, prometheus, long, wide, "
-        "planetlab, bitbrains, alibaba, gcd. Omit for a store.",
+        "planetlab, bitbrains, alibaba, gcd, azure. Omit for a store.",
     ),
 ]
 ConfigOpt = Annotated[

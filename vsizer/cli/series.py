@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 series_app = typer.Typer(help="Inspect series stores.", no_args_is_help=True)
 
 _FORMATS_HELP = (
-    "sar, perfmon, prometheus, long, wide, planetlab, bitbrains, alibaba, gcd"
+    "sar, perfmon, prometheus, long, wide, planetlab, bitbrains, alibaba, gcd, azure"
 )
 
 

@@ -91,9 +91,10 @@ class Problems:
         got: Any,
         *,
         column: str | None = None,
+        unit: str = "line",
     ) -> None:
         def make() -> str:
-            where = f"{file} line {line}" + (
+            where = f"{file} {unit} {line}" + (
                 "" if column is None else f", column '{column}'"
             )
             return f"{where}: expected {expected}, got '{_shown(got)}'."
@@ -103,6 +104,20 @@ class Problems:
     def whole(self, file: str, text: str) -> None:
         """A problem of the file as a whole: ``{file}: {text}``."""
         self._keep((None, text), file, lambda: f"{file}: {text}")
+
+    def absorb(self, other: Problems) -> None:
+        """Add the problems ``other`` recorded (e.g. in a worker), as if recorded here."""
+        for kind, line in other._lines:
+            n = self._count.get(kind, 0) + 1
+            self._count[kind] = n
+            if n <= MAX_LINES_PER_KIND:
+                self._lines.append((kind, line))
+        for kind, count in other._count.items():
+            shown = sum(1 for k, _ in other._lines if k == kind)
+            self._count[kind] = self._count.get(kind, 0) + count - shown
+            self._files.setdefault(kind, set()).update(other._files.get(kind, set()))
+        for text in other._hints:
+            self.hint(text)
 
     def hint(self, text: str) -> None:
         """A line of advice shown after the problems (once; not a problem)."""

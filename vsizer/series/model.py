@@ -65,7 +65,7 @@ class SeriesSet:
     source : str
         File or folder as given.
     source_format : str
-        'sar', 'perfmon', 'prometheus', 'long', 'wide', 'planetlab', 'bitbrains', 'alibaba', 'gcd'.
+        'sar', 'perfmon', 'prometheus', 'long', 'wide', 'planetlab', 'bitbrains', 'alibaba', 'gcd', 'azure'.
     metadata : dict
         Reader-specific facts (host name in the file, time-zone bias, interval...).
     """

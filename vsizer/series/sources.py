@@ -116,6 +116,12 @@ FORMATS: dict[str, SeriesFormat] = {
             "at 5-minute steps, or their folder (read_gcd)",
             ("start",),
         ),
+        SeriesFormat(  # issue 15 (azure): tidy stopgap until SeriesSet carries matrices
+            "azure",
+            "Azure Public Dataset VM trace: vm_cpu_readings files (CSV or Parquet) and "
+            "vmtable, or their folder (read_azure)",
+            ("start",),
+        ),
     )
 }
 _STORE_OPTIONS = ("servers", "metrics", "start", "end")
@@ -241,6 +247,7 @@ def _reader(fmt: str) -> Reader:
         "bitbrains": traces.read_bitbrains,
         "alibaba": traces.read_alibaba_machine_usage,
         "gcd": traces.read_gcd,
+        "azure": traces.read_azure_series,
     }
     return readers[fmt]
 

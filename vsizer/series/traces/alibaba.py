@@ -34,6 +34,12 @@ from vsizer.series._tidy import (
 )
 from vsizer.series.model import SeriesQuality, SeriesSet, empty_series
 from vsizer.series.traces._common import NS, first_per_time, utc_ns, visible_files
+from vsizer.series.traces._parquet import (
+    is_parquet,
+    number_cells,
+    parquet_batches,
+    text_cells,
+)
 from vsizer.series.traces._rows import csv_rows
 
 __all__ = [
@@ -68,7 +74,9 @@ ALIBABA_MACHINE_META_COLUMNS: tuple[str, ...] = (
 _ALI_METRICS = {"cpu_util_percent": "cpu_util", "mem_util_percent": "mem_util"}
 _USAGE_PREFIX = "machine_usage"
 _META_PREFIX = "machine_meta"
-_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.xz")
+_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.xz", ".parquet", ".pq")
+#: Names each usage column may have in a Parquet file.
+_PARQUET_USAGE = {c: (c,) for c in ALIBABA_MACHINE_USAGE_COLUMNS[:4]}
 
 
 def read_alibaba_machine_usage(
@@ -84,7 +92,8 @@ def read_alibaba_machine_usage(
     path : str or path-like
         A ``machine_usage.csv`` file (no header line; nine columns,
         :data:`ALIBABA_MACHINE_USAGE_COLUMNS`; ``.gz``/``.bz2``/``.xz`` read
-        as well), or a folder holding ``machine_usage*.csv`` file(s) and
+        as well; or Parquet with the first four columns by name, read batch
+        by batch), or a folder holding ``machine_usage*.csv`` file(s) and
         optionally ``machine_meta.csv`` (:func:`read_alibaba_machine_meta`);
         its other files are listed in ``metadata['ignored']``.
     start : str or Timestamp, default "1970-01-01T00:00:00Z"
@@ -167,6 +176,13 @@ def _read_usage(
     parts: list[pd.DataFrame] = []
     rows = 0
     for f in usage:
+        if is_parquet(f):
+            for part in _parquet_usage(f, problems):
+                rows += len(part)
+                if wanted is not None:
+                    part = part[part["machine_id"].isin(wanted)]
+                parts.append(part)
+            continue
         for chunk in csv_rows(
             f,
             file=file_label(f),
@@ -181,6 +197,40 @@ def _read_usage(
     if not rows and not problems:
         problems.whole(file_label(usage[0]), "expected machine_usage rows, got none.")
     return (pd.concat(parts, ignore_index=True) if parts else None), rows
+
+
+def _parquet_usage(path: Path, problems: Problems) -> Iterable[pd.DataFrame]:
+    """The frame :func:`_alibaba_chunk` gives, per batch of a Parquet usage file.
+
+    Columns named as in the schema [1]; cells are checked as in the CSV, with
+    ``row`` (1-based over the file) where the CSV says ``line``.
+    """
+    file = file_label(path)
+    for row0, cols in parquet_batches(path, file=file, wanted=_PARQUET_USAGE, problems=problems):
+        ids = text_cells(
+            cols["machine_id"], file=file, row0=row0, column="machine_id",
+            what="a machine id", problems=problems,
+        )  # fmt: skip
+        nums = {
+            c: number_cells(
+                cols[c], file=file, row0=row0, column=c, problems=problems,
+                expected=what, allow_empty=c != "time_stamp",
+            )
+            for c, what in (
+                ("time_stamp", "a time in seconds from the trace start"),
+                ("cpu_util_percent", "a percentage 0-100 or an empty cell"),
+                ("mem_util_percent", "a percentage 0-100 or an empty cell"),
+            )
+        }  # fmt: skip
+        if ids is None or any(v is None for v in nums.values()):
+            return
+        codes, values = ids
+        names = np.where(codes >= 0, values[np.maximum(codes, 0)] if len(values) else "", "")
+        frame = pd.DataFrame({"machine_id": names.astype(object)})
+        frame["ts"] = nums["time_stamp"]
+        for c in _ALI_METRICS:
+            frame[c] = nums[c]
+        yield frame
 
 
 def _size_machines(
@@ -213,11 +263,12 @@ def _start_note(quality: SeriesQuality, t0: int) -> None:
 
 
 def _is_table(p: Path, prefix: str) -> bool:
-    return p.name.startswith(prefix) and p.name.endswith(_SUFFIXES)
+    suffixes = _SUFFIXES if prefix == _USAGE_PREFIX else _SUFFIXES[:4]  # meta: CSV only
+    return p.name.startswith(prefix) and p.name.endswith(suffixes)
 
 
 def _sibling_meta(usage: Path) -> str | None:
-    for suffix in _SUFFIXES:
+    for suffix in _SUFFIXES[:4]:
         if (usage.parent / f"{_META_PREFIX}{suffix}").is_file():
             return f"{_META_PREFIX}{suffix}"
     return None
