@@ -268,6 +268,15 @@ def step_mismatch_notes(
     frame = frame.sort_values(["s", "t"], kind="stable")
     frame["d"] = frame.groupby("s")["t"].diff().dt.total_seconds()
     medians = frame.dropna(subset=["d"]).groupby("s")["d"].median()
+    return notes_from_medians(medians, grid_s, factor)
+
+
+def notes_from_medians(
+    medians: pd.Series, grid_s: float, factor: float = STEP_MISMATCH_FACTOR
+) -> list[str]:
+    """The notes of :func:`step_mismatch_notes` from each server's median step [s]."""
+    if grid_s <= 0 or medians.empty:
+        return []
     off = medians[(medians > grid_s * factor) | (medians < grid_s / factor)]
     notes = []
     for key, names in off.groupby(off).groups.items():
