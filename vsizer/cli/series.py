@@ -137,8 +137,7 @@ def _import_all(
     with _bar(len(reads), "importing") as advance:
         for r in reads:
             try:
-                info = st.append(r.run())
-                done.append((r.label, info))
+                done.extend((r.label, info) for info in st.append_split(r.run()))
             except VsizerError as exc:
                 failed += 1
                 for line in str(exc).splitlines():

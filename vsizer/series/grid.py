@@ -176,6 +176,36 @@ class GridAccumulator:
             row_agg[cols] = np.fmax(row_agg[cols], agg)
         self._count[metric][r, cols] += np.asarray(count, dtype=np.int32)
 
+    def add_cells(
+        self,
+        metric: str,
+        rows: npt.NDArray[np.integer[Any]],
+        bins: Int64Array,
+        agg: FloatArray,
+        count: npt.NDArray[np.integer[Any]],
+    ) -> None:
+        """Add binned samples of one metric for many servers at once.
+
+        ``rows`` index :attr:`servers`; the (row, bin) pairs must be unique.
+        """
+        if len(bins) == 0:
+            return
+        rows = np.asarray(rows, dtype=np.intp)
+        cols = np.asarray(bins, dtype=np.int64) - self.first_bin
+        if cols.min() < 0 or cols.max() >= self.n_bins:
+            raise ValueError(
+                f"series ({metric}) fall outside the grid given up front"
+            )
+        np.minimum.at(self.lo, rows, bins)
+        np.maximum.at(self.hi, rows, bins)
+        self.seen.add(metric)
+        mat = self._agg[metric]
+        if self.how == "mean":
+            mat[rows, cols] += agg
+        else:
+            mat[rows, cols] = np.fmax(mat[rows, cols], agg)
+        self._count[metric][rows, cols] += np.asarray(count, dtype=np.int32)
+
     def add_block(
         self, server: str, metrics: Sequence[str], ts_ns: Int64Array, block: FloatArray
     ) -> None:
@@ -223,12 +253,11 @@ class GridAccumulator:
         index = pd.date_range(
             self._when(start), self._when(end), freq=step_td, tz="UTC"
         )
-        overlap = (  # tz-naive UTC, as align() gives it
-            (self._when(overlap_bins[0]).tz_localize(None),
-             self._when(overlap_bins[1]).tz_localize(None))
+        overlap = (
+            (self._when(overlap_bins[0]), self._when(overlap_bins[1]))
             if overlap_bins
             else None
-        )  # fmt: skip
+        )
         report = self._report(index, overlap, fill, max_fill, clip)
         values = self._matrices(keep, start, end, fill, max_fill, report)
         units = {m: self.units[m] for m in sorted(self.seen) if m in self.units}
