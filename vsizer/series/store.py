@@ -57,6 +57,7 @@ from vsizer.series.store_parts import (
     safe_name,
     write_part,
 )
+from vsizer.series.store_compact import CompactReport, compact_store
 from vsizer.series.store_columnar import StoreColumns, store_duplicates
 from vsizer.series.store_read import (
     Gathered,
@@ -293,6 +294,15 @@ class SeriesStore:
         if chunk:
             infos.append(self.append(_piece(series, chunk)))
         return infos
+
+    def compact(self, *, target_rows: int = PART_ROWS) -> CompactReport:
+        """Merge small parts (fewer than ``target_rows / 2`` rows) into parts of at
+        most ``target_rows`` rows; readers see the same rows and quality
+        (:mod:`vsizer.series.store_compact`)."""
+        require_pyarrow()
+        return compact_store(
+            self.parts_dir, self.journal_dir, STORE_VERSION, target_rows=target_rows
+        )
 
     def seal_journal(self, path: Path) -> PartInfo | None:
         """Turn a (closed) journal into a part, then remove the journal.
