@@ -292,9 +292,8 @@ def merge_series(sets: Sequence[SeriesSet]) -> SeriesSet:
         one time in more than one set. ``source_format`` is the common format
         or ``'mixed'``.
     """
-    from vsizer.series.store_read import concat_frames, report_duplicates
-
     from vsizer.series.columnar import SampleColumns, merge_columns
+    from vsizer.series.store_read import concat_frames, report_duplicates
 
     if len(sets) == 1:
         return sets[0]

@@ -45,6 +45,8 @@ from vsizer.series._journal import (
     read_journal,
 )
 from vsizer.series.model import SeriesQuality, SeriesSet
+from vsizer.series.store_columnar import StoreColumns, store_duplicates
+from vsizer.series.store_compact import CompactReport, compact_store
 from vsizer.series.store_parts import (
     PartInfo,
     canonical_frame,
@@ -57,8 +59,6 @@ from vsizer.series.store_parts import (
     safe_name,
     write_part,
 )
-from vsizer.series.store_compact import CompactReport, compact_store
-from vsizer.series.store_columnar import StoreColumns, store_duplicates
 from vsizer.series.store_read import (
     Gathered,
     StoreQuery,
@@ -283,7 +283,9 @@ class SeriesStore:
         cols = series.columns
         if not isinstance(cols, SampleColumns) or cols.rows <= part_rows:
             return [self.append(series)]
-        infos, chunk, rows = [], [], 0
+        infos: list[PartInfo] = []
+        chunk: list[Any] = []
+        rows = 0
         for s in cols.samples:
             n = int(np.count_nonzero(~np.isnan(s.block)))
             if chunk and rows + n > part_rows:

@@ -95,7 +95,9 @@ def _groups(
     small: list[tuple[Path, PartInfo]], target_rows: int
 ) -> list[list[tuple[Path, PartInfo]]]:
     """Runs of consecutive small parts of at most ``target_rows`` rows (two or more)."""
-    groups, current, rows = [], [], 0
+    groups: list[list[tuple[Path, PartInfo]]] = []
+    current: list[tuple[Path, PartInfo]] = []
+    rows = 0
     for e in small:
         if current and rows + e[1].rows > target_rows:
             groups.append(current)
