@@ -244,7 +244,12 @@ def test_store_duplicates_found_from_footers(jittered: Path, tmp_path: Path) -> 
     assert len(dup) == 7 and {i["server"] for i in dup} == {"vm1"}
     assert {i["count"] for i in dup} == {150}
     # the tidy path's report, from every row
-    from vsizer.series.store_read import Gathered, StoreQuery, read_parts, report_duplicates
+    from vsizer.series.store_read import (
+        Gathered,
+        StoreQuery,
+        read_parts,
+        report_duplicates,
+    )
 
     got = Gathered()
     read_parts(st._part_entries(), StoreQuery.of(None, None, None, None), got)
