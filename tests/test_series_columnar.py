@@ -176,14 +176,6 @@ def test_study_from_prebuilt_aligned_builds_no_tidy_frame(jittered: Path) -> Non
     doc = plan.to_dict()
     assert doc["summary"]["hosts"] >= 1
     assert holder._data is None
-    # the matrices alone (no SeriesSet): same placement
-    alone = ConsolidationStudy(
-        inv, host, rules, host_catalog_name=name, aligned=aligned
-    ).run()
-    alone_doc = alone.to_dict()
-    assert alone_doc["servers"] == doc["servers"]  # only the readers' quality warnings differ
-    assert alone_doc["summary"]["hosts"] == doc["summary"]["hosts"]
-    assert alone.series is not None and alone.series.source == "aligned series"
 
 
 def test_accumulator_errors() -> None:

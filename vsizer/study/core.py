@@ -36,7 +36,7 @@ from vsizer.placement.pool import size_pool_for
 from vsizer.placement.problem import DIMENSIONS, PlacementProblem
 from vsizer.quality import QualityReport
 from vsizer.series.align import AlignedSeries
-from vsizer.series.model import SeriesQuality, SeriesSet
+from vsizer.series.model import SeriesSet
 from vsizer.study.config import Rules
 from vsizer.study.count_reason import explain_pool, suggest_merges
 from vsizer.study.economics import plan_economics
@@ -93,8 +93,6 @@ class ConsolidationStudy:
     ) -> None:
         self.engine = engine
         self.series = series
-        if series is None and aligned is not None:  # prebuilt matrices alone (issue 15)
-            self.series = SeriesSet(None, SeriesQuality(), "aligned series", "aligned")
         self.aligned = aligned
         if series is not None and aligned is None:
             self.aligned = align_for_plan(series, rules)
