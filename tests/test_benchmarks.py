@@ -25,6 +25,7 @@ EXPECTED = {
     "bench_limits.py": "long sheets refused by the row limit",
     "bench_growth.py": "growth study",
     "bench_placement.py": "ratio target/baseline:",
+    "bench_series_memory.py": "old/new on 5 files: peak RSS",  # issue 15 (columnar)
     "bench_series_scale.py": "400 VMs:",
     "placement_quality.py": "| PlanetLab 20110303[:150] | coarse | cpu | N+0 |",
     "traces.py": "| PlanetLab ",

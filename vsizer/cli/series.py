@@ -137,8 +137,7 @@ def _import_all(
     with _bar(len(reads), "importing") as advance:
         for r in reads:
             try:
-                info = st.append(r.run())
-                done.append((r.label, info))
+                done.extend((r.label, info) for info in st.append_split(r.run()))
             except VsizerError as exc:
                 failed += 1
                 for line in str(exc).splitlines():
@@ -380,8 +379,42 @@ def series_show(
     )
 
 
+@series_app.command("compact")
+def series_compact(
+    store: Annotated[Path, typer.Argument(help="Series store directory.")],
+    target_rows: Annotated[
+        int,
+        typer.Option(
+            "--target-rows",
+            min=2,
+            help="Rows per merged part; parts under half of it are merged.",
+        ),
+    ] = 2_097_152,
+) -> None:
+    """Merge a store's small parts (many imports, sealed collector journals) into
+    larger ones. Plans read the same rows and quality report afterwards.
+
+    Example:
+
+        vsizer series compact fleet-store
+    """
+    from vsizer.series.store import SeriesStore
+
+    try:
+        rep = SeriesStore.open(store).compact(target_rows=target_rows)
+    except VsizerError as exc:
+        raise _fail(exc) from None
+    for name, merged in rep.merged:
+        out.print(f"parts/{name}: {len(merged)} parts merged", markup=False)
+    out.print(
+        f"{rep.parts_before} part(s) before, {rep.parts_after} after",
+        markup=False,
+        highlight=False,
+    )
+
+
 def register(app: typer.Typer) -> None:
-    """Add ``import``, ``collect`` and ``series show`` to *app*."""
+    """Add ``import``, ``collect``, ``series show`` and ``series compact`` to *app*."""
     app.command("import")(import_series)
     app.command("collect")(collect_series)
     app.add_typer(series_app, name="series")

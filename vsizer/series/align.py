@@ -38,7 +38,11 @@ class AlignedSeries:
     index : DatetimeIndex
         Step start times, UTC.
     values : dict of str -> ndarray, shape (n_servers, n_steps)
-        One matrix per metric, float64, NaN where no data.
+        One matrix per metric, NaN where no data: float64 from the readers and
+        the store (the same numbers as the tidy path), float32 where a caller
+        asks for it (``dtype=`` of the column-wise ``align``) or builds the
+        series itself; every consumer reads either (``demand._rows`` copies
+        rows into float64).
     units : dict of str -> str
     step : Timedelta
     overlap : (Timestamp, Timestamp) or None
@@ -49,7 +53,7 @@ class AlignedSeries:
 
     servers: list[str]
     index: pd.DatetimeIndex
-    values: dict[str, npt.NDArray[np.float64]]
+    values: dict[str, npt.NDArray[np.floating[Any]]]
     units: dict[str, str]
     step: pd.Timedelta
     overlap: tuple[pd.Timestamp, pd.Timestamp] | None
@@ -98,7 +102,7 @@ def align(
     index = pd.date_range(start, end, freq=step_td, tz="UTC")
     first_unit = data.groupby(data["metric"].astype(str))["unit"].first()
     units = {str(k): str(v) for k, v in first_unit.items()}
-    values: dict[str, npt.NDArray[np.float64]] = {}
+    values: dict[str, npt.NDArray[np.floating[Any]]] = {}
     report: dict[str, Any] = {
         "step": str(step_td),
         "how": how,
@@ -268,6 +272,15 @@ def step_mismatch_notes(
     frame = frame.sort_values(["s", "t"], kind="stable")
     frame["d"] = frame.groupby("s")["t"].diff().dt.total_seconds()
     medians = frame.dropna(subset=["d"]).groupby("s")["d"].median()
+    return notes_from_medians(medians, grid_s, factor)
+
+
+def notes_from_medians(
+    medians: pd.Series, grid_s: float, factor: float = STEP_MISMATCH_FACTOR
+) -> list[str]:
+    """The notes of :func:`step_mismatch_notes` from each server's median step [s]."""
+    if grid_s <= 0 or medians.empty:
+        return []
     off = medians[(medians > grid_s * factor) | (medians < grid_s / factor)]
     notes = []
     for key, names in off.groupby(off).groups.items():

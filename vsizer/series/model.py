@@ -9,7 +9,7 @@ canonical unit). Readers convert once; nothing downstream guesses units.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -53,7 +53,23 @@ class SeriesQuality:
         return pd.DataFrame(self.issues, columns=["server", "kind", "count", "detail"])
 
 
-@dataclass
+class ColumnarSource(Protocol):
+    """Samples held column-wise (per server, or in store parts) that align
+    without a tidy frame of every sample (:mod:`vsizer.series.columnar`)."""
+
+    def align(
+        self, *, step: Any = "5min", how: str = "mean", fill: str = "none",
+        max_fill: int = 2, clip: str = "none", dtype: Any = None,
+    ) -> Any:  # fmt: skip
+        """The :class:`~vsizer.series.align.AlignedSeries` ``align(tidy(), ...)`` gives."""
+
+    def step_notes(self, step: Any) -> list[str]:
+        """What :func:`~vsizer.series.align.step_mismatch_notes` says of ``tidy()``."""
+
+    def tidy(self) -> pd.DataFrame:
+        """Every sample as tidy rows (:data:`SERIES_COLUMNS`, contract order)."""
+
+
 class SeriesSet:
     """Series read from one or more files.
 
@@ -61,6 +77,8 @@ class SeriesSet:
     ----------
     data : DataFrame
         Tidy rows, columns :data:`SERIES_COLUMNS`, sorted by server, metric, timestamp.
+        When the reader delivered ``columns``, built on first access (and kept):
+        the plan path never asks for it.
     quality : SeriesQuality
     source : str
         File or folder as given.
@@ -68,13 +86,46 @@ class SeriesSet:
         'sar', 'perfmon', 'prometheus', 'long', 'wide', 'planetlab', 'bitbrains', 'alibaba', 'gcd', 'azure'.
     metadata : dict
         Reader-specific facts (host name in the file, time-zone bias, interval...).
+    columns : ColumnarSource or None
+        The same samples column-wise (Bitbrains, PlanetLab, a series store):
+        :func:`vsizer.study.series_match.align_for_plan` aligns them without a
+        tidy frame.
     """
 
-    data: pd.DataFrame
-    quality: SeriesQuality
-    source: str
-    source_format: str
-    metadata: dict[str, Any] = field(default_factory=dict)
+    def __init__(
+        self,
+        data: pd.DataFrame | None,
+        quality: SeriesQuality,
+        source: str,
+        source_format: str,
+        metadata: dict[str, Any] | None = None,
+        *,
+        columns: ColumnarSource | None = None,
+    ) -> None:
+        self._data = data
+        self.quality = quality
+        self.source = source
+        self.source_format = source_format
+        self.metadata: dict[str, Any] = {} if metadata is None else metadata
+        self.columns = columns
+
+    @property
+    def data(self) -> pd.DataFrame:
+        if self._data is None:
+            self._data = empty_series() if self.columns is None else self.columns.tidy()
+        return self._data
+
+    @data.setter
+    def data(self, value: pd.DataFrame) -> None:
+        self._data = value
+        self.columns = None
+
+    def __repr__(self) -> str:
+        held = "columns" if self._data is None else f"{len(self._data)} rows"
+        return (
+            f"SeriesSet(source={self.source!r}, source_format={self.source_format!r}, "
+            f"{held})"
+        )
 
 
 def empty_series() -> pd.DataFrame:

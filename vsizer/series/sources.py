@@ -299,25 +299,33 @@ def merge_series(sets: Sequence[SeriesSet]) -> SeriesSet:
         one time in more than one set. ``source_format`` is the common format
         or ``'mixed'``.
     """
+    from vsizer.series.columnar import SampleColumns, merge_columns
     from vsizer.series.store_read import concat_frames, report_duplicates
 
     if len(sets) == 1:
         return sets[0]
-    frames = [s.data for s in sets]
     labels = [s.source for s in sets]
-    data = concat_frames(frames)
     quality = SeriesQuality()
     for s in sets:
         quality.issues.extend(dict(i) for i in s.quality.issues)
         for note in s.quality.notes:
             quality.note(note)
-    report_duplicates(data, frames, labels, quality)
+    held = [s.columns for s in sets]
+    columns = None
+    if all(isinstance(c, SampleColumns) for c in held):  # servers disjoint: no duplicate
+        columns = merge_columns([c for c in held if isinstance(c, SampleColumns)])
+    data = None
+    if columns is None:
+        frames = [s.data for s in sets]
+        data = concat_frames(frames)
+        report_duplicates(data, frames, labels, quality)
     formats = {s.source_format for s in sets}
     return SeriesSet(
-        data=data,
-        quality=quality,
-        source=", ".join(labels),
-        source_format=formats.pop() if len(formats) == 1 else "mixed",
+        data,
+        quality,
+        ", ".join(labels),
+        formats.pop() if len(formats) == 1 else "mixed",
+        columns=columns,
         metadata={
             "sources": [
                 {"source": s.source, "format": s.source_format, "metadata": s.metadata}

@@ -33,6 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from vsizer._atomic import fsync_dir
@@ -43,7 +44,9 @@ from vsizer.series._journal import (
     iso_utc,
     read_journal,
 )
-from vsizer.series.model import SeriesSet
+from vsizer.series.model import SeriesQuality, SeriesSet
+from vsizer.series.store_columnar import StoreColumns, store_duplicates
+from vsizer.series.store_compact import CompactReport, compact_store
 from vsizer.series.store_parts import (
     PartInfo,
     canonical_frame,
@@ -59,10 +62,10 @@ from vsizer.series.store_parts import (
 from vsizer.series.store_read import (
     Gathered,
     StoreQuery,
-    concat_frames,
+    live_entries,
+    merge_quality,
     read_journals,
-    read_parts,
-    report_duplicates,
+    source_entry,
 )
 
 __all__ = [
@@ -77,6 +80,8 @@ __all__ = [
 STORE_MARKER = "vsizer-store.json"
 STORE_FORMAT = "vsizer-series-store"
 STORE_VERSION = 1
+#: Rows per part when a large column-wise set is imported (8 row groups).
+PART_ROWS = 2_097_152
 
 
 class SeriesStore:
@@ -261,6 +266,46 @@ class SeriesStore:
         fsync_dir(self.parts_dir)
         return part_info(name, meta_jsonable(meta))
 
+    def append_split(
+        self, series: SeriesSet, *, part_rows: int = PART_ROWS
+    ) -> list[PartInfo]:
+        """Store a series set as parts of at most about ``part_rows`` rows each.
+
+        A set held column-wise (:class:`~vsizer.series.columnar.SampleColumns`:
+        Bitbrains, PlanetLab) larger than ``part_rows`` is cut between servers
+        and each piece written as its own part (its servers' quality issues, the
+        set's notes and metadata), so importing a month of traces never builds
+        the tidy frame of the whole set. Otherwise one part, as :meth:`append`.
+        The cut depends on the content only: importing again stores nothing.
+        """
+        from vsizer.series.columnar import SampleColumns
+
+        cols = series.columns
+        if not isinstance(cols, SampleColumns) or cols.rows <= part_rows:
+            return [self.append(series)]
+        infos: list[PartInfo] = []
+        chunk: list[Any] = []
+        rows = 0
+        for s in cols.samples:
+            n = int(np.count_nonzero(~np.isnan(s.block)))
+            if chunk and rows + n > part_rows:
+                infos.append(self.append(_piece(series, chunk)))
+                chunk, rows = [], 0
+            chunk.append(s)
+            rows += n
+        if chunk:
+            infos.append(self.append(_piece(series, chunk)))
+        return infos
+
+    def compact(self, *, target_rows: int = PART_ROWS) -> CompactReport:
+        """Merge small parts (fewer than ``target_rows / 2`` rows) into parts of at
+        most ``target_rows`` rows; readers see the same rows and quality
+        (:mod:`vsizer.series.store_compact`)."""
+        require_pyarrow()
+        return compact_store(
+            self.parts_dir, self.journal_dir, STORE_VERSION, target_rows=target_rows
+        )
+
     def seal_journal(self, path: Path) -> PartInfo | None:
         """Turn a (closed) journal into a part, then remove the journal.
 
@@ -337,26 +382,28 @@ class SeriesStore:
         # Journals first, then parts: a journal sealed in between is then found
         # as a part naming it in sealed_from, never lost nor read twice.
         journals = self.journal_paths()
-        entries = self._part_entries()
+        entries = live_entries(self._part_entries())
         sealed = {info.sealed_from for _, info in entries if info.sealed_from}
         got = Gathered()
-        read_parts(entries, query, got)
+        for _, info in entries:  # footers only: the rows are streamed when aligned
+            merge_quality(got.quality, info.quality, query.servers)
+            got.sources.append(source_entry(info, query.servers))
         read_journals([p for p in journals if p.name not in sealed], query, got)
         if got.problems:
             raise SeriesError(got.problems)
-        data = concat_frames(got.frames)
-        report_duplicates(data, got.frames, got.labels, got.quality)
+        store_duplicates(entries, query, got.frames, got.labels, got.quality)
         return SeriesSet(
-            data=data,
-            quality=got.quality,
-            source=str(self.path),
-            source_format="store",
-            metadata={
+            None,
+            got.quality,
+            str(self.path),
+            "store",
+            {
                 "store": str(self.path),
                 "parts": len(entries),
                 "open_journals": got.live,
                 "sources": got.sources,
             },
+            columns=StoreColumns(entries, query, got.frames),
         )
 
     def summary(self) -> pd.DataFrame:
@@ -403,6 +450,21 @@ class SeriesStore:
             issues=len(series.quality.issues),
         )
         return out
+
+
+def _piece(series: SeriesSet, samples: list[Any]) -> SeriesSet:
+    """The part of a column-wise set holding ``samples`` (a run of its servers)."""
+    from vsizer.series.columnar import SampleColumns
+
+    names = {s.server for s in samples}
+    quality = SeriesQuality(
+        issues=[dict(i) for i in series.quality.issues if i.get("server") in names],
+        notes=list(series.quality.notes),
+    )
+    return SeriesSet(
+        None, quality, series.source, series.source_format, series.metadata,
+        columns=SampleColumns(samples),
+    )  # fmt: skip
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

@@ -85,6 +85,8 @@ class PartInfo:
     machines : dict
         Per-server sizes the reader found (``metadata['machines']``, e.g.
         Alibaba ``machine_meta`` CPU counts); empty for most formats.
+    compacted_from : tuple of str
+        For a part made by :meth:`SeriesStore.compact`, the parts merged into it.
     """
 
     name: str
@@ -99,6 +101,7 @@ class PartInfo:
     sealed_from: str | None = None
     quality: SeriesQuality = field(default_factory=SeriesQuality)
     machines: dict[str, Any] = field(default_factory=dict)
+    compacted_from: tuple[str, ...] = ()
 
 
 def meta_jsonable(obj: Any) -> Any:
@@ -192,6 +195,9 @@ def part_info(name: str, meta: dict[str, Any], created: bool = True) -> PartInfo
         sealed_from=meta.get("sealed_from"),
         quality=quality,
         machines=dict((meta.get("metadata") or {}).get("machines") or {}),
+        compacted_from=tuple(
+            str(c.get("part")) for c in meta.get("compacted_from") or []
+        ),
     )
 
 

@@ -146,10 +146,10 @@ def read_parts(
         into.frames.append(table.to_pandas())
         into.labels.append(f"parts/{info.name}")
         merge_quality(into.quality, info.quality, query.servers)
-        into.sources.append(_source_entry(info, query.servers))
+        into.sources.append(source_entry(info, query.servers))
 
 
-def _source_entry(info: PartInfo, servers: list[str] | None) -> dict[str, Any]:
+def source_entry(info: PartInfo, servers: list[str] | None) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "part": info.name,
         "source": info.source,
@@ -161,6 +161,15 @@ def _source_entry(info: PartInfo, servers: list[str] | None) -> dict[str, Any]:
     if machines:
         entry["machines"] = machines
     return entry
+
+
+def live_entries(
+    entries: Sequence[tuple[Path, PartInfo]],
+) -> list[tuple[Path, PartInfo]]:
+    """The parts to read: those not merged into a compacted part that lists them
+    (a compaction interrupted before removing them, docs/series-store.md)."""
+    merged = {n for _, info in entries for n in info.compacted_from}
+    return [(p, info) for p, info in entries if info.name not in merged]
 
 
 def read_journals(journals: Sequence[Path], query: StoreQuery, into: Gathered) -> None:

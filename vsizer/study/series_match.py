@@ -26,11 +26,20 @@ from vsizer.study.results import SeriesInfo
 
 def align_for_plan(series: SeriesSet, rules: Rules) -> AlignedSeries:
     """Resample ``series`` to the plan's step (``rules.step``, ``rules.resample``)."""
+    columns = series.columns
     try:
-        aligned = align(series.data, step=rules.step, how=rules.resample)
+        if columns is not None:  # Bitbrains, PlanetLab, a store: no tidy frame
+            aligned = columns.align(step=rules.step, how=rules.resample)
+        else:
+            aligned = align(series.data, step=rules.step, how=rules.resample)
     except ValueError as exc:
         raise SeriesError(f"series {series.source}: {exc}") from None
-    for note in step_mismatch_notes(series.data, rules.step):
+    notes = (
+        columns.step_notes(rules.step)
+        if columns is not None
+        else step_mismatch_notes(series.data, rules.step)
+    )
+    for note in notes:
         series.quality.note(note)
     return aligned
 

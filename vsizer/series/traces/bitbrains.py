@@ -31,10 +31,10 @@ from vsizer.series._tidy import (
     check_gaps,
     file_label,
     median_step_s,
-    tidy_from_codes,
     unix_unit,
 )
-from vsizer.series.model import SeriesQuality, SeriesSet, empty_series
+from vsizer.series.columnar import SampleColumns, ServerSamples
+from vsizer.series.model import SeriesQuality, SeriesSet
 from vsizer.series.traces._common import first_per_time
 
 __all__ = ["BITBRAINS_VARIABLE_MAP", "read_bitbrains"]
@@ -132,11 +132,18 @@ def read_bitbrains(path: str | os.PathLike[str]) -> SeriesSet:
     problems.raise_if_any()
     _timestamp_note(quality, rows.units_seen)
     return SeriesSet(
-        data=_bitbrains_frame(rows.servers, rows.codes, rows.stamps, rows.blocks),
-        quality=quality,
-        source=str(path),
-        source_format="bitbrains",
-        metadata=rows.metadata(ignored),
+        None,
+        quality,
+        str(path),
+        "bitbrains",
+        rows.metadata(ignored),
+        columns=SampleColumns(
+            [
+                ServerSamples(rows.servers[int(c[0])], t, _BB_METRICS, b)
+                for c, t, b in zip(rows.codes, rows.stamps, rows.blocks, strict=True)
+                if len(t)
+            ]
+        ),
     )
 
 
@@ -221,7 +228,7 @@ def _read_servers(
         med = check_gaps(quality, name, ts)
         if med is not None:
             rows.steps.append(med)
-        rows.codes.append(np.full(len(ts), code, dtype=np.int64))
+        rows.codes.append(np.full(1, code, dtype=np.int64))
         rows.stamps.append(ts)
         rows.blocks.append(block)
     return rows
@@ -373,22 +380,3 @@ def _bitbrains_rows(
         ]
     )
     return ts, block
-
-
-def _bitbrains_frame(
-    servers: list[str],
-    codes: list[Int64Array],
-    stamps: list[Int64Array],
-    blocks: list[FloatArray],
-) -> pd.DataFrame:
-    """Tidy rows in contract order, built once from per-server blocks."""
-    if not stamps or sum(len(t) for t in stamps) == 0:
-        return empty_series()
-    n_metrics = len(_BB_METRICS)
-    server_code = np.concatenate([np.repeat(c, n_metrics) for c in codes])
-    ts = np.concatenate([np.tile(t, n_metrics) for t in stamps])
-    value = np.concatenate([b.ravel() for b in blocks])
-    metric_code = np.concatenate(
-        [np.repeat(np.arange(n_metrics), len(t)) for t in stamps]
-    )
-    return tidy_from_codes(server_code, servers, metric_code, _BB_METRICS, ts, value)

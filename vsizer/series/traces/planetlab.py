@@ -30,6 +30,7 @@ from vsizer.series._tidy import (
     file_label,
     tidy_frame,
 )
+from vsizer.series.columnar import SampleColumns, ServerSamples
 from vsizer.series.model import SeriesQuality, SeriesSet
 from vsizer.series.traces._common import (
     NS,
@@ -103,26 +104,44 @@ def read_planetlab(
     lengths = np.array([len(v) for v in values], dtype=np.int64)
     counts = note_day_lengths(quality, lengths, "values (one day at 5-minute steps)")
     pct = _clipped_percent(files, values, quality)
-    offsets = np.concatenate([np.arange(n, dtype=np.int64) for n in lengths])
-    ts = t0 + offsets * (PLANETLAB_STEP_S * NS)
-    server = np.repeat(np.array([plain_name(f) for f in files], dtype=object), lengths)
-    data = tidy_frame(
-        server, ts, np.full(len(ts), "cpu_util", dtype=object), pct / 100.0,
-        presorted=True,
-    )  # fmt: skip
+    columns, data = _planetlab_series(
+        [plain_name(f) for f in files], lengths, t0, pct / 100.0
+    )
     return SeriesSet(
-        data=data,
-        quality=quality,
-        source=str(path),
-        source_format="planetlab",
-        metadata={
+        data,
+        quality,
+        str(path),
+        "planetlab",
+        {
             "start": pd.Timestamp(t0, tz="UTC").isoformat(),
             "start_from": start_from,
             "step_s": PLANETLAB_STEP_S,
             "files": len(files),
             "values_per_file": counts,
         },
+        columns=columns,
     )
+
+
+def _planetlab_series(
+    names: list[str], lengths: Int64Array, t0: int, util: FloatArray
+) -> tuple[SampleColumns | None, pd.DataFrame | None]:
+    """One block per VM (no tidy frame); tidy rows when two files share a name."""
+    steps = np.concatenate([np.arange(n, dtype=np.int64) for n in lengths])
+    ts = t0 + steps * (PLANETLAB_STEP_S * NS)
+    if len(set(names)) == len(names):
+        ends = np.cumsum(lengths)
+        return SampleColumns(
+            [
+                ServerSamples(name, ts[e - n : e], ("cpu_util",), util[None, e - n : e])
+                for name, n, e in zip(names, lengths, ends, strict=True)
+            ]
+        ), None
+    server = np.repeat(np.array(names, dtype=object), lengths)
+    data = tidy_frame(
+        server, ts, np.full(len(ts), "cpu_util", dtype=object), util, presorted=True
+    )
+    return None, data
 
 
 def _planetlab_files(
