@@ -18,6 +18,7 @@ SCRIPTS = sorted((REPO / "benchmarks").glob("*.py"))
 EXPECTED = {
     "bench_count_reason.py": "count reasons timed",
     "bench_choice.py": "candidates, ",  # issue 16 (tco)
+    "bench_fleet.py": "fleet benchmark done",
     "bench_identical.py": "plans byte-identical",
     "bench_lns.py": "| PlanetLab day |",
     "bench_limits.py": "long sheets refused by the row limit",

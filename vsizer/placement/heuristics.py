@@ -92,7 +92,7 @@ def greedy_assign(
         else:
             out[i:j] = _assign_each(
                 order[i:j], demand, loads, norm, inv, groups, occupied, allowed,
-                pins, rule,
+                pins, rule, stop_at_unplaced,
             )
         if stop_at_unplaced and (out[i:j] < 0).any():
             break
@@ -132,8 +132,9 @@ def _assign_each(
     allowed: npt.NDArray[np.bool_],
     pins: npt.NDArray[np.int64] | None,
     rule: str,
+    stop_at_unplaced: bool = False,
 ) -> npt.NDArray[np.int64]:
-    """The one-by-one kernel of :func:`greedy_assign`."""
+    """The one-by-one kernel of :func:`greedy_assign` (the plain scan)."""
     hosts = np.arange(loads.shape[0])
     out = np.full(len(order), -1, dtype=np.int64)
     limit = 1.0 + EPS
@@ -147,6 +148,8 @@ def _assign_each(
         if pins is not None and pins[v] >= 0:
             fits &= hosts == pins[v]
         if not fits.any():
+            if stop_at_unplaced:
+                break
             continue
         if rule == "balanced":
             h = int(np.argmin(np.where(fits, peak, np.inf)))
