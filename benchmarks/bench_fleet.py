@@ -88,6 +88,13 @@ def _rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _cpu_s() -> float:
+    """CPU seconds of this process (user + system): what a shared machine's load
+    does not inflate, unlike wall time."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
 class _Clock:
     """Seconds spent inside wrapped functions (outermost calls only)."""
 
@@ -150,6 +157,7 @@ def _reference(plan: Any) -> dict[str, Any]:
 def child(n: int, reference: bool) -> dict[str, Any]:
     """Plan ``n`` servers; time and peak RSS per stage."""
     r: dict[str, Any] = {"servers": n}
+    cpu0 = _cpu_s()
     t = time.perf_counter()
     inv = fleet(n)
     r["inventory_s"], r["inventory_rss"] = time.perf_counter() - t, _rss_mib()
@@ -170,6 +178,7 @@ def child(n: int, reference: bool) -> dict[str, Any]:
     r["lower_bound"] = doc["summary"]["lower_bound"]
     r["survives"] = doc["summary"]["survives_failover"]
     r["total_s"] = sum(r[k] for k in r if k.endswith("_s"))
+    r["cpu"] = _cpu_s() - cpu0
     if reference:
         r["reference"] = _reference(plan)
     return r
@@ -188,7 +197,7 @@ def _print(r: dict[str, Any]) -> None:
     print(
         f"{r['servers']:>7,} servers -> {r['hosts']:>6,} hosts (lower bound "
         f"{r['lower_bound']:,}, N+1 {'holds' if r['survives'] else 'FAILS'}): "
-        f"total {r['total_s']:6.1f} s, peak RSS {r['json_rss']:6.0f} MiB, JSON {r['json_mb']:.0f} MB"
+        f"total {r['total_s']:6.1f} s ({r['cpu']:.1f} s CPU), peak RSS {r['json_rss']:6.0f} MiB, JSON {r['json_mb']:.0f} MB"
     )
     print(
         f"    inventory {r['inventory_s']:5.1f} s ({r['inventory_rss']:.0f} MiB) | study "
@@ -223,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     for r in runs[1:]:
         print(
             f"scaling {runs[0]['servers']:,} -> {r['servers']:,}: "
-            f"{r['total_s'] / runs[0]['total_s']:.1f}x time for "
+            f"{r['total_s'] / runs[0]['total_s']:.1f}x time "
+            f"({r['cpu'] / runs[0]['cpu']:.1f}x CPU time) for "
             f"{r['servers'] / runs[0]['servers']:.0f}x servers"
         )
     big = [r for r in runs if r["servers"] >= 200_000]

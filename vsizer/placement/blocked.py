@@ -53,12 +53,14 @@ class BlockedHosts:
         self.lo = self.norm3.min(axis=1)
         self.hi = np.where(np.isinf(self.norm3), -np.inf, self.norm3).max(axis=1)
 
-    def add(self, h: int, step: npt.NDArray[np.float64]) -> None:
-        """Host ``h`` takes a VM adding ``step``; its block's bounds follow."""
+    def add(self, h: int, step: npt.NDArray[np.float64], high: bool) -> None:
+        """Host ``h`` takes a VM adding ``step``; its block's bounds follow
+        (the upper one only when ``high``: best fit reads it, balanced not)."""
         self.norm[h] = self.norm[h] + step
         b = h // BLOCK
         self.lo[b] = self.norm3[b].min(axis=0)
-        np.maximum(self.hi[b], self.norm[h], out=self.hi[b])  # loads only grow
+        if high:
+            np.maximum(self.hi[b], self.norm[h], out=self.hi[b])  # loads only grow
 
     def pick(
         self, step: npt.NDArray[np.float64], balanced: bool,
@@ -129,16 +131,20 @@ def assign_blocked(
     stop_at_unplaced: bool = False,
 ) -> npt.NDArray[np.int64]:
     """The blocked twin of the one-by-one kernel: same hosts, same updates
-    (``state.norm`` is the kernel's normalized loads)."""
+    (``state.norm`` is the kernel's normalized loads). ``loads`` receive the
+    demands at the end, per host in placement order (so bit for bit the sums
+    of the one-by-one kernel)."""
     out = np.full(len(order), -1, dtype=np.int64)
     balanced = rule == "balanced"
     limit = 1.0 + EPS
     size = state.n_blocks * BLOCK
     norm = state.norm
-    for i, v in enumerate(order.tolist()):
-        step = demand[v] * inv
-        g = int(groups[v])
-        pin = int(pins[v]) if pins is not None else -1
+    steps = demand[order] * inv
+    group_of = groups[order].tolist()
+    pin_of = pins[order].tolist() if pins is not None else [-1] * len(order)
+    for i in range(len(order)):
+        step = steps[i]
+        g, pin = group_of[i], pin_of[i]
         if pin >= 0:
             ok = (
                 pin < state.n_hosts and float((norm[pin] + step).max()) <= limit
@@ -156,8 +162,9 @@ def assign_blocked(
                 break
             continue
         out[i] = h
-        state.add(h, step)
-        loads[h] += demand[v]
+        state.add(h, step, not balanced)
         if g >= 0:
             occupied[h, g] = True
+    placed = out >= 0
+    np.add.at(loads, out[placed], demand[order[placed]])  # in order: same sums
     return out

@@ -72,13 +72,15 @@ def greedy_assign(
     inv = 1.0 / max_load
     norm = loads * inv  # normalized loads, kept in step with ``loads``
     out = np.full(len(order), -1, dtype=np.int64)
-    bounds = _run_bounds(order, demand, groups, pins) if runs else [(0, len(order))]
+    bounds = (
+        _run_bounds(order, demand, groups, pins) if runs else [(0, len(order), False)]
+    )
     state = None
     if blocked and len(loads) >= MIN_HOSTS:
         state = BlockedHosts(norm, allowed)
         norm = state.norm[: len(loads)]  # inf where not allowed: never chosen
-    for i, j in bounds:
-        if runs and j - i >= RUN_MIN:
+    for i, j, run in bounds:
+        if run:
             out[i:j] = _assign_run(
                 int(order[i]), j - i, demand, loads, norm, inv, allowed, rule
             )
@@ -104,9 +106,10 @@ def _run_bounds(
     demand: npt.NDArray[np.float64],
     groups: npt.NDArray[np.int64],
     pins: npt.NDArray[np.int64] | None,
-) -> list[tuple[int, int]]:
-    """[start, end) slices of ``order``: maximal runs of identical free VMs
-    (same demand row, no group, no pin), every other VM alone in its slice."""
+) -> list[tuple[int, int, bool]]:
+    """[start, end) slices of ``order`` and whether each is a run: maximal runs
+    of at least :data:`RUN_MIN` identical free VMs (same demand row, no group,
+    no pin), the VMs between two runs in one slice."""
     n = len(order)
     if n == 0:
         return []
@@ -118,7 +121,14 @@ def _run_bounds(
     same[1:] = np.all(rows[1:] == rows[:-1], axis=1) & free[1:] & free[:-1]
     starts = np.flatnonzero(~same)
     ends = np.append(starts[1:], n)
-    return list(zip(starts.tolist(), ends.tolist(), strict=True))
+    out: list[tuple[int, int, bool]] = []
+    for i, j in zip(starts.tolist(), ends.tolist(), strict=True):
+        run = j - i >= RUN_MIN
+        if not run and out and not out[-1][2]:
+            out[-1] = (out[-1][0], j, False)
+        else:
+            out.append((i, j, run))
+    return out
 
 
 def _assign_each(
