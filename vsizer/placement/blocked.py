@@ -134,37 +134,40 @@ def assign_blocked(
     (``state.norm`` is the kernel's normalized loads). ``loads`` receive the
     demands at the end, per host in placement order (so bit for bit the sums
     of the one-by-one kernel)."""
-    out = np.full(len(order), -1, dtype=np.int64)
+    n = len(order)
+    out = np.full(n, -1, dtype=np.int64)
     balanced = rule == "balanced"
-    limit = 1.0 + EPS
-    size = state.n_blocks * BLOCK
-    norm = state.norm
     steps = demand[order] * inv
     group_of = groups[order].tolist()
-    pin_of = pins[order].tolist() if pins is not None else [-1] * len(order)
-    for i in range(len(order)):
-        step = steps[i]
-        g, pin = group_of[i], pin_of[i]
-        if pin >= 0:
-            ok = (
-                pin < state.n_hosts and float((norm[pin] + step).max()) <= limit
-                and not (g >= 0 and occupied[pin, g])
-            )
-            h = pin if ok else -1
-        else:
-            banned = None
-            if g >= 0:
-                banned = np.zeros(size, dtype=bool)
-                banned[: state.n_hosts] = occupied[:, g]
-            h = state.pick(step, balanced, banned)
-        if h < 0:
-            if stop_at_unplaced:
-                break
-            continue
-        out[i] = h
-        state.add(h, step, not balanced)
-        if g >= 0:
-            occupied[h, g] = True
+    pin_of = pins[order].tolist() if pins is not None else [-1] * n
+    for i in range(n):
+        out[i] = _one(state, steps[i], group_of[i], pin_of[i], occupied, balanced)
+        if stop_at_unplaced and out[i] < 0:
+            break
     placed = out >= 0
     np.add.at(loads, out[placed], demand[order[placed]])  # in order: same sums
     return out
+
+
+def _one(
+    state: BlockedHosts, step: npt.NDArray[np.float64], g: int, pin: int,
+    occupied: npt.NDArray[np.bool_], balanced: bool,
+) -> int:
+    """Place one VM (group ``g``, pinned host ``pin``; -1: none); -1 if no host accepts it."""
+    if pin >= 0:
+        ok = (
+            pin < state.n_hosts and float((state.norm[pin] + step).max()) <= 1.0 + EPS
+            and not (g >= 0 and occupied[pin, g])
+        )
+        h = pin if ok else -1
+    else:
+        banned = None
+        if g >= 0:
+            banned = np.zeros(state.n_blocks * BLOCK, dtype=bool)
+            banned[: state.n_hosts] = occupied[:, g]
+        h = state.pick(step, balanced, banned)
+    if h >= 0:
+        state.add(h, step, not balanced)
+        if g >= 0:
+            occupied[h, g] = True
+    return h
