@@ -135,8 +135,8 @@ def _reference(plan: Any) -> dict[str, Any]:
     problem, n = pool.problem, pool.sizing.n_hosts
     place = heuristics.STRATEGIES["balanced-decreasing"]
     out: dict[str, Any] = {"pool_vms": problem.n_vms, "pool_hosts": n}
+    kernel = heuristics.greedy_assign
     for label, use in (("blocked", True), ("plain", False)):
-        kernel = heuristics.greedy_assign
 
         def chosen(*args: Any, _use: bool = use, **kwargs: Any) -> Any:
             return kernel(*args, **{**kwargs, "blocked": _use})

@@ -48,7 +48,7 @@ def test_streamed_json_follows_json_on_every_kind_of_value() -> None:
         "text": ["日本語", 'quote " back \\ slash', "ctl \x00 \n \u2028", ""],
         "empty": [[], {}, ()],
         "tuple": (1, (2, 3)),
-        1: "int key", 2.5: "float key", True: "bool key", None: "none key",
+        7: "int key", 2.5: "float key", True: "bool key", None: "none key",
         "long": list(range(300)),
         "wide": {f"k{i}": {"v": [i, {"w": i / 3}]} for i in range(100)},
         "deep": [[[[[{"a": [1, [2, {"b": []}]]}]]]]],

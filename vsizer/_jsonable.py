@@ -59,6 +59,6 @@ def jsonable_column(col: pd.Series) -> list[Any]:
     if kind in "iub":
         missing = col.isna().to_numpy().tolist()
         py = bool if kind == "b" else int
-        arr = col.to_numpy(dtype=object, na_value=None).tolist()
-        return [None if m else py(v) for v, m in zip(arr, missing, strict=True)]
+        cells = col.astype(object).tolist()
+        return [None if m else py(v) for v, m in zip(cells, missing, strict=True)]
     return [jsonable(v) for v in col.tolist()]

@@ -17,7 +17,7 @@ anything else raises ``TypeError`` as :mod:`json` does.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import IO, Any
 
 __all__ = ["encode", "iter_json", "write_json"]
@@ -44,9 +44,9 @@ def _float(o: float) -> str:
 
 def _key(k: Any) -> str:
     if isinstance(k, str):
-        return encode_basestring(k)  # type: ignore[no-any-return]
+        return encode_basestring(k)
     if isinstance(k, float):
-        return encode_basestring(_float(k))  # type: ignore[no-any-return]
+        return encode_basestring(_float(k))
     if k is True:
         return '"true"'
     if k is False:
@@ -63,7 +63,7 @@ def _key(k: Any) -> str:
 def _scalar(o: Any) -> str | None:
     """The JSON text of a scalar; None for a container."""
     if isinstance(o, str):
-        return encode_basestring(o)  # type: ignore[no-any-return]
+        return encode_basestring(o)
     if o is None:
         return "null"
     if o is True:

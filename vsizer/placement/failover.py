@@ -146,7 +146,7 @@ class _PeakReplacer:
 
     def scenario(self, failed: tuple[int, ...]) -> Scenario:
         """Hosts ``failed`` down: their VMs, largest first, onto the survivors."""
-        p, assignment, util_idx = self.problem, self.placement.assignment, self.util_idx
+        p, util_idx = self.problem, self.util_idx
         failed_arr = np.array(failed)
         allowed = np.ones(self.placement.n_hosts, dtype=bool)
         allowed[failed_arr] = False
