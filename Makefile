@@ -8,7 +8,7 @@ BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed-dev
 ENGINES = $(VENV)/.installed-engines
 
-.PHONY: demo test lint audit fuzz bench bench-e2e clean
+.PHONY: demo test lint audit fuzz bench bench-smoke bench-e2e clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,8 +60,20 @@ fuzz: $(STAMP)
 	$(BIN)/python -m tests.fuzz.run --runs $(FUZZ_RUNS) --jobs $(FUZZ_JOBS) --timeout 60 --seed $(FUZZ_SEED) \
 	    --json fuzz-figures.json --keep fuzz-findings
 
+# make bench: the placement benchmark at full size. make bench SMOKE=1 (or make
+# bench-smoke, what CI runs): every script under benchmarks/ at its smoke size.
+SMOKE ?=
 bench: $(STAMP)
+ifeq ($(strip $(SMOKE)),)
 	$(BIN)/python benchmarks/bench_placement.py
+else
+	@set -e; for script in benchmarks/*.py; do \
+	    echo "== $$script --smoke"; $(BIN)/python $$script --smoke; \
+	done
+endif
+
+bench-smoke:
+	$(MAKE) bench SMOKE=1
 
 bench-e2e: $(STAMP)
 	$(BIN)/python -m pytest -q -m e2e tests/test_bench_e2e.py

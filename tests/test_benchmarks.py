@@ -19,6 +19,7 @@ EXPECTED = {
     "bench_count_reason.py": "count reasons timed",
     "bench_engines.py": "engines timed: ",  # issue 15 (engine)
     "bench_choice.py": "candidates, ",  # issue 16 (tco)
+    "bench_fleet.py": "fleet benchmark done",
     "bench_identical.py": "plans byte-identical",
     "bench_ingest.py": "Parquet ingestion: same series on every engine: True",  # issue 15 (azure)
     "bench_lns.py": "| PlanetLab day |",

@@ -43,3 +43,22 @@ def rounded(x: float | None) -> float | None:
     if x is None or not math.isfinite(x):
         return None
     return round(float(x), DECIMALS) + 0.0
+
+
+def jsonable_column(col: pd.Series) -> list[Any]:
+    """``[jsonable(v) for v in col]``, column-wise: one pass per column instead
+    of one type dispatch per cell (a fleet plan has millions of cells)."""
+    kind = col.dtype.kind
+    if kind == "f":
+        arr = col.to_numpy(dtype=np.float64, na_value=np.nan)
+        ok = np.isfinite(arr).tolist()
+        return [
+            round(v, DECIMALS) + 0.0 if good else None  # + 0.0: -0.0 -> 0.0
+            for v, good in zip(arr.tolist(), ok, strict=True)
+        ]
+    if kind in "iub":
+        missing = col.isna().to_numpy().tolist()
+        py = bool if kind == "b" else int
+        cells = col.astype(object).tolist()
+        return [None if m else py(v) for v, m in zip(cells, missing, strict=True)]
+    return [jsonable(v) for v in col.tolist()]

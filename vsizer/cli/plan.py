@@ -232,10 +232,10 @@ def _read_series(
 
 def _write(doc: dict[str, Any], path: Path, lang: str) -> None:
     if path.suffix.lower() == ".json":
-        import json
+        from vsizer._jsonstream import write_json
 
         with atomic_write(path, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+            write_json(doc, fh)  # streamed: the text is never whole in memory
     elif path.suffix.lower() == ".xlsx":
         from vsizer.reporting.excel import write_plan_xlsx
 

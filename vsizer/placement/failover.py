@@ -134,14 +134,23 @@ class _PeakReplacer:
         self.base_occ = np.zeros((placement.n_hosts, n_groups), dtype=bool)
         grouped = p.anti_affinity >= 0
         self.base_occ[placement.assignment[grouped], p.anti_affinity[grouped]] = True
+        # The VMs of each host once (ascending), not a scan of all VMs per scenario.
+        a = placement.assignment
+        self.members = np.argsort(a, kind="stable")
+        self.starts = np.searchsorted(a[self.members], np.arange(placement.n_hosts + 1))
+
+    def _displaced(self, failed: tuple[int, ...]) -> npt.NDArray[np.int64]:
+        """The VMs of the ``failed`` hosts, ascending."""
+        parts = [self.members[self.starts[f] : self.starts[f + 1]] for f in failed]
+        return parts[0] if len(parts) == 1 else np.sort(np.concatenate(parts))
 
     def scenario(self, failed: tuple[int, ...]) -> Scenario:
         """Hosts ``failed`` down: their VMs, largest first, onto the survivors."""
-        p, assignment, util_idx = self.problem, self.placement.assignment, self.util_idx
+        p, util_idx = self.problem, self.util_idx
         failed_arr = np.array(failed)
         allowed = np.ones(self.placement.n_hosts, dtype=bool)
         allowed[failed_arr] = False
-        displaced = np.flatnonzero(np.isin(assignment, failed_arr))
+        displaced = self._displaced(failed)
         displaced = displaced[np.argsort(self.rank[displaced], kind="stable")]
         loads = self.base_loads.copy()
         occ = self.base_occ.copy()

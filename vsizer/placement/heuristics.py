@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+from vsizer.placement.blocked import MIN_HOSTS, BlockedHosts, assign_blocked
 from vsizer.placement.problem import EPS, PlacementProblem
 from vsizer.placement.result import Placement
 
@@ -42,6 +43,8 @@ def greedy_assign(
     rule: str,
     *,
     runs: bool = True,
+    blocked: bool = True,
+    stop_at_unplaced: bool = False,
 ) -> npt.NDArray[np.int64]:
     """Assign the VMs in ``order`` one by one; updates ``loads`` and ``occupied`` in place.
 
@@ -57,23 +60,44 @@ def greedy_assign(
     no group or pin (a fleet of identical servers) is placed by
     :func:`_assign_run`, which gives the same hosts in O(run x log hosts)
     instead of O(run x hosts); ``runs=False`` places every VM one by one.
+    With :data:`~vsizer.placement.blocked.MIN_HOSTS` hosts or more, the other
+    VMs are placed by :func:`~vsizer.placement.blocked.assign_blocked`, which
+    gives the same hosts while evaluating only the blocks of hosts whose
+    bounds can win; ``blocked=False`` scans every host for every VM (the
+    reference). ``stop_at_unplaced`` stops at the first VM no host accepts
+    (the rest stay -1: enough to know the placement is infeasible).
 
     Returns the host index per VM of ``order`` (-1 when no host accepts it).
     """
     inv = 1.0 / max_load
     norm = loads * inv  # normalized loads, kept in step with ``loads``
     out = np.full(len(order), -1, dtype=np.int64)
-    bounds = _run_bounds(order, demand, groups, pins) if runs else [(0, len(order))]
-    for i, j in bounds:
-        if runs and j - i >= RUN_MIN:
+    bounds = (
+        _run_bounds(order, demand, groups, pins) if runs else [(0, len(order), False)]
+    )
+    state = None
+    if blocked and len(loads) >= MIN_HOSTS:
+        state = BlockedHosts(norm, allowed)
+        norm = state.norm[: len(loads)]  # inf where not allowed: never chosen
+    for i, j, run in bounds:
+        if run:
             out[i:j] = _assign_run(
                 int(order[i]), j - i, demand, loads, norm, inv, allowed, rule
+            )
+            if state is not None:
+                state.rebound()
+        elif state is not None:
+            out[i:j] = assign_blocked(
+                order[i:j], demand, loads, inv, groups, occupied, state, pins, rule,
+                stop_at_unplaced,
             )
         else:
             out[i:j] = _assign_each(
                 order[i:j], demand, loads, norm, inv, groups, occupied, allowed,
-                pins, rule,
+                pins, rule, stop_at_unplaced,
             )
+        if stop_at_unplaced and (out[i:j] < 0).any():
+            break
     return out
 
 
@@ -82,9 +106,10 @@ def _run_bounds(
     demand: npt.NDArray[np.float64],
     groups: npt.NDArray[np.int64],
     pins: npt.NDArray[np.int64] | None,
-) -> list[tuple[int, int]]:
-    """[start, end) slices of ``order``: maximal runs of identical free VMs
-    (same demand row, no group, no pin), every other VM alone in its slice."""
+) -> list[tuple[int, int, bool]]:
+    """[start, end) slices of ``order`` and whether each is a run: maximal runs
+    of at least :data:`RUN_MIN` identical free VMs (same demand row, no group,
+    no pin), the VMs between two runs in one slice."""
     n = len(order)
     if n == 0:
         return []
@@ -96,7 +121,14 @@ def _run_bounds(
     same[1:] = np.all(rows[1:] == rows[:-1], axis=1) & free[1:] & free[:-1]
     starts = np.flatnonzero(~same)
     ends = np.append(starts[1:], n)
-    return list(zip(starts.tolist(), ends.tolist(), strict=True))
+    out: list[tuple[int, int, bool]] = []
+    for i, j in zip(starts.tolist(), ends.tolist(), strict=True):
+        run = j - i >= RUN_MIN
+        if not run and out and not out[-1][2]:
+            out[-1] = (out[-1][0], j, False)
+        else:
+            out.append((i, j, run))
+    return out
 
 
 def _assign_each(
@@ -110,8 +142,9 @@ def _assign_each(
     allowed: npt.NDArray[np.bool_],
     pins: npt.NDArray[np.int64] | None,
     rule: str,
+    stop_at_unplaced: bool = False,
 ) -> npt.NDArray[np.int64]:
-    """The one-by-one kernel of :func:`greedy_assign`."""
+    """The one-by-one kernel of :func:`greedy_assign` (the plain scan)."""
     hosts = np.arange(loads.shape[0])
     out = np.full(len(order), -1, dtype=np.int64)
     limit = 1.0 + EPS
@@ -125,6 +158,8 @@ def _assign_each(
         if pins is not None and pins[v] >= 0:
             fits &= hosts == pins[v]
         if not fits.any():
+            if stop_at_unplaced:
+                break
             continue
         if rule == "balanced":
             h = int(np.argmin(np.where(fits, peak, np.inf)))
@@ -177,8 +212,10 @@ def _assign_run(
     return out
 
 
-def _strategy(rule: str) -> Callable[[PlacementProblem, int], Placement]:
-    def place(problem: PlacementProblem, n_hosts: int) -> Placement:
+def _strategy(rule: str) -> Callable[..., Placement]:
+    def place(
+        problem: PlacementProblem, n_hosts: int, *, stop_at_unplaced: bool = False
+    ) -> Placement:
         start = time.perf_counter()
         n_groups = int(problem.anti_affinity.max()) + 1 if problem.n_vms else 0
         usable = problem.usable()
@@ -199,6 +236,7 @@ def _strategy(rule: str) -> Callable[[PlacementProblem, int], Placement]:
             np.ones(n_hosts, dtype=bool),
             problem.pins,
             rule,
+            stop_at_unplaced=stop_at_unplaced,
         )
         assignment = np.full(problem.n_vms, -1, dtype=np.int64)
         assignment[order] = chosen
@@ -254,8 +292,10 @@ References
     (best-fit decreasing, 11/9 OPT + 1 bound for one dimension).
 """
 
-#: Placement strategies by name; each maps (problem, n_hosts) -> Placement.
-STRATEGIES: dict[str, Callable[[PlacementProblem, int], Placement]] = {
+#: Placement strategies by name; each maps (problem, n_hosts) -> Placement
+#: (keyword ``stop_at_unplaced=True``: stop at the first VM that fits nowhere,
+#: when only feasibility matters).
+STRATEGIES: dict[str, Callable[..., Placement]] = {
     "balanced-decreasing": balanced_decreasing,
     "best-fit-decreasing": best_fit_decreasing,
 }

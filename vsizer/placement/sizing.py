@@ -124,7 +124,7 @@ def _try(
     problem: PlacementProblem, n: int, on_scenario: Callable[[], None] | None
 ) -> tuple[Placement, FailoverReport] | None:
     for place in STRATEGIES.values():
-        placement = place(problem, n)
+        placement = place(problem, n, stop_at_unplaced=True)
         if not placement.feasible:
             continue
         report = failover.check(
@@ -195,6 +195,6 @@ def size_pool(
             hi, best = mid, (mid, *found)
         else:
             lo = mid
-    _, placement, _ = best
-    full = failover.check(placement)
+    # The check that accepted it ran every scenario (it stops only at a failure).
+    _, placement, full = best
     return PoolSizing(placement, full, lb, detail, binding, attempts)

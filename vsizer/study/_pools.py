@@ -85,10 +85,15 @@ def _peak_hosts(s: PoolSizing, power: PoolPower) -> list[dict[str, Any]]:
     loads = pl.host_loads() if pl.n_hosts else np.zeros((0, len(prob.dims)))
     util = loads / prob.capacity if pl.n_hosts else loads
     avg_util, watts = power.avg_cpu_util, power.watts
+    names = prob.vm_names
+    # The VMs of every host from one sort (not one scan of all VMs per host).
+    by_host = np.argsort(pl.assignment, kind="stable")
+    cuts = np.searchsorted(pl.assignment[by_host], np.arange(pl.n_hosts + 1)).tolist()
+    order = by_host.tolist()
     hosts = [
         {
             "id": prob.host_id(h),
-            "vms": pl.vms_on(h),
+            "vms": [names[v] for v in order[cuts[h] : cuts[h + 1]]],
             "util": {d: _r(util[h, i]) for i, d in enumerate(prob.dims)},
             "demand": {d: _r(loads[h, i]) for i, d in enumerate(prob.dims)},
             "avg_cpu_util": _r(avg_util[h]),

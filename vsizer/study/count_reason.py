@@ -24,6 +24,7 @@ import numpy as np
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement.pool import CurveRules, size_pool_for
 from vsizer.placement.problem import PlacementProblem
+from vsizer.placement.sizing import lower_bound
 
 if TYPE_CHECKING:
     from vsizer.study.results import PoolResult
@@ -222,8 +223,14 @@ def suggest_merges(pools: list[PoolResult]) -> None:
         merged = _merged(a.problem, b.problem)
         if merged is None:
             continue
-        n = _count(merged, None, _NO_CURVES, None)
         apart = a.sizing.n_hosts + b.sizing.n_hosts
+        # issue 15 (fleet): sizing never goes below the lower bound, so a pair
+        # that cannot save more than both pools' best suggestions so far is not
+        # sized (same suggestions, fewer sizings of large merged pools).
+        most = apart - lower_bound(merged)[0]
+        if most <= 0 or all(o.name in best and most <= best[o.name][0] for o in (a, b)):
+            continue
+        n = _count(merged, None, _NO_CURVES, None)
         if n is None or n >= apart:
             continue
         for one, two in ((a, b), (b, a)):

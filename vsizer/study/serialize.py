@@ -6,7 +6,6 @@ timestamps or timings, names in input order.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +15,8 @@ import pandas as pd
 
 from vsizer import __version__
 from vsizer._jsonable import jsonable as _r
+from vsizer._jsonable import jsonable_column
+from vsizer._jsonstream import encode
 from vsizer.catalogs.hosts_before import before_summary
 from vsizer.study._growth_doc import growth_section
 from vsizer.study._pools import CURVE_POINTS, pool_doc
@@ -61,7 +62,9 @@ SERVER_FIELDS = (
 )
 
 def plan_to_json(plan: ConsolidationPlan) -> str:
-    return json.dumps(plan_to_dict(plan), ensure_ascii=False, indent=2) + "\n"
+    """The plan document as ``json.dumps(doc, ensure_ascii=False, indent=2)`` and a
+    newline would write it (:func:`vsizer._jsonstream.write_json` streams it to a file)."""
+    return encode(plan_to_dict(plan)) + "\n"
 
 
 def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
@@ -87,10 +90,7 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
             "by_pool": _by(plan.servers, "pool"),
             "by_group": _by(plan.servers, "group"),
         },
-        "servers": [
-            {f: _r(row.get(f)) for f in SERVER_FIELDS}
-            for row in plan.servers.to_dict("records")
-        ],
+        "servers": _servers_section(plan.servers),
         "excluded": [
             {"name": str(r["name"]), "reason": str(r["reason"])}
             for r in plan.inventory.excluded.to_dict("records")
@@ -116,6 +116,15 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
     if plan.predictions is not None:
         doc["predictions"] = plan.predictions
     return doc
+
+
+def _servers_section(servers: pd.DataFrame) -> list[dict[str, Any]]:
+    """One record per server, the fields of :data:`SERVER_FIELDS` (column-wise)."""
+    n = len(servers)
+    cols = [
+        jsonable_column(servers[f]) if f in servers else [None] * n for f in SERVER_FIELDS
+    ]
+    return [dict(zip(SERVER_FIELDS, row, strict=True)) for row in zip(*cols, strict=True)]
 
 
 def _pools_section(plan: ConsolidationPlan) -> list[dict[str, Any]]:

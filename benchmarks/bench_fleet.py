@@ -1,0 +1,251 @@
+"""Benchmark: scalar plans at fleet scale (5,000 / 50,000 / 200,000 servers, 5 pools, N+1).
+
+The inventories are synthetic and seeded: a realistic size mix (1-32 vCPUs, 2, 4 or
+8 GiB per vCPU, four clock rates, average CPU from a Beta(1.5, 8) and peak between
+it and 100 %), spread over five pools, planned on one two-socket host model (64
+cores, 1 TiB) with the default rules (N+1, ceiling 80 %). Each size runs in a child
+process, which prints the time and the peak resident memory (RSS, cumulative)
+after each stage: build the inventory, the study apart from sizing (normalize,
+power, rightsizing, count reasons, economics), placement (every greedy placement
+the sizing tries), the failover checks, ``to_dict`` and the streamed JSON write.
+
+Baselines, measured in the same process: the largest pool of the run placed
+once with the blocked kernel and once with the plain scan of every host
+(``greedy_assign(blocked=False)``, the reference it must match host for host),
+and the scaling ratio of the sizes (time ratio against server ratio).
+
+Run: ``.venv/bin/python benchmarks/bench_fleet.py [--sizes 5000,50000,200000]``;
+``--smoke``: 2,000 servers (CI). The issue's acceptance: 200,000 servers in < 2 min
+and < 4 GB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import numpy as np
+import pandas as pd
+
+from vsizer._jsonstream import write_json
+from vsizer.catalogs.model import HostModel
+from vsizer.inventory.model import Inventory, empty_frame
+from vsizer.placement import blocked, failover, heuristics, sizing
+from vsizer.quality import QualityReport
+from vsizer.study import ConsolidationStudy
+from vsizer.study.config import Rules
+
+HOST = HostModel(
+    model="fleet-host",
+    sockets=2,
+    cores_per_socket=32,
+    threads_per_core=2,
+    cpu_mhz=2600.0,
+    cpu_score_per_core=None,
+    mem_gib=1024.0,
+    power_idle_w=150.0,
+    power_max_w=700.0,
+    rack_u=2.0,
+)
+POOLS = ("pool-a", "pool-b", "pool-c", "pool-d", "pool-e")
+
+
+def fleet(n: int, seed: int = 15) -> Inventory:
+    """``n`` synthetic servers (seeded): the size mix of the module docstring."""
+    rng = np.random.default_rng(seed)
+    df = empty_frame(n)
+    vcpu = rng.choice([1, 2, 4, 8, 16, 32], size=n, p=[0.08, 0.30, 0.32, 0.20, 0.08, 0.02])
+    gib_per_vcpu = rng.choice([2, 4, 8], size=n, p=[0.25, 0.5, 0.25])
+    avg = np.round(rng.beta(1.5, 8.0, size=n), 3)
+    df["name"] = [f"vm{i:06d}" for i in range(n)]
+    df["sockets"] = 1
+    df["cores_per_socket"] = vcpu
+    df["vcpus"] = vcpu
+    df["cpu_mhz"] = rng.choice([2200.0, 2400.0, 2600.0, 3000.0], size=n)
+    df["cpu_avg_util"] = avg
+    df["cpu_peak_util"] = np.minimum(
+        1.0, np.round(avg + rng.beta(2.0, 4.0, size=n) * (1 - avg), 3)
+    )
+    df["mem_gib"] = (vcpu * gib_per_vcpu).astype(float)
+    df["power_w"] = 200.0
+    df["pool"] = np.array(POOLS)[rng.integers(0, len(POOLS), size=n)]
+    return Inventory(
+        df, pd.DataFrame({"name": [], "reason": []}), QualityReport(), "fleet", "table"
+    )
+
+
+def _rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process (user + system): what a shared machine's load
+    does not inflate, unlike wall time."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+class _Clock:
+    """Seconds spent inside wrapped functions (outermost calls only)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.depth = 0
+
+    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            self.depth += 1
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.depth -= 1
+                if self.depth == 0:
+                    self.seconds += time.perf_counter() - start
+
+        return timed
+
+
+def _study(inv: Inventory) -> tuple[Any, float, float, float]:
+    """The plan, and seconds: whole study, placement, failover checks."""
+    place, check = _Clock(), _Clock()
+    strategies = {k: place.wrap(f) for k, f in heuristics.STRATEGIES.items()}
+    with mock.patch.dict(sizing.STRATEGIES, strategies), mock.patch.object(
+        failover, "check", check.wrap(failover.check)
+    ):
+        start = time.perf_counter()
+        plan = ConsolidationStudy(inv, HOST, Rules()).run()
+        total = time.perf_counter() - start
+    return plan, total, place.seconds, check.seconds
+
+
+def _reference(plan: Any) -> dict[str, Any]:
+    """The largest pool placed by the blocked kernel and by the plain scan."""
+    pool = max(plan.pools, key=lambda p: p.sizing.n_hosts)
+    problem, n = pool.problem, pool.sizing.n_hosts
+    place = heuristics.STRATEGIES["balanced-decreasing"]
+    out: dict[str, Any] = {"pool_vms": problem.n_vms, "pool_hosts": n}
+    kernel = heuristics.greedy_assign
+    for label, use in (("blocked", True), ("plain", False)):
+
+        def chosen(*args: Any, _use: bool = use, **kwargs: Any) -> Any:
+            return kernel(*args, **{**kwargs, "blocked": _use})
+
+        with mock.patch.object(heuristics, "greedy_assign", chosen), mock.patch.object(
+            blocked, "MIN_HOSTS", 0
+        ):
+            start = time.perf_counter()
+            pl = place(problem, n)
+            out[f"{label}_s"] = time.perf_counter() - start
+        out[f"{label}_assignment"] = pl.assignment
+    out["identical"] = bool(
+        np.array_equal(out.pop("blocked_assignment"), out.pop("plain_assignment"))
+    )
+    return out
+
+
+def child(n: int, reference: bool) -> dict[str, Any]:
+    """Plan ``n`` servers; time and peak RSS per stage."""
+    r: dict[str, Any] = {"servers": n}
+    cpu0 = _cpu_s()
+    t = time.perf_counter()
+    inv = fleet(n)
+    r["inventory_s"], r["inventory_rss"] = time.perf_counter() - t, _rss_mib()
+    plan, total, place_s, check_s = _study(inv)
+    r["study_s"] = total - place_s - check_s
+    r["placement_s"], r["failover_s"], r["study_rss"] = place_s, check_s, _rss_mib()
+    t = time.perf_counter()
+    doc = plan.to_dict()
+    r["to_dict_s"], r["to_dict_rss"] = time.perf_counter() - t, _rss_mib()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "plan.json"
+        t = time.perf_counter()
+        with path.open("w", encoding="utf-8") as fh:
+            write_json(doc, fh)
+        r["json_s"], r["json_rss"] = time.perf_counter() - t, _rss_mib()
+        r["json_mb"] = path.stat().st_size / 1e6
+    r["hosts"] = doc["summary"]["hosts"]
+    r["lower_bound"] = doc["summary"]["lower_bound"]
+    r["survives"] = doc["summary"]["survives_failover"]
+    r["total_s"] = sum(r[k] for k in r if k.endswith("_s"))
+    r["cpu"] = _cpu_s() - cpu0
+    if reference:
+        r["reference"] = _reference(plan)
+    return r
+
+
+def run_child(n: int, reference: bool) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--child", str(n)] + (["--reference"] if reference else [])
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    res = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
+    if res.returncode != 0:
+        raise SystemExit(f"child for {n} servers failed:\n{res.stderr[-3000:]}")
+    return json.loads(res.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def _print(r: dict[str, Any]) -> None:
+    print(
+        f"{r['servers']:>7,} servers -> {r['hosts']:>6,} hosts (lower bound "
+        f"{r['lower_bound']:,}, N+1 {'holds' if r['survives'] else 'FAILS'}): "
+        f"total {r['total_s']:6.1f} s ({r['cpu']:.1f} s CPU), peak RSS {r['json_rss']:6.0f} MiB, JSON {r['json_mb']:.0f} MB"
+    )
+    print(
+        f"    inventory {r['inventory_s']:5.1f} s ({r['inventory_rss']:.0f} MiB) | study "
+        f"{r['study_s']:5.1f} s | placement {r['placement_s']:5.1f} s | failover "
+        f"{r['failover_s']:5.1f} s ({r['study_rss']:.0f} MiB) | to_dict {r['to_dict_s']:5.1f} s "
+        f"({r['to_dict_rss']:.0f} MiB) | JSON write {r['json_s']:5.1f} s ({r['json_rss']:.0f} MiB)"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="5000,50000,200000", help="servers per run")
+    ap.add_argument("--smoke", action="store_true", help="2,000 servers (CI)")
+    ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--reference", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args.child, args.reference)))
+        return 0
+    sizes = [2000] if args.smoke else [int(s) for s in args.sizes.split(",")]
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (2-core machine)")
+    runs = [run_child(n, reference=i == 0) for i, n in enumerate(sizes)]
+    for r in runs:
+        _print(r)
+    ref = runs[0]["reference"]
+    print(
+        f"reference: largest pool of {runs[0]['servers']:,} ({ref['pool_vms']:,} VMs on "
+        f"{ref['pool_hosts']} hosts): blocked kernel {ref['blocked_s']:.2f} s, plain scan "
+        f"{ref['plain_s']:.2f} s ({ref['plain_s'] / ref['blocked_s']:.1f}x); placements "
+        f"{'identical' if ref['identical'] else 'DIFFER'}"
+    )
+    for r in runs[1:]:
+        print(
+            f"scaling {runs[0]['servers']:,} -> {r['servers']:,}: "
+            f"{r['total_s'] / runs[0]['total_s']:.1f}x time "
+            f"({r['cpu'] / runs[0]['cpu']:.1f}x CPU time) for "
+            f"{r['servers'] / runs[0]['servers']:.0f}x servers"
+        )
+    big = [r for r in runs if r["servers"] >= 200_000]
+    for r in big:
+        met = r["total_s"] < 120 and r["json_rss"] < 4096
+        print(f"200,000-server goal (< 2 min, < 4 GB): {'met' if met else 'NOT met'}")
+    if not ref["identical"]:
+        print("error: the blocked kernel placed differently from the plain scan", file=sys.stderr)
+        return 1
+    print("fleet benchmark done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
