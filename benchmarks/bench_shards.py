@@ -103,30 +103,35 @@ class Shapes:
         return out
 
     def _block(self, n: int, steps: int, seed: int) -> np.ndarray:
+        cpu, mem, cores = self.parts(n, steps, seed)
+        out = np.empty((n, steps, 2), dtype=np.float32)
+        out[:, :, 0] = cpu * (cores * 2600.0)[:, None]
+        out[:, :, 1] = mem * (cores * 4.0)[:, None]
+        return out
+
+    def parts(
+        self, n: int, steps: int, seed: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """CPU share, memory share (n, steps) float32 and cores (n,) of ``n`` VMs."""
         rng = np.random.default_rng(seed)
         days = -(-steps // DAY)
         from_bb = rng.random(n) < 0.5
         cpu = np.empty((n, days * DAY), dtype=np.float32)
-        mem = np.empty((n, days * DAY), dtype=np.float32)
         vm_bb = rng.integers(0, len(self.bb_cpu), n)
         start = rng.integers(0, 30 - days + 1, n) * DAY
-        for j in range(days * DAY // DAY):
-            pick = rng.integers(0, len(self.pl), n)
-            cpu[:, j * DAY : (j + 1) * DAY] = self.pl[pick]
+        for j in range(days):
+            cpu[:, j * DAY : (j + 1) * DAY] = self.pl[rng.integers(0, len(self.pl), n)]
         rows = np.flatnonzero(from_bb)
         cols = start[rows, None] + np.arange(days * DAY)[None, :]
         cpu[rows] = self.bb_cpu[vm_bb[rows, None], cols]
-        mem[:] = 0.7 + 0.3 * cpu
+        mem = 0.7 + 0.3 * cpu
         mem[rows] = self.bb_mem[vm_bb[rows, None], cols]
         shift = rng.integers(0, 24, n) * 12  # a whole number of hours
         cols = (np.arange(days * DAY)[None, :] + shift[:, None]) % (days * DAY)
         cpu = np.take_along_axis(cpu, cols, axis=1)[:, :steps]
         mem = np.take_along_axis(mem, cols, axis=1)[:, :steps]
         cores = rng.choice(np.array([1, 2, 4, 8], np.float32), n, p=[0.3, 0.35, 0.25, 0.1])
-        out = np.empty((n, steps, 2), dtype=np.float32)
-        out[:, :, 0] = cpu * (cores * 2600.0)[:, None]
-        out[:, :, 1] = mem * (cores * 4.0)[:, None]
-        return out
+        return cpu, mem, cores
 
 
 def problem(curves: np.ndarray, failures: int = 1):  # type: ignore[no-untyped-def]
