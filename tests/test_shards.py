@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import vsizer
+from tests.test_plan_series import HOST, cpu_series
 from vsizer.engines import LocalEngine
 from vsizer.errors import ConfigError
 from vsizer.placement.pool import size_pool_for
@@ -18,7 +19,6 @@ from vsizer.placement.problem import PlacementProblem
 from vsizer.placement.shard_split import assign_shards, curve_shapes, shard_count
 from vsizer.placement.shards import size_sharded
 from vsizer.study.config import Rules
-from tests.test_plan_series import HOST, cpu_series
 
 T = TypeVar("T")
 R = TypeVar("R")
