@@ -199,3 +199,23 @@ def test_size_pool_for_shards_only_above_the_rule():
     assert size_pool_for(p, curves, Curve(0)).solver is None
     sharded = size_pool_for(p, curves, Curve(20)).solver
     assert sharded is not None and sharded["sharded"]["shards"] == 2
+
+
+def test_failover_on_curves_when_every_survivor_holds_the_group():
+    # Three VMs of one anti-affinity group, one per host, 0.3 each: a failed host's
+    # VM can only join its group on a survivor; both are at 0.3, the first (lower
+    # index) takes it: 0.6 within the 100 % failover limit, nothing unplaced.
+    from vsizer.placement import failover
+    from vsizer.placement.result import Placement
+
+    curves = np.full((3, 4, 1), 0.3, dtype=np.float32)
+    p = cpu_problem(curves, failures=1, min_hosts=3, groups=[0, 0, 0])
+    report = failover.check(Placement(p, 3, np.arange(3), "feasible", "test"), curves)
+    assert report.survives
+    moves = [(sc.failed, sc.moves) for sc in report.detail]
+    assert moves == [
+        (["p-01"], [{"vm": "vm0", "to": "p-02"}]),
+        (["p-02"], [{"vm": "vm1", "to": "p-01"}]),
+        (["p-03"], [{"vm": "vm2", "to": "p-01"}]),
+    ]
+    assert [round(sc.worst_util, 6) for sc in report.detail] == [0.6, 0.6, 0.6]
