@@ -219,3 +219,13 @@ def test_failover_on_curves_when_every_survivor_holds_the_group():
         (["p-03"], [{"vm": "vm2", "to": "p-01"}]),
     ]
     assert [round(sc.worst_util, 6) for sc in report.detail] == [0.6, 0.6, 0.6]
+
+
+def test_cli_shard_vms_error_is_one_line():
+    from tests.test_plan_series import run
+
+    r = run("plan", "--series", "s", "--shard-vms", "-1")
+    assert r.exit_code == 2
+    assert "error: The 'shard_vms' parameter of plan must be" in r.output
+    assert "Got -1 instead." in r.output
+    assert "Traceback" not in r.output
