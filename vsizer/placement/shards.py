@@ -47,7 +47,11 @@ from vsizer.engines import Engine, LocalEngine
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement import failover
 from vsizer.placement.curve_failover import host_curves
-from vsizer.placement.curve_sizing import curve_lower_bounds, size_pool_on_curves
+from vsizer.placement.curve_sizing import (
+    IMPROVE_MAX_HOST_STEPS,
+    curve_lower_bounds,
+    size_pool_on_curves,
+)
 from vsizer.placement.improve import improve_placement
 from vsizer.placement.problem import PlacementProblem
 from vsizer.placement.result import Placement
@@ -194,7 +198,7 @@ def size_sharded(
         "hosts_merged": n_merged, **refine_info,
         "hosts_added_for_bound": max(0, lb - n_refined), "spares_for_failover": spares,
     }
-    notes = [_note(info, p)] + sorted({n for r in results for n in r.notes})
+    notes = [_note(info, p)] + _shard_notes(results)
     sizing = PoolSizing(
         placement, report, lb, detail, binding,
         sum(r.attempts for r in results) + spares + 1, tuple(notes),
@@ -232,6 +236,19 @@ def _note(info: dict[str, Any], p: PlacementProblem) -> str:
         f"added for N+{p.failures}. A sharded plan may use a few more hosts than one "
         "process would (measured: benchmarks/bench_shards.py)."
     )
+
+
+def _shard_notes(results: list[ShardResult]) -> list[str]:
+    """The shards' own notes, once each; the skipped local search counted in one line."""
+    skipped = sum(any(n.startswith("local search after first-fit skipped") for n in r.notes)
+                  for r in results)
+    rest = sorted({n for r in results for n in r.notes
+                   if not n.startswith("local search after first-fit skipped")})
+    if skipped:
+        rest.insert(0, f"local search after first-fit skipped in {skipped} of "
+                       f"{len(results)} shards (above {IMPROVE_MAX_HOST_STEPS:,} "
+                       "host-steps each).")
+    return rest
 
 
 def _merge(
