@@ -42,6 +42,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -188,24 +189,52 @@ def child(n: int, shard_vms: int, engine_name: str, workers: int, out: str, bb: 
     from vsizer.placement.shards import shard_count, size_sharded
 
     stages: list[dict[str, float | str]] = []
+
+    def stage(name: str, seconds: float) -> None:
+        stages.append({"stage": name, "seconds": seconds, "rss": rss_mib()})
+        print(f"  [{engine_name}] {name}: {seconds:.1f} s, peak RSS {rss_mib():,.0f} MiB",
+              flush=True)
+
     t0 = time.perf_counter()
     shapes = Shapes(bb or None)
     curves = shapes.curves(n, DAY, seed=2)
     del shapes
-    stages.append({"stage": "generate", "seconds": time.perf_counter() - t0, "rss": rss_mib()})
+    stage("generate", time.perf_counter() - t0)
     p = problem(curves)
     with get_engine(engine_name, workers=workers if engine_name != "local" else None) as eng:
-        s = size_sharded(
-            p, curves, shard_count(n, shard_vms), engine=eng,
-            on_stage=lambda st, sec: stages.append(
-                {"stage": st, "seconds": sec, "rss": rss_mib()}),
-        )
+        s = size_sharded(p, curves, shard_count(n, shard_vms), engine=_Progress(eng),
+                         on_stage=stage)
     digest = hashlib.sha256(s.assignment.astype(np.int64).tobytes()).hexdigest()[:16]
     doc = {"hosts": s.n_hosts, "lower_bound": s.lower_bound, "survives": s.survives,
            "sharded": s.solver["sharded"] if s.solver else None, "stages": stages,
            "digest": digest, "scenarios": s.failover.scenarios}
     Path(out).write_text(json.dumps(doc))
     return 0
+
+
+class _Progress:
+    """The engine, printing every tenth of the shards placed (local engine: as they
+    go; others: when the map returns)."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine, self.name, self.workers = engine, engine.name, engine.workers
+
+    def map(self, fn: Any, items: Any) -> list[Any]:
+        t0, n = time.perf_counter(), len(items)
+
+        def run(i: int) -> Any:
+            out = fn(items[i])
+            if (i + 1) % max(1, n // 10) == 0:
+                print(f"    {i + 1}/{n} shards placed, {time.perf_counter() - t0:.0f} s",
+                      flush=True)
+            return out
+
+        if self.name == "local":
+            return [run(i) for i in range(n)]
+        return list(self.engine.map(fn, items))
+
+    def close(self) -> None:
+        self.engine.close()
 
 
 def million(n: int, shard_vms: int, engines: list[str], workers: int, bb: int) -> None:
