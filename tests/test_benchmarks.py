@@ -28,6 +28,8 @@ EXPECTED = {
     "bench_placement.py": "ratio target/baseline:",
     "bench_series_memory.py": "old/new on 5 files: peak RSS",  # issue 15 (columnar)
     "bench_series_scale.py": "400 VMs:",
+    "bench_shards.py": "quality loss measured",  # issue 15 (shards)
+    "bench_month_10k.py": "month plan:",  # issue 15 (shards)
     "placement_quality.py": "| PlanetLab 20110303[:150] | coarse | cpu | N+0 |",
     "traces.py": "| PlanetLab ",
 }

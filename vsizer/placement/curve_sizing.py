@@ -195,10 +195,9 @@ class _CurveFit:
 
     def check_each_vm_fits(self) -> None:
         """Each VM alone must fit: its own curve's statistic (peak, or the quantile)."""
-        stat = np.asarray(
-            step_stat(np.asarray(self.curves, dtype=np.float64), self.quantile),
-            dtype=np.float64,
-        )
+        # the statistic of the float32 curves, then widened: the same values as
+        # widening first (max and the "higher" quantile pick an element), half the memory
+        stat = np.asarray(step_stat(self.curves, self.quantile), dtype=np.float64)
         dataclasses.replace(self.problem, demand=stat).check_each_vm_fits()
 
     def placement(self, strategy: str, assignment: npt.NDArray[np.int64], n: int) -> Placement:
@@ -345,7 +344,7 @@ def peak_candidate(
     :func:`~vsizer.placement.failover.check` on the curves. Returns
     ``(strategy, assignment, n_hosts, hints)`` of the smaller one, or None.
     """
-    peaks = np.asarray(curves, dtype=np.float64).max(axis=1)
+    peaks = np.asarray(curves.max(axis=1), dtype=np.float64)  # exact: max, then widen
     options = []
     if scalar_demand is not None:
         options.append(np.fmax(np.asarray(scalar_demand, dtype=np.float64), peaks))

@@ -12,6 +12,7 @@ import numpy.typing as npt
 from vsizer.engines import Engine
 from vsizer.placement.curve_sizing import size_pool_on_curves
 from vsizer.placement.problem import PlacementProblem
+from vsizer.placement.shards import shard_count, size_sharded
 from vsizer.placement.sizing import PoolSizing, size_pool
 
 
@@ -26,6 +27,9 @@ class CurveRules(Protocol):
 
     @property
     def time_limit(self) -> float: ...
+
+    @property
+    def shard_vms(self) -> int: ...
 
 
 def size_pool_for(
@@ -43,11 +47,19 @@ def size_pool_for(
     its ``time_limit``, and ``scalar_demand`` each VM's demand as a plan
     without series would size it (see
     :func:`~vsizer.placement.curve_sizing.size_pool_on_curves`); both are
-    unused on scalar demand. ``engine`` (:mod:`vsizer.engines`) runs the
-    independent parts of the work (None: this process).
+    unused on scalar demand. A pool of more than ``rules.shard_vms`` VMs (0:
+    never) on curves is sized in shards (:mod:`vsizer.placement.shards`), placed
+    on ``engine`` (:mod:`vsizer.engines`; None: this process).
     """
     if curves is None:
         return size_pool(problem, on_scenario=on_scenario)
+    n_shards = shard_count(problem.n_vms, rules.shard_vms)
+    if n_shards > 1:
+        return size_sharded(
+            problem, curves, n_shards, quantile=rules.quantile, solver=rules.solver,
+            time_limit=rules.time_limit, scalar_demand=scalar_demand, engine=engine,
+            on_scenario=on_scenario,
+        )
     return size_pool_on_curves(
         problem,
         curves,

@@ -40,6 +40,7 @@ A scenario TOML file mirrors the CLI flags::
     mem_basis = "auto"     # memory curve ("used") if given, else configured size
     solver = "heuristic"   # or "cp-sat" (OR-Tools, `vsizer[solver]`)
     time_limit = 30.0      # seconds for cp-sat
+    shard_vms = 20000      # pools above this many VMs are placed in shards (0: never)
     vm_cpu_mhz = 1000      # clock [MHz/core] of servers with no clock or score;
     vm_mem_gib = 1         # memory of servers with none (no inventory: every VM)
 
@@ -241,6 +242,15 @@ class Rules:
         "ends the search first (then solver.stopped_by is time_limit). "
         "Default 30.",
         "series", flag="--time-limit", constraint=_POSITIVE))
+    # --- issue 15 (shards): pools too large for one process (vsizer.placement.shards)
+    shard_vms: int = field(default=20_000, metadata=rule(
+        "Largest pool, in VMs, placed on its curves in one piece; a larger "
+        "pool is split into shards of at most this many VMs (curve shapes "
+        "clustered and dealt round-robin), placed in parallel on --engine, "
+        "merged, re-packed across shards and checked for N+k as a whole. "
+        "0: never shard. Default 20000.",
+        "series", flag="--shard-vms", constraint=Interval(int, 0, None)))
+    # --- end issue 15 (shards)
     vm_cpu_mhz: float | None = field(default=None, metadata=rule(
         "Clock [MHz per core] of servers whose inventory row has neither "
         "clock nor CPU score (e.g. Azure Migrate); without inventory, the CPU "

@@ -252,6 +252,7 @@ class _Scalar:
     quantile: float | None = None
     solver: str = "heuristic"
     time_limit: float = 30.0
+    shard_vms: int = 0  # issue 15 (shards): never sharded
 
 
 _NO_CURVES = _Scalar()
