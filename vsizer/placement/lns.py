@@ -58,9 +58,12 @@ import numpy as np
 import numpy.typing as npt
 
 from vsizer.placement.cpsat import _cp_model, solve_curves
+from vsizer.placement.cpsat_model import BinModel, flat_dims
 
 #: Integer scale of one host's usable load (rounding up loses at most 1e-6 per VM).
 SCALE = 1_000_000
+#: VMs converted to integer units at a time.
+CHUNK = 4096
 #: Sub-problems in a row that free no host before the search stops.
 PATIENCE = 60
 #: Largest neighbourhood (hosts re-placed together).
@@ -122,22 +125,23 @@ class LnsResult:
 class _State:
     """The current placement: integer demand, host of each VM, load of each host."""
 
-    q: npt.NDArray[np.int64]  # (V, T, D) in units of SCALE
+    q: npt.NDArray[np.int32]  # (V, T, D) in units of SCALE
     assign: npt.NDArray[np.int64]  # (V,)
     loads: npt.NDArray[np.int64]  # (H, T, D)
     pins: npt.NDArray[np.int64]
     groups: npt.NDArray[np.int64]
+    flat: npt.NDArray[np.bool_]  # (D,) dimensions with one value at every step
     tried: set[frozenset[int]] = field(default_factory=set)
 
     @classmethod
     def of(
-        cls, q: npt.NDArray[np.int64], assign: npt.NDArray[np.int64],
+        cls, q: npt.NDArray[np.int32], assign: npt.NDArray[np.int64],
         pins: npt.NDArray[np.int64], groups: npt.NDArray[np.int64],
     ) -> _State:
         n_hosts = int(assign.max()) + 1 if assign.size else 0
         loads = np.zeros((n_hosts,) + q.shape[1:], dtype=np.int64)
         np.add.at(loads, assign, q)
-        return cls(q, assign.copy(), loads, pins, groups)
+        return cls(q, assign.copy(), loads, pins, groups, flat_dims(q))
 
     def used(self) -> list[int]:
         """Hosts carrying at least one VM, in index order."""
@@ -153,11 +157,16 @@ class _State:
 def to_units(
     curves: npt.NDArray[np.floating], max_load: npt.NDArray[np.float64],
     base_load: npt.NDArray[np.float64],
-) -> npt.NDArray[np.int64]:
-    """Demand in integer units of one host's usable load (x SCALE), rounded up."""
+) -> npt.NDArray[np.int32]:
+    """Demand in integer units of one host's usable load (x SCALE), rounded up; int32,
+    converted :data:`CHUNK` VMs at a time (no float64 copy of every value)."""
     usable = np.asarray(max_load, dtype=np.float64) - base_load
-    q = np.ceil(np.asarray(curves, dtype=np.float64) / usable * SCALE - 1e-9)
-    return np.maximum(q, 0).astype(np.int64)
+    curves = np.asarray(curves)
+    q = np.empty(curves.shape, dtype=np.int32)
+    for i in range(0, curves.shape[0], CHUNK):
+        part = np.ceil(curves[i:i + CHUNK].astype(np.float64) / usable * SCALE - 1e-9)
+        q[i:i + CHUNK] = np.clip(part, 0, np.iinfo(np.int32).max)
+    return q
 
 
 def solve_lns(
@@ -361,68 +370,45 @@ def _resolve(
 
 @dataclass
 class _SubModel:
-    """CP-SAT model of one sub-problem: VMs ``vms`` on the ``chosen`` hosts, one fewer used."""
+    """CP-SAT model of one sub-problem: VMs ``vms`` on the ``chosen`` hosts."""
 
-    model: Any
-    x: list[list[Any]]  # x[v][j]: VM v (local) on chosen host j
-    y: list[Any]  # y[j]: chosen host j used
+    bm: BinModel
     pinned: bool  # some VM of the sub-problem is pinned
 
     @classmethod
     def build(
-        cls, cp_model: Any, q: npt.NDArray[np.int64], steps: list[int], state: _State,
+        cls, cp_model: Any, q: npt.NDArray[np.int32], steps: list[int], state: _State,
         vms: npt.NDArray[np.int64], chosen: list[int],
     ) -> _SubModel:
-        k, n = len(chosen), len(vms)
-        model = cp_model.CpModel()
-        x = [[model.new_bool_var(f"x{v}_{j}") for j in range(k)] for v in range(n)]
-        y = [model.new_bool_var(f"y{j}") for j in range(k)]
         pins = state.pins[vms]
-        for v in range(n):
-            model.add_exactly_one(x[v])
-            if pins[v] >= 0:
-                model.add(x[v][chosen.index(int(pins[v]))] == 1)
-        for j in range(k):
-            for s in steps:
-                for d in range(q.shape[2]):
-                    coef = q[:, s, d]
-                    nz = np.flatnonzero(coef)
-                    if nz.size and coef.sum() > SCALE:
-                        expr = cp_model.LinearExpr.weighted_sum(
-                            [x[v][j] for v in nz.tolist()], coef[nz].tolist()
-                        )
-                        model.add(expr <= SCALE * y[j])
-            for v in range(n):
-                model.add_implication(x[v][j], y[j])
-        groups = state.groups[vms]
-        for g in np.unique(groups[groups >= 0]).tolist():
-            members = np.flatnonzero(groups == g).tolist()
-            for j in range(k):
-                model.add_at_most_one(x[v][j] for v in members)
-        return cls(model, x, y, bool((pins >= 0).any()))
+        local_pins = np.array(
+            [chosen.index(int(p)) if p >= 0 else -1 for p in pins.tolist()], dtype=np.int64
+        )
+        bm = BinModel.build(
+            cp_model, q, steps, state.flat, len(chosen), scale=SCALE,
+            groups=state.groups[vms], pins=local_pins,
+        )
+        return cls(bm, bool((pins >= 0).any()))
+
+    @property
+    def model(self) -> Any:
+        return self.bm.model
 
     def free_one(self) -> None:
         """Ask for one host fewer (fewest used)."""
-        k = len(self.y)
         if not self.pinned:
-            for j in range(k - 1):
-                self.model.add(self.y[j] >= self.y[j + 1])  # hosts are interchangeable
-        self.model.add(sum(self.y) <= k - 1)
-        self.model.minimize(sum(self.y))
+            self.bm.symmetry()  # hosts are interchangeable
+        k = len(self.bm.y)
+        self.bm.minimize_hosts(0, k - 1)
 
     def drain(self, weight: npt.NDArray[np.int64], local0: npt.NDArray[np.int64]) -> None:
         """Least mean load on the target (position 0), the current placement as hint."""
-        self.model.minimize(sum(int(w) * row[0] for w, row in zip(weight, self.x, strict=True)))
-        for v, row in enumerate(self.x):
-            for j, var in enumerate(row):
-                self.model.add_hint(var, int(local0[v]) == j)
+        self.bm.minimize(self.bm.x[:, 0].tolist(), weight.tolist())
+        self.bm.hint(local0)
 
     def assignment(self, cp: Any) -> npt.NDArray[np.int64]:
         """Chosen-host position of every VM of the sub-problem."""
-        return np.array(
-            [next(j for j, var in enumerate(row) if cp.value(var)) for row in self.x],
-            dtype=np.int64,
-        )
+        return self.bm.assignment(cp)
 
 
 def _compactable(
