@@ -20,6 +20,7 @@ EXPECTED = {
     "bench_choice.py": "candidates, ",  # issue 16 (tco)
     "bench_identical.py": "plans byte-identical",
     "bench_lns.py": "| PlanetLab day |",
+    "bench_cpsat_model.py": "solve_exact (CPU only): time_limit",  # issue 15 (cpsat)
     "bench_limits.py": "long sheets refused by the row limit",
     "bench_growth.py": "growth study",
     "bench_placement.py": "ratio target/baseline:",

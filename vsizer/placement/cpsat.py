@@ -1,10 +1,12 @@
 """Exact placement on curves with CP-SAT (OR-Tools), for pools up to a few hundred VMs.
 
-Model (bin packing with one capacity row per host, step and dimension)::
+Model (bin packing with one capacity row per host, step and dimension; written
+into CP-SAT's proto from numpy arrays by :class:`~vsizer.placement.cpsat_model.BinModel`)::
 
     x[v, h] in {0, 1}   VM v on host h          y[h] in {0, 1}   host h used
     sum_h x[v, h] = 1                           (every VM placed once)
-    sum_v q[v, t, d] x[v, h] <= S y[h]          (every host, step t, dimension d)
+    sum_v q[v, t, d] x[v, h] <= S y[h]          (every host, step t, dimension d;
+                                                 one step only for a flat dimension)
     sum_{v in g} x[v, h] <= 1                   (anti-affinity group g)
     x[v, pin(v)] = 1                            (pinned VMs)
     y[h] >= y[h + 1]                            (symmetry: use hosts in order)
@@ -42,12 +44,11 @@ import numpy.typing as npt
 
 from vsizer.errors import ConfigError
 from vsizer.placement.cpsat_model import (
-    MAX_MODEL_BYTES,
     BinModel,
     flat_dims,
     memory_guard,
     model_terms,
-    search_bytes,
+    over_limit,
     too_large,
 )
 
@@ -109,7 +110,8 @@ def solve_curves(
     search never needs more. ``min_hosts`` is a known lower bound.
     ``time_limit`` is CP-SAT's deterministic time; ``deadline`` (a ``clock()``
     value) a wall-clock end checked between rounds and passed to each solve.
-    A round whose model would be above :data:`~vsizer.placement.cpsat_model.MAX_MODEL_BYTES`
+    A round whose model would be above
+    :data:`~vsizer.placement.cpsat_model.MAX_MODEL_BYTES`
     is not built (the first one: :class:`~vsizer.errors.ConfigError`, one line).
     """
     cp_model = _cp_model()
@@ -121,8 +123,8 @@ def solve_curves(
     end = clock() + 4 * float(time_limit) if deadline is None else deadline
     while search.rounds < MAX_ROUNDS and search.budget > 0.05 and clock() < end:
         steps = sorted(search.steps)
-        need = search_bytes(q.size, model_terms(q, steps, flat, n_max))
-        if need > MAX_MODEL_BYTES:
+        need = over_limit(q.size, model_terms(q, steps, flat, n_max))
+        if need:
             if search.rounds == 0:
                 raise too_large(f"the model of {q.shape[0]:,} VMs on {n_max} hosts", need)
             break

@@ -52,11 +52,14 @@ ADVICE = (
 )
 
 
-def flat_dims(q: npt.NDArray[np.integer]) -> npt.NDArray[np.bool_]:
-    """Per dimension: the same value at every step for every VM (one row per host)."""
-    if q.shape[1] == 0:
-        return np.ones(q.shape[2], dtype=bool)
-    return np.asarray((q == q[:, :1, :]).all(axis=(0, 1)))
+def flat_dims(q: npt.NDArray[np.number]) -> npt.NDArray[np.bool_]:
+    """Per dimension: the same value at every step for every VM (one row per host);
+    checked 4,096 VMs at a time (no full-size temporary)."""
+    flat = np.ones(q.shape[2], dtype=bool)
+    for i in range(0, q.shape[0], 4096):
+        part = q[i:i + 4096]
+        flat &= (part == part[:, :1, :]).all(axis=(0, 1))
+    return flat
 
 
 def row_steps(steps: list[int], flat: npt.NDArray[np.bool_], d: int) -> list[int]:
@@ -81,6 +84,12 @@ def search_bytes(cells: int, terms: int) -> int:
     """Estimated memory of a search holding ``cells`` demand values and a model of
     ``terms`` terms."""
     return cells * BYTES_PER_VALUE + terms * BYTES_PER_TERM
+
+
+def over_limit(cells: int, terms: int) -> int:
+    """The estimate of :func:`search_bytes` when it is above :data:`MAX_MODEL_BYTES`, else 0."""
+    need = search_bytes(cells, terms)
+    return need if need > MAX_MODEL_BYTES else 0
 
 
 def too_large(what: str, need: int) -> ConfigError:
@@ -118,15 +127,20 @@ class BinModel:
     x: npt.NDArray[np.int64]  # (n, k) proto index of x[v, j]
     y: npt.NDArray[np.int64]  # (k,) proto index of y[j]
     scale: int
-    terms: int = 0
+    room: npt.NDArray[np.int64] | None = None  # (k, T, D) capacity left by fixed VMs
+    terms: int = 0  # of the capacity and use rows
+    rows: int = 0
 
     @classmethod
     def build(
         cls, cp_model: Any, q: npt.NDArray[np.integer], steps: list[int],
         flat: npt.NDArray[np.bool_], k: int, *, scale: int,
         groups: npt.NDArray[np.int64], pins: npt.NDArray[np.int64],
+        room: npt.NDArray[np.int64] | None = None,
     ) -> BinModel:
-        """The model on ``steps`` (sorted); ``pins`` a host position 0..k-1 per VM or -1."""
+        """The model on ``steps`` (sorted); ``pins`` a host position 0..k-1 per VM or -1;
+        ``room`` (k, T, D) the capacity each host has left for these VMs (default
+        ``scale``: the whole host)."""
         n = q.shape[0]
         model = cp_model.CpModel()
         proto = model.proto
@@ -134,7 +148,7 @@ class BinModel:
             proto.variables.add().domain.extend([0, 1])
         x = np.arange(n * k, dtype=np.int64).reshape(n, k)
         y = np.arange(n * k, n * k + k, dtype=np.int64)
-        self = cls(model, x, y, scale)
+        self = cls(model, x, y, scale, room)
         for v in range(n):
             proto.constraints.add().exactly_one.literals.extend(x[v].tolist())
         for v in np.flatnonzero(pins >= 0).tolist():
@@ -144,7 +158,7 @@ class BinModel:
             self._row(x[:, j], np.ones(n, dtype=np.int64), j, n)
         for d in range(q.shape[2]):
             for s in row_steps(steps, flat, d):
-                self.add_rows(q[:, s, d])
+                self.add_rows(q[:, s, d], s, d)
         for g in np.unique(groups[groups >= 0]).tolist():
             members = np.flatnonzero(groups == g)
             for j in range(k):
@@ -159,16 +173,18 @@ class BinModel:
         ct.coeffs.extend(coef.tolist() + [-cap])
         ct.domain.extend([-cap, 0])
         self.terms += xs.size + 1
+        self.rows += 1
 
-    def add_rows(self, col: npt.NDArray[np.integer]) -> None:
-        """Capacity rows of one step and dimension (demand ``col`` per VM) on every host;
-        none when the VMs' total fits one host."""
+    def add_rows(self, col: npt.NDArray[np.integer], s: int, d: int) -> None:
+        """Capacity rows of step ``s`` and dimension ``d`` (demand ``col`` per VM) on
+        every host whose room the VMs' total exceeds."""
         nz = np.flatnonzero(col)
-        if nz.size == 0 or int(col.sum()) <= self.scale:
-            return
+        total = int(col.sum())
         coef = col[nz].astype(np.int64)
         for j in range(len(self.y)):
-            self._row(self.x[nz, j], coef, j, self.scale)
+            cap = self.scale if self.room is None else int(self.room[j, s, d])
+            if nz.size and total > cap:
+                self._row(self.x[nz, j], coef, j, cap)
 
     def linear(self, idx: list[int], coef: list[int], lo: int, hi: int) -> None:
         """lo <= sum coef * var[idx] <= hi."""
