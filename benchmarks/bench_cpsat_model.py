@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import multiprocessing as mp
 import sys
 import time
 from pathlib import Path
@@ -91,15 +92,23 @@ def build_after(cp_model, q: np.ndarray, steps: list[int], n_hosts: int):
 
 
 def measure(builder, cp_model, q, steps, n_hosts) -> tuple[float, float]:
-    """Build time [s] and the memory the built model holds [MiB]."""
-    gc.collect()
-    before = rss_mib()
-    t0 = time.perf_counter()
-    model = builder(cp_model, q, steps, n_hosts)
-    seconds = time.perf_counter() - t0
-    held = rss_mib() - before
-    del model
-    gc.collect()
+    """Build time [s] and the memory the built model holds [MiB], measured in a forked
+    child (a fresh heap: memory freed by an earlier build is not reused)."""
+    ctx = mp.get_context("fork")
+    out = ctx.Queue()
+
+    def child() -> None:
+        gc.collect()
+        before = rss_mib()
+        t0 = time.perf_counter()
+        model = builder(cp_model, q, steps, n_hosts)
+        out.put((time.perf_counter() - t0, rss_mib() - before))
+        del model
+
+    proc = ctx.Process(target=child)
+    proc.start()
+    seconds, held = out.get()
+    proc.join()
     return seconds, held
 
 
