@@ -23,6 +23,7 @@ EXPECTED = {
     "bench_identical.py": "plans byte-identical",
     "bench_ingest.py": "Parquet ingestion: same series on every engine: True",  # issue 15 (azure)
     "bench_lns.py": "| PlanetLab day |",
+    "bench_cpsat_model.py": "solve_exact (CPU only): time_limit",  # issue 15 (cpsat)
     "bench_limits.py": "long sheets refused by the row limit",
     "bench_growth.py": "growth study",
     "bench_placement.py": "ratio target/baseline:",

@@ -1,10 +1,12 @@
 """Exact placement on curves with CP-SAT (OR-Tools), for pools up to a few hundred VMs.
 
-Model (bin packing with one capacity row per host, step and dimension)::
+Model (bin packing with one capacity row per host, step and dimension; written
+into CP-SAT's proto from numpy arrays by :class:`~vsizer.placement.cpsat_model.BinModel`)::
 
     x[v, h] in {0, 1}   VM v on host h          y[h] in {0, 1}   host h used
     sum_h x[v, h] = 1                           (every VM placed once)
-    sum_v q[v, t, d] x[v, h] <= S y[h]          (every host, step t, dimension d)
+    sum_v q[v, t, d] x[v, h] <= S y[h]          (every host, step t, dimension d;
+                                                 one step only for a flat dimension)
     sum_{v in g} x[v, h] <= 1                   (anti-affinity group g)
     x[v, pin(v)] = 1                            (pinned VMs)
     y[h] >= y[h + 1]                            (symmetry: use hosts in order)
@@ -41,6 +43,14 @@ import numpy as np
 import numpy.typing as npt
 
 from vsizer.errors import ConfigError
+from vsizer.placement.cpsat_model import (
+    BinModel,
+    flat_dims,
+    memory_guard,
+    model_terms,
+    over_limit,
+    too_large,
+)
 
 #: Integer scale of one host's usable load.
 SCALE = 10_000
@@ -100,48 +110,74 @@ def solve_curves(
     search never needs more. ``min_hosts`` is a known lower bound.
     ``time_limit`` is CP-SAT's deterministic time; ``deadline`` (a ``clock()``
     value) a wall-clock end checked between rounds and passed to each solve.
+    A round whose model would be above
+    :data:`~vsizer.placement.cpsat_model.MAX_MODEL_BYTES`
+    is not built (the first one: :class:`~vsizer.errors.ConfigError`, one line).
     """
     cp_model = _cp_model()
-    n = curves.shape[0]
     usable = max_load - base_load
     q = np.ceil(curves.astype(np.float64) / usable * SCALE - 1e-9).astype(np.int64)
     q = np.maximum(q, 0)
+    flat = flat_dims(q)
     search = _Search(_initial_steps(q), (hint.copy(), n_max), min_hosts, float(time_limit))
     end = clock() + 4 * float(time_limit) if deadline is None else deadline
     while search.rounds < MAX_ROUNDS and search.budget > 0.05 and clock() < end:
-        search.rounds += 1
-        model, x, y = _model(cp_model, q, search.steps, groups, pins, n_max, min_hosts)
-        _add_hint(model, x, y, search.best[0])
-        cp = cp_model.CpSolver()
-        cp.parameters.num_workers = 1
-        cp.parameters.max_deterministic_time = search.budget
-        cp.parameters.max_time_in_seconds = max(min(4 * search.budget, end - clock()), 0.01)
-        cp.parameters.random_seed = 0
-        result = cp.solve(model)
-        search.budget -= cp.deterministic_time
-        if result not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        steps = sorted(search.steps)
+        need = over_limit(q.size, model_terms(q, steps, flat, n_max))
+        if need:
+            if search.rounds == 0:
+                raise too_large(f"the model of {q.shape[0]:,} VMs on {n_max} hosts", need)
             break
-        search.bound = max(search.bound, int(np.ceil(cp.best_objective_bound - 1e-9)))
-        assign = np.array(
-            [next(h for h in range(n_max) if cp.value(x[v, h])) for v in range(n)],
-            dtype=np.int64,
-        )
-        # Replay on every step: which (host, step) pairs are over?
-        loads = np.zeros((n_max,) + q.shape[1:], dtype=np.int64)
-        np.add.at(loads, assign, q)
+        search.rounds += 1
+        with memory_guard(f"the model of {q.shape[0]:,} VMs on {n_max} hosts"):
+            loads = _round(cp_model, q, steps, flat, groups, pins, n_max, min_hosts, search, end,
+                           clock)
+        if loads is None:
+            break
         over = loads > SCALE
         if not over.any():
-            search.accept(assign, result == cp_model.OPTIMAL)
             break
         search.steps.update(_worst_steps(loads, over))
     # Hosts in use form a prefix (y[h] >= y[h + 1]; the hint is first-fit), so
     # host ids need no renumbering and pins keep their host.
     assign, _ = search.best
-    n_hosts = int(assign.max()) + 1 if n else 0
+    n_hosts = int(assign.max()) + 1 if assign.size else 0
     bound = max(search.bound, min_hosts) if search.status == "hint" else search.bound
     return CpSatResult(
         assign, n_hosts, min(bound, n_hosts), search.status, search.rounds, len(search.steps)
     )
+
+
+def _round(
+    cp_model: Any, q: npt.NDArray[np.int64], steps: list[int], flat: npt.NDArray[np.bool_],
+    groups: npt.NDArray[np.int64], pins: npt.NDArray[np.int64], n_max: int, min_hosts: int,
+    search: _Search, end: float, clock: Callable[[], float],
+) -> npt.NDArray[np.int64] | None:
+    """One row-generation round: build, solve, replay on every step. The hosts' loads
+    (accepted into ``search`` when nothing is over), or None when the solver found nothing."""
+    bm = BinModel.build(cp_model, q, steps, flat, n_max, scale=SCALE, groups=groups, pins=pins)
+    bm.symmetry()
+    bm.minimize_hosts(min_hosts, n_max)
+    # hint: the best known placement, hosts renumbered in order of first use
+    best = search.best[0]
+    order = {h: i for i, h in enumerate(dict.fromkeys(best.tolist()))}
+    bm.hint(np.array([order[int(h)] for h in best.tolist()], dtype=np.int64))
+    cp = cp_model.CpSolver()
+    cp.parameters.num_workers = 1
+    cp.parameters.max_deterministic_time = search.budget
+    cp.parameters.max_time_in_seconds = max(min(4 * search.budget, end - clock()), 0.01)
+    cp.parameters.random_seed = 0
+    result = cp.solve(bm.model)
+    search.budget -= cp.deterministic_time
+    if result not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None
+    search.bound = max(search.bound, int(np.ceil(cp.best_objective_bound - 1e-9)))
+    assign = bm.assignment(cp)
+    loads = np.zeros((n_max,) + q.shape[1:], dtype=np.int64)
+    np.add.at(loads, assign, q)
+    if not (loads > SCALE).any():
+        search.accept(assign, result == cp_model.OPTIMAL)
+    return loads
 
 
 @dataclass
@@ -171,62 +207,6 @@ def _cp_model() -> Any:
             "--solver cp-sat needs OR-Tools: pip install 'vsizer[solver]'"
         ) from None
     return cp_model
-
-
-def _model(
-    cp_model: Any,
-    q: npt.NDArray[np.int64],
-    steps: set[int],
-    groups: npt.NDArray[np.int64],
-    pins: npt.NDArray[np.int64],
-    n_max: int,
-    min_hosts: int,
-) -> tuple[Any, dict[tuple[int, int], Any], list[Any]]:
-    """The bin-packing model on the given steps (see the module docstring), its x and y."""
-    n, _, d = q.shape
-    hosts = range(n_max)
-    model = cp_model.CpModel()
-    x = {(v, h): model.new_bool_var(f"x{v}_{h}") for v in range(n) for h in hosts}
-    y = [model.new_bool_var(f"y{h}") for h in hosts]
-    for v in range(n):
-        model.add_exactly_one(x[v, h] for h in hosts)
-        if pins[v] >= 0:
-            model.add(x[v, int(pins[v])] == 1)
-    for h in hosts:
-        for v in range(n):
-            model.add_implication(x[v, h], y[h])
-        for s in sorted(steps):
-            for j in range(d):
-                coef = q[:, s, j]
-                nz = np.flatnonzero(coef)
-                if nz.size == 0 or coef.sum() <= SCALE:
-                    continue
-                model.add(
-                    sum(int(coef[v]) * x[v, h] for v in nz.tolist()) <= SCALE * y[h]
-                )
-        for g in np.unique(groups[groups >= 0]).tolist():
-            members = np.flatnonzero(groups == g).tolist()
-            model.add_at_most_one(x[v, h] for v in members)
-    for h in range(n_max - 1):
-        model.add(y[h] >= y[h + 1])
-    model.add(sum(y) >= min_hosts)
-    model.minimize(sum(y))
-    return model, x, y
-
-
-def _add_hint(
-    model: Any,
-    x: dict[tuple[int, int], Any],
-    y: list[Any],
-    assign0: npt.NDArray[np.int64],
-) -> None:
-    """Hint: the best known placement, hosts renumbered in order of first use."""
-    used = {hh: i for i, hh in enumerate(dict.fromkeys(assign0.tolist()))}
-    for v in range(len(assign0)):
-        for h in range(len(y)):
-            model.add_hint(x[v, h], used.get(int(assign0[v]), -1) == h)
-    for h in range(len(y)):
-        model.add_hint(y[h], h < len(used))
 
 
 def _worst_steps(loads: npt.NDArray[np.int64], over: npt.NDArray[np.bool_]) -> set[int]:

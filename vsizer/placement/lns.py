@@ -2,7 +2,7 @@
 
 The exact model of :mod:`vsizer.placement.cpsat` is far too big at a thousand VMs
 (one Boolean per VM and host, one row per host, step and dimension). Here it is
-solved only on *sub-problems*: a few hosts (2 to 4) of a feasible placement
+solved only on *sub-problems*: a few hosts (2 to 12) of a feasible placement
 are chosen, their VMs freed, and CP-SAT re-places those VMs on the same hosts
 with every other host fixed, asking for one host fewer. When it succeeds a
 host is freed and the search goes on from the smaller plan; otherwise another
@@ -16,14 +16,22 @@ Partners are added greedily: each time the host whose residual curve
 partners so far still lack, i.e. that maximizes
 min over steps and dimensions of (sum of the partners' residuals - target
 load). A host whose residual is high exactly where the target is busy is
-anti-correlated with it and is chosen first. When the chosen hosts' summed
-load exceeds k - 1 hosts at some step, no re-placement can free one (the
-per-step bound of the sub-problem), so the solver is not called.
+anti-correlated with it and is chosen first. Only sets whose summed load stays
+within k - 1 hosts at every step can give up one (the per-step bound of the
+sub-problem): they are tried smallest first, up to :data:`MAX_HOSTS` hosts
+(with small items the slack of one host is spread over eight or more).
 
-Draining: when the chosen hosts cannot give up one, the same sub-problem is
-solved for the least mean load left on the target (the current placement as
-hint) and the move is kept when that load drops, so later rounds find the
-target nearly empty.
+Two sub-problems per set. *Empty the target* (:mod:`vsizer.placement.lns_empty`):
+the target's VMs leave it, on each partner only the few VMs busiest where the
+target is busy may move, the others stay and leave a room curve; a model of a
+few dozen VMs that CP-SAT solves or proves infeasible in a fraction of a
+second (then more partner VMs are freed). *Re-place every VM* of the set on
+one host fewer, for sets of up to :data:`FULL_FREE_HOSTS` hosts.
+
+Draining: when no set up to :data:`MAX_HOSTS` hosts can give up one, the
+:data:`DRAIN_HOSTS` first hosts are solved for the least mean load left on the
+target (the current placement as hint) and the move is kept when that load
+drops, so later rounds find the target nearly empty.
 
 Sub-problem model: the same bin-packing rows as ``cpsat.py``, on the chosen
 hosts only, with ``sum y <= k - 1``; rows only on the critical steps of the
@@ -58,13 +66,33 @@ import numpy as np
 import numpy.typing as npt
 
 from vsizer.placement.cpsat import _cp_model, solve_curves
+from vsizer.placement.cpsat_model import (
+    BinModel,
+    flat_dims,
+    memory_guard,
+    over_limit,
+    too_large,
+)
+from vsizer.placement.lns_empty import ADD_STEPS as EMPTY_ADD
+from vsizer.placement.lns_empty import CRIT_STEPS as EMPTY_STEPS
+from vsizer.placement.lns_empty import FREE_PER_HOST as EMPTY_FREE
+from vsizer.placement.lns_empty import ROUNDS as EMPTY_ROUNDS
+from vsizer.placement.lns_empty import empty_host
 
 #: Integer scale of one host's usable load (rounding up loses at most 1e-6 per VM).
 SCALE = 1_000_000
+#: VMs converted to integer units at a time.
+CHUNK = 4096
 #: Sub-problems in a row that free no host before the search stops.
 PATIENCE = 60
 #: Largest neighbourhood (hosts re-placed together).
-MAX_HOSTS = 4
+MAX_HOSTS = 12
+#: Hosts of a drain (when no set up to MAX_HOSTS can give up a host).
+DRAIN_HOSTS = 4
+#: Largest neighbourhood also re-placed whole (every VM of every chosen host free).
+FULL_FREE_HOSTS = 4
+#: Deterministic time of CP-SAT for emptying one host.
+EMPTY_WORK = 0.5
 #: Largest pool (VMs x hosts of the start) solved first with the full model of
 #: ``cpsat.py``, which can prove a bound above the per-step one.
 FULL_MODEL = 1_000
@@ -122,22 +150,23 @@ class LnsResult:
 class _State:
     """The current placement: integer demand, host of each VM, load of each host."""
 
-    q: npt.NDArray[np.int64]  # (V, T, D) in units of SCALE
+    q: npt.NDArray[np.int32]  # (V, T, D) in units of SCALE
     assign: npt.NDArray[np.int64]  # (V,)
     loads: npt.NDArray[np.int64]  # (H, T, D)
     pins: npt.NDArray[np.int64]
     groups: npt.NDArray[np.int64]
+    flat: npt.NDArray[np.bool_]  # (D,) dimensions with one value at every step
     tried: set[frozenset[int]] = field(default_factory=set)
 
     @classmethod
     def of(
-        cls, q: npt.NDArray[np.int64], assign: npt.NDArray[np.int64],
+        cls, q: npt.NDArray[np.int32], assign: npt.NDArray[np.int64],
         pins: npt.NDArray[np.int64], groups: npt.NDArray[np.int64],
     ) -> _State:
         n_hosts = int(assign.max()) + 1 if assign.size else 0
         loads = np.zeros((n_hosts,) + q.shape[1:], dtype=np.int64)
         np.add.at(loads, assign, q)
-        return cls(q, assign.copy(), loads, pins, groups)
+        return cls(q, assign.copy(), loads, pins, groups, flat_dims(q))
 
     def used(self) -> list[int]:
         """Hosts carrying at least one VM, in index order."""
@@ -153,11 +182,16 @@ class _State:
 def to_units(
     curves: npt.NDArray[np.floating], max_load: npt.NDArray[np.float64],
     base_load: npt.NDArray[np.float64],
-) -> npt.NDArray[np.int64]:
-    """Demand in integer units of one host's usable load (x SCALE), rounded up."""
+) -> npt.NDArray[np.int32]:
+    """Demand in integer units of one host's usable load (x SCALE), rounded up; int32,
+    converted :data:`CHUNK` VMs at a time (no float64 copy of every value)."""
     usable = np.asarray(max_load, dtype=np.float64) - base_load
-    q = np.ceil(np.asarray(curves, dtype=np.float64) / usable * SCALE - 1e-9)
-    return np.maximum(q, 0).astype(np.int64)
+    curves = np.asarray(curves)
+    q = np.empty(curves.shape, dtype=np.int32)
+    for i in range(0, curves.shape[0], CHUNK):
+        part = np.ceil(curves[i:i + CHUNK].astype(np.float64) / usable * SCALE - 1e-9)
+        q[i:i + CHUNK] = np.clip(part, 0, np.iinfo(np.int32).max)
+    return q
 
 
 def solve_lns(
@@ -200,7 +234,10 @@ def solve_lns(
         run.rounds += 1
         state.tried.add(frozenset(chosen))
         moved = None
-        if _fits_fewer(state, chosen):
+        fits = _fits_fewer(state, chosen)
+        if fits:
+            moved = _empty(cp_model, state, chosen, run, t_end, clock)
+        if fits and moved is None and len(chosen) <= FULL_FREE_HOSTS:
             moved = _resolve(cp_model, state, chosen, run, t_end, clock, free=True)
         if moved is not None and _compactable(state, *moved):
             state.move(*moved)
@@ -208,6 +245,8 @@ def solve_lns(
             run.freed, run.idle = run.freed + 1, 0
             continue
         run.idle += 1
+        if len(chosen) > FULL_FREE_HOSTS:
+            continue
         drained = _resolve(cp_model, state, chosen, run, t_end, clock, free=False)
         if drained is not None:
             state.move(*drained)
@@ -248,28 +287,35 @@ def _neighbourhood(state: _State, rng: np.random.Generator) -> list[int] | None:
     """The next hosts to re-place together (see the module docstring), or None when
     every target has been tried with every size since the last improvement."""
     used = state.used()
-    if len(used) <= MAX_HOSTS:
+    if len(used) <= FULL_FREE_HOSTS:
         chosen = used
         return None if frozenset(chosen) in state.tried else chosen
-    frac = state.loads[used].astype(np.float64) / SCALE  # (H, T, D)
+    loads = state.loads[used]
+    frac = loads.astype(np.float64) / SCALE  # (H, T, D)
     busy = frac.max(axis=2).mean(axis=1)
     for i in np.argsort(busy, kind="stable").tolist():
-        for size in range(2, MAX_HOSTS + 1):
-            chosen = _partners(frac, i, size, rng)
+        for chosen in _growing(loads, frac, i, rng):
             key = frozenset(used[j] for j in chosen)
             if key not in state.tried:
                 return [used[j] for j in chosen]
     return None
 
 
-def _partners(
-    frac: npt.NDArray[np.float64], target: int, size: int, rng: np.random.Generator
-) -> list[int]:
-    """``target`` and ``size - 1`` partners whose residual curves best cover its load;
-    each partner drawn among the best three (seeded) for variety."""
+def _growing(
+    loads: npt.NDArray[np.int64], frac: npt.NDArray[np.float64], target: int,
+    rng: np.random.Generator,
+) -> list[list[int]]:
+    """``target`` and partners added one at a time, each the host whose residual curve
+    best covers what the target and the partners so far still lack (drawn among the best
+    three, seeded, for variety). The sets that could give up a host (summed load within
+    k - 1 hosts at every step), smallest first, up to :data:`MAX_HOSTS` hosts; when none
+    can, the set of :data:`DRAIN_HOSTS` hosts (for a drain)."""
     chosen = [target]
     lack = -frac[target]  # residual of the partners minus the target's load
-    for _ in range(size - 1):
+    total = loads[target].copy()
+    sets: list[list[int]] = []
+    drain: list[int] = []
+    while len(chosen) < min(MAX_HOSTS, frac.shape[0]):
         score = (lack[None] + 1.0 - frac).min(axis=(1, 2))
         score[chosen] = -np.inf
         best = np.argsort(-score, kind="stable")[:3]
@@ -277,7 +323,12 @@ def _partners(
         pick = int(best[int(rng.integers(len(best)))])
         chosen.append(pick)
         lack = lack + 1.0 - frac[pick]
-    return chosen
+        total += loads[pick]
+        if (total <= SCALE * (len(chosen) - 1)).all():
+            sets.append(list(chosen))
+        if len(chosen) == DRAIN_HOSTS:
+            drain = list(chosen)
+    return sets or ([drain] if drain else [])
 
 
 def _fits_fewer(state: _State, chosen: list[int]) -> bool:
@@ -287,7 +338,7 @@ def _fits_fewer(state: _State, chosen: list[int]) -> bool:
     return bool((total <= SCALE * (len(chosen) - 1)).all())
 
 
-def _critical_steps(q: npt.NDArray[np.int64], loads: npt.NDArray[np.int64]) -> set[int]:
+def _critical_steps(q: npt.NDArray[np.integer], loads: npt.NDArray[np.int64]) -> set[int]:
     """The busiest steps of the sub-problem's summed load, per dimension, and each
     chosen host's busiest steps."""
     total = q.sum(axis=0)  # (T, D)
@@ -307,6 +358,21 @@ def _worst_steps(loads: npt.NDArray[np.int64]) -> set[int]:
         worst = np.argsort(-excess[h, :, d], kind="stable")[:ADD_STEPS]
         steps.update(int(s) for s in worst if excess[h, s, d] > 0)
     return steps
+
+
+def _empty(
+    cp_model: Any, state: _State, chosen: list[int], run: _Run, t_end: float,
+    clock: Callable[[], float],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
+    """Empty the target into its partners (:func:`~vsizer.placement.lns_empty.empty_host`)."""
+    res = empty_host(
+        cp_model, state.q, state.assign, state.loads, state.flat, state.pins, state.groups,
+        chosen, scale=SCALE, work=min(EMPTY_WORK, run.budget - run.work),
+        wall_left=lambda: t_end - clock(),
+    )
+    run.work += res.work
+    run.solves += res.solves
+    return res.move
 
 
 def _resolve(
@@ -361,68 +427,45 @@ def _resolve(
 
 @dataclass
 class _SubModel:
-    """CP-SAT model of one sub-problem: VMs ``vms`` on the ``chosen`` hosts, one fewer used."""
+    """CP-SAT model of one sub-problem: VMs ``vms`` on the ``chosen`` hosts."""
 
-    model: Any
-    x: list[list[Any]]  # x[v][j]: VM v (local) on chosen host j
-    y: list[Any]  # y[j]: chosen host j used
+    bm: BinModel
     pinned: bool  # some VM of the sub-problem is pinned
 
     @classmethod
     def build(
-        cls, cp_model: Any, q: npt.NDArray[np.int64], steps: list[int], state: _State,
+        cls, cp_model: Any, q: npt.NDArray[np.int32], steps: list[int], state: _State,
         vms: npt.NDArray[np.int64], chosen: list[int],
     ) -> _SubModel:
-        k, n = len(chosen), len(vms)
-        model = cp_model.CpModel()
-        x = [[model.new_bool_var(f"x{v}_{j}") for j in range(k)] for v in range(n)]
-        y = [model.new_bool_var(f"y{j}") for j in range(k)]
         pins = state.pins[vms]
-        for v in range(n):
-            model.add_exactly_one(x[v])
-            if pins[v] >= 0:
-                model.add(x[v][chosen.index(int(pins[v]))] == 1)
-        for j in range(k):
-            for s in steps:
-                for d in range(q.shape[2]):
-                    coef = q[:, s, d]
-                    nz = np.flatnonzero(coef)
-                    if nz.size and coef.sum() > SCALE:
-                        expr = cp_model.LinearExpr.weighted_sum(
-                            [x[v][j] for v in nz.tolist()], coef[nz].tolist()
-                        )
-                        model.add(expr <= SCALE * y[j])
-            for v in range(n):
-                model.add_implication(x[v][j], y[j])
-        groups = state.groups[vms]
-        for g in np.unique(groups[groups >= 0]).tolist():
-            members = np.flatnonzero(groups == g).tolist()
-            for j in range(k):
-                model.add_at_most_one(x[v][j] for v in members)
-        return cls(model, x, y, bool((pins >= 0).any()))
+        local_pins = np.array(
+            [chosen.index(int(p)) if p >= 0 else -1 for p in pins.tolist()], dtype=np.int64
+        )
+        bm = BinModel.build(
+            cp_model, q, steps, state.flat, len(chosen), scale=SCALE,
+            groups=state.groups[vms], pins=local_pins,
+        )
+        return cls(bm, bool((pins >= 0).any()))
+
+    @property
+    def model(self) -> Any:
+        return self.bm.model
 
     def free_one(self) -> None:
         """Ask for one host fewer (fewest used)."""
-        k = len(self.y)
         if not self.pinned:
-            for j in range(k - 1):
-                self.model.add(self.y[j] >= self.y[j + 1])  # hosts are interchangeable
-        self.model.add(sum(self.y) <= k - 1)
-        self.model.minimize(sum(self.y))
+            self.bm.symmetry()  # hosts are interchangeable
+        k = len(self.bm.y)
+        self.bm.minimize_hosts(0, k - 1)
 
     def drain(self, weight: npt.NDArray[np.int64], local0: npt.NDArray[np.int64]) -> None:
         """Least mean load on the target (position 0), the current placement as hint."""
-        self.model.minimize(sum(int(w) * row[0] for w, row in zip(weight, self.x, strict=True)))
-        for v, row in enumerate(self.x):
-            for j, var in enumerate(row):
-                self.model.add_hint(var, int(local0[v]) == j)
+        self.bm.minimize(self.bm.x[:, 0].tolist(), weight.tolist())
+        self.bm.hint(local0)
 
     def assignment(self, cp: Any) -> npt.NDArray[np.int64]:
         """Chosen-host position of every VM of the sub-problem."""
-        return np.array(
-            [next(j for j, var in enumerate(row) if cp.value(var)) for row in self.x],
-            dtype=np.int64,
-        )
+        return self.bm.assignment(cp)
 
 
 def _compactable(
@@ -467,8 +510,61 @@ def solve_exact(
     solved with the full model of :func:`~vsizer.placement.cpsat.solve_curves`
     on half the time, whose proven bound may raise ``bound``; the search of
     :func:`solve_lns` then goes on from the best placement in the time left.
+
+    Memory: the search's estimate (its integer demand and loads, and its largest
+    sub-problem model) above :data:`~vsizer.placement.cpsat_model.MAX_MODEL_BYTES`
+    is refused before anything is built, and OR-Tools running out of memory is
+    turned into the same kind of one-line :class:`~vsizer.errors.ConfigError`.
     """
     t0 = clock()
+    n_start = int(start.max()) + 1 if start.size else 0
+    what = f"the search of {start.size:,} VMs on {n_start:,} hosts"
+    need = over_limit(curves.size + 2 * n_start * int(np.prod(curves.shape[1:])),
+                      _largest_model(curves, start))
+    if need:
+        raise too_large(what, need)
+    with memory_guard(what):
+        return _solve_exact(curves, max_load, base_load=base_load, groups=groups, pins=pins,
+                            start=start, bound=bound, time_limit=time_limit, clock=clock,
+                            t0=t0)
+
+
+def _largest_model(curves: npt.NDArray[np.floating], start: npt.NDArray[np.int64]) -> int:
+    """Terms of the largest sub-problem model the search may build: the
+    :data:`FULL_FREE_HOSTS` fullest hosts re-placed whole, or a host emptied into
+    :data:`MAX_HOSTS` - 1 partners, every row-generation round's steps added."""
+    if start.size == 0:
+        return 0
+    n_steps, n_dims = curves.shape[1:]
+    flat = flat_dims(curves)
+    per_host = np.sort(np.bincount(start))[::-1]
+    whole = int(per_host[:FULL_FREE_HOSTS].sum())
+    k_whole = min(FULL_FREE_HOSTS, per_host.size)
+    steps_whole = TOP_STEPS + (HOST_STEPS + SUB_ROUNDS * ADD_STEPS) * k_whole
+    k_empty = min(MAX_HOSTS, per_host.size) - 1
+    emptied = int(per_host[0]) + k_empty * max(EMPTY_FREE)
+    steps_empty = EMPTY_STEPS + EMPTY_ROUNDS * EMPTY_ADD * max(k_empty, 1)
+    terms = 0
+    for n, k, steps in ((whole, k_whole, steps_whole), (emptied, k_empty, steps_empty)):
+        rows = min(steps, n_steps) * int((~flat).sum()) + int(flat.sum())
+        terms = max(terms, n * k * (rows + 3))
+    return terms
+
+
+def _solve_exact(
+    curves: npt.NDArray[np.floating],
+    max_load: npt.NDArray[np.float64],
+    *,
+    base_load: npt.NDArray[np.float64],
+    groups: npt.NDArray[np.int64],
+    pins: npt.NDArray[np.int64],
+    start: npt.NDArray[np.int64],
+    bound: int,
+    time_limit: float,
+    clock: Callable[[], float],
+    t0: float,
+) -> LnsResult:
+    """:func:`solve_exact` once its size is checked (``t0``: when it was called)."""
     n_start = int(start.max()) + 1 if start.size else 0
     best, solves = start, 0
     if n_start > bound and start.size * n_start <= FULL_MODEL:

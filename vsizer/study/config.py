@@ -233,7 +233,10 @@ class Rules:
         "Placement on curves: heuristic or cp-sat (OR-Tools; the exact "
         "model for small pools, then large-neighbourhood search that frees "
         "hosts of the heuristic's plan, never more hosts than it; reports "
-        "status optimal/improved/hint and the gap). Default heuristic.",
+        "status optimal/improved/hint and the gap). A pool whose search would "
+        "need more than 1.5 GB (estimated before building: "
+        "vsizer.placement.cpsat_model.MAX_MODEL_BYTES) is refused with one "
+        "line. Default heuristic.",
         "series", flag="--solver", constraint=OneOf(("heuristic", "cp-sat"))))
     time_limit: float = field(default=30.0, metadata=rule(
         "Wall-clock seconds of the cp-sat search per pool (model building "
