@@ -162,3 +162,40 @@ def test_large_placements_skip_the_search_and_say_so(monkeypatch):
         "local search after first-fit skipped: 4 hosts x 2 steps x 1 dimensions is "
         "above 7 host-steps.",
     )
+
+
+def _state(demand: np.ndarray, assign: list[int], n: int):
+    from vsizer.placement.improve_state import State
+
+    return State(demand, np.array(assign), n, np.zeros(demand.shape[2]),
+                 np.full(demand.shape[0], -1), None)
+
+
+def test_close_and_repair_pairs_complementary_curves():
+    # a, b peak at step 0 (host 0: 1.0, 0.2), c, d at step 1 (host 1: 0.2, 1.0), e flat
+    # 0.3 alone on host 2. Closing host 2: e goes to host 0 (tie, first) at 1.3 on step 0;
+    # the repair moves a to host 1 (1.1 on step 1), then c to host 0: hosts at
+    # (0.9, 0.9) and (0.6, 0.6).
+    from vsizer.placement.repair import close_one
+
+    demand = np.array([[0.5, 0.1], [0.5, 0.1], [0.1, 0.5], [0.1, 0.5], [0.3, 0.3]])[:, :, None]
+    state = _state(demand, [0, 0, 1, 1, 2], 3)
+    ok = close_one(state, 2, np.ones(5, dtype=bool), np.random.default_rng(0), 50)
+    assert ok
+    assert state.alive.tolist() == [True, True, False]
+    loads = host_loads(demand, state.assign, 3)
+    assert np.allclose(sorted(loads[:2, :, 0].tolist()), [[0.6, 0.6], [0.9, 0.9]])
+    assert np.allclose(state.loads, loads)
+
+
+def test_close_and_repair_that_fails_leaves_the_state_as_it_was():
+    from vsizer.placement.repair import close_one
+
+    demand = np.array([[0.6, 0.6], [0.6, 0.6], [0.6, 0.6]])[:, :, None]
+    state = _state(demand, [0, 1, 2], 3)
+    before = state.loads.copy()
+    ok = close_one(state, 2, np.ones(3, dtype=bool), np.random.default_rng(0), 200)
+    assert not ok
+    assert state.assign.tolist() == [0, 1, 2]
+    assert state.alive.all()
+    assert np.allclose(state.loads, before)

@@ -31,9 +31,6 @@ FINE_BEFORE = {
     "20110303": 38, "20110306": 33, "20110309": 38, "20110322": 55,
     "20110325": 39, "20110403": 53, "20110412": 38,
 }
-#: Days where the local search stops one host above floor(1.05 x bound) + 1
-#: (20 hosts, bound 18: the busiest step needs 17.91 hosts, 19 means 94 % full).
-COARSE_SHORT = {"20110303"}
 
 pytestmark = pytest.mark.skipif(not DAYS, reason=f"{DATA} is absent")
 
@@ -62,11 +59,7 @@ def replay_over(demand: np.ndarray, assign: np.ndarray, n: int, limit: np.ndarra
     return int((loads > limit * (1 + 1e-6)).any(axis=2).sum())
 
 
-@pytest.mark.parametrize(
-    "day",
-    [pytest.param(d, marks=pytest.mark.xfail(strict=True, reason="one host short"))
-     if d in COARSE_SHORT else d for d in DAYS],
-)
+@pytest.mark.parametrize("day", DAYS)
 def test_coarse_items_within_five_percent_of_the_bound(day):
     demand = curves(day, mem=False)
     sizing = size_pool_on_curves(problem(demand, [8000.0], 1.0), demand)

@@ -11,8 +11,9 @@ leaves the last hosts partly filled. This module empties hosts:
   removed when all its VMs have moved; otherwise every move is undone.
 * **Close and repair** (:mod:`vsizer.placement.repair`, every step must fit): the
   least-loaded host is closed, its VMs go where they overflow least, and a tabu
-  search of single-VM moves removes the overflow within a fixed number of
-  iterations; repeated while it succeeds.
+  search of single-VM moves, with breakout weights on the host-steps still over,
+  removes the overflow within a fixed number of iterations; repeated while it
+  succeeds.
 * **Ruin and recreate.** A fixed number of rounds: one of the three least-loaded
   hosts and a few hosts whose residual (free) curves are correlated with its
   load — free when it is busy — lose all (the former) or a share (the others)
