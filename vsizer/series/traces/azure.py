@@ -44,7 +44,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -322,7 +322,7 @@ def _aligned(grid: Grid, step_s: int, how: str, quality: SeriesQuality) -> Align
         "overlap": [str(overlap[0]), str(overlap[1])] if overlap else None,
         "gaps": {"cpu_util": empty_cells}, "filled": {"cpu_util": 0}, "dtype": "float32",
     }  # fmt: skip
-    vals = cast(dict[str, npt.NDArray[np.float64]], {"cpu_util": values})
+    vals: dict[str, npt.NDArray[np.floating[Any]]] = {"cpu_util": values}
     return AlignedSeries(servers, index, vals, {"cpu_util": "fraction"}, step_td, overlap, report)
 
 
