@@ -161,3 +161,20 @@ def test_plan_without_count_reason_still_renders(small_plan):
 
 def test_headroom_is_the_declared_rule():
     assert HEADROOM == 1.2
+
+
+def test_no_merge_tried_above_the_size_cap(tmp_path, monkeypatch):
+    from vsizer.study import count_reason
+
+    rows = SMALL.splitlines()
+    body = [rows[0]] + [r.replace(",web,", ",api,") if i > 2 else r
+                        for i, r in enumerate(rows[1:], 1)]
+    f = tmp_path / "two.csv"
+    f.write_text("\n".join(body) + "\n")
+    n = len(body) - 1
+    monkeypatch.setattr(count_reason, "MERGE_MAX_VMS", n - 1)
+    doc = vsizer.plan(f, min_hosts=3).to_dict()
+    assert [p["count_reason"]["suggestion"] for p in doc["pools"]] == [None, None]
+    monkeypatch.setattr(count_reason, "MERGE_MAX_VMS", n)
+    doc = vsizer.plan(f, min_hosts=3).to_dict()
+    assert doc["pools"][0]["count_reason"]["suggestion"].startswith("merge with pool")

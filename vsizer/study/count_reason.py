@@ -37,6 +37,10 @@ RULES = ("min_hosts", "failover", "anti_affinity", "pinning")
 
 #: Most pools tried pairwise for a merge suggestion (pairs grow as n^2).
 MERGE_POOLS = 12
+#: Most VMs of two pools together tried for a merge suggestion: each try sizes
+#: the merged pool again (about 15 sizings of a large N+k pool), which at fleet
+#: scale costs more than the whole plan; the pools' own counts are unaffected.
+MERGE_MAX_VMS = 10_000
 
 
 @dataclass(frozen=True)
@@ -210,7 +214,7 @@ def suggest_merges(pools: list[PoolResult]) -> None:
     """Set ``count_reason.suggestion`` of pools (on scalar demand) that a rule
     alone keeps apart and whose merge with another such pool needs fewer hosts
     than the two apart. Pools on curves are not tried (their curves would be
-    sized again as one)."""
+    sized again as one), nor pairs above :data:`MERGE_MAX_VMS` VMs together."""
     held = [
         p for p in pools
         if p.count_reason is not None and p.problem is not None
@@ -220,6 +224,8 @@ def suggest_merges(pools: list[PoolResult]) -> None:
     best: dict[str, tuple[int, str, int]] = {}
     for a, b in itertools.combinations(held, 2):
         assert a.problem is not None and b.problem is not None
+        if a.problem.n_vms + b.problem.n_vms > MERGE_MAX_VMS:
+            continue
         merged = _merged(a.problem, b.problem)
         if merged is None:
             continue
