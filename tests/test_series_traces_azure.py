@@ -312,6 +312,13 @@ def test_series_set_adapter_matches() -> None:
     sset = read_azure_series(SAMPLE)
     aligned, _, _ = read_azure(SAMPLE)
     assert sset.source_format == "azure"
+    # Column-wise: the plan bins the columns, no tidy frame is built for it.
+    assert sset.columns is not None and sset._data is None
+    direct = sset.columns.align(step="5min", how="mean")
+    np.testing.assert_array_equal(
+        direct.values["cpu_util"], aligned.values["cpu_util"].astype(np.float64)
+    )
+    assert sset._data is None
     assert len(sset.data) == int(np.isfinite(aligned.values["cpu_util"]).sum())
     again = align(sset.data)
     np.testing.assert_allclose(again.values["cpu_util"], aligned.values["cpu_util"], rtol=1e-6)

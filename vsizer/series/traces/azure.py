@@ -392,20 +392,25 @@ def _notes(quality: SeriesQuality, t0_ns: int, header: bool, cpu: str) -> None:
 def read_azure_series(
     path: str | os.PathLike[str], *, start: str | pd.Timestamp | None = None
 ) -> SeriesSet:
-    """:func:`read_azure` as a tidy :class:`SeriesSet` (the ``azure`` series format).
+    """:func:`read_azure` as a :class:`SeriesSet` (the ``azure`` series format).
 
-    A stopgap until series sets carry aligned matrices: the tidy frame holds
-    every reading, so this is for traces that fit in memory.
+    The set holds each VM's readings column-wise (its binned steps, no tidy
+    frame: :class:`~vsizer.series.columnar.SampleColumns`); the plan bins them
+    onto its own step, and the tidy frame is built only when asked for.
     """
+    from vsizer.series.columnar import SampleColumns, ServerSamples
+
     aligned, quality, metadata = read_azure(
         path, start=start if start is not None else "1970-01-01T00:00:00Z"
     )
     mat = aligned.values["cpu_util"]
-    rows, cols = np.nonzero(~np.isnan(mat))
-    from vsizer.series._tidy import tidy_from_codes
-
-    data = tidy_from_codes(
-        rows, aligned.servers, np.zeros(len(rows), dtype=np.int64), ["cpu_util"],
-        aligned.index.asi8[cols], mat[rows, cols].astype(np.float64),
-    )  # fmt: skip
-    return SeriesSet(data, quality, str(path), "azure", metadata)
+    times = aligned.index.asi8
+    samples = []
+    for i, server in enumerate(aligned.servers):
+        row = np.asarray(mat[i], dtype=np.float64)
+        keep = ~np.isnan(row)
+        samples.append(
+            ServerSamples(server, times[keep].copy(), ("cpu_util",), row[keep][None, :])
+        )
+    columns = SampleColumns(samples)
+    return SeriesSet(None, quality, str(path), "azure", metadata, columns=columns)
