@@ -21,7 +21,8 @@ steps of every dimension and every VM's peak step; each solution is replayed on
 every step, the steps where some host is over are added, and the model is
 solved again, until no host is over or the time is spent. A model with fewer
 steps is a relaxation, so its proven bound is a valid lower bound for the full
-problem; the answer is the best full-step-feasible placement found, with the
+problem (the LP relaxation's bound is no better than max_t sum q / S: the
+uniform x = 1/H attains it, see ``tests/test_lp_bound.py``); the answer is the best full-step-feasible placement found, with the
 gap to that bound. The heuristic placement is given as a hint and kept when the
 solver finds nothing better.
 
