@@ -65,10 +65,10 @@ fuzz: $(STAMP)
 SMOKE ?=
 bench: $(STAMP)
 ifeq ($(strip $(SMOKE)),)
-	$(BIN)/python benchmarks/bench_placement.py
+	PYTHONPATH=. $(BIN)/python benchmarks/bench_placement.py
 else
 	@set -e; for script in benchmarks/*.py; do \
-	    echo "== $$script --smoke"; $(BIN)/python $$script --smoke; \
+	    echo "== $$script --smoke"; PYTHONPATH=. $(BIN)/python $$script --smoke; \
 	done
 endif
 
