@@ -37,7 +37,7 @@ from unittest import mock
 import numpy as np
 import pandas as pd
 
-from vsizer._jsonstream import write_json
+from vsizer._jsonable import write_json
 from vsizer.catalogs.model import HostModel
 from vsizer.inventory.model import Inventory, empty_frame
 from vsizer.placement import blocked, failover, heuristics, sizing

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
@@ -62,3 +63,15 @@ def jsonable_column(col: pd.Series) -> list[Any]:
         cells = col.astype(object).tolist()
         return [None if m else py(v) for v, m in zip(cells, missing, strict=True)]
     return [jsonable(v) for v in col.tolist()]
+
+
+def write_json(doc: Any, fh: IO[str]) -> None:
+    """Write ``doc`` to the text file ``fh`` as ``json.dumps(doc, ensure_ascii=False,
+    indent=2)`` and a newline, piece by piece (:meth:`json.JSONEncoder.iterencode`):
+    the text of a fleet plan (hundreds of MB) is never whole in memory."""
+    for chunk in _ENCODER.iterencode(doc):
+        fh.write(chunk)
+    fh.write("\n")
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, indent=2)

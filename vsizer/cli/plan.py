@@ -232,7 +232,7 @@ def _read_series(
 
 def _write(doc: dict[str, Any], path: Path, lang: str) -> None:
     if path.suffix.lower() == ".json":
-        from vsizer._jsonstream import write_json
+        from vsizer._jsonable import write_json
 
         with atomic_write(path, "w", encoding="utf-8") as fh:
             write_json(doc, fh)  # streamed: the text is never whole in memory

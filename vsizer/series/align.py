@@ -103,8 +103,31 @@ def align(
     first_unit = data.groupby(data["metric"].astype(str))["unit"].first()
     units = {str(k): str(v) for k, v in first_unit.items()}
     values: dict[str, npt.NDArray[np.floating[Any]]] = {}
-    report: dict[str, Any] = {
-        "step": str(step_td),
+    report = align_report(step_td, how, fill, max_fill, clip, index, overlap)
+    for metric, part in frame.groupby("metric", sort=True):
+        mat = _on_grid(part, how, servers, index, step_td)
+        filled = 0
+        if fill == "ffill" and max_fill > 0:
+            mat, filled = _ffill_limited(mat, max_fill)
+        values[str(metric)] = mat
+        report["gaps"][str(metric)] = int(np.isnan(mat).sum())
+        report["filled"][str(metric)] = int(filled)
+    return AlignedSeries(servers, index, values, units, step_td, overlap, report)
+
+
+def align_report(
+    step: pd.Timedelta,
+    how: str,
+    fill: str,
+    max_fill: int,
+    clip: str,
+    index: pd.DatetimeIndex,
+    overlap: tuple[pd.Timestamp, pd.Timestamp] | None,
+) -> dict[str, Any]:
+    """``AlignedSeries.report`` before its per-metric ``gaps`` and ``filled`` counts:
+    the one shape every path to an aligned grid reports."""
+    return {
+        "step": str(step),
         "how": how,
         "fill": fill,
         "max_fill": max_fill,
@@ -115,15 +138,6 @@ def align(
         "gaps": {},
         "filled": {},
     }
-    for metric, part in frame.groupby("metric", sort=True):
-        mat = _on_grid(part, how, servers, index, step_td)
-        filled = 0
-        if fill == "ffill" and max_fill > 0:
-            mat, filled = _ffill_limited(mat, max_fill)
-        values[str(metric)] = mat
-        report["gaps"][str(metric)] = int(np.isnan(mat).sum())
-        report["filled"][str(metric)] = int(filled)
-    return AlignedSeries(servers, index, values, units, step_td, overlap, report)
 
 
 def _checked_step(

@@ -30,7 +30,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from vsizer._validation import Interval, OneOf, check_param
-from vsizer.series.align import AlignedSeries, _ffill_limited
+from vsizer.series.align import AlignedSeries, _ffill_limited, align_report
 
 __all__ = ["GridAccumulator", "bin_block", "step_ns_of"]
 
@@ -258,7 +258,10 @@ class GridAccumulator:
             if overlap_bins
             else None
         )
-        report = self._report(index, overlap, fill, max_fill, clip)
+        report = align_report(
+            pd.Timedelta(self.step_ns, unit="ns"), self.how, fill, max_fill, clip, index,
+            overlap,
+        )
         values = self._matrices(keep, start, end, fill, max_fill, report)
         units = {m: self.units[m] for m in sorted(self.seen) if m in self.units}
         return AlignedSeries(
@@ -268,27 +271,6 @@ class GridAccumulator:
 
     def _when(self, step_number: int) -> pd.Timestamp:
         return pd.Timestamp(step_number * self.step_ns, unit="ns", tz="UTC")
-
-    def _report(
-        self,
-        index: pd.DatetimeIndex,
-        overlap: tuple[pd.Timestamp, pd.Timestamp] | None,
-        fill: str,
-        max_fill: int,
-        clip: str,
-    ) -> dict[str, Any]:
-        return {
-            "step": str(pd.Timedelta(self.step_ns, unit="ns")),
-            "how": self.how,
-            "fill": fill,
-            "max_fill": max_fill,
-            "clip": clip,
-            "start": str(index[0]) if len(index) else None,
-            "end": str(index[-1]) if len(index) else None,
-            "overlap": [str(overlap[0]), str(overlap[1])] if overlap else None,
-            "gaps": {},
-            "filled": {},
-        }
 
     def _matrices(
         self,

@@ -53,6 +53,7 @@ from vsizer.series.store_parts import (
     content_sha256,
     meta_jsonable,
     part_entries,
+    part_footer,
     part_info,
     part_meta,
     require_pyarrow,
@@ -247,21 +248,12 @@ class SeriesStore:
         final = self.parts_dir / name
         if final.exists():
             return part_info(name, part_meta(final), created=False)
-        meta = {
-            "store_version": STORE_VERSION,
-            "source": series.source,
-            "source_format": series.source_format,
-            "sha256": sha,
-            "rows": len(frame),
-            "servers": sorted(frame["server"].unique().tolist()),
-            "metrics": sorted(frame["metric"].unique().tolist()),
-            "start": frame["timestamp"].min().isoformat(),
-            "end": frame["timestamp"].max().isoformat(),
-            "quality": {"issues": series.quality.issues, "notes": series.quality.notes},
-            "metadata": series.metadata,
-            "sealed_from": sealed_from,
-            "written": iso_utc(datetime.now(UTC)),
-        }
+        meta = part_footer(
+            frame, sha, store_version=STORE_VERSION, source=series.source,
+            source_format=series.source_format, quality=series.quality,
+            metadata=series.metadata, sealed_from=sealed_from,
+            written=iso_utc(datetime.now(UTC)),
+        )  # fmt: skip
         write_part(self.parts_dir, name, frame, meta)
         fsync_dir(self.parts_dir)
         return part_info(name, meta_jsonable(meta))

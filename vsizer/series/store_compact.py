@@ -37,6 +37,7 @@ from vsizer.series.store_parts import (
     content_sha256,
     meta_jsonable,
     part_entries,
+    part_footer,
     write_part,
 )
 from vsizer.series.store_read import report_duplicates
@@ -128,25 +129,17 @@ def _merge(parts_dir: Path, group: list[tuple[Path, PartInfo]], store_version: i
     machines: dict[str, Any] = {}
     for _, info in group:
         machines.update(info.machines)
-    meta = {
-        "store_version": store_version,
-        "source": "; ".join(dict.fromkeys(i.source for _, i in group)),
-        "source_format": fmt,
-        "sha256": sha,
-        "rows": len(frame),
-        "servers": sorted(frame["server"].unique().tolist()),
-        "metrics": sorted(frame["metric"].unique().tolist()),
-        "start": frame["timestamp"].min().isoformat(),
-        "end": frame["timestamp"].max().isoformat(),
-        "quality": {"issues": quality.issues, "notes": quality.notes},
-        "metadata": {"machines": machines} if machines else {},
-        "sealed_from": None,
-        "compacted_from": [
-            {"part": i.name, "source": i.source, "format": i.source_format, "rows": i.rows}
-            for _, i in group
-        ],
-        "written": iso_utc(datetime.now(UTC)),
-    }
+    compacted_from = [
+        {"part": i.name, "source": i.source, "format": i.source_format, "rows": i.rows}
+        for _, i in group
+    ]
+    meta = part_footer(
+        frame, sha, store_version=store_version,
+        source="; ".join(dict.fromkeys(i.source for _, i in group)), source_format=fmt,
+        quality=quality, metadata={"machines": machines} if machines else {},
+        sealed_from=None, written=iso_utc(datetime.now(UTC)),
+        extra={"compacted_from": compacted_from},
+    )  # fmt: skip
     if not (parts_dir / name).exists():
         write_part(parts_dir, name, frame, meta_jsonable(meta))
         fsync_dir(parts_dir)

@@ -173,6 +173,39 @@ def content_sha256(frame: pd.DataFrame, source_format: str) -> str:
     return h.hexdigest()
 
 
+def part_footer(
+    frame: pd.DataFrame,
+    sha: str,
+    *,
+    store_version: int,
+    source: str,
+    source_format: str,
+    quality: SeriesQuality,
+    metadata: dict[str, Any],
+    sealed_from: Any,
+    written: str,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The footer of a new part holding ``frame`` (canonical): what :func:`part_info`
+    reads back. ``extra`` keys (e.g. ``compacted_from``) go before ``written``."""
+    return {
+        "store_version": store_version,
+        "source": source,
+        "source_format": source_format,
+        "sha256": sha,
+        "rows": len(frame),
+        "servers": sorted(frame["server"].unique().tolist()),
+        "metrics": sorted(frame["metric"].unique().tolist()),
+        "start": frame["timestamp"].min().isoformat(),
+        "end": frame["timestamp"].max().isoformat(),
+        "quality": {"issues": quality.issues, "notes": quality.notes},
+        "metadata": metadata,
+        "sealed_from": sealed_from,
+        **(extra or {}),
+        "written": written,
+    }
+
+
 def _ts(text: Any) -> pd.Timestamp | None:
     return None if text is None else pd.Timestamp(text)
 

@@ -6,6 +6,7 @@ timestamps or timings, names in input order.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,7 +17,6 @@ import pandas as pd
 from vsizer import __version__
 from vsizer._jsonable import jsonable as _r
 from vsizer._jsonable import jsonable_column
-from vsizer._jsonstream import encode
 from vsizer.catalogs.hosts_before import before_summary
 from vsizer.study._growth_doc import growth_section
 from vsizer.study._pools import CURVE_POINTS, pool_doc
@@ -63,8 +63,8 @@ SERVER_FIELDS = (
 
 def plan_to_json(plan: ConsolidationPlan) -> str:
     """The plan document as ``json.dumps(doc, ensure_ascii=False, indent=2)`` and a
-    newline would write it (:func:`vsizer._jsonstream.write_json` streams it to a file)."""
-    return encode(plan_to_dict(plan)) + "\n"
+    newline would write it (:func:`vsizer._jsonable.write_json` streams it to a file)."""
+    return json.dumps(plan_to_dict(plan), ensure_ascii=False, indent=2) + "\n"
 
 
 def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:

@@ -54,7 +54,7 @@ from vsizer._validation import OneOf, check_param
 from vsizer.engines import Engine, LocalEngine
 from vsizer.errors import ConfigError
 from vsizer.series._tidy import Problems, file_label
-from vsizer.series.align import AlignedSeries
+from vsizer.series.align import AlignedSeries, align_report
 from vsizer.series.model import SeriesQuality, SeriesSet
 from vsizer.series.traces._azure_files import (
     READINGS_COLUMNS,
@@ -315,13 +315,10 @@ def _aligned(grid: Grid, step_s: int, how: str, quality: SeriesQuality) -> Align
     lo_s, hi_s = (int(stats[2].max()), int(stats[3].min())) if grid.n_vms else (1, 0)
     overlap = (index[lo_s], index[hi_s]) if lo_s <= hi_s else None
     step_td = pd.Timedelta(seconds=step_s)
-    report: dict[str, Any] = {
-        "step": str(step_td), "how": how, "fill": "none", "max_fill": 0, "clip": "none",
-        "start": str(index[0]) if len(index) else None,
-        "end": str(index[-1]) if len(index) else None,
-        "overlap": [str(overlap[0]), str(overlap[1])] if overlap else None,
-        "gaps": {"cpu_util": empty_cells}, "filled": {"cpu_util": 0}, "dtype": "float32",
-    }  # fmt: skip
+    report = align_report(step_td, how, "none", 0, "none", index, overlap)
+    report.update(
+        gaps={"cpu_util": empty_cells}, filled={"cpu_util": 0}, dtype="float32"
+    )
     vals: dict[str, npt.NDArray[np.floating[Any]]] = {"cpu_util": values}
     return AlignedSeries(servers, index, vals, {"cpu_util": "fraction"}, step_td, overlap, report)
 
