@@ -101,7 +101,23 @@ class Engine(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
-class LocalEngine:
+class _Closing:
+    """``with engine:`` closes it on the way out."""
+
+    def close(self) -> None:
+        return None
+
+    def __enter__(self: _E) -> _E:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_E = TypeVar("_E", bound=_Closing)
+
+
+class LocalEngine(_Closing):
     """Everything in this process, one item after the other."""
 
     name = "local"
@@ -119,15 +135,6 @@ class LocalEngine:
             if done is not None:
                 done(i)
         return out
-
-    def close(self) -> None:
-        return None
-
-    def __enter__(self) -> LocalEngine:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def get_engine(
@@ -251,7 +258,7 @@ def _fn_name(fn: Callable[..., Any]) -> str:
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', fn)!s}"
 
 
-class RayEngine:
+class RayEngine(_Closing):
     """Tasks on a Ray cluster: a local one started here, or one joined by address."""
 
     name = "ray"
@@ -334,14 +341,9 @@ class RayEngine:
             self._owned = False
             self._ray.shutdown()
 
-    def __enter__(self) -> RayEngine:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
-class DaskEngine:
+class DaskEngine(_Closing):
     """Tasks on a Dask cluster: a local one started here, or one joined by address."""
 
     name = "dask"
@@ -418,8 +420,3 @@ class DaskEngine:
         if cluster is not None:
             cluster.close()
 
-    def __enter__(self) -> DaskEngine:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
