@@ -116,7 +116,7 @@ def test_bad_parameter_and_output_suffix_exit_2(tmp_path):
     r = run("plan", str(SAMPLES / "inventory_ja.csv"), "--ceiling", "1.5")
     assert r.exit_code == 2
     assert (
-        "error: The 'ceiling' parameter of plan must be a float in the range (0, 1]. Got 1.5 instead."
+        "error: The 'ceiling' parameter of plan (--ceiling, [sizing] ceiling) must be a float in the range (0, 1]. Got 1.5 instead."
         in r.output
     )
     r = run("plan", str(SAMPLES / "inventory_ja.csv"), "-o", str(tmp_path / "p.pdf"))
@@ -310,9 +310,9 @@ def test_every_bad_flag_is_reported():
     )
     assert r.exit_code == 2
     assert r.output.splitlines() == [
-        "error: The 'ceiling' parameter of plan must be a float in the range (0, 1]. "
+        "error: The 'ceiling' parameter of plan (--ceiling, [sizing] ceiling) must be a float in the range (0, 1]. "
         "Got 1.2 instead.",
-        "error: The 'percentile' parameter of plan must be 'max' or 'pNN' with "
+        "error: The 'percentile' parameter of plan (--percentile, [series] percentile) must be 'max' or 'pNN' with "
         "0 < NN < 100 (e.g. 'p95', 'p99.9'). Got 'p100' instead.",
         "error: The 'host_ratio' parameter of [targets] must be a float in the range "
         "(0, inf). Got 0.0 instead.",

@@ -56,19 +56,19 @@ def test_unknown_keys_are_errors_all_reported(tmp_path):
     [
         (
             {"ceiling": 1.2},
-            "The 'ceiling' parameter of plan must be a float in the range (0, 1]. Got 1.2 instead.",
+            "The 'ceiling' parameter of plan (--ceiling, [sizing] ceiling) must be a float in the range (0, 1]. Got 1.2 instead.",
         ),
         (
             {"failures": -1},
-            "The 'failures' parameter of plan must be an int in the range [0, 1000]. Got -1 instead.",
+            "The 'failures' parameter of plan (--failures, [sizing] failures) must be an int in the range [0, 1000]. Got -1 instead.",
         ),
         (
             {"cpu_basis": "p95"},
-            "The 'cpu_basis' parameter of plan must be one of 'peak', 'average'. Got 'p95' instead.",
+            "The 'cpu_basis' parameter of plan (--cpu-basis, [sizing] cpu_basis) must be one of 'peak', 'average'. Got 'p95' instead.",
         ),
         (
             {"pue": 0.9},
-            "The 'pue' parameter of plan must be a float in the range [1, inf). Got 0.9 instead.",
+            "The 'pue' parameter of plan (--pue, [power] pue) must be a float in the range [1, inf). Got 0.9 instead.",
         ),
         (
             {"ceiling": 0.9, "failover_limit": 0.8},
@@ -111,12 +111,12 @@ def test_series_section_and_percentile():
 @pytest.mark.parametrize(
     "kwargs,message",
     [
-        ({"percentile": "p100"}, "The 'percentile' parameter of plan must be 'max' or 'pNN' with 0 < NN < 100 (e.g. 'p95', 'p99.9'). Got 'p100' instead."),
-        ({"percentile": "95"}, "The 'percentile' parameter of plan must be 'max' or 'pNN' with 0 < NN < 100 (e.g. 'p95', 'p99.9'). Got '95' instead."),
-        ({"step": "soon"}, "The 'step' parameter of plan must be a positive duration like '5min' or '30s'. Got 'soon' instead."),
-        ({"step": "-5min"}, "The 'step' parameter of plan must be a positive duration like '5min' or '30s'. Got '-5min' instead."),
-        ({"solver": "gurobi"}, "The 'solver' parameter of plan must be one of 'heuristic', 'cp-sat'. Got 'gurobi' instead."),
-        ({"gap_fill": "interpolate"}, "The 'gap_fill' parameter of plan must be one of 'peak', 'zero'. Got 'interpolate' instead."),
+        ({"percentile": "p100"}, "The 'percentile' parameter of plan (--percentile, [series] percentile) must be 'max' or 'pNN' with 0 < NN < 100 (e.g. 'p95', 'p99.9'). Got 'p100' instead."),
+        ({"percentile": "95"}, "The 'percentile' parameter of plan (--percentile, [series] percentile) must be 'max' or 'pNN' with 0 < NN < 100 (e.g. 'p95', 'p99.9'). Got '95' instead."),
+        ({"step": "soon"}, "The 'step' parameter of plan (--step, [series] step) must be a positive duration like '5min' or '30s'. Got 'soon' instead."),
+        ({"step": "-5min"}, "The 'step' parameter of plan (--step, [series] step) must be a positive duration like '5min' or '30s'. Got '-5min' instead."),
+        ({"solver": "gurobi"}, "The 'solver' parameter of plan (--solver, [series] solver) must be one of 'heuristic', 'cp-sat'. Got 'gurobi' instead."),
+        ({"gap_fill": "interpolate"}, "The 'gap_fill' parameter of plan (--gap-fill, [series] gap_fill) must be one of 'peak', 'zero'. Got 'interpolate' instead."),
     ],
 )
 def test_series_parameter_errors(kwargs, message):
@@ -133,7 +133,7 @@ def test_platform_section_and_errors():
     with pytest.raises(ConfigError) as exc:
         Rules(platform=("warp-drive",))
     assert str(exc.value).startswith(
-        "The 'platform' parameter of plan must be one of 'hyperv-r2-java', "
+        "The 'platform' parameter of plan (--platform, [platform] scenarios) must be one of 'hyperv-r2-java', "
     )
     assert str(exc.value).endswith("Got 'warp-drive' instead.")
     with pytest.raises(ConfigError, match="'hyperthreading' parameter of plan"):
@@ -145,7 +145,7 @@ def test_currency_must_be_a_code_or_a_sign(bad):
     with pytest.raises(ConfigError) as exc:
         Rules(currency=bad)
     assert str(exc.value) == (
-        "The 'currency' parameter of plan must be a currency code such as 'JPY' or "
+        "The 'currency' parameter of plan (--currency, [power] currency) must be a currency code such as 'JPY' or "
         "'USD' (1 to 8 letters, or a currency sign such as '¥'). "
         f"Got {bad!r} instead."
     )

@@ -27,7 +27,13 @@ from vsizer._validation import (
     valid_example,
 )
 from vsizer.errors import ConfigError
-from vsizer.study.config import POOL_CONSTRAINTS, PoolRules, Rules, rule_fields
+from vsizer.study.config import (
+    POOL_CONSTRAINTS,
+    PoolRules,
+    Rules,
+    rule_fields,
+    rule_where,
+)
 
 for _module in pkgutil.iter_modules(vsizer.models.__path__, "vsizer.models."):
     importlib.import_module(_module.name)  # model functions register in DECLARED
@@ -37,8 +43,10 @@ def _line(name: str, constraint: Constraint, value: Any, where: str) -> str:
     """The one message template, for ``value`` rejected by ``constraint``."""
     if isinstance(constraint, EachOf):
         (value,) = constraint.culprit(value) or (value,)
+    # A rule of plan also names its flag and TOML key (vsizer.study.config.rule_where).
+    aka = f"({rule_where(name)}) " if where == "plan" and name in rule_fields() else ""
     return (
-        f"The '{name}' parameter of {where} must be {constraint.describe()}. "
+        f"The '{name}' parameter of {where} {aka}must be {constraint.describe()}. "
         f"Got {value!r} instead."
     )
 
@@ -124,9 +132,9 @@ def test_two_bad_rules_give_two_lines() -> None:
     with pytest.raises(ConfigError) as exc:
         Rules(ceiling=1.2, failures=-1)
     assert exc.value.problems == [
-        "The 'ceiling' parameter of plan must be a float in the range (0, 1]. "
+        "The 'ceiling' parameter of plan (--ceiling, [sizing] ceiling) must be a float in the range (0, 1]. "
         "Got 1.2 instead.",
-        "The 'failures' parameter of plan must be an int in the range [0, 1000]. "
+        "The 'failures' parameter of plan (--failures, [sizing] failures) must be an int in the range [0, 1000]. "
         "Got -1 instead.",
     ]
 

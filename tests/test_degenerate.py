@@ -155,10 +155,10 @@ def test_some_zero_utilization_does_not_warn(tmp_path, capsys):
     "flag, value, message",
     [
         ("--failures", "1000000000000000000",
-         "The 'failures' parameter of plan must be an int in the range [0, 1000]. "
+         "The 'failures' parameter of plan (--failures, [sizing] failures) must be an int in the range [0, 1000]. "
          "Got 1000000000000000000 instead."),
         ("--min-hosts", "100000000000000000",
-         "The 'min_hosts' parameter of plan must be an int in the range [1, 100000]. "
+         "The 'min_hosts' parameter of plan (--min-hosts, [sizing] min_hosts) must be an int in the range [1, 100000]. "
          "Got 100000000000000000 instead."),
     ],
 )
@@ -290,13 +290,13 @@ def test_utf16_with_an_odd_byte_count_is_one_line(tmp_path, capsys, command):
     "flags, message",
     [
         (["--vm-mem-gib", "1e400"],
-         "The 'vm_mem_gib' parameter of plan must be a float in the range "
+         "The 'vm_mem_gib' parameter of plan (--vm-mem-gib, [series] vm_mem_gib) must be a float in the range "
          "(0, 65536]. Got inf instead."),
         (["--vm-mem-gib", "8", "--vm-cpu-mhz", "1e20"],
-         "The 'vm_cpu_mhz' parameter of plan must be a float in the range "
+         "The 'vm_cpu_mhz' parameter of plan (--vm-cpu-mhz, [series] vm_cpu_mhz) must be a float in the range "
          "(0, 10000]. Got 1e+20 instead."),
         (["--vm-mem-gib", "8", "--price-kwh", "inf"],
-         "The 'price_kwh' parameter of plan must be a float in the range "
+         "The 'price_kwh' parameter of plan (--price-kwh, [power] price_kwh) must be a float in the range "
          "[0, inf). Got inf instead."),
     ],
 )

@@ -227,19 +227,19 @@ def test_toml_growth_section() -> None:
     [
         (
             {"growth": "-150%"},
-            "The 'growth' parameter of plan must be a yearly growth rate such as "
+            "The 'growth' parameter of plan (--growth, [growth] rate) must be a yearly growth rate such as "
             "'10%' or 0.10 (from -100% to 1000%), or a comma-separated list of one "
             "rate per year such as '10%,15%,5%'. Got '-150%' instead.",
         ),
         (
             {"growth": "ten percent"},
-            "The 'growth' parameter of plan must be a yearly growth rate such as "
+            "The 'growth' parameter of plan (--growth, [growth] rate) must be a yearly growth rate such as "
             "'10%' or 0.10 (from -100% to 1000%), or a comma-separated list of one "
             "rate per year such as '10%,15%,5%'. Got 'ten percent' instead.",
         ),
         (
             {"growth_table": (0.1, "x")},
-            "The 'growth_table' parameter of plan must be a yearly growth rate such "
+            "The 'growth_table' parameter of plan ([growth] years) must be a yearly growth rate such "
             "as '10%' or 0.10, from -100% to 1000%. Got 'x' instead.",
         ),
         (
@@ -249,7 +249,7 @@ def test_toml_growth_section() -> None:
         ),
         (
             {"size_for": "later"},
-            "The 'size_for' parameter of plan must be one of 'now', 'horizon'. "
+            "The 'size_for' parameter of plan (--size-for, [growth] size_for) must be one of 'now', 'horizon'. "
             "Got 'later' instead.",
         ),
     ],
@@ -270,7 +270,7 @@ def test_cli_growth_flags(tmp_path) -> None:
     assert doc["summary"]["hosts"] == 5 and doc["growth"]["size_for"] == "horizon"
     r = CliRunner().invoke(app, [*args, "--growth", "-150%"])
     assert r.exit_code != 0
-    assert "The 'growth' parameter of plan must be a yearly growth rate" in r.output
+    assert "The 'growth' parameter of plan (--growth, [growth] rate) must be a yearly growth rate" in r.output
     assert "Traceback" not in r.output
 
 

@@ -369,5 +369,5 @@ def test_cli_assume_util(tmp_path):
     ]
     r = runner.invoke(app, ["plan", str(p), "--assume-util", "2"])
     assert r.exit_code == 2
-    assert ("The 'assume_util' parameter of plan must be a float in the range "
+    assert ("The 'assume_util' parameter of plan (--assume-util, [sizing] assume_util) must be a float in the range "
             "[0, 1]. Got 2.0 instead.") in r.output

@@ -267,9 +267,9 @@ def test_cli_plans_straight_from_planetlab_files(tmp_path):
              "--vm-mem-gib when the series carry no sizes); see 'vsizer plan --help'."),
         (["x.xlsx", "--series-format", "planetlab"], "error: --series-format needs --series."),
         (["--series", "s", "--percentile", "95"],
-         "error: The 'percentile' parameter of plan must be 'max' or 'pNN' with 0 < NN < 100"),
+         "error: The 'percentile' parameter of plan (--percentile, [series] percentile) must be 'max' or 'pNN' with 0 < NN < 100"),
         (["--series", "s", "--solver", "glpk"],
-         "error: The 'solver' parameter of plan must be one of 'heuristic', 'cp-sat'. Got 'glpk' instead."),
+         "error: The 'solver' parameter of plan (--solver, [series] solver) must be one of 'heuristic', 'cp-sat'. Got 'glpk' instead."),
     ],
 )
 def test_cli_series_option_errors(args, message):

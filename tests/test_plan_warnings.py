@@ -149,7 +149,7 @@ def test_no_warnings_only_when_the_list_is_empty(tmp_path: Path) -> None:
 def test_min_confidence_flag_is_checked() -> None:
     res = runner.invoke(app, ["plan", "x.csv", "--min-confidence", "1.5"])
     assert res.exit_code == 2
-    assert "The 'min_confidence' parameter of plan must be" in res.output
+    assert "The 'min_confidence' parameter of plan (--min-confidence, [sizing] min_confidence) must be" in res.output
 
 
 def test_terminal_shows_series_coverage_per_pool(tmp_path: Path) -> None:

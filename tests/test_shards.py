@@ -226,6 +226,6 @@ def test_cli_shard_vms_error_is_one_line():
 
     r = run("plan", "--series", "s", "--shard-vms", "-1")
     assert r.exit_code == 2
-    assert "error: The 'shard_vms' parameter of plan must be" in r.output
+    assert "error: The 'shard_vms' parameter of plan (--shard-vms, [series] shard_vms) must be" in r.output
     assert "Got -1 instead." in r.output
     assert "Traceback" not in r.output

@@ -20,7 +20,7 @@ from vsizer.models.storage import (
     slack_factor,
     thin_ratio,
 )
-from vsizer.study.config import Rules, rules_from_dict
+from vsizer.study.config import Rules, rule_where, rules_from_dict
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "vsizer" / "data" / "samples" / "inventory_ja.xlsx"
@@ -117,7 +117,7 @@ def test_bad_protection_name_message(name, why):
 
 
 _RULE_MESSAGE = (
-    "The 'protection' parameter of plan must be a protection: none, raid1, raid10, "
+    "The 'protection' parameter of plan (--protection, [storage] protection) must be a protection: none, raid1, raid10, "
     "raid5, raid5-N+1, raid6, raid6-N+2, ec-K+M, mirror (e.g. raid5-4+1, ec-4+2). "
     "Got 'raid7' instead."
 )
@@ -148,7 +148,8 @@ def test_bad_storage_rules(field, value, expected):
     with pytest.raises(ConfigError) as info:
         Rules(**{field: value})
     assert str(info.value) == (
-        f"The '{field}' parameter of plan must be {expected}. Got {value!r} instead."
+        f"The '{field}' parameter of plan ({rule_where(field)}) must be {expected}. "
+        f"Got {value!r} instead."
     )
 
 

@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -408,10 +409,27 @@ def rule_constraints(rules: Rules) -> dict[str, Constraint]:
     }
 
 
+def rule_where(name: str) -> str:
+    """Where a user sets rule ``name``: its flag and TOML key (``--ceiling, [sizing]
+    ceiling``), or the TOML key alone."""
+    meta = rule_fields()[name]
+    toml = f"[{meta.section}] {meta.key or name}"
+    return f"{meta.flag}, {toml}" if meta.flag else toml
+
+
+def _with_flag(problem: str) -> str:
+    """``problem`` about a rule, naming its flag and TOML key after the parameter."""
+    found = re.match(r"The '(\w+)' parameter of plan ", problem)
+    if found is None or found.group(1) not in rule_fields():
+        return problem
+    head = found.group(0)
+    return f"{head}({rule_where(found.group(1))}) " + problem[len(head):]
+
+
 def rule_problems(rules: Rules) -> list[str]:
     """Every problem of ``rules``, one line each (declared constraints first)."""
     constraints = rule_constraints(rules)
-    problems = param_problems(vars(rules), constraints, "plan")
+    problems = [_with_flag(p) for p in param_problems(vars(rules), constraints, "plan")]
     limits_valid = not any(
         param_problem(n, getattr(rules, n), constraints[n], "plan")
         for n in ("ceiling", "failover_limit")
