@@ -205,13 +205,15 @@ def test_machine_meta_cpu_count_sizes_each_machine(tmp_path):
     q = inv.quality
     assert q.entries["m_1"]["cores_per_socket"] == (
         "given",
-        "cpu_num 96 (Alibaba machine_meta)",
+        "CPU count 96 (the series' machine list: Alibaba machine_meta cpu_num, "
+        "Azure vmtable core bucket)",
     )
     assert "cores_per_socket" not in q.entries["m_3"]
     assert q.entries["m_3"]["cpu_mhz"] == ("assumed", "--vm-cpu-mhz 50.0")
     assert (
         "CPU count of 2 of 3 servers from the series' machine list (Alibaba "
-        "machine_meta cpu_num); each CPU at --vm-cpu-mhz 50.0." in q.notes
+        "machine_meta cpu_num, Azure vmtable core bucket); each CPU at "
+        "--vm-cpu-mhz 50.0." in q.notes
     )
 
 
@@ -221,7 +223,7 @@ def test_machine_meta_without_clock_names_the_flag(tmp_path):
     assert err.value.problems == [
         f"series {tmp_path / 'cluster-trace-v2018'}: 3 server(s) have no CPU size "
         "('m_1', 'm_2', 'm_3'): expected a cpu_capacity_mhz series or an inventory; "
-        "give --vm-cpu-mhz F (the clock of each CPU; machine_meta gives the CPU "
+        "give --vm-cpu-mhz F (the clock of each CPU; the machine list gives the CPU "
         "count) or an inventory file."
     ]
 

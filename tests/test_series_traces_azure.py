@@ -367,3 +367,23 @@ def test_far_timestamps_and_huge_grids_are_refused(tmp_path: Path, monkeypatch: 
         "vm_cpu_readings-file-1-of-1.csv: the readings of 1 VM(s) span 289 steps: 289 cells, "
         "over the limit of 100; give a coarser --step, fewer VMs, or check the timestamps."
     ) in _message(big)
+
+
+def test_plan_without_inventory_takes_memory_from_the_vmtable() -> None:
+    import vsizer
+
+    sset = read_azure_series(SAMPLE)
+    machines = sset.metadata["machines"]
+    plan = vsizer.plan(series=sset, vm_cpu_mhz=2400)
+    servers = plan.servers.set_index("name")
+    for name, size in machines.items():
+        assert float(servers.loc[name, "mem_gib"]) == size["mem_gib"]
+        assert int(servers.loc[name, "cores_per_socket"]) == size["cpu_count"]
+    first = next(iter(machines))
+    assert plan.quality.entries[first]["mem_gib"] == (
+        "given", "the series' machine list (Azure vmtable memory bucket)"
+    )
+    # --vm-mem-gib still overrides, and is then an assumption.
+    plan = vsizer.plan(series=read_azure_series(SAMPLE), vm_cpu_mhz=2400, vm_mem_gib=3)
+    assert set(plan.servers["mem_gib"].astype(float)) == {3.0}
+    assert plan.quality.entries[first]["mem_gib"] == ("assumed", "--vm-mem-gib 3")

@@ -3,8 +3,9 @@
 Traces such as Bitbrains carry each VM's provisioned CPU (MHz) and memory; PlanetLab
 and the gcd traces give only percentages, so one size for every VM comes from the
 user (``--vm-cpu-mhz``, ``--vm-mem-gib``). The Alibaba trace's ``machine_meta``
-gives each machine's CPU count (series metadata ``machines``): that machine then
-has that many cores, each at ``--vm-cpu-mhz``. Each VM becomes one row: its cores
+and the Azure trace's vmtable give each machine's CPU count (series metadata
+``machines``): that machine then has that many cores, each at ``--vm-cpu-mhz``;
+the vmtable's memory bucket gives its memory where no series does. Each VM becomes one row: its cores
 (one where no count is known) at their MHz (CPU capacity then follows the clock
 fallback, MHz x cores on the host's score per MHz), its memory, no vCPU count
 (the vCPU:core limit is not applied) and no physical "before" power (they are
@@ -49,15 +50,16 @@ def machines_from_metadata(metadata: Mapping[str, Any]) -> dict[str, dict[str, A
     return found
 
 
-def _cpu_counts(
-    names: list[str], machines: Mapping[str, Mapping[str, Any]] | None
-) -> npt.NDArray[np.int64]:
-    """CPU count per server from ``machines`` (0 where none is known)."""
-    out = np.zeros(len(names), dtype=np.int64)
+def _machine_sizes(
+    names: list[str], machines: Mapping[str, Mapping[str, Any]] | None, key: str
+) -> FloatArray:
+    """``machines[server][key]`` per server (``cpu_count``, ``mem_gib``); 0 where
+    none is known."""
+    out = np.zeros(len(names), dtype=np.float64)
     for i, name in enumerate(names):
-        count = (machines or {}).get(name, {}).get("cpu_count")
-        if count is not None and int(count) > 0:
-            out[i] = int(count)
+        value = (machines or {}).get(name, {}).get(key)
+        if value is not None and float(value) > 0:
+            out[i] = float(value)
     return out
 
 
@@ -80,12 +82,16 @@ def inventory_from_series(
     """
     names = list(aligned.servers)
     n = len(names)
-    counts = _cpu_counts(names, machines)
+    counts = _machine_sizes(names, machines, "cpu_count").astype(np.int64)
     cores = np.where(counts > 0, counts, 1)
     clock = series_max(aligned, "cpu_capacity_mhz", names) / cores
     mem = series_max(aligned, "mem_capacity_gib", names)
     cpu_from = np.where(np.isnan(clock), "option", "series")
     mem_from = np.where(np.isnan(mem), "option", "series")
+    listed = _machine_sizes(names, machines, "mem_gib")
+    from_list = np.isnan(mem) & (listed > 0)  # Azure vmtable: the memory bucket
+    mem[from_list] = listed[from_list]
+    mem_from[from_list] = "machines"
     if vm_cpu_mhz is not None:
         clock = np.full(n, float(vm_cpu_mhz))
         cpu_from[:] = "option"
@@ -135,7 +141,7 @@ def _check_sizes(
             f"({quoted_list(no_cpu)}): expected a cpu_capacity_mhz series or an "
             "inventory; give --vm-cpu-mhz F ("
             + (
-                "the clock of each CPU; machine_meta gives the CPU count"
+                "the clock of each CPU; the machine list gives the CPU count"
                 if counted
                 else "one size for every VM"
             )
@@ -170,7 +176,8 @@ def _quality(
                 name,
                 "cores_per_socket",
                 "given",
-                f"cpu_num {counts[i]} (Alibaba machine_meta)",
+                f"CPU count {counts[i]} (the series' machine list: Alibaba "
+                "machine_meta cpu_num, Azure vmtable core bucket)",
             )
         quality.record(
             name,
@@ -180,14 +187,13 @@ def _quality(
             if cpu_from[i] == "series"
             else f"--vm-cpu-mhz {vm_cpu_mhz}",
         )
-        quality.record(
-            name,
-            "mem_gib",
-            "given" if mem_from[i] == "series" else "assumed",
-            "mem_capacity_gib series"
-            if mem_from[i] == "series"
-            else f"--vm-mem-gib {vm_mem_gib}",
-        )
+        if mem_from[i] == "option":
+            quality.record(name, "mem_gib", "assumed", f"--vm-mem-gib {vm_mem_gib}")
+        else:
+            quality.record(name, "mem_gib", "given", (
+                "mem_capacity_gib series" if mem_from[i] == "series"
+                else "the series' machine list (Azure vmtable memory bucket)"
+            ))  # fmt: skip
         for field_name in ("cpu_avg_util", "cpu_peak_util"):
             if not np.isnan(avg[i]):
                 quality.record(name, field_name, "derived", "from the CPU series")
@@ -203,7 +209,8 @@ def _quality(
     if (counts > 0).any():
         quality.note(
             f"CPU count of {int((counts > 0).sum())} of {len(names)} servers from "
-            "the series' machine list (Alibaba machine_meta cpu_num); each CPU at "
+            "the series' machine list (Alibaba machine_meta cpu_num, Azure vmtable "
+            "core bucket); each CPU at "
             f"--vm-cpu-mhz {vm_cpu_mhz}."
         )
     return quality

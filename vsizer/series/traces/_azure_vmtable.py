@@ -78,7 +78,7 @@ class VmSizes:
         quality.note(
             f"{name}: cores and memory of {len(known)} of {len(servers)} VMs from their "
             "buckets (the largest size of each bucket; GB read as GiB); a plan without "
-            "an inventory takes the cores from them and the memory from --vm-mem-gib."
+            "an inventory takes the cores and memory from them (--vm-mem-gib overrides)."
         )
         if no_row:
             shown = ", ".join(no_row[:5]) + (", ..." if len(no_row) > 5 else "")
