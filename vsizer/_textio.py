@@ -10,6 +10,10 @@ through :func:`read_bytes` or :func:`open_binary`, so a ``.gz``, ``.bz2``,
   ``fd 37 7a 58 5a 00`` (The .xz File Format 1.2.1, §2.1.1.1), zip
   ``PK 03 04`` (PKWARE APPNOTE.TXT 6.3.10, §4.3.7). A name ending in one of
   :data:`COMPRESSED_SUFFIXES` whose bytes are plain is read as plain.
+* **Unpacked size**: a compressed file is counted as it decompresses and
+  refused past ``--max-unpacked-mib`` (:class:`vsizer.limits.Limits`), so a
+  few kilobytes of gzip that unpack to terabytes (a "gzip bomb") stop at the
+  limit with one line instead of filling memory or running for hours.
 * **Text**: a UTF-16 or UTF-8 byte-order mark decides; else the encodings
   given are tried in order (UTF-8, then cp932 by default). The readers differ
   only by the parameters they pass: the encodings tried (the inventory adds
@@ -21,24 +25,27 @@ through :func:`read_bytes` or :func:`open_binary`, so a ``.gz``, ``.bz2``,
 * **Delimiter**: the most frequent of ``,``, tab and ``;`` over the first lines.
 * **Times**: :func:`utc_ns`, one time as nanoseconds since the epoch, UTC.
 
-This module imports nothing from vsizer but :mod:`vsizer.errors`.
+This module imports nothing from vsizer but :mod:`vsizer.errors` and
+:mod:`vsizer.limits`.
 """
 
 from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
 import os
 import zipfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pandas as pd
 
 from vsizer.errors import InputError, SeriesError
+from vsizer.limits import current
 
 __all__ = [
     "COMPRESSED_SUFFIXES",
@@ -99,17 +106,54 @@ def open_binary(
     try:
         with open(p, "rb") as fh:
             kind = compression_of(fh.read(6))
-        if kind == "gzip":
-            return gzip.open(p, "rb")  # type: ignore[return-value]
-        if kind == "bzip2":
-            return bz2.open(p, "rb")
-        if kind == "xz":
-            return lzma.open(p, "rb")
-        if kind == "zip":
-            return _zip_member(p, error)
-        return open(p, "rb")
+        if kind is None:
+            return open(p, "rb")
+        inner = _decompressing(p, kind, error)
+        cap = current().max_unpacked_mib
+        return io.BufferedReader(_Capped(inner, cap, p.name, error), 1 << 20)
     except OSError as exc:
         raise error(f"{p.name}: cannot read the file: {exc.strerror or exc}.") from None
+
+
+def _decompressing(p: Path, kind: str, error: type[InputError]) -> IO[bytes]:
+    if kind == "gzip":
+        return gzip.open(p, "rb")  # type: ignore[return-value]
+    if kind == "bzip2":
+        return bz2.open(p, "rb")
+    if kind == "xz":
+        return lzma.open(p, "rb")
+    return _zip_member(p, error)
+
+
+class _Capped(io.RawIOBase):
+    """A decompressing stream that refuses to give more than ``cap_mib`` MiB."""
+
+    def __init__(
+        self, inner: IO[bytes], cap_mib: int, name: str, error: type[InputError]
+    ) -> None:
+        super().__init__()
+        self._inner, self._cap_mib, self._name, self._error = inner, cap_mib, name, error
+        self._left = cap_mib * (1 << 20)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        # One byte more than what is left: a file of exactly the limit passes.
+        view = memoryview(buffer).cast("B")[: self._left + 1]
+        n = self._inner.readinto(view)  # type: ignore[attr-defined]
+        self._left -= n
+        if self._left < 0:
+            raise self._error(
+                f"{self._name}: unpacks to more than {self._cap_mib:,} MiB, the limit "
+                "for one compressed file; raise it with --max-unpacked-mib."
+            )
+        return int(n)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._inner.close()
+        super().close()
 
 
 def _zip_member(p: Path, error: type[InputError]) -> IO[bytes]:

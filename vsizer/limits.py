@@ -16,11 +16,15 @@ over the limit of 10,000 characters per cell; raise it with --max-cell-chars.``
   what the user sees.
 * **Unzipped size** bounds an ``.xlsx`` (a zip archive) from the sizes its zip
   directory declares, before anything is decompressed (a zip bomb).
+* **Unpacked size** bounds every compressed text input (``.gz``, ``.bz2``,
+  ``.xz``, a one-file ``.zip``: series, traces, server lists) by the bytes it
+  actually decompresses to, counted while it is read (a gzip bomb declares
+  nothing): :func:`vsizer._textio.open_binary` stops at the limit.
 
 The limits in force are a :class:`Limits` value set for a block of work with
 :func:`using` (the CLI flags ``--max-rows``, ``--max-columns``,
-``--max-cell-chars`` and ``--max-xlsx-mib`` of ``plan``, ``compare`` and
-``import``); readers ask :func:`current`. The table is in
+``--max-cell-chars``, ``--max-xlsx-mib`` and ``--max-unpacked-mib`` of
+``plan``, ``compare`` and ``import``); readers ask :func:`current`. The table is in
 ``docs/reliability.md`` (Limits).
 """
 
@@ -79,12 +83,17 @@ class Limits:
     max_xlsx_mib : int, default 1,024
         Uncompressed size of an ``.xlsx``, summed over its zip members as the
         zip directory declares them [MiB]. Flag ``--max-xlsx-mib``.
+    max_unpacked_mib : int, default 4,096
+        Decompressed size of one compressed text input (``.gz``, ``.bz2``,
+        ``.xz``, one-file ``.zip``), counted as it is read [MiB]. Flag
+        ``--max-unpacked-mib``.
     """
 
     max_rows: int = 100_000
     max_columns: int = 1_000
     max_cell_chars: int = 10_000
     max_xlsx_mib: int = 1_024
+    max_unpacked_mib: int = 4_096
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -110,6 +119,7 @@ LIMIT_FLAGS: dict[str, str] = {
     "max_columns": "--max-columns",
     "max_cell_chars": "--max-cell-chars",
     "max_xlsx_mib": "--max-xlsx-mib",
+    "max_unpacked_mib": "--max-unpacked-mib",
 }
 
 _CURRENT: ContextVar[Limits] = ContextVar("vsizer_limits", default=DEFAULT_LIMITS)

@@ -241,6 +241,15 @@ MaxXlsxMibOpt = Annotated[
         "Default 1024.",
     ),
 ]
+MaxUnpackedMibOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-unpacked-mib",
+        min=1,
+        help="Decompressed size of one .gz, .bz2, .xz or one-file .zip input "
+        "[MiB], counted as it is read. Default 4096.",
+    ),
+]
 
 
 def input_limits(
@@ -249,6 +258,7 @@ def input_limits(
     max_columns: int | None = None,
     max_cell_chars: int | None = None,
     max_xlsx_mib: int | None = None,
+    max_unpacked_mib: int | None = None,
 ) -> Any:
     """The :class:`vsizer.limits.Limits` of the flags (defaults where not given)."""
     from vsizer.limits import DEFAULT_LIMITS
@@ -258,6 +268,7 @@ def input_limits(
         max_columns=max_columns,
         max_cell_chars=max_cell_chars,
         max_xlsx_mib=max_xlsx_mib,
+        max_unpacked_mib=max_unpacked_mib,
     )
 
 

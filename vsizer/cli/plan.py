@@ -20,6 +20,7 @@ from vsizer.cli.common import (
     MaxCellCharsOpt,
     MaxColumnsOpt,
     MaxRowsOpt,
+    MaxUnpackedMibOpt,
     MaxXlsxMibOpt,
     MetricOpt,
     SeriesStepOpt,
@@ -120,6 +121,7 @@ def plan(
     max_columns: MaxColumnsOpt = None,
     max_cell_chars: MaxCellCharsOpt = None,
     max_xlsx_mib: MaxXlsxMibOpt = None,
+    max_unpacked_mib: MaxUnpackedMibOpt = None,
     quiet: QuietOpt = None,  # type: ignore[assignment]
     engine: EngineOpt = "local",
     engine_address: EngineAddressOpt = None,
@@ -159,6 +161,7 @@ def plan(
             max_columns=max_columns,
             max_cell_chars=max_cell_chars,
             max_xlsx_mib=max_xlsx_mib,
+            max_unpacked_mib=max_unpacked_mib,
         )
         rules = rules_of(config, rule_flags)
         with using(limits):  # bounds on every file read (vsizer.limits)

@@ -15,6 +15,7 @@ from vsizer.cli.common import (
     MaxCellCharsOpt,
     MaxColumnsOpt,
     MaxRowsOpt,
+    MaxUnpackedMibOpt,
     MaxXlsxMibOpt,
     WorkersOpt,
     _fail,
@@ -62,6 +63,7 @@ def compare(
     max_columns: MaxColumnsOpt = None,
     max_cell_chars: MaxCellCharsOpt = None,
     max_xlsx_mib: MaxXlsxMibOpt = None,
+    max_unpacked_mib: MaxUnpackedMibOpt = None,
     engine: EngineOpt = "local",
     engine_address: EngineAddressOpt = None,
     workers: WorkersOpt = None,
@@ -87,6 +89,7 @@ def compare(
             max_columns=max_columns,
             max_cell_chars=max_cell_chars,
             max_xlsx_mib=max_xlsx_mib,
+            max_unpacked_mib=max_unpacked_mib,
         )
         with using(limits), open_engine(
             engine, engine_address, workers

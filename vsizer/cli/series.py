@@ -15,6 +15,7 @@ from vsizer.cli.common import (
     ImportStepOpt,
     IndexColumnOpt,
     MaxCellCharsOpt,
+    MaxUnpackedMibOpt,
     MetricOpt,
     ServerOpt,
     StartOpt,
@@ -72,6 +73,7 @@ def import_series(
     start: StartOpt = None,
     step: ImportStepOpt = None,
     max_cell_chars: MaxCellCharsOpt = None,
+    max_unpacked_mib: MaxUnpackedMibOpt = None,
 ) -> None:
     """Import utilization series files into a series store (Parquet parts).
 
@@ -94,7 +96,9 @@ def import_series(
             start=start,
             step=step,
         )
-        limits = input_limits(max_cell_chars=max_cell_chars)
+        limits = input_limits(
+            max_cell_chars=max_cell_chars, max_unpacked_mib=max_unpacked_mib
+        )
         reads, st = _open_import(sources, fmt, store, options)
     except VsizerError as exc:
         raise _fail(exc) from None

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import resource
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from vsizer.limits import Limits, current, using
 from vsizer.series._tidy import FloatArray, Problems
 from vsizer.series.traces._azure_grid import Grid, GridTooLarge
 from vsizer.series.traces._parquet import (
@@ -70,6 +71,8 @@ class FileTask:
     vms: frozenset[str] | None = None
     block_bytes: int = BLOCK_BYTES
     batch_rows: int = BATCH_ROWS
+    #: The input limits of the caller (a worker process does not inherit them).
+    limits: Limits = field(default_factory=current)
 
 
 @dataclass
@@ -87,6 +90,11 @@ class FilePartial:
 
 def bin_readings_file(task: FileTask) -> FilePartial:
     """Bin the readings of ``task.path`` (CSV, CSV.gz or Parquet) per VM and step."""
+    with using(task.limits):
+        return _bin_readings_file(task)
+
+
+def _bin_readings_file(task: FileTask) -> FilePartial:
     problems = Problems()
     grid = Grid(how=task.how)
     part = FilePartial(task.label, grid, problems)

@@ -31,6 +31,18 @@ READ_ERRORS = (
 )
 
 
+def read_failure(file: str, exc: BaseException) -> str:
+    """What to say of a file that failed while read (the text after ``{file}: ``).
+
+    A :class:`SeriesError` from :func:`~vsizer._textio.open_binary` (a zip
+    without one member, the unpacked-size limit) already names the file and
+    says what is wrong: its text is kept as it is.
+    """
+    if isinstance(exc, SeriesError):
+        return str(exc).removeprefix(f"{file}: ")
+    return f"cannot read the file: {exc}."
+
+
 def _raw_blocks(path: Path, block_bytes: int) -> Iterator[tuple[bytes, int]]:
     """Blocks of whole lines and the 1-based number of each block's first line."""
     line0 = 1
@@ -119,4 +131,4 @@ def csv_rows(
             frame["line"] = line0 + np.flatnonzero(~blank)
             yield frame
     except READ_ERRORS as exc:
-        problems.whole(file, f"cannot read the file: {exc}.")
+        problems.whole(file, read_failure(file, exc))

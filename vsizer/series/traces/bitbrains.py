@@ -36,6 +36,7 @@ from vsizer.series._tidy import (
 from vsizer.series.columnar import SampleColumns, ServerSamples
 from vsizer.series.model import SeriesQuality, SeriesSet
 from vsizer.series.traces._common import first_per_time
+from vsizer.series.traces._rows import read_failure
 
 __all__ = ["BITBRAINS_VARIABLE_MAP", "read_bitbrains"]
 
@@ -261,6 +262,9 @@ def _read_bitbrains_file(
     try:
         with open_binary(path) as fh:  # any compression, told by content
             frame = pd.read_csv(fh, sep=";", engine="c", dtype=np.float64)
+    except SeriesError as exc:  # unreadable, a zip of several files, too large unpacked
+        problems.whole(file, read_failure(file, exc))
+        return None
     except ValueError as exc:  # a cell that is no number, or a ragged row
         if isinstance(exc, pd.errors.EmptyDataError):
             problems.whole(file, "expected a Bitbrains header line, got an empty file.")
@@ -272,9 +276,6 @@ def _read_bitbrains_file(
         return None
     except (OSError, EOFError, zlib.error, gzip.BadGzipFile, UnicodeDecodeError) as exc:
         problems.whole(file, f"cannot read the file: {exc}.")
-        return None
-    except SeriesError as exc:  # unreadable, or a zip of several files
-        problems.whole(file, str(exc).split(": ", 1)[-1])
         return None
     frame.columns = [str(c).strip() for c in frame.columns]
     missing = [c for c in _BB_COLS if c not in frame.columns]
@@ -314,7 +315,7 @@ def _bitbrains_bad_cells(path: Path, problems: Problems) -> None:
                 fh, sep=";", engine="c", dtype=str, keep_default_na=False
             )
     except (ValueError, OSError, EOFError, zlib.error) as exc:
-        problems.whole(file, f"cannot read the file: {exc}.")
+        problems.whole(file, read_failure(file, exc))
         return
     text.columns = [str(c).strip() for c in text.columns]
     bad: list[tuple[int, int, str]] = []  # (row, column index, cell)

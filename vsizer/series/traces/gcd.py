@@ -65,7 +65,7 @@ from vsizer.series.traces._common import (
     utc_ns,
     visible_files,
 )
-from vsizer.series.traces._rows import READ_ERRORS
+from vsizer.series.traces._rows import READ_ERRORS, read_failure
 
 __all__ = ["GCD_START", "GCD_STEP_S", "read_gcd"]
 
@@ -246,7 +246,7 @@ def _read_gcd_file(path: Path, problems: Problems) -> FloatArray:
         with open_binary(path) as fh:
             data = fh.read()
     except READ_ERRORS as exc:
-        problems.whole(file, f"cannot read the file: {exc}.")
+        problems.whole(file, read_failure(file, exc))
         return empty
     lines = data.split(b"\n")
     if lines and lines[-1].strip() == b"":
