@@ -125,6 +125,9 @@ def _decompressing(p: Path, kind: str, error: type[InputError]) -> IO[bytes]:
     return _zip_member(p, error)
 
 
+_READALL_CHUNK = 16 << 20
+
+
 class _Capped(io.RawIOBase):
     """A decompressing stream that refuses to give more than ``cap_mib`` MiB."""
 
@@ -141,14 +144,24 @@ class _Capped(io.RawIOBase):
     def readinto(self, buffer: Any) -> int:
         # One byte more than what is left: a file of exactly the limit passes.
         view = memoryview(buffer).cast("B")[: self._left + 1]
-        n = self._inner.readinto(view)  # type: ignore[attr-defined]
+        n = int(self._inner.readinto(view))  # type: ignore[attr-defined]
+        self._take(n)
+        return n
+
+    def readall(self) -> bytes:
+        parts = []
+        while chunk := self._inner.read(min(self._left + 1, _READALL_CHUNK)):
+            self._take(len(chunk))
+            parts.append(chunk)
+        return b"".join(parts)
+
+    def _take(self, n: int) -> None:
         self._left -= n
         if self._left < 0:
             raise self._error(
                 f"{self._name}: unpacks to more than {self._cap_mib:,} MiB, the limit "
                 "for one compressed file; raise it with --max-unpacked-mib."
             )
-        return int(n)
 
     def close(self) -> None:
         if not self.closed:
