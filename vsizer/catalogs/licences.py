@@ -10,7 +10,8 @@ file and fill in ``price``.
 Columns: ``name`` (text), ``unit`` (``core``, ``socket``, ``host`` or ``vm``),
 ``min_per_cpu`` (cores licensed at least per processor; ``core`` only),
 ``min_per_host`` (cores or sockets licensed at least per host; ``core`` and
-``socket`` only), ``term`` (``once``: a perpetual licence bought once;
+``socket`` only), ``vms_per_licence`` (VMs one licence of every core of a host
+covers, e.g. 2 for Windows Server Standard; ``core`` only; empty: unlimited), ``term`` (``once``: a perpetual licence bought once;
 ``year``: a subscription paid every year), ``price`` (per unit and term; empty:
 not known), ``currency`` (empty: the plan's), ``source``, ``date``.
 
@@ -22,6 +23,14 @@ Counting (declared, pure functions):
   A 2 x 12-core host needs 24 Windows Server Datacenter core licences (8 per
   CPU, 16 per server) and 32 VMware cores (16 per CPU); a 1 x 8-core host
   16 and 16.
+- stacked per core (``vms_per_licence`` = v): a host running m VMs licenses
+  its cores ``max(1, ceil(m / v))`` times. Windows Server Standard covers 2
+  VMs per licensing of all cores, so a 2 x 16-core host running 7 VMs needs
+  4 x 32 = 128 core licences (Microsoft Product Terms, Windows Server
+  Standard: all physical cores are licensed again for every 2 more
+  operating system environments). m is the most VMs the host runs in the plan, failover scenarios
+  included: a licence stays with its host (reassigned at most once in 90
+  days), so a survivor that takes over VMs must already be licensed for them.
 - per socket: ``max(sockets, min_per_host)``;
 - per host: 1 per host; per VM: 1 per planned VM.
 """
@@ -29,6 +38,7 @@ Counting (declared, pure functions):
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +58,7 @@ __all__ = [
     "licences_per_host",
     "read_licences",
     "socket_licences",
+    "stacked_licences",
 ]
 
 #: File name of the shipped licence catalog in ``vsizer/catalogs/data``.
@@ -67,6 +78,7 @@ LICENCE_COLUMNS: dict[str, Column] = {
         Column("unit", required=True, nullable=False),
         Column("min_per_cpu", "int"),
         Column("min_per_host", "int"),
+        Column("vms_per_licence", "int"),
         Column("term", required=True, nullable=False),
         Column("price", "float", low_open=False),
         Column("currency"),
@@ -88,6 +100,7 @@ class Licence:
     term: str = "once"
     min_per_cpu: int | None = None
     min_per_host: int | None = None
+    vms_per_licence: int | None = None
     price: float | None = None
     currency: str = ""
     source: str = ""
@@ -134,6 +147,21 @@ def socket_licences(sockets: int, min_per_host: int | None = None) -> int:
     return max(sockets, min_per_host or 0)
 
 
+@validate_params(
+    {"per_host": _COUNT, "vms": Interval(int, 0, None), "vms_per_licence": _COUNT}
+)
+def stacked_licences(per_host: int, vms: int, vms_per_licence: int) -> int:
+    """Licences a host running ``vms`` VMs needs when one licensing of its
+    ``per_host`` units covers ``vms_per_licence`` VMs (at least one licensing).
+
+    .. math:: n = p \\cdot \\max\\bigl(1, \\lceil m / v \\rceil\\bigr)
+
+    >>> stacked_licences(32, 7, 2), stacked_licences(32, 2, 2), stacked_licences(16, 0, 2)
+    (128, 32, 16)
+    """
+    return per_host * max(1, -(-vms // vms_per_licence))
+
+
 def licences_per_host(licence: Licence, host: HostModel) -> int:
     """Units of ``licence`` one ``host`` needs (0 for a per-VM licence)."""
     if licence.unit == "core":
@@ -148,12 +176,38 @@ def licences_per_host(licence: Licence, host: HostModel) -> int:
     return 1 if licence.unit == "host" else 0
 
 
-def licence_count(licence: Licence, host: HostModel, hosts: int, vms: int) -> int:
+def licence_count(
+    licence: Licence,
+    host: HostModel,
+    hosts: int,
+    vms: int,
+    vms_on_hosts: Sequence[int] | None = None,
+) -> int:
     """Units of ``licence`` a plan of ``hosts`` hosts of ``host`` running ``vms``
-    VMs needs: per VM, ``vms``; otherwise ``hosts`` x per host."""
+    VMs needs: per VM, ``vms``; stacked (``vms_per_licence``), the sum over
+    hosts of :func:`stacked_licences` with the most VMs each host runs
+    (``vms_on_hosts``, one count per host, failover included); otherwise
+    ``hosts`` x per host.
+
+    Raises
+    ------
+    ValueError
+        A stacked licence without ``vms_on_hosts``, or with a count per host
+        that does not match ``hosts``.
+    """
     if licence.unit == "vm":
         return vms
-    return hosts * licences_per_host(licence, host)
+    per_host = licences_per_host(licence, host)
+    if licence.vms_per_licence is None:
+        return hosts * per_host
+    if vms_on_hosts is None or len(vms_on_hosts) != hosts:
+        given = "none" if vms_on_hosts is None else f"{len(vms_on_hosts)}"
+        raise ValueError(
+            f"licence '{licence.name}' covers {licence.vms_per_licence} VMs per "
+            f"licensing: it needs the VMs of each of the {hosts} hosts, got {given}."
+        )
+    v = licence.vms_per_licence
+    return sum(stacked_licences(per_host, int(m), v) for m in vms_on_hosts)
 
 
 def _row_problems(row: dict, name: str) -> list[str]:
@@ -170,8 +224,11 @@ def _row_problems(row: dict, name: str) -> list[str]:
             f"{name} row {r}, column 'term': expected one of "
             f"{', '.join(LICENCE_TERMS)}, got '{row['term']}'."
         )
-    allowed = {"core": ("min_per_cpu", "min_per_host"), "socket": ("min_per_host",)}
-    for col in ("min_per_cpu", "min_per_host"):
+    allowed = {
+        "core": ("min_per_cpu", "min_per_host", "vms_per_licence"),
+        "socket": ("min_per_host",),
+    }
+    for col in ("min_per_cpu", "min_per_host", "vms_per_licence"):
         if row[col] is not None and col not in allowed.get(row["unit"], ()):
             out.append(
                 f"{name} row {r}, column '{col}': expected empty for unit "
@@ -213,6 +270,7 @@ def read_licences(path: str | os.PathLike[str] | None = None) -> list[Licence]:
             term=row["term"],
             min_per_cpu=row["min_per_cpu"],
             min_per_host=row["min_per_host"],
+            vms_per_licence=row.get("vms_per_licence"),
             price=row["price"],
             currency=row["currency"] or "",
             source=row["source"] or f"{name} row {row['_row']}",

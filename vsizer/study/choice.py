@@ -38,7 +38,7 @@ from vsizer.study import core
 from vsizer.study.config import Rules
 from vsizer.study.ranking import Candidate, rank
 from vsizer.study.results import ConsolidationPlan
-from vsizer.study.tco import load_licences, plan_tco
+from vsizer.study.tco import load_licences, plan_tco, vms_on_hosts
 
 __all__ = ["AUTO", "candidate_hosts", "choose", "is_auto", "plan", "with_tco"]
 
@@ -106,9 +106,15 @@ def with_tco(
     if licences is None:
         licences = load_licences(result.rules)
     e = result.economics
+    stacked = any(lic.vms_per_licence is not None for lic in licences)
+    per_host = (
+        vms_on_hosts([(pr.sizing.placement, pr.sizing.failover) for pr in result.pools])
+        if stacked
+        else None
+    )
     tco = plan_tco(
         result.host, e.hosts, len(result.servers), float(e.rack_u_after),
-        e.annual_cost_after, result.rules, licences,
+        e.annual_cost_after, result.rules, licences, per_host,
     )
     return dataclasses.replace(result, tco=tco)
 

@@ -9,7 +9,10 @@ Five parts, each in the plan's currency (``rules.currency``):
 - ``rack``: rack units x ``rules.rack_cost_per_u_year`` x years;
 - ``licences``: per licence of ``rules.licences``
   (:mod:`vsizer.catalogs.licences`), units counted for the host model x
-  price, x years for a subscription (``term = year``).
+  price, x years for a subscription (``term = year``). A licence that covers a
+  few VMs per licensing of the host's cores (``vms_per_licence``: Windows
+  Server Standard) is counted per host from the most VMs that host runs,
+  failover scenarios included (:func:`vms_on_hosts`).
 
 Stated criterion for what is not known: a part whose input is not given for the
 whole plan (no price per kWh, no rack cost, no licence file) is *not counted*
@@ -27,6 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from vsizer._jsonable import jsonable as _r
 from vsizer._validation import Interval, OrNone, validate_params
 from vsizer.catalogs.licences import (
@@ -37,9 +42,13 @@ from vsizer.catalogs.licences import (
 )
 from vsizer.catalogs.model import HostModel
 from vsizer.errors import ConfigError
+from vsizer.placement.failover_report import FailoverReport
+from vsizer.placement.result import Placement
 from vsizer.study.config import Rules
 
-__all__ = ["PARTS", "LicenceCost", "Tco", "load_licences", "plan_tco", "tco_doc"]
+__all__ = [
+    "PARTS", "LicenceCost", "Tco", "load_licences", "plan_tco", "tco_doc", "vms_on_hosts",
+]
 
 #: The parts of a TCO, in document order.
 PARTS: tuple[str, ...] = ("capex", "support", "energy", "rack", "licences")
@@ -66,6 +75,9 @@ class LicenceCost:
     cost: float | None
     source: str
     date: str
+    #: VMs one licensing covers (None: unlimited), and then the most VMs on one host.
+    vms_per_licence: int | None = None
+    most_vms_on_a_host: int | None = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +107,28 @@ class Tco:
     def total(self) -> float | None:
         """Sum of the counted parts; None when a part is missing."""
         return None if self.missing else self.known_total
+
+
+def vms_on_hosts(pools: Sequence[tuple[Placement, FailoverReport]]) -> list[int]:
+    """The most VMs each host of the plan runs: in normal operation or in any
+    failover scenario of its pool (the VMs it takes over added, a failed host
+    counted as in normal operation). Hosts in pool order, then host order.
+
+    """
+    out: list[int] = []
+    for placement, report in pools:
+        p = placement.problem
+        a = placement.assignment
+        base = np.bincount(a[a >= 0], minlength=placement.n_hosts)
+        most = base.copy()
+        index = {p.host_id(h): h for h in range(placement.n_hosts)}
+        for sc in report.detail:
+            taken = np.bincount(
+                [index[m["to"]] for m in sc.moves], minlength=placement.n_hosts
+            ).astype(base.dtype)
+            np.maximum(most, base + taken, out=most)
+        out += most.tolist()
+    return out
 
 
 def load_licences(rules: Rules) -> tuple[Licence, ...]:
@@ -132,6 +166,7 @@ def plan_tco(
     annual_energy_cost: float | None,
     rules: Rules,
     licences: Sequence[Licence] = (),
+    vms_on_hosts: Sequence[int] | None = None,
 ) -> Tco:
     """The TCO of ``hosts`` hosts of ``host`` running ``vms`` VMs in ``rack_u``
     rack units, with the annual electricity cost ``annual_energy_cost`` (None:
@@ -155,7 +190,9 @@ def plan_tco(
     rate = rules.rack_cost_per_u_year
     rack = None if rate is None else rack_u * rate * years
     not_counted += [p for p, v in (("energy", energy), ("rack", rack)) if v is None]
-    lines = tuple(_licence_cost(lic, host, hosts, vms, years) for lic in licences)
+    lines = tuple(
+        _licence_cost(lic, host, hosts, vms, years, vms_on_hosts) for lic in licences
+    )
     if not lines:
         lic_total: float | None = None
         not_counted.append("licences")
@@ -172,9 +209,12 @@ def plan_tco(
 
 
 def _licence_cost(
-    lic: Licence, host: HostModel, hosts: int, vms: int, years: int
+    lic: Licence, host: HostModel, hosts: int, vms: int, years: int,
+    vms_on_hosts: Sequence[int] | None,
 ) -> LicenceCost:
-    count = licence_count(lic, host, hosts, vms)
+    count = licence_count(lic, host, hosts, vms, vms_on_hosts)
+    stacked = lic.vms_per_licence is not None and vms_on_hosts is not None
+    most = max(vms_on_hosts, default=0) if stacked and vms_on_hosts is not None else None
     cost = None
     if lic.price is not None:
         cost = count * lic.price * (years if lic.term == "year" else 1)
@@ -182,6 +222,7 @@ def _licence_cost(
         name=lic.name, unit=lic.unit, term=lic.term,
         per_host=licences_per_host(lic, host), count=count, price=lic.price,
         cost=cost, source=lic.source, date=lic.date,
+        vms_per_licence=lic.vms_per_licence, most_vms_on_a_host=most,
     )
 
 
@@ -209,6 +250,8 @@ def tco_doc(tco: Tco) -> dict[str, Any]:
                 "cost": _r(line.cost),
                 "source": line.source,
                 "date": line.date,
+                "vms_per_licence": line.vms_per_licence,
+                "most_vms_on_a_host": line.most_vms_on_a_host,
             }
             for line in tco.licence_lines
         ],
