@@ -39,6 +39,7 @@ from vsizer.study.config import Rules
 from vsizer.study.ranking import Candidate, rank
 from vsizer.study.results import ConsolidationPlan
 from vsizer.study.tco import load_licences, plan_tco, vms_on_hosts
+from vsizer.study.tco_growth import tco_years
 
 __all__ = ["AUTO", "candidate_hosts", "choose", "is_auto", "plan", "with_tco"]
 
@@ -112,9 +113,14 @@ def with_tco(
         if stacked
         else None
     )
+    years = (
+        tco_years(e, result.growth, result.host, result.rules)
+        if result.growth is not None
+        else ()
+    )
     tco = plan_tco(
         result.host, e.hosts, len(result.servers), float(e.rack_u_after),
-        e.annual_cost_after, result.rules, licences, per_host,
+        e.annual_cost_after, result.rules, licences, per_host, years,
     )
     return dataclasses.replace(result, tco=tco)
 

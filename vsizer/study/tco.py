@@ -45,6 +45,7 @@ from vsizer.errors import ConfigError
 from vsizer.placement.failover_report import FailoverReport
 from vsizer.placement.result import Placement
 from vsizer.study.config import Rules
+from vsizer.study.tco_growth import TcoYear
 
 __all__ = [
     "PARTS", "LicenceCost", "Tco", "load_licences", "plan_tco", "tco_doc", "vms_on_hosts",
@@ -59,6 +60,11 @@ CRITERION = (
     "whose input is not given for the plan is not counted (not_counted); a part "
     "without a price for this host model or licence is missing (missing) and "
     "then total is null"
+)
+#: Added to it when the plan has a growth study.
+GROWTH_CRITERION = (
+    "; with growth, each year is counted on the hosts in service that year (bought "
+    "when needed, never retired) and on that year's grown demand (per_year)"
 )
 
 
@@ -97,6 +103,8 @@ class Tco:
     licence_lines: tuple[LicenceCost, ...]
     missing: tuple[str, ...]
     not_counted: tuple[str, ...]
+    #: Under growth: each year's hosts in service and electricity (else empty).
+    per_year: tuple[TcoYear, ...] = ()
 
     @property
     def known_total(self) -> float:
@@ -167,6 +175,7 @@ def plan_tco(
     rules: Rules,
     licences: Sequence[Licence] = (),
     vms_on_hosts: Sequence[int] | None = None,
+    per_year: Sequence[TcoYear] = (),
 ) -> Tco:
     """The TCO of ``hosts`` hosts of ``host`` running ``vms`` VMs in ``rack_u``
     rack units, with the annual electricity cost ``annual_energy_cost`` (None:
@@ -177,21 +186,39 @@ def plan_tco(
     >>> t = plan_tco(h, 3, 20, 3.0, 1200.0, Rules(years=5))
     >>> t.capex, t.support, t.energy, t.total, t.not_counted
     (30000.0, 7500.0, 6000.0, 43500.0, ('rack', 'licences'))
+
+    With ``per_year`` (a growth study: :func:`vsizer.study.tco_growth.tco_years`)
+    the hosts bought are the last year's, support and rack are summed over
+    each year's hosts in service, energy over each year's cost, and a
+    subscription licence over each year's hosts.
     """
     years = rules.years
     missing: list[str] = []
     not_counted: list[str] = []
-    capex = None if host.price is None else hosts * host.price
+    unknown = any(y.hosts is None for y in per_year)  # a year no count holds
+    host_years = sum(y.hosts or 0 for y in per_year) if per_year else hosts * years
+    bought = (per_year[-1].hosts or 0) if per_year else hosts
+    capex = None if host.price is None or unknown else bought * host.price
     support = (
-        None if host.support_per_year is None else hosts * host.support_per_year * years
+        None if host.support_per_year is None or unknown
+        else host_years * host.support_per_year
     )
     missing += [p for p, v in (("capex", capex), ("support", support)) if v is None]
-    energy = None if annual_energy_cost is None else annual_energy_cost * years
+    if per_year:
+        costs = [y.energy for y in per_year]
+        energy = None if None in costs else float(sum(c or 0.0 for c in costs))
+    else:
+        energy = None if annual_energy_cost is None else annual_energy_cost * years
     rate = rules.rack_cost_per_u_year
-    rack = None if rate is None else rack_u * rate * years
-    not_counted += [p for p, v in (("energy", energy), ("rack", rack)) if v is None]
+    u_per_host = rack_u / hosts if hosts else float(host.rack_u)
+    rack = None if rate is None or unknown else u_per_host * host_years * rate
+    given = {"energy": annual_energy_cost is not None, "rack": rate is not None}
+    for part, value in (("energy", energy), ("rack", rack)):
+        if value is None:
+            (missing if given[part] else not_counted).append(part)
     lines = tuple(
-        _licence_cost(lic, host, hosts, vms, years, vms_on_hosts) for lic in licences
+        _licence_cost(lic, host, hosts, vms, years, vms_on_hosts, per_year)
+        for lic in licences
     )
     if not lines:
         lic_total: float | None = None
@@ -205,18 +232,29 @@ def plan_tco(
         years=years, currency=rules.currency, hosts=hosts, vms=vms, rack_u=rack_u,
         capex=capex, support=support, energy=energy, rack=rack, licences=lic_total,
         licence_lines=lines, missing=tuple(missing), not_counted=tuple(not_counted),
+        per_year=tuple(per_year),
     )
 
 
 def _licence_cost(
     lic: Licence, host: HostModel, hosts: int, vms: int, years: int,
-    vms_on_hosts: Sequence[int] | None,
+    vms_on_hosts: Sequence[int] | None, per_year: Sequence[TcoYear] = (),
 ) -> LicenceCost:
     count = licence_count(lic, host, hosts, vms, vms_on_hosts)
     stacked = lic.vms_per_licence is not None and vms_on_hosts is not None
     most = max(vms_on_hosts, default=0) if stacked and vms_on_hosts is not None else None
+    # Under growth: hosts added later each need the per-host units (stacked:
+    # one licensing each); subscriptions are paid on each year's hosts.
+    per_host = 0 if lic.unit == "vm" else licences_per_host(lic, host)
+    added = [max((y.hosts or 0) - hosts, 0) * per_host for y in per_year]
+    if per_year:
+        count += added[-1]
     cost = None
-    if lic.price is not None:
+    if per_host and any(y.hosts is None for y in per_year):
+        cost = None  # a year without a host count: unknown
+    elif lic.price is not None and lic.term == "year" and per_year:
+        cost = sum(count - added[-1] + a for a in added) * lic.price
+    elif lic.price is not None:
         cost = count * lic.price * (years if lic.term == "year" else 1)
     return LicenceCost(
         name=lic.name, unit=lic.unit, term=lic.term,
@@ -228,7 +266,7 @@ def _licence_cost(
 
 def tco_doc(tco: Tco) -> dict[str, Any]:
     """The ``tco`` section of the plan document (formatting only)."""
-    return {
+    doc: dict[str, Any] = {
         "years": tco.years,
         "currency": tco.currency,
         "hosts": tco.hosts,
@@ -255,5 +293,11 @@ def tco_doc(tco: Tco) -> dict[str, Any]:
             }
             for line in tco.licence_lines
         ],
-        "criterion": CRITERION,
+        "criterion": CRITERION + (GROWTH_CRITERION if tco.per_year else ""),
     }
+    if tco.per_year:
+        doc["per_year"] = [
+            {"year": y.year, "hosts": y.hosts, "watts": _r(y.watts), "energy": _r(y.energy)}
+            for y in tco.per_year
+        ]
+    return doc
