@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+from vsizer.placement import _kernel
 from vsizer.placement.blocked import MIN_HOSTS, BlockedHosts, assign_blocked
 from vsizer.placement.problem import EPS, PlacementProblem
 from vsizer.placement.result import Placement
@@ -44,6 +45,7 @@ def greedy_assign(
     *,
     runs: bool = True,
     blocked: bool = True,
+    compiled: bool = True,
     stop_at_unplaced: bool = False,
 ) -> npt.NDArray[np.int64]:
     """Assign the VMs in ``order`` one by one; updates ``loads`` and ``occupied`` in place.
@@ -67,10 +69,27 @@ def greedy_assign(
     reference). ``stop_at_unplaced`` stops at the first VM no host accepts
     (the rest stay -1: enough to know the placement is infeasible).
 
+    With numba installed (``vsizer[fast]``) and ``compiled`` (the default),
+    every VM is placed by the compiled plain scan of
+    :mod:`vsizer.placement._kernel` instead: the same hosts and the same
+    loads, bit for bit, without numpy calls per VM (``runs`` and ``blocked``
+    then do not apply).
+
     Returns the host index per VM of ``order`` (-1 when no host accepts it).
     """
     inv = 1.0 / max_load
     norm = loads * inv  # normalized loads, kept in step with ``loads``
+    kernel = _kernel.get() if compiled else None
+    if kernel is not None:
+        c64, cbool = np.ascontiguousarray, np.ascontiguousarray
+        no_pins = np.full(len(demand), -1, dtype=np.int64)
+        return kernel(  # type: ignore[no-any-return]
+            c64(order, dtype=np.int64), c64(demand, dtype=np.float64), loads, norm,
+            c64(inv, dtype=np.float64), c64(groups, dtype=np.int64), occupied,
+            cbool(allowed, dtype=np.bool_),
+            no_pins if pins is None else c64(pins, dtype=np.int64),
+            rule == "balanced", stop_at_unplaced,
+        )
     out = np.full(len(order), -1, dtype=np.int64)
     bounds = (
         _run_bounds(order, demand, groups, pins) if runs else [(0, len(order), False)]
