@@ -234,3 +234,20 @@ def test_compiled_kernel_is_faster_than_numpy_on_a_large_pool() -> None:
         t_slow = time.perf_counter() - start
     np.testing.assert_array_equal(fast.assignment, slow.assignment)
     assert t_slow > 5 * t_fast, (t_slow, t_fast)
+
+
+@needs_numba
+@pytest.mark.parametrize("rule", ["balanced", "best_fit"])
+def test_non_finite_loads_or_steps_place_like_numpy(rule: str) -> None:
+    """A zero limit (inv = inf: NaN and inf keys) and a NaN load: the bounds
+    would not be exact, the compiled kernel scans every host, as numpy does."""
+    base = _instance(5)
+    order, demand, loads, max_load, groups, pins, allowed = base
+    zero = max_load.copy()
+    zero[0] = 0.0
+    nan_loads = loads.copy()
+    nan_loads[::7, 0] = np.nan
+    for args in ((order, demand, loads, zero, groups, pins, allowed),
+                 (order, demand, nan_loads, max_load, groups, pins, allowed)):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            _same([_run(args, rule, c, b) for c, b in NUMPY + COMPILED])

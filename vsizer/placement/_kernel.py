@@ -60,6 +60,8 @@ def assign(
     out = np.full(n, -1, dtype=np.int64)
     limit = 1.0 + EPS
     step = np.empty(n_dims)
+    if block > 0 and not _exact_bounds(order, demand, norm, inv, allowed):
+        block = 0
     size = block if block > 0 else max(n_hosts, 1)
     n_blocks = (n_hosts + size - 1) // size
     lo = np.full((n_blocks, n_dims), np.inf)
@@ -97,6 +99,25 @@ def assign(
             occupied[best, g] = True
         _bounds(best // size, size, norm, allowed, lo, hi)
     return out
+
+
+def _exact_bounds(
+    order: np.ndarray, demand: np.ndarray, norm: np.ndarray, inv: np.ndarray,
+    allowed: np.ndarray,
+) -> bool:  # pragma: no cover - compiled
+    """Whether block bounds are exact: no NaN load on an allowed host and
+    every step finite (else ``assign`` scans every host)."""
+    for h in range(norm.shape[0]):
+        if allowed[h]:
+            for d in range(norm.shape[1]):
+                if norm[h, d] != norm[h, d]:
+                    return False
+    for i in range(order.shape[0]):
+        for d in range(norm.shape[1]):
+            x = demand[order[i], d] * inv[d]
+            if not (x > -np.inf and x < np.inf):
+                return False
+    return True
 
 
 def _bounds(
@@ -202,7 +223,7 @@ def get() -> Callable[..., Any] | None:
             return None
         jit = numba.njit(cache=True, nogil=True)
         # The helpers first: the kernel calls their compiled versions.
-        for name in ("_bounds", "_key", "_scan", "_pick"):
+        for name in ("_exact_bounds", "_bounds", "_key", "_scan", "_pick"):
             globals()[name] = jit(globals()[name])
         _COMPILED = jit(assign)
     return _COMPILED

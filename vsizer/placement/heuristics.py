@@ -88,7 +88,7 @@ def greedy_assign(
             c64(inv, dtype=np.float64), c64(groups, dtype=np.int64), occupied,
             cbool(allowed, dtype=np.bool_),
             no_pins if pins is None else c64(pins, dtype=np.int64),
-            rule == "balanced", stop_at_unplaced, _kernel_block(demand, inv, norm, blocked),
+            rule == "balanced", stop_at_unplaced, _kernel.BLOCK if blocked else 0,
         )
     out = np.full(len(order), -1, dtype=np.int64)
     bounds = (
@@ -118,17 +118,6 @@ def greedy_assign(
         if stop_at_unplaced and (out[i:j] < 0).any():
             break
     return out
-
-
-def _kernel_block(
-    demand: npt.NDArray[np.float64], inv: npt.NDArray[np.float64],
-    norm: npt.NDArray[np.float64], blocked: bool,
-) -> int:
-    """Hosts per block for the compiled kernel: 0 (scan every host) unless
-    ``blocked`` and the bounds are exact (no NaN load, finite steps)."""
-    if not blocked or np.isnan(norm).any() or not np.isfinite(demand * inv).all():
-        return 0
-    return _kernel.BLOCK
 
 
 def _run_bounds(
