@@ -77,19 +77,13 @@ def greedy_assign(
 
     Returns the host index per VM of ``order`` (-1 when no host accepts it).
     """
+    if compiled and _kernel.available():
+        return _assign_compiled(
+            order, demand, loads, max_load, groups, occupied, allowed, pins, rule,
+            blocked, stop_at_unplaced,
+        )
     inv = 1.0 / max_load
     norm = loads * inv  # normalized loads, kept in step with ``loads``
-    kernel = _kernel.get() if compiled else None
-    if kernel is not None:
-        c64, cbool = np.ascontiguousarray, np.ascontiguousarray
-        no_pins = np.full(len(demand), -1, dtype=np.int64)
-        return kernel(  # type: ignore[no-any-return]
-            c64(order, dtype=np.int64), c64(demand, dtype=np.float64), loads, norm,
-            c64(inv, dtype=np.float64), c64(groups, dtype=np.int64), occupied,
-            cbool(allowed, dtype=np.bool_),
-            no_pins if pins is None else c64(pins, dtype=np.int64),
-            rule == "balanced", stop_at_unplaced, _kernel.BLOCK if blocked else 0,
-        )
     out = np.full(len(order), -1, dtype=np.int64)
     bounds = (
         _run_bounds(order, demand, groups, pins) if runs else [(0, len(order), False)]
@@ -118,6 +112,34 @@ def greedy_assign(
         if stop_at_unplaced and (out[i:j] < 0).any():
             break
     return out
+
+
+def _assign_compiled(
+    order: npt.NDArray[np.int64],
+    demand: npt.NDArray[np.float64],
+    loads: npt.NDArray[np.float64],
+    max_load: npt.NDArray[np.float64],
+    groups: npt.NDArray[np.int64],
+    occupied: npt.NDArray[np.bool_],
+    allowed: npt.NDArray[np.bool_],
+    pins: npt.NDArray[np.int64] | None,
+    rule: str,
+    blocked: bool,
+    stop_at_unplaced: bool,
+) -> npt.NDArray[np.int64]:
+    """:func:`greedy_assign` by the compiled kernel (read-only inputs made
+    contiguous, of the kernel's dtypes, so numba compiles one signature)."""
+    kernel = _kernel.get()
+    assert kernel is not None
+    inv = 1.0 / max_load
+    c = np.ascontiguousarray
+    return kernel(
+        c(order, dtype=np.int64), c(demand, dtype=np.float64), loads, loads * inv,
+        c(inv, dtype=np.float64), c(groups, dtype=np.int64), occupied,
+        c(allowed, dtype=np.bool_),
+        np.full(len(demand), -1, dtype=np.int64) if pins is None else c(pins, dtype=np.int64),
+        rule == "balanced", stop_at_unplaced, _kernel.BLOCK if blocked else 0,
+    )
 
 
 def _run_bounds(
