@@ -251,3 +251,50 @@ def test_non_finite_loads_or_steps_place_like_numpy(rule: str) -> None:
                  (order, demand, nan_loads, max_load, groups, pins, allowed)):
         with np.errstate(divide="ignore", invalid="ignore"):
             _same([_run(args, rule, c, b) for c, b in NUMPY + COMPILED])
+
+
+def test_sizings_differing_only_in_min_hosts_share_their_tries() -> None:
+    """size_pool(tries=): the second sizing (min_hosts 1 instead of 3) places
+    nothing new and finds the count a fresh sizing finds; the placement it
+    returns is of its own problem."""
+    import dataclasses
+
+    from vsizer.placement import sizing
+
+    base = dataclasses.replace(_fleet_problem(800), failures=0)
+    bare = dataclasses.replace(base, min_hosts=1)
+    tries: sizing.Tries = {}
+    first = size_pool(base, tries=tries)
+    calls = []
+    strategies = {k: (lambda *a, _f=f, **kw: calls.append(1) or _f(*a, **kw))
+                  for k, f in sizing.STRATEGIES.items()}
+    with mock.patch.dict(sizing.STRATEGIES, strategies):
+        shared = size_pool(bare, tries=tries)
+    assert calls == []
+    fresh = size_pool(bare)
+    assert shared.n_hosts == fresh.n_hosts == first.n_hosts
+    assert shared.attempts == fresh.attempts
+    assert shared.placement.problem is bare
+    np.testing.assert_array_equal(shared.assignment, fresh.assignment)
+
+
+def test_count_reason_is_the_same_with_shared_tries() -> None:
+    """explain_pool with the tries shared gives the reason computed with every
+    sizing fresh (N+1, min_hosts 3: failures = 0 and every rule relaxed share)."""
+    from vsizer.study import count_reason
+
+    problem = _fleet_problem(800)
+    sized = size_pool(problem)
+    rules = count_reason._NO_CURVES
+    shared = count_reason.explain_pool(problem, sized.n_hosts, sized.lower_bound_detail,
+                                       None, rules)
+    real = count_reason._count
+
+    def fresh_count(p: Any, curves: Any, r: Any, sd: Any, tries: Any = None) -> Any:
+        return real(p, curves, r, sd, None)
+
+    with mock.patch.object(count_reason, "_count", fresh_count):
+        fresh = count_reason.explain_pool(problem, sized.n_hosts, sized.lower_bound_detail,
+                                          None, rules)
+    assert shared == fresh
+    assert shared.relaxed["failover"] == shared.by_constraint["demand"] < sized.n_hosts

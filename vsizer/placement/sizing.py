@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -120,9 +121,22 @@ def lower_bound(problem: PlacementProblem) -> tuple[int, dict[str, int], str]:
     return max(detail.values()), detail, binding
 
 
+#: Outcomes of :func:`_try` by host count, shared by the sizings of problems
+#: that differ only in ``min_hosts`` (which no try reads).
+Tries = dict[int, tuple[Placement, FailoverReport] | None]
+
+
 def _try(
-    problem: PlacementProblem, n: int, on_scenario: Callable[[], None] | None
+    problem: PlacementProblem, n: int, on_scenario: Callable[[], None] | None,
+    tries: Tries | None = None,
 ) -> tuple[Placement, FailoverReport] | None:
+    if tries is not None:
+        if n not in tries:
+            tries[n] = _try(problem, n, on_scenario)
+        found = tries[n]
+        if found is None or found[0].problem is problem:
+            return found
+        return dataclasses.replace(found[0], problem=problem), found[1]
     for place in STRATEGIES.values():
         placement = place(problem, n, stop_at_unplaced=True)
         if not placement.feasible:
@@ -139,6 +153,7 @@ def size_pool(
     problem: PlacementProblem,
     *,
     on_scenario: Callable[[], None] | None = None,
+    tries: Tries | None = None,
 ) -> PoolSizing:
     """Grow the pool from its lower bound until placement and failover both hold.
 
@@ -148,6 +163,11 @@ def size_pool(
     survivors have headroom), best-fit second (packs tighter when balanced
     cannot fit). The first count where a strategy's placement holds at the
     ceiling and passes every k-failure scenario is the answer.
+
+    ``tries`` (optional, updated): the outcome per host count of a sizing of
+    a problem that differs from ``problem`` at most in ``min_hosts``; no try
+    reads ``min_hosts`` (only the lower bound and the search's upper end do),
+    so the counts found there are reused, not placed again: same result.
 
     Raises
     ------
@@ -167,7 +187,7 @@ def size_pool(
     n, step = lb, 1
     while n <= upper:
         attempts += 1
-        found = _try(problem, n, on_scenario)
+        found = _try(problem, n, on_scenario, tries)
         if found:
             best = (n, *found)
             break
@@ -178,7 +198,7 @@ def size_pool(
     if best is None:
         n = upper
         attempts += 1
-        found = _try(problem, n, on_scenario)
+        found = _try(problem, n, on_scenario, tries)
         if not found:
             raise InfeasiblePlacementError(
                 f"pool '{problem.pool}': no placement of {problem.n_vms} VMs survives "
@@ -190,7 +210,7 @@ def size_pool(
     while hi - lo > 1:
         mid = (lo + hi) // 2
         attempts += 1
-        found = _try(problem, mid, on_scenario)
+        found = _try(problem, mid, on_scenario, tries)
         if found:
             hi, best = mid, (mid, *found)
         else:
