@@ -48,8 +48,8 @@ def assign(
     block: int,
 ) -> np.ndarray:  # pragma: no cover - run compiled (its Python twin is tested too)
     """Host per VM of ``order`` (-1: none accepts it); updates ``loads``,
-    ``norm`` and ``occupied`` in place. ``pins``: pinned host per VM, -1 free
-    (a pin beyond the hosts accepts nothing). ``norm`` = loads x inv.
+    ``norm`` and ``occupied`` in place. ``pins``: pinned host per VM, -1 free, or
+    empty: none (a pin beyond the hosts accepts nothing). ``norm`` = loads x inv.
 
     ``block`` > 0: hosts in blocks of that many, with per-block bounds on
     the normalized loads (see :mod:`vsizer.placement.blocked`); a block is
@@ -75,7 +75,7 @@ def assign(
         for d in range(n_dims):
             step[d] = demand[v, d] * inv[d]
         g = groups[v]
-        pin = pins[v]
+        pin = pins[v] if pins.shape[0] > 0 else -1
         if pin >= 0:
             best = -1
             if pin < n_hosts:

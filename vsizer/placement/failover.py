@@ -138,6 +138,8 @@ class _PeakReplacer:
         a = placement.assignment
         self.members = np.argsort(a, kind="stable")
         self.starts = np.searchsorted(a[self.members], np.arange(placement.n_hosts + 1))
+        self.host_ids = [p.host_id(h) for h in range(placement.n_hosts)]
+        self.util_dims = [p.dims[i] for i in self.util_idx]
 
     def _displaced(self, failed: tuple[int, ...]) -> npt.NDArray[np.int64]:
         """The VMs of the ``failed`` hosts, ascending."""
@@ -159,21 +161,22 @@ class _PeakReplacer:
             displaced, p.demand, loads, self.max_load, p.anti_affinity, occ, allowed,
             None, "balanced",
         )
-        pairs = list(zip(displaced, chosen, strict=True))
+        pairs = list(zip(displaced.tolist(), chosen.tolist(), strict=True))
         surv = np.flatnonzero(allowed)
         util = loads[surv][:, util_idx] / p.capacity[util_idx]
-        worst, wdim, wrow = worst_cell(util, [p.dims[i] for i in util_idx])
+        worst, wdim, wrow = worst_cell(util, self.util_dims)
+        ids, names = self.host_ids, p.vm_names
+        took = sorted({h for _, h in pairs if h >= 0})
+        took_util = (loads[took][:, util_idx] / p.capacity[util_idx]).tolist()
         return Scenario(
-            failed=[p.host_id(int(f)) for f in failed],
-            moves=[{"vm": p.vm_names[v], "to": p.host_id(int(h))} for v, h in pairs if h >= 0],
-            unplaced=[p.vm_names[v] for v, h in pairs if h < 0],
-            worst_host=p.host_id(int(surv[wrow])) if wrow is not None else None,
+            failed=[ids[f] for f in failed],
+            moves=[{"vm": names[v], "to": ids[h]} for v, h in pairs if h >= 0],
+            unplaced=[names[v] for v, h in pairs if h < 0],
+            worst_host=ids[int(surv[wrow])] if wrow is not None else None,
             worst_util=worst,
             worst_dimension=wdim,
             survivor_util={
-                p.host_id(h): {
-                    p.dims[i]: float(loads[h, i] / p.capacity[i]) for i in util_idx
-                }
-                for h in sorted({int(h) for h in chosen if h >= 0})
+                ids[h]: dict(zip(self.util_dims, row, strict=True))
+                for h, row in zip(took, took_util, strict=True)
             },
         )

@@ -114,6 +114,9 @@ def greedy_assign(
     return out
 
 
+_NO_PINS = np.zeros(0, dtype=np.int64)
+
+
 def _assign_compiled(
     order: npt.NDArray[np.int64],
     demand: npt.NDArray[np.float64],
@@ -137,7 +140,7 @@ def _assign_compiled(
         c(order, dtype=np.int64), c(demand, dtype=np.float64), loads, loads * inv,
         c(inv, dtype=np.float64), c(groups, dtype=np.int64), occupied,
         c(allowed, dtype=np.bool_),
-        np.full(len(demand), -1, dtype=np.int64) if pins is None else c(pins, dtype=np.int64),
+        _NO_PINS if pins is None else c(pins, dtype=np.int64),
         rule == "balanced", stop_at_unplaced, _kernel.BLOCK if blocked else 0,
     )
 
