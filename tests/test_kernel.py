@@ -298,3 +298,46 @@ def test_count_reason_is_the_same_with_shared_tries() -> None:
                                           None, rules)
     assert shared == fresh
     assert shared.relaxed["failover"] == shared.by_constraint["demand"] < sized.n_hosts
+
+
+@needs_numba
+@pytest.mark.parametrize("seed", range(8))
+def test_compiled_survival_check_answers_as_the_full_check(seed: int) -> None:
+    """failover.survives (compiled, no scenarios built) against check().survives
+    on balanced and best-fit placements from the lower bound up: some survive
+    N+1, some do not; with anti-affinity groups on odd seeds."""
+    import dataclasses
+
+    from vsizer.placement.sizing import lower_bound
+
+    rng = np.random.default_rng(seed)
+    problem = _fleet_problem(int(rng.integers(200, 900)), groups=seed % 2 == 1)
+    problem = dataclasses.replace(
+        problem, demand=problem.demand * rng.uniform(0.7, 1.3),
+        failover_limit=np.full(3, rng.uniform(0.8, 0.9)),  # tight: some fail
+    )
+    lb = lower_bound(problem)[0] - 3
+    answers = set()
+    for n in range(lb, lb + 12):
+        for place in heuristics.STRATEGIES.values():
+            pl = place(problem, n)
+            if not pl.feasible:
+                continue
+            want = failover.check(pl).survives
+            assert failover.survives(pl) is want, (n, pl.strategy)
+            answers.add(want)
+    assert answers == {True, False}
+
+
+def test_survival_check_defers_to_check_where_it_does_not_apply() -> None:
+    """N+2, an empty pool, one host: None (the caller runs check)."""
+    import dataclasses
+
+    problem = _fleet_problem(300)
+    pl = heuristics.STRATEGIES["balanced-decreasing"](problem, 30)
+    assert failover.survives(dataclasses.replace(
+        pl, problem=dataclasses.replace(problem, failures=2))) is None
+    one = heuristics.STRATEGIES["balanced-decreasing"](_fleet_problem(3), 1)
+    assert failover.survives(one) is None
+    with mock.patch.object(_kernel, "get", lambda: None):
+        assert failover.survives(pl) is None

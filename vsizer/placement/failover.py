@@ -17,6 +17,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+from vsizer.placement import _kernel
 from vsizer.placement.curve_failover import CurveReplacer, Hints, host_curves
 from vsizer.placement.failover_report import (
     FailoverReport,
@@ -29,7 +30,7 @@ from vsizer.placement.heuristics import greedy_assign, size_order
 from vsizer.placement.problem import UTIL_DIMS
 from vsizer.placement.result import Placement
 
-__all__ = ["FailoverReport", "Scenario", "check", "scenario_count"]
+__all__ = ["FailoverReport", "Scenario", "check", "scenario_count", "survives"]
 
 
 def check(
@@ -100,6 +101,26 @@ def check(
         # survivors, k > n none, reported as normal operation (as it always was).
         return _normal_operation(placement, curves, k)
     return summarize(k, detail, scenario_count(n, k))
+
+
+def survives(placement: Placement) -> bool | None:
+    """Whether :func:`check` of ``placement`` on scalar demand would report
+    ``survives``, found by the compiled kernel without building the scenarios
+    (None: numba not installed, or k is not 1, or nothing to check: call
+    :func:`check`). Same re-placements as :func:`check`, so the same answer."""
+    p = placement.problem
+    kernel = _kernel.get()
+    if kernel is None or p.failures != 1 or p.n_vms == 0 or placement.n_hosts <= 1:
+        return None
+    r = _PeakReplacer(placement)
+    c = np.ascontiguousarray
+    first = _kernel.survives_one(
+        c(r.base_loads, dtype=np.float64), r.base_occ, c(r.members, dtype=np.int64),
+        c(r.starts, dtype=np.int64), r.rank, c(p.demand, dtype=np.float64),
+        c(1.0 / r.max_load, dtype=np.float64), c(p.anti_affinity, dtype=np.int64),
+        _kernel.BLOCK,
+    )
+    return bool(first < 0)
 
 
 def _normal_operation(

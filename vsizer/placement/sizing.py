@@ -123,13 +123,16 @@ def lower_bound(problem: PlacementProblem) -> tuple[int, dict[str, int], str]:
 
 #: Outcomes of :func:`_try` by host count, shared by the sizings of problems
 #: that differ only in ``min_hosts`` (which no try reads).
-Tries = dict[int, tuple[Placement, FailoverReport] | None]
+Tries = dict[int, tuple[Placement, FailoverReport | None] | None]
 
 
 def _try(
     problem: PlacementProblem, n: int, on_scenario: Callable[[], None] | None,
     tries: Tries | None = None,
-) -> tuple[Placement, FailoverReport] | None:
+) -> tuple[Placement, FailoverReport | None] | None:
+    """The first strategy's placement on ``n`` hosts that holds and survives,
+    with its failover report (None when :func:`~vsizer.placement.failover.survives`
+    answered: the report is made for the chosen placement only); None: none."""
     if tries is not None:
         if n not in tries:
             tries[n] = _try(problem, n, on_scenario)
@@ -141,11 +144,15 @@ def _try(
         placement = place(problem, n, stop_at_unplaced=True)
         if not placement.feasible:
             continue
-        report = failover.check(
-            placement, stop_at_first_failure=True, on_scenario=on_scenario
-        )
-        if report.survives:
-            return placement, report
+        fast = failover.survives(placement)
+        if fast is True:
+            return placement, None  # the report: of the chosen placement only
+        if fast is None:
+            report = failover.check(
+                placement, stop_at_first_failure=True, on_scenario=on_scenario
+            )
+            if report.survives:
+                return placement, report
     return None
 
 
@@ -182,7 +189,7 @@ def size_pool(
         return PoolSizing(empty, failover.check(empty), 0, detail, binding, 0)
     upper = max(lb, problem.n_vms + problem.failures + problem.min_hosts)
     attempts = 0
-    best: tuple[int, Placement, FailoverReport] | None = None
+    best: tuple[int, Placement, FailoverReport | None] | None = None
     last_fail = lb - 1
     n, step = lb, 1
     while n <= upper:
@@ -215,6 +222,9 @@ def size_pool(
             hi, best = mid, (mid, *found)
         else:
             lo = mid
-    # The check that accepted it ran every scenario (it stops only at a failure).
+    # The check that accepted it ran every scenario (it stops only at a failure),
+    # or the compiled check answered and the full report is made now.
     _, placement, full = best
+    if full is None:
+        full = failover.check(placement, on_scenario=on_scenario)
     return PoolSizing(placement, full, lb, detail, binding, attempts)
