@@ -171,6 +171,10 @@ def size_pool(
     cannot fit). The first count where a strategy's placement holds at the
     ceiling and passes every k-failure scenario is the answer.
 
+    With the compiled kernel (numba), the N+1 check of each try only answers
+    whether the placement survives (:func:`~vsizer.placement.failover.survives`,
+    the same answer); the full report is made for the chosen placement.
+
     ``tries`` (optional, updated): the outcome per host count of a sizing of
     a problem that differs from ``problem`` at most in ``min_hosts``; no try
     reads ``min_hosts`` (only the lower bound and the search's upper end do),
