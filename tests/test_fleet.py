@@ -123,7 +123,8 @@ def test_blocked_kernel_places_exactly_like_the_plain_scan(seed: int, rule: str)
         for use in (True, False):
             ld, occ = loads.copy(), np.zeros((len(loads), 4), dtype=bool)
             out = greedy_assign(
-                order, demand, ld, max_load, groups, occ, allowed, pins, rule, blocked=use
+                order, demand, ld, max_load, groups, occ, allowed, pins, rule, blocked=use,
+                compiled=False,  # numpy's kernels (the compiled one: tests/test_kernel.py)
             )
             results.append((out, ld, occ))
     (a, la, oa), (b, lb, ob) = results
@@ -166,9 +167,14 @@ def test_a_pool_of_many_hosts_is_sized_as_by_the_plain_scan() -> None:
     kernel = heuristics.greedy_assign
 
     def plain(*args: Any, **kwargs: Any) -> Any:
-        return kernel(*args, **{**kwargs, "blocked": False})
+        return kernel(*args, **{**kwargs, "blocked": False, "compiled": False})
 
-    with mock.patch.object(blocked, "MIN_HOSTS", 0):
+    def numpy_blocked(*args: Any, **kwargs: Any) -> Any:
+        return kernel(*args, **{**kwargs, "compiled": False})
+
+    with mock.patch.object(blocked, "MIN_HOSTS", 0), mock.patch.object(
+        heuristics, "greedy_assign", numpy_blocked
+    ), mock.patch.object(failover, "greedy_assign", numpy_blocked):
         fast = size_pool(problem)
     with mock.patch.object(heuristics, "greedy_assign", plain), mock.patch.object(
         failover, "greedy_assign", plain

@@ -17,6 +17,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+from vsizer.placement import _kernel
 from vsizer.placement.curve_failover import CurveReplacer, Hints, host_curves
 from vsizer.placement.failover_report import (
     FailoverReport,
@@ -29,7 +30,7 @@ from vsizer.placement.heuristics import greedy_assign, size_order
 from vsizer.placement.problem import UTIL_DIMS
 from vsizer.placement.result import Placement
 
-__all__ = ["FailoverReport", "Scenario", "check", "scenario_count"]
+__all__ = ["FailoverReport", "Scenario", "check", "scenario_count", "survives"]
 
 
 def check(
@@ -102,6 +103,26 @@ def check(
     return summarize(k, detail, scenario_count(n, k))
 
 
+def survives(placement: Placement) -> bool | None:
+    """Whether :func:`check` of ``placement`` on scalar demand would report
+    ``survives``, found by the compiled kernel without building the scenarios
+    (None: numba not installed, or k is not 1, or nothing to check: call
+    :func:`check`). Same re-placements as :func:`check`, so the same answer."""
+    p = placement.problem
+    kernel = _kernel.get()
+    if kernel is None or p.failures != 1 or p.n_vms == 0 or placement.n_hosts <= 1:
+        return None
+    r = _PeakReplacer(placement)
+    c = np.ascontiguousarray
+    first = _kernel.survives_one(
+        c(r.base_loads, dtype=np.float64), r.base_occ, c(r.members, dtype=np.int64),
+        c(r.starts, dtype=np.int64), r.rank, c(p.demand, dtype=np.float64),
+        c(1.0 / r.max_load, dtype=np.float64), c(p.anti_affinity, dtype=np.int64),
+        _kernel.BLOCK,
+    )
+    return bool(first < 0)
+
+
 def _normal_operation(
     placement: Placement, curves: npt.NDArray[np.floating] | None, failures: int
 ) -> FailoverReport:
@@ -138,6 +159,8 @@ class _PeakReplacer:
         a = placement.assignment
         self.members = np.argsort(a, kind="stable")
         self.starts = np.searchsorted(a[self.members], np.arange(placement.n_hosts + 1))
+        self.host_ids = [p.host_id(h) for h in range(placement.n_hosts)]
+        self.util_dims = [p.dims[i] for i in self.util_idx]
 
     def _displaced(self, failed: tuple[int, ...]) -> npt.NDArray[np.int64]:
         """The VMs of the ``failed`` hosts, ascending."""
@@ -159,21 +182,22 @@ class _PeakReplacer:
             displaced, p.demand, loads, self.max_load, p.anti_affinity, occ, allowed,
             None, "balanced",
         )
-        pairs = list(zip(displaced, chosen, strict=True))
+        pairs = list(zip(displaced.tolist(), chosen.tolist(), strict=True))
         surv = np.flatnonzero(allowed)
         util = loads[surv][:, util_idx] / p.capacity[util_idx]
-        worst, wdim, wrow = worst_cell(util, [p.dims[i] for i in util_idx])
+        worst, wdim, wrow = worst_cell(util, self.util_dims)
+        ids, names = self.host_ids, p.vm_names
+        took = sorted({h for _, h in pairs if h >= 0})
+        took_util = (loads[took][:, util_idx] / p.capacity[util_idx]).tolist()
         return Scenario(
-            failed=[p.host_id(int(f)) for f in failed],
-            moves=[{"vm": p.vm_names[v], "to": p.host_id(int(h))} for v, h in pairs if h >= 0],
-            unplaced=[p.vm_names[v] for v, h in pairs if h < 0],
-            worst_host=p.host_id(int(surv[wrow])) if wrow is not None else None,
+            failed=[ids[f] for f in failed],
+            moves=[{"vm": names[v], "to": ids[h]} for v, h in pairs if h >= 0],
+            unplaced=[names[v] for v, h in pairs if h < 0],
+            worst_host=ids[int(surv[wrow])] if wrow is not None else None,
             worst_util=worst,
             worst_dimension=wdim,
             survivor_util={
-                p.host_id(h): {
-                    p.dims[i]: float(loads[h, i] / p.capacity[i]) for i in util_idx
-                }
-                for h in sorted({int(h) for h in chosen if h >= 0})
+                ids[h]: dict(zip(self.util_dims, row, strict=True))
+                for h, row in zip(took, took_util, strict=True)
             },
         )

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+from vsizer.placement import _kernel
 from vsizer.placement.blocked import MIN_HOSTS, BlockedHosts, assign_blocked
 from vsizer.placement.problem import EPS, PlacementProblem
 from vsizer.placement.result import Placement
@@ -44,6 +45,7 @@ def greedy_assign(
     *,
     runs: bool = True,
     blocked: bool = True,
+    compiled: bool = True,
     stop_at_unplaced: bool = False,
 ) -> npt.NDArray[np.int64]:
     """Assign the VMs in ``order`` one by one; updates ``loads`` and ``occupied`` in place.
@@ -67,8 +69,19 @@ def greedy_assign(
     reference). ``stop_at_unplaced`` stops at the first VM no host accepts
     (the rest stay -1: enough to know the placement is infeasible).
 
+    With numba installed (``vsizer[fast]``) and ``compiled`` (the default),
+    every VM is placed by the compiled plain scan of
+    :mod:`vsizer.placement._kernel` instead: the same hosts and the same
+    loads, bit for bit, without numpy calls per VM (``runs`` and ``blocked``
+    then do not apply).
+
     Returns the host index per VM of ``order`` (-1 when no host accepts it).
     """
+    if compiled and _kernel.available():
+        return _assign_compiled(
+            order, demand, loads, max_load, groups, occupied, allowed, pins, rule,
+            blocked, stop_at_unplaced,
+        )
     inv = 1.0 / max_load
     norm = loads * inv  # normalized loads, kept in step with ``loads``
     out = np.full(len(order), -1, dtype=np.int64)
@@ -99,6 +112,37 @@ def greedy_assign(
         if stop_at_unplaced and (out[i:j] < 0).any():
             break
     return out
+
+
+_NO_PINS = np.zeros(0, dtype=np.int64)
+
+
+def _assign_compiled(
+    order: npt.NDArray[np.int64],
+    demand: npt.NDArray[np.float64],
+    loads: npt.NDArray[np.float64],
+    max_load: npt.NDArray[np.float64],
+    groups: npt.NDArray[np.int64],
+    occupied: npt.NDArray[np.bool_],
+    allowed: npt.NDArray[np.bool_],
+    pins: npt.NDArray[np.int64] | None,
+    rule: str,
+    blocked: bool,
+    stop_at_unplaced: bool,
+) -> npt.NDArray[np.int64]:
+    """:func:`greedy_assign` by the compiled kernel (read-only inputs made
+    contiguous, of the kernel's dtypes, so numba compiles one signature)."""
+    kernel = _kernel.get()
+    assert kernel is not None
+    inv = 1.0 / max_load
+    c = np.ascontiguousarray
+    return kernel(
+        c(order, dtype=np.int64), c(demand, dtype=np.float64), loads, loads * inv,
+        c(inv, dtype=np.float64), c(groups, dtype=np.int64), occupied,
+        c(allowed, dtype=np.bool_),
+        _NO_PINS if pins is None else c(pins, dtype=np.int64),
+        rule == "balanced", stop_at_unplaced, _kernel.BLOCK if blocked else 0,
+    )
 
 
 def _run_bounds(

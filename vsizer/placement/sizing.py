@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -120,18 +121,38 @@ def lower_bound(problem: PlacementProblem) -> tuple[int, dict[str, int], str]:
     return max(detail.values()), detail, binding
 
 
+#: Outcomes of :func:`_try` by host count, shared by the sizings of problems
+#: that differ only in ``min_hosts`` (which no try reads).
+Tries = dict[int, tuple[Placement, FailoverReport | None] | None]
+
+
 def _try(
-    problem: PlacementProblem, n: int, on_scenario: Callable[[], None] | None
-) -> tuple[Placement, FailoverReport] | None:
+    problem: PlacementProblem, n: int, on_scenario: Callable[[], None] | None,
+    tries: Tries | None = None,
+) -> tuple[Placement, FailoverReport | None] | None:
+    """The first strategy's placement on ``n`` hosts that holds and survives,
+    with its failover report (None when :func:`~vsizer.placement.failover.survives`
+    answered: the report is made for the chosen placement only); None: none."""
+    if tries is not None:
+        if n not in tries:
+            tries[n] = _try(problem, n, on_scenario)
+        found = tries[n]
+        if found is None or found[0].problem is problem:
+            return found
+        return dataclasses.replace(found[0], problem=problem), found[1]
     for place in STRATEGIES.values():
         placement = place(problem, n, stop_at_unplaced=True)
         if not placement.feasible:
             continue
-        report = failover.check(
-            placement, stop_at_first_failure=True, on_scenario=on_scenario
-        )
-        if report.survives:
-            return placement, report
+        fast = failover.survives(placement)
+        if fast is True:
+            return placement, None  # the report: of the chosen placement only
+        if fast is None:
+            report = failover.check(
+                placement, stop_at_first_failure=True, on_scenario=on_scenario
+            )
+            if report.survives:
+                return placement, report
     return None
 
 
@@ -139,6 +160,7 @@ def size_pool(
     problem: PlacementProblem,
     *,
     on_scenario: Callable[[], None] | None = None,
+    tries: Tries | None = None,
 ) -> PoolSizing:
     """Grow the pool from its lower bound until placement and failover both hold.
 
@@ -148,6 +170,15 @@ def size_pool(
     survivors have headroom), best-fit second (packs tighter when balanced
     cannot fit). The first count where a strategy's placement holds at the
     ceiling and passes every k-failure scenario is the answer.
+
+    With the compiled kernel (numba), the N+1 check of each try only answers
+    whether the placement survives (:func:`~vsizer.placement.failover.survives`,
+    the same answer); the full report is made for the chosen placement.
+
+    ``tries`` (optional, updated): the outcome per host count of a sizing of
+    a problem that differs from ``problem`` at most in ``min_hosts``; no try
+    reads ``min_hosts`` (only the lower bound and the search's upper end do),
+    so the counts found there are reused, not placed again: same result.
 
     Raises
     ------
@@ -162,12 +193,12 @@ def size_pool(
         return PoolSizing(empty, failover.check(empty), 0, detail, binding, 0)
     upper = max(lb, problem.n_vms + problem.failures + problem.min_hosts)
     attempts = 0
-    best: tuple[int, Placement, FailoverReport] | None = None
+    best: tuple[int, Placement, FailoverReport | None] | None = None
     last_fail = lb - 1
     n, step = lb, 1
     while n <= upper:
         attempts += 1
-        found = _try(problem, n, on_scenario)
+        found = _try(problem, n, on_scenario, tries)
         if found:
             best = (n, *found)
             break
@@ -178,7 +209,7 @@ def size_pool(
     if best is None:
         n = upper
         attempts += 1
-        found = _try(problem, n, on_scenario)
+        found = _try(problem, n, on_scenario, tries)
         if not found:
             raise InfeasiblePlacementError(
                 f"pool '{problem.pool}': no placement of {problem.n_vms} VMs survives "
@@ -190,11 +221,14 @@ def size_pool(
     while hi - lo > 1:
         mid = (lo + hi) // 2
         attempts += 1
-        found = _try(problem, mid, on_scenario)
+        found = _try(problem, mid, on_scenario, tries)
         if found:
             hi, best = mid, (mid, *found)
         else:
             lo = mid
-    # The check that accepted it ran every scenario (it stops only at a failure).
+    # The check that accepted it ran every scenario (it stops only at a failure),
+    # or the compiled check answered and the full report is made now.
     _, placement, full = best
+    if full is None:
+        full = failover.check(placement, on_scenario=on_scenario)
     return PoolSizing(placement, full, lb, detail, binding, attempts)

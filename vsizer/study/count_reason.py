@@ -24,7 +24,7 @@ import numpy as np
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement.pool import CurveRules, size_pool_for
 from vsizer.placement.problem import PlacementProblem
-from vsizer.placement.sizing import lower_bound
+from vsizer.placement.sizing import Tries, lower_bound, size_pool
 
 if TYPE_CHECKING:
     from vsizer.study.results import PoolResult
@@ -81,9 +81,13 @@ def _count(
     curves: np.ndarray | None,
     rules: CurveRules,
     scalar_demand: np.ndarray | None,
+    tries: Tries | None = None,
 ) -> int | None:
-    """Hosts the pool needs under ``problem``'s rules (None: no placement)."""
+    """Hosts the pool needs under ``problem``'s rules (None: no placement).
+    ``tries``: see :func:`~vsizer.placement.sizing.size_pool` (scalar only)."""
     try:
+        if curves is None and tries is not None:
+            return size_pool(problem, tries=tries).n_hosts
         return size_pool_for(problem, curves, rules, scalar_demand=scalar_demand).n_hosts
     except InfeasiblePlacementError:
         return None
@@ -98,8 +102,19 @@ def explain_pool(
     scalar_demand: np.ndarray | None = None,
 ) -> CountReason:
     """The count reason of a pool of ``hosts`` hosts sized on ``problem``
-    (``detail``: its lower bound per reason, :func:`~vsizer.placement.sizing.lower_bound`)."""
+    (``detail``: its lower bound per reason, :func:`~vsizer.placement.sizing.lower_bound`).
+
+    On scalar demand, sizings whose problems differ only in ``min_hosts`` (the
+    rules relaxed apart from min_hosts are the same: e.g. failures = 0, and
+    every rule relaxed when only failover and min_hosts are active) share
+    their tries: each host count is placed once (same counts; issue 15)."""
     active = _active(problem)
+    memo: dict[frozenset[str], Tries] = {}
+
+    def count(relaxed_rules: frozenset[str], p: PlacementProblem) -> int | None:
+        tries = memo.setdefault(relaxed_rules - {"min_hosts"}, {})
+        return _count(p, curves, rules, scalar_demand, tries if curves is None else None)
+
     relaxed: dict[str, int | None] = {}
     for rule in RULES:
         if not active[rule]:
@@ -107,12 +122,13 @@ def explain_pool(
         if rule == "min_hosts" and problem.min_hosts < hosts:
             relaxed[rule] = hosts  # the minimum was not reached: relaxing it changes nothing
         else:
-            relaxed[rule] = _count(_relax(problem, rule), curves, rules, scalar_demand)
+            relaxed[rule] = count(frozenset([rule]), _relax(problem, rule))
     bare = problem
     for rule in RULES:
         if active[rule]:
             bare = _relax(bare, rule)
-    demand = hosts if not any(active.values()) else _count(bare, curves, rules, scalar_demand)
+    every = frozenset(r for r in RULES if active[r])
+    demand = hosts if not any(active.values()) else count(every, bare)
     demand = demand if demand is not None else hosts
     if problem.n_vms == 0:
         demand = 0
