@@ -42,6 +42,12 @@ LABELS: dict[str, dict[str, str]] = {
     "sheet_servers": {"en": "Servers", "ja": "サーバー一覧"},
     "sheet_demand": {"en": "Demand", "ja": "リソース需要"},
     "sheet_hosts": {"en": "Hosts", "ja": "ホスト一覧"},
+    "hosts_not_shown": {
+        "en": "{n} more hosts not shown here: every host is in the JSON, workbook and HTML "
+        "reports (-o plan.json, -o plan.xlsx, -o plan.html).",
+        "ja": "ほか {n} 台のホストはここに表示していません。全ホストは JSON・Excel・HTML "
+        "レポート（-o plan.json、-o plan.xlsx、-o plan.html）にあります。",
+    },
     "sheet_placement": {"en": "Placement", "ja": "VM配置"},
     "sheet_failover": {"en": "Failover", "ja": "障害時検証"},
     "sheet_power": {"en": "Power", "ja": "電力"},

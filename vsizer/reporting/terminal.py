@@ -259,6 +259,11 @@ def _pools_table(plan: dict[str, Any], L: Label) -> Table:
     return pools
 
 
+#: Hosts of each pool listed in the terminal (a fleet's thousands are in the
+#: JSON, workbook and HTML reports; the caption says how many are left out).
+MAX_HOSTS_PER_POOL = 40
+
+
 def _hosts_table(plan: dict[str, Any], L: Label) -> Table:
     """Per host: VMs, utilization of every dimension some host has, power."""
     hosts = Table(title=L("sheet_hosts"), title_justify="left")
@@ -272,14 +277,18 @@ def _hosts_table(plan: dict[str, Any], L: Label) -> Table:
     for d in dims:
         hosts.add_column(L(f"util_{d}"), justify="right")
     hosts.add_column(L("power_w") + " [W]", justify="right")
-    for p in plan["pools"]:
-        for h in p["hosts"]:
-            hosts.add_row(
-                Text(h["id"]),
-                str(len(h["vms"])),
-                *[_pct(h["util"].get(d)) for d in dims],
-                _num(h["power_w"]),
-            )
+    shown = [h for p in plan["pools"] for h in p["hosts"][:MAX_HOSTS_PER_POOL]]
+    for h in shown:
+        hosts.add_row(
+            Text(h["id"]),
+            str(len(h["vms"])),
+            *[_pct(h["util"].get(d)) for d in dims],
+            _num(h["power_w"]),
+        )
+    left = sum(len(p["hosts"]) for p in plan["pools"]) - len(shown)
+    if left:
+        hosts.caption = L("hosts_not_shown", n=f"{left:,}")
+        hosts.caption_justify = "left"
     return hosts
 
 
