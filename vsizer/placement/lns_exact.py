@@ -64,7 +64,10 @@ def solve_exact(
     A small pool (VMs x hosts of ``start`` up to :data:`FULL_MODEL`) is first
     solved with the full model of :func:`~vsizer.placement.cpsat.solve_curves`
     on half the time, whose proven bound may raise ``bound``; the search of
-    :func:`solve_lns` then goes on from the best placement in the time left.
+    :func:`~vsizer.placement.lns.solve_lns` then goes on from the best placement
+    in the time left on :data:`FREE_SHARE` of the work budget, and when it stops
+    above the bound the overflow search
+    (:func:`~vsizer.placement.lns_overflow.reduce_hosts`) on the rest.
 
     Memory: the search's estimate (its integer demand and loads, and its largest
     sub-problem model) above :data:`~vsizer.placement.cpsat_model.MAX_MODEL_BYTES`
