@@ -2,10 +2,12 @@
 that frees hosts (:func:`~vsizer.placement.lns.solve_lns`), then the overflow search at
 one host fewer (:func:`~vsizer.placement.lns_overflow.reduce_hosts`).
 
-Work budget: :data:`~vsizer.placement.lns.WORK_SHARE` of the time left after the full
-model is CP-SAT deterministic time; the search that frees hosts gets
-:data:`FREE_SHARE` of it and stops early when no neighbourhood frees one; the overflow
-search gets the rest. The plan's ``solver.overflow`` says how far the overflow search
+Work budget (CP-SAT deterministic time, so the plan does not depend on the machine):
+the search that frees hosts gets :data:`FREE_SHARE` of
+:data:`~vsizer.placement.lns.WORK_SHARE` of the time left after the full model and
+stops early when no neighbourhood frees one; the overflow search gets
+:data:`OVERFLOW_SHARE` of that time plus what the first left. Its descents are counted
+in moves, not in CP-SAT time (about a third of its wall time on a PlanetLab day). The plan's ``solver.overflow`` says how far the overflow search
 got: the target count it last tried, the overflow left there (host-steps of load above
 the usable load, 0 when it reached the count) and the counts it reached.
 """
@@ -44,6 +46,10 @@ from vsizer.placement.lns_overflow import reduce_hosts
 #: Share of the work budget given to the search that frees hosts (the rest, and what it
 #: leaves, goes to the overflow search at one host fewer).
 FREE_SHARE = 0.5
+#: Share of the time left given to the overflow search as deterministic time, beyond what
+#: the search that frees hosts leaves (PlanetLab 2011-04-12: 7.5 s of it left 1.28
+#: host-steps of overflow at 18 hosts, 15 s 0.73, 35 s 0.29).
+OVERFLOW_SHARE = 0.4
 
 
 def solve_exact(
@@ -135,12 +141,13 @@ def _solve_exact(
         bound, best, solves = max(bound, full.best_bound), full.assignment, full.rounds
     left = max(float(time_limit) - (clock() - t0), 0.0)
     budget = WORK_SHARE * left
+    extra = OVERFLOW_SHARE * left
     res = solve_lns(
         curves, max_load, base_load=base_load, groups=groups, pins=pins, start=best,
         bound=bound, time_limit=left, work=FREE_SHARE * budget, clock=clock,
     )
     if res.n_hosts > res.bound and res.stopped_by != "time_limit":
-        _overflow(res, curves, max_load, base_load, groups, pins, budget,
+        _overflow(res, curves, max_load, base_load, groups, pins, FREE_SHARE * budget + extra,
                   lambda: float(time_limit) - (clock() - t0))
     res.start_hosts, res.solves = n_start, res.solves + solves
     if res.n_hosts < n_start and res.n_hosts > res.bound:
@@ -155,7 +162,8 @@ def _overflow(
 ) -> None:
     """Go on from ``res`` with the overflow search at one host fewer
     (:func:`~vsizer.placement.lns_overflow.reduce_hosts`) on the work ``res`` left of
-    ``budget``; ``res`` updated in place."""
+    ``budget`` (counted from the start of the search that frees hosts); ``res``
+    updated in place."""
     q = to_units(curves, max_load, base_load)
     red = reduce_hosts(
         _cp_model(), q, res.assignment, flat=flat_dims(q), pins=pins, groups=groups,

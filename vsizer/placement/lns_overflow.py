@@ -53,7 +53,7 @@ exhausted); 20 s got no further.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -80,7 +80,7 @@ MAX_HOST_STEPS = 100_000
 #: Single-VM moves (best first) before the sub-problems.
 DESCENT = 1000
 #: Single-VM moves after each sub-problem that lowers the overflow.
-DESCENT_AFTER = 50
+DESCENT_AFTER = 200
 
 
 @dataclass
@@ -128,7 +128,7 @@ def reduce_hosts(
         out.target = n_best - 1
         search.descend(DESCENT, wall_left)
         search.run(cp_model, rng, out, work, wall_left)
-        out.overflow = search.total
+        out.overflow = search.least
         if search.total > 0:
             break
         best, n_best = search.assign.copy(), n_best - 1
@@ -149,6 +149,8 @@ class _Search:
     groups: npt.NDArray[np.int64]
     scale: int
     total: int
+    least: int = 0  # the least total overflow seen
+    weight: npt.NDArray[np.int64] = field(default_factory=lambda: np.ones((0, 0), np.int64))
 
     @classmethod
     def start(
@@ -246,6 +248,8 @@ class _Search:
         """Sub-problems until zero overflow, :data:`PATIENCE` without progress, or the
         budget ends."""
         idle = 0
+        self.least = self.total
+        self.weight = np.ones(self.loads.shape[:2], dtype=np.int64)
         while self.total > 0 and idle < PATIENCE and out.work < work and wall_left() > 0:
             chosen = self._neighbourhood(rng)
             out.rounds += 1
@@ -253,7 +257,11 @@ class _Search:
             self._solve(cp_model, chosen, out, work, wall_left)
             if self.total < before:
                 self.descend(DESCENT_AFTER, wall_left)
+            else:  # breakout: the chosen hosts' steps still over weigh more
+                sel = np.asarray(chosen, dtype=np.int64)
+                self.weight[sel] += (self.loads[sel] > self.scale).any(axis=2)
             idle = 0 if self.total < before else idle + 1
+            self.least = min(self.least, self.total)
 
     def _neighbourhood(self, rng: np.random.Generator) -> list[int]:
         """An overloaded host and partners with room where it is over (module docstring)."""
@@ -296,21 +304,27 @@ class _Search:
         room = np.full((len(chosen),) + q.shape[1:], self.scale, dtype=np.int64)
         room -= self.loads[chosen]
         np.add.at(room, local0, q)
-        before = total_overflow(self.loads[chosen], self.scale)
+        w = self.weight[chosen]
+        before = _weighted(self.loads[chosen] - self.scale, w)
         left = wall_left()
         if left <= 0 or out.work >= work:
             return
-        sub = _SoftModel.build(cp_model, q, room, self.flat, self.groups[vms], local0,
+        sub = _SoftModel.build(cp_model, q, room, self.flat, self.groups[vms], local0, w,
                                scale=self.scale)
         local = sub.solve(cp_model, min(SUB_WORK, work - out.work), left, out)
         if local is None or np.array_equal(local, local0):
             return
         loads = self.scale - room
         np.add.at(loads, local, q)
-        if total_overflow(loads, self.scale) <= before:
+        if _weighted(loads - self.scale, w) <= before:
             self.assign[vms] = np.asarray(chosen, dtype=np.int64)[local]
             self.loads[chosen] = loads
             self.total = total_overflow(self.loads[self.live], self.scale)
+
+
+def _weighted(excess: npt.NDArray[np.int64], weight: npt.NDArray[np.int64]) -> int:
+    """Sum of ``max(excess, 0)`` (k, T, D) weighted per host and step (k, T)."""
+    return int((np.clip(excess, 0, None) * weight[:, :, None]).sum())
 
 
 @dataclass
@@ -324,7 +338,7 @@ class _SoftModel:
     def build(
         cls, cp_model: Any, q: npt.NDArray[np.int32], room: npt.NDArray[np.int64],
         flat: npt.NDArray[np.bool_], groups: npt.NDArray[np.int64],
-        local0: npt.NDArray[np.int64], *, scale: int,
+        local0: npt.NDArray[np.int64], weight: npt.NDArray[np.int64], *, scale: int,
     ) -> _SoftModel:
         k = room.shape[0]
         no_pin = np.full(q.shape[0], -1, dtype=np.int64)
@@ -351,7 +365,7 @@ class _SoftModel:
                     ct.coeffs.extend(col[nz].tolist() + [-1])
                     ct.domain.extend([-top, cap])
                     proto.objective.vars.append(o)
-                    proto.objective.coeffs.append(1)
+                    proto.objective.coeffs.append(int(weight[j, s]))
                     proto.solution_hint.vars.append(o)
                     proto.solution_hint.values.append(max(int(loads0[j, s, d]) - cap, 0))
         return cls(bm)
