@@ -28,9 +28,16 @@ allowed here), then the overflow is driven down:
   steps cannot overflow, so no row generation is needed), the current assignment
   (and its overflow) as a complete hint, so a sub-solve is never worse than the
   current placement.
-* *Acceptance*: a move is kept when the total overflow (every host, every step,
-  replayed) does not increase; zero overflow is a feasible plan of H - 1 hosts, and
-  the search goes on from it towards H - 2, down to the lower bound.
+* *Breakout* (Morris, AAAI 1993, as :mod:`vsizer.placement.repair` does for single
+  moves): the overflow of host h at step t counts ``w[h, t]`` times in the
+  sub-problem's objective; every sub-problem that does not lower the total overflow
+  adds one to the weight of its hosts' steps that are still over, so the search moves
+  load away from where it stays stuck.
+* *Acceptance*: a sub-problem's move is kept when the weighted overflow of its hosts
+  (every step, replayed) does not increase; the plain total may then rise for a while
+  (the least one seen is what the search reports). Zero overflow is a feasible plan of
+  H - 1 hosts, and the search goes on from it towards H - 2, down to the lower bound;
+  the feasible plan is only ever replaced by a feasible plan with fewer hosts.
 
 Deterministic: a seeded generator, one CP-SAT worker with a fixed seed and a
 deterministic-time limit per solve, a fixed budget of deterministic time and of
@@ -38,16 +45,15 @@ sub-problems without progress, a fixed number of descent moves. The wall clock
 (``wall_left``) only cuts the search short as a safety net, and the caller reports it
 when it does.
 
-Tuning measured on PlanetLab 2011-04-12 (coarse, 19 -> 18 hosts, 15 s of deterministic
-time): the descent takes the spread's overflow from 7.78 to 1.73 host-steps; the
-sub-problems alone then lower it little (to 1.64 with 16 VMs freed per host and 0.3 s per
-solve; 24 VMs and 0.5 s, 10 and 0.2 s, 30 VMs on two hosts, or 3-6 hosts with 10 VMs
-each did no better). The tabu search with breakout weights of
-:mod:`vsizer.placement.repair`, run for 20,000 iterations instead of 2,000 from the same
-start, did not reach 18 hosts either. A short descent (:data:`DESCENT_AFTER` moves)
-after every sub-problem that lowers the overflow takes it to 1.43 host-steps on 7.5 s
-(a sub-problem moves several VMs at once, which opens single moves the descent had
-exhausted); 20 s got no further.
+Tuning measured on PlanetLab 2011-04-12 (coarse, 19 -> 18 hosts): the descent takes
+the spread's overflow from 7.78 to 1.73 host-steps; sub-problems with unit weights then
+lower it little (1.64 on 15 s of deterministic time with 16 VMs freed per host and 0.3 s
+per solve; 24 VMs and 0.5 s, 10 and 0.2 s, 30 VMs on two hosts, or 3-6 hosts with 10 VMs
+each did no better); the tabu search with breakout weights of
+:mod:`vsizer.placement.repair` run for 20,000 iterations instead of 2,000 from the same
+start did not reach 18 hosts either. A short descent after each sub-problem that lowers
+the overflow, and breakout weights in the sub-problems, take it to 1.28 host-steps on
+7.5 s, 0.73 on 15 s, 0.29 on 35 s.
 """
 
 from __future__ import annotations
