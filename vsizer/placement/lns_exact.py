@@ -45,11 +45,11 @@ from vsizer.placement.lns_overflow import reduce_hosts
 
 #: Share of the work budget given to the search that frees hosts (the rest, and what it
 #: leaves, goes to the overflow search at one host fewer).
-FREE_SHARE = 0.5
+FREE_SHARE = 0.25
 #: Share of the time left given to the overflow search as deterministic time, beyond what
-#: the search that frees hosts leaves (PlanetLab 2011-04-12: 7.5 s of it left 1.28
-#: host-steps of overflow at 18 hosts, 15 s 0.73, 35 s 0.29).
-OVERFLOW_SHARE = 0.4
+#: the search that frees hosts leaves (PlanetLab 2011-04-12, see
+#: :mod:`vsizer.placement.lns_overflow`: the overflow left falls with the work given).
+OVERFLOW_SHARE = 0.2
 
 
 def solve_exact(

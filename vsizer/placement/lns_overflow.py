@@ -53,7 +53,9 @@ each did no better); the tabu search with breakout weights of
 :mod:`vsizer.placement.repair` run for 20,000 iterations instead of 2,000 from the same
 start did not reach 18 hosts either. A short descent after each sub-problem that lowers
 the overflow, and breakout weights in the sub-problems, take it to 1.28 host-steps on
-7.5 s, 0.73 on 15 s, 0.29 on 35 s.
+7.5 s, 0.73 on 15 s, 0.29 on 35 s (0.3 s per solve); more, shorter solves do better on
+15 s: 0.44 at 0.15 s per solve (26 s of wall time), 0.32 at 0.08 s (35 s of wall time:
+model building and descents weigh more), hence :data:`SUB_WORK` = 0.1.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ import numpy.typing as npt
 from vsizer.placement.cpsat_model import BinModel
 
 #: Deterministic time of CP-SAT per solve of a sub-problem [s].
-SUB_WORK = 0.3
+SUB_WORK = 0.1
 #: VMs of each chosen host freed in a sub-problem (busiest where the hosts are over).
 FREE_PER_HOST = 16
 #: Hosts of a neighbourhood, drawn from these sizes (seeded).

@@ -242,8 +242,8 @@ class Rules:
         "series", flag="--solver", constraint=OneOf(("heuristic", "cp-sat"))))
     time_limit: float = field(default=30.0, metadata=rule(
         "Wall-clock seconds of the cp-sat search per pool (model building "
-        "included). CP-SAT runs on deterministic budgets (an eighth of it "
-        "to free hosts, 0.4 of it for the overflow search at one host "
+        "included). CP-SAT runs on deterministic budgets (1/16 of it "
+        "to free hosts, 0.2 of it for the overflow search at one host "
         "fewer), so the plan does not depend on the machine unless this limit "
         "ends the search first (then solver.stopped_by is time_limit). "
         "Default 30.",
