@@ -140,3 +140,19 @@ def test_solve_exact_reports_the_overflow_search() -> None:
     assert (info["hosts"], info["start_hosts"], info["status"]) == (40, 40, "hint")
     assert info["overflow"] == {"target": 39, "left": 0.4, "reached": 0}
     assert info["stopped_by"] == "no_improvement"
+
+
+def test_anti_affinity_holds_when_only_some_vms_move() -> None:
+    # 80 small VMs: each sub-problem frees only some VMs of its hosts, so a freed VM must
+    # not join a group member that stays.
+    rng = np.random.default_rng(11)
+    curves = rng.integers(50, 300, (80, 8, 1)).astype(float)
+    start, n = first_fit_series(curves, CAP)
+    groups = np.full(80, -1, dtype=np.int64)
+    pairs = [(v, w) for v in range(0, 80, 2) for w in (v + 1,) if start[v] != start[w]]
+    for g, (v, w) in enumerate(pairs):
+        groups[[v, w]] = g
+    res = reduce(curves, start, bound=1, groups=groups, work=3.0)
+    assert res.n_hosts <= n and replay_over(curves, res.assign, 1000.0) == 0
+    for v, w in pairs:
+        assert res.assign[v] != res.assign[w]

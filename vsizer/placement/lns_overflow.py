@@ -68,6 +68,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vsizer.placement.cpsat_model import BinModel
+from vsizer.placement.lns_empty import _forbidden
 
 #: Deterministic time of CP-SAT per solve of a sub-problem [s].
 SUB_WORK = 0.1
@@ -319,6 +320,7 @@ class _Search:
             return
         sub = _SoftModel.build(cp_model, q, room, self.flat, self.groups[vms], local0, w,
                                scale=self.scale)
+        sub.forbid(_forbidden(self.groups, self.assign, vms, chosen))
         local = sub.solve(cp_model, min(SUB_WORK, work - out.work), left, out)
         if local is None or np.array_equal(local, local0):
             return
@@ -377,6 +379,11 @@ class _SoftModel:
                     proto.solution_hint.vars.append(o)
                     proto.solution_hint.values.append(max(int(loads0[j, s, d]) - cap, 0))
         return cls(bm)
+
+    def forbid(self, no: npt.NDArray[np.bool_]) -> None:
+        """x[v, j] = 0 where ``no[v, j]`` (a VM of v's anti-affinity group stays on j)."""
+        for i, j in zip(*np.nonzero(no), strict=True):
+            self.bm.model.proto.variables[int(self.bm.x[i, j])].domain[1] = 0
 
     def solve(
         self, cp_model: Any, work: float, left: float, out: Reduced
