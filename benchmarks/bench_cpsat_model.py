@@ -35,7 +35,7 @@ import numpy as np
 
 from vsizer.placement.cpsat import SCALE, _cp_model
 from vsizer.placement.cpsat_model import BinModel, flat_dims, model_terms, search_bytes
-from vsizer.placement.lns import solve_exact
+from vsizer.placement.lns_exact import solve_exact
 from vsizer.placement.series_fit import first_fit_series
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "planetlab_cloudsim"

@@ -6,8 +6,11 @@ Every VM of a PlanetLab day (CloudSim copy, 288 x 5-min CPU %, ../shared/data) i
 prints: VMs, hosts by the heuristic (first-fit decreasing on the curves), hosts with
 ``solver="cp-sat"``, the lower bound (max over steps of summed demand / capacity, or
 the solver's proven bound), the solver's status and why it stopped, steps over the
-ceiling in an independent replay of the curves, and the wall time of the cp-sat
-sizing against its ``time_limit``.
+ceiling in an independent replay of the curves, the wall time of the cp-sat
+sizing against its ``time_limit``, and how far the overflow search at one host fewer
+(``vsizer/placement/lns_overflow.py``) got: the target count it last tried and the
+overflow left there, in MHz x 5-min steps of load above the hosts' 8,000 MHz (0 when it
+reached the count).
 
 Run: ``.venv/bin/python benchmarks/bench_lns.py [--days N] [--time-limit S] [--vms N]``.
 Skips (exit 0) when ../shared/data is absent.
@@ -64,6 +67,7 @@ def run_day(folder: Path, time_limit: float, vms: int | None) -> dict:
     exact = size_pool_on_curves(problem, curves, solver="cp-sat", time_limit=time_limit)
     seconds = time.perf_counter() - t0
     info = exact.solver or {}
+    over = info.get("overflow") or {}
     pl = exact.placement
     return {
         "day": folder.name, "vms": curves.shape[0],
@@ -71,7 +75,8 @@ def run_day(folder: Path, time_limit: float, vms: int | None) -> dict:
         "bound": exact.lower_bound, "status": info.get("status"),
         "stopped_by": info.get("stopped_by"), "rounds": info.get("rounds"),
         "violations": replay_violations(curves, pl.assignment, pl.n_hosts),
-        "seconds": seconds,
+        "seconds": seconds, "target": over.get("target"),
+        "left_mhz": None if not over else over["left"] * HOST_MHZ,
     }
 
 
@@ -93,13 +98,15 @@ def main() -> int:
     print(f"time limit {args.time_limit:g} s per day (wall clock, model building included)")
     print()
     print("| PlanetLab day | VMs | hosts heuristic | hosts cp-sat (LNS) | bound | status | "
-          "stopped by | rounds | replay violations | wall time |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "stopped by | rounds | replay violations | wall time | overflow target | "
+          "overflow left [MHz x steps] |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for folder in days:
         r = run_day(folder, args.time_limit, args.vms)
         print(f"| {r['day']} | {r['vms']} | {r['heuristic']} | {r['lns']} | {r['bound']} | "
               f"{r['status']} | {r['stopped_by']} | {r['rounds']} | {r['violations']} | "
-              f"{r['seconds']:.1f} s |")
+              f"{r['seconds']:.1f} s | {r['target'] if r['target'] else '-'} | "
+              f"{'-' if r['left_mhz'] is None else format(r['left_mhz'], ',.0f')} |")
     return 0
 
 

@@ -23,8 +23,8 @@ from vsizer.placement.cpsat_model import (  # noqa: E402
     search_bytes,
 )
 from vsizer.placement.curve_sizing import size_pool_on_curves  # noqa: E402
-from vsizer.placement.lns import solve_exact  # noqa: E402
 from vsizer.placement.lns_empty import empty_host  # noqa: E402
+from vsizer.placement.lns_exact import solve_exact  # noqa: E402
 
 NONE = np.full(4, -1, dtype=np.int64)
 

@@ -303,7 +303,7 @@ def _starting_candidates(
     else:
         improved = fit.improve(ffd, n_ffd, floor)
     if solver == "cp-sat":
-        from vsizer.placement.lns import solve_exact
+        from vsizer.placement.lns_exact import solve_exact
 
         if fit.quantile is not None:
             start.notes.append(

@@ -65,18 +65,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vsizer.placement.cpsat import _cp_model, solve_curves
+from vsizer.placement.cpsat import _cp_model
 from vsizer.placement.cpsat_model import (
     BinModel,
     flat_dims,
-    memory_guard,
-    over_limit,
-    too_large,
 )
-from vsizer.placement.lns_empty import ADD_STEPS as EMPTY_ADD
-from vsizer.placement.lns_empty import CRIT_STEPS as EMPTY_STEPS
-from vsizer.placement.lns_empty import FREE_PER_HOST as EMPTY_FREE
-from vsizer.placement.lns_empty import ROUNDS as EMPTY_ROUNDS
 from vsizer.placement.lns_empty import empty_host
 
 #: Integer scale of one host's usable load (rounding up loses at most 1e-6 per VM).
@@ -129,6 +122,10 @@ class LnsResult:
     solves: int  # CP-SAT solves (row-generation rounds included)
     freed: int  # hosts freed
     work: float  # CP-SAT deterministic time spent [s]
+    #: The overflow search (:mod:`vsizer.placement.lns_overflow`) when it ran: the last
+    #: target count it tried, the overflow left there (host-steps of load above the usable
+    #: load; 0 when reached) and the counts it reached.
+    overflow: dict[str, Any] | None = None
 
     def info(self) -> dict[str, Any]:
         """The plan's ``solver`` entry (no wall-clock figure: the plan stays byte-stable)."""
@@ -143,6 +140,7 @@ class LnsResult:
             "rounds": self.rounds,
             "solves": self.solves,
             "stopped_by": self.stopped_by,
+            "overflow": self.overflow,
         }
 
 
@@ -489,98 +487,3 @@ def _compact(assign: npt.NDArray[np.int64], pins: npt.NDArray[np.int64]) -> npt.
     others = [h for h in used if h not in set(keep)]
     mapping = {h: h for h in keep} | dict(zip(others, free, strict=True))
     return np.array([mapping[int(h)] for h in assign.tolist()], dtype=np.int64)
-
-
-def solve_exact(
-    curves: npt.NDArray[np.floating],
-    max_load: npt.NDArray[np.float64],
-    *,
-    base_load: npt.NDArray[np.float64],
-    groups: npt.NDArray[np.int64],
-    pins: npt.NDArray[np.int64],
-    start: npt.NDArray[np.int64],
-    bound: int,
-    time_limit: float = 30.0,
-    clock: Callable[[], float] = time.perf_counter,
-) -> LnsResult:
-    """What ``--solver cp-sat`` runs: never more hosts than ``start``, within ``time_limit``
-    wall-clock seconds (model building included).
-
-    A small pool (VMs x hosts of ``start`` up to :data:`FULL_MODEL`) is first
-    solved with the full model of :func:`~vsizer.placement.cpsat.solve_curves`
-    on half the time, whose proven bound may raise ``bound``; the search of
-    :func:`solve_lns` then goes on from the best placement in the time left.
-
-    Memory: the search's estimate (its integer demand and loads, and its largest
-    sub-problem model) above :data:`~vsizer.placement.cpsat_model.MAX_MODEL_BYTES`
-    is refused before anything is built, and OR-Tools running out of memory is
-    turned into the same kind of one-line :class:`~vsizer.errors.ConfigError`.
-    """
-    t0 = clock()
-    n_start = int(start.max()) + 1 if start.size else 0
-    what = f"the search of {start.size:,} VMs on {n_start:,} hosts"
-    need = over_limit(curves.size + 2 * n_start * int(np.prod(curves.shape[1:])),
-                      _largest_model(curves, start))
-    if need:
-        raise too_large(what, need)
-    with memory_guard(what):
-        return _solve_exact(curves, max_load, base_load=base_load, groups=groups, pins=pins,
-                            start=start, bound=bound, time_limit=time_limit, clock=clock,
-                            t0=t0)
-
-
-def _largest_model(curves: npt.NDArray[np.floating], start: npt.NDArray[np.int64]) -> int:
-    """Terms of the largest sub-problem model the search may build: the
-    :data:`FULL_FREE_HOSTS` fullest hosts re-placed whole, or a host emptied into
-    :data:`MAX_HOSTS` - 1 partners, every row-generation round's steps added."""
-    if start.size == 0:
-        return 0
-    n_steps, n_dims = curves.shape[1:]
-    flat = flat_dims(curves)
-    per_host = np.sort(np.bincount(start))[::-1]
-    whole = int(per_host[:FULL_FREE_HOSTS].sum())
-    k_whole = min(FULL_FREE_HOSTS, per_host.size)
-    steps_whole = TOP_STEPS + (HOST_STEPS + SUB_ROUNDS * ADD_STEPS) * k_whole
-    k_empty = min(MAX_HOSTS, per_host.size) - 1
-    emptied = int(per_host[0]) + k_empty * max(EMPTY_FREE)
-    steps_empty = EMPTY_STEPS + EMPTY_ROUNDS * EMPTY_ADD * max(k_empty, 1)
-    terms = 0
-    for n, k, steps in ((whole, k_whole, steps_whole), (emptied, k_empty, steps_empty)):
-        rows = min(steps, n_steps) * int((~flat).sum()) + int(flat.sum())
-        terms = max(terms, n * k * (rows + 3))
-    return terms
-
-
-def _solve_exact(
-    curves: npt.NDArray[np.floating],
-    max_load: npt.NDArray[np.float64],
-    *,
-    base_load: npt.NDArray[np.float64],
-    groups: npt.NDArray[np.int64],
-    pins: npt.NDArray[np.int64],
-    start: npt.NDArray[np.int64],
-    bound: int,
-    time_limit: float,
-    clock: Callable[[], float],
-    t0: float,
-) -> LnsResult:
-    """:func:`solve_exact` once its size is checked (``t0``: when it was called)."""
-    n_start = int(start.max()) + 1 if start.size else 0
-    best, solves = start, 0
-    if n_start > bound and start.size * n_start <= FULL_MODEL:
-        half = 0.5 * float(time_limit)
-        full = solve_curves(
-            curves, max_load, base_load=base_load, groups=groups, pins=pins, hint=start,
-            n_max=n_start, min_hosts=max(bound, 1), time_limit=WORK_SHARE * half,
-            deadline=t0 + half, clock=clock,
-        )
-        bound, best, solves = max(bound, full.best_bound), full.assignment, full.rounds
-    left = max(float(time_limit) - (clock() - t0), 0.0)
-    res = solve_lns(
-        curves, max_load, base_load=base_load, groups=groups, pins=pins, start=best,
-        bound=bound, time_limit=left, clock=clock,
-    )
-    res.start_hosts, res.solves = n_start, res.solves + solves
-    if res.status == "hint" and res.n_hosts < n_start:
-        res.status = "improved"
-    return res

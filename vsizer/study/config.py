@@ -233,7 +233,8 @@ class Rules:
     solver: str = field(default="heuristic", metadata=rule(
         "Placement on curves: heuristic or cp-sat (OR-Tools; the exact "
         "model for small pools, then large-neighbourhood search that frees "
-        "hosts of the heuristic's plan, never more hosts than it; reports "
+        "hosts of the heuristic's plan and an overflow search at one host "
+        "fewer, never more hosts than it; reports "
         "status optimal/improved/hint and the gap). A pool whose search would "
         "need more than 1.5 GB (estimated before building: "
         "vsizer.placement.cpsat_model.MAX_MODEL_BYTES) is refused with one "
@@ -241,8 +242,9 @@ class Rules:
         "series", flag="--solver", constraint=OneOf(("heuristic", "cp-sat"))))
     time_limit: float = field(default=30.0, metadata=rule(
         "Wall-clock seconds of the cp-sat search per pool (model building "
-        "included). CP-SAT runs on a deterministic budget of a quarter of "
-        "it, so the plan does not depend on the machine unless this limit "
+        "included). CP-SAT runs on deterministic budgets (1/16 of it "
+        "to free hosts, 0.2 of it for the overflow search at one host "
+        "fewer), so the plan does not depend on the machine unless this limit "
         "ends the search first (then solver.stopped_by is time_limit). "
         "Default 30.",
         "series", flag="--time-limit", constraint=_POSITIVE))
