@@ -237,13 +237,48 @@ def _print(r: dict[str, Any]) -> None:
     )
 
 
+def write_csv(folder: Path, n: int) -> tuple[Path, Path]:
+    """The fleet of ``n`` servers as a server list CSV and the host model as a
+    host catalog CSV: the same plan through ``vsizer plan`` (name ``fleet-host``)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    df = fleet(n).servers
+    table = df[["name", "pool", "sockets", "cores_per_socket", "cpu_mhz", "mem_gib", "power_w"]]
+    table = table.assign(
+        cpu_avg_pct=(df["cpu_avg_util"] * 100).round(1),
+        cpu_peak_pct=(df["cpu_peak_util"] * 100).round(1),
+    )
+    servers = folder / f"fleet{n}.csv"
+    table.to_csv(servers, index=False)
+    h = HOST
+    hosts = folder / "fleethost.csv"
+    hosts.write_text(
+        "model,sockets,cores_per_socket,threads_per_core,cpu_mhz,cpu_score_per_core,"
+        "mem_gib,power_idle_w,power_max_w,rack_u,source\n"
+        f"{h.model},{h.sockets},{h.cores_per_socket},{h.threads_per_core},{h.cpu_mhz},,"
+        f"{h.mem_gib},{h.power_idle_w},{h.power_max_w},{h.rack_u},"
+        "benchmark host of benchmarks/bench_fleet.py\n",
+        encoding="utf-8",
+    )
+    return servers, hosts
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="5000,50000,200000", help="servers per run")
     ap.add_argument("--smoke", action="store_true", help="2,000 servers (CI)")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--reference", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--write-csv", metavar="DIR", type=Path,
+        help="write the first size's fleet as DIR/fleet<N>.csv and its host model as "
+        "DIR/fleethost.csv (for 'vsizer plan'), then stop",
+    )
     args = ap.parse_args(argv)
+    if args.write_csv:
+        sizes = [2000] if args.smoke else [int(s) for s in args.sizes.split(",")]
+        for path in write_csv(args.write_csv, sizes[0]):
+            print(f"wrote {path}")
+        return 0
     if args.child:
         print(json.dumps(child(args.child, args.reference)))
         return 0

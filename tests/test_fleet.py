@@ -184,3 +184,28 @@ def test_a_pool_of_many_hosts_is_sized_as_by_the_plain_scan() -> None:
     np.testing.assert_array_equal(fast.assignment, slow.assignment)
     assert fast.failover == slow.failover == failover.check(fast.placement)
     assert fast.failover.scenarios == fast.n_hosts and fast.survives
+
+
+def test_the_benchmark_fleet_written_as_csv_plans_the_same(tmp_path: Path) -> None:
+    """``bench_fleet.py --write-csv``: the CSV through ``vsizer plan`` gives the
+    in-memory fleet's plan (the README's command-line figure uses it)."""
+    from typer.testing import CliRunner
+
+    from benchmarks.bench_fleet import HOST, fleet, write_csv
+    from vsizer.cli import app
+    from vsizer.study import ConsolidationStudy
+    from vsizer.study.config import Rules
+
+    servers, hosts = write_csv(tmp_path, 600)
+    out = tmp_path / "plan.json"
+    r = CliRunner().invoke(
+        app, ["plan", str(servers), "--hosts", str(hosts), "--host-model", "fleet-host",
+              "-q", "-o", str(out)],
+    )
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    direct = ConsolidationStudy(fleet(600), HOST, Rules()).run().to_dict()
+    assert doc["summary"]["hosts"] == direct["summary"]["hosts"]
+    assert {p["name"]: p["host_count"] for p in doc["pools"]} == {
+        p["name"]: p["host_count"] for p in direct["pools"]
+    }
