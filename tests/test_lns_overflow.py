@@ -156,3 +156,29 @@ def test_anti_affinity_holds_when_only_some_vms_move() -> None:
     assert res.n_hosts <= n and replay_over(curves, res.assign, 1000.0) == 0
     for v, w in pairs:
         assert res.assign[v] != res.assign[w]
+
+
+def test_a_swap_lowers_the_overflow_where_no_single_move_does() -> None:
+    """Host 0 holds 6 + 5 = 11 over its 10, host 1 holds 4 + 4 = 8: every single
+    move makes it worse (13 or 14 on host 1), the swap of 6 and a 4 ends it."""
+    from vsizer.placement.lns_overflow import _Search
+
+    q = np.array([6, 5, 4, 4], dtype=np.int32).reshape(4, 1, 1)
+    assign = np.array([0, 0, 1, 1])
+    loads = np.array([11, 8], dtype=np.int64).reshape(2, 1, 1)
+    none = np.full(4, -1, dtype=np.int64)
+    s = _Search(q, assign, loads, np.array([0, 1]), np.array([False]), none, none, 10, 1)
+    assert not s._best_move()
+    assert s.polish(5, lambda: 1.0)
+    assert s.total == 0
+    assert s.assign.tolist() == [1, 0, 0, 1]  # the busiest VM swapped with the first 4
+    assert s.loads.ravel().tolist() == [9, 10]
+    # Anti-affinity: the 6 and the second 4 in one group. Swapping the 6 onto host 1
+    # is refused (its partner is there), so the 5 and the first 4 swap.
+    groups = np.array([0, -1, -1, 0])
+    loads = np.array([11, 8], dtype=np.int64).reshape(2, 1, 1)
+    s = _Search(q, np.array([0, 0, 1, 1]), loads, np.array([0, 1]),
+                np.array([False]), none, groups, 10, 1)
+    assert s.polish(5, lambda: 1.0) and s.total == 0
+    assert s.assign.tolist() == [0, 1, 0, 1]
+    assert s.loads.ravel().tolist() == [10, 9]

@@ -16,6 +16,13 @@ allowed here), then the overflow is driven down:
   total overflow most, scored on every host at every step) while one lowers it, at
   most :data:`DESCENT` moves, and again (at most :data:`DESCENT_AFTER`) after each
   sub-problem that lowers the overflow; fixed counts, no clock.
+* *Swaps* (:meth:`_Search.polish`): when :data:`PATIENCE` sub-problems in a row
+  lower nothing, and once when the budget ends, the best exchange of two VMs (one of
+  the :data:`SWAP_VMS` busiest of an overloaded host at its steps over, against every
+  VM of another host, scored on every step), each followed by single moves, at most
+  :data:`SWAPS`; the sub-problems go on while the swaps help. A swap escapes where
+  no single move lowers the overflow (11 on a host of 10 from 6 + 5, a host of 8 from
+  4 + 4: swap the 6 and a 4).
 * *Neighbourhood*: an overloaded host (seeded draw, weighted by its overflow) and
   1-3 partners whose room (usable load minus load, per step) covers most of its
   overflow where it is over, less their own overflow (seeded draw among the best).
@@ -55,7 +62,10 @@ start did not reach 18 hosts either. A short descent after each sub-problem that
 the overflow, and breakout weights in the sub-problems, take it to 1.28 host-steps on
 7.5 s, 0.73 on 15 s, 0.29 on 35 s (0.3 s per solve); more, shorter solves do better on
 15 s: 0.44 at 0.15 s per solve (26 s of wall time), 0.32 at 0.08 s (35 s of wall time:
-model building and descents weigh more), hence :data:`SUB_WORK` = 0.1.
+model building and descents weigh more), hence :data:`SUB_WORK` = 0.1. The swaps, with
+:data:`PATIENCE` = 40 (was 150 without them), took the overflow left at 60 s from
+3,930 to 980 MHz x steps on 2011-04-12 and from 5,010 to 2,030 on 2011-03-06; at 120 s
+2011-04-12 stops on its own (no improvement) at 740, a local optimum of moves and swaps.
 """
 
 from __future__ import annotations
@@ -82,7 +92,7 @@ SPREAD = 3
 REMOVE_TRIES = 3
 #: Sub-problems in a row that lower the total overflow by nothing before a target count
 #: is given up.
-PATIENCE = 150
+PATIENCE = 40
 #: Largest start (hosts x steps x dimensions) searched: a best move is scored on every
 #: host at every step for each VM of an overloaded host.
 MAX_HOST_STEPS = 100_000
@@ -90,6 +100,11 @@ MAX_HOST_STEPS = 100_000
 DESCENT = 1000
 #: Single-VM moves after each sub-problem that lowers the overflow.
 DESCENT_AFTER = 200
+#: Best two-VM swaps (each scored against every VM on another host) when the
+#: sub-problems stall, before giving a target count up.
+SWAPS = 30
+#: VMs of an overloaded host tried in swaps: the busiest at its steps over.
+SWAP_VMS = 16
 
 
 @dataclass
@@ -192,6 +207,16 @@ class _Search:
                 return it
         return iterations
 
+    def polish(self, swaps: int, wall_left: Callable[[], float]) -> bool:
+        """Best swaps of two VMs, each followed by single moves, at most ``swaps``;
+        True when the total overflow fell."""
+        before = self.total
+        for _ in range(swaps):
+            if self.total == 0 or wall_left() <= 0 or not self._best_swap():
+                break
+            self.descend(DESCENT_AFTER, wall_left)
+        return self.total < before
+
     def _best_move(self) -> bool:
         """The single move or swap that lowers the total overflow most; False when none."""
         live = self.live
@@ -217,6 +242,50 @@ class _Search:
         self.loads[frm] -= self.q[v]
         self.loads[to] += self.q[v]
         self.assign[v] = to
+        self.total = total_overflow(self.loads[self.live], self.scale)
+        return True
+
+    def _best_swap(self) -> bool:
+        """The swap of two VMs (one on an overloaded host) that lowers the total
+        overflow most, when no single move does; False when none."""
+        live = self.live
+        over = host_overflow(self.loads, self.scale)  # every host (rows off live stay 0)
+        free = self.pins < 0
+        on_live = np.isin(self.assign, live) & free
+        best = (0, -1, -1)
+        for a in live[over[live] > 0].tolist():
+            us = np.flatnonzero((self.assign == a) & free)
+            # Only a VM with load where a is over can lower a's overflow: the busiest there.
+            hot = (self.loads[a] > self.scale)[None]
+            at_hot = (self.q[us].astype(np.int64) * hot).sum(axis=(1, 2))
+            us = us[np.argsort(-at_hot, kind="stable")[:SWAP_VMS]]
+            us = us[at_hot[np.argsort(-at_hot, kind="stable")[:SWAP_VMS]] > 0]
+            bs = np.flatnonzero(on_live & (self.assign != a))
+            if not us.size or not bs.size:
+                continue
+            gb = self.assign[bs]
+            qb = self.q[bs].astype(np.int64)  # (B, T, D)
+            rest_g = self.loads[gb] - qb  # the partner hosts without b
+            base = over[a] + over[gb]
+            for u in us.tolist():
+                qu = self.q[u].astype(np.int64)
+                after = host_overflow(self.loads[a] - qu + qb, self.scale) + host_overflow(
+                    rest_g + qu, self.scale)
+                net = after - base
+                for i in np.argsort(net, kind="stable")[:4].tolist():
+                    if net[i] >= best[0]:
+                        break
+                    b = int(bs[i])
+                    if self._allowed(u, int(gb[i])) and self._allowed(b, a):
+                        best = (int(net[i]), u, b)
+                        break
+        if best[1] < 0:
+            return False
+        _, u, b = best
+        a, g = int(self.assign[u]), int(self.assign[b])
+        self.loads[a] += self.q[b].astype(np.int64) - self.q[u]
+        self.loads[g] += self.q[u].astype(np.int64) - self.q[b]
+        self.assign[u], self.assign[b] = g, a
         self.total = total_overflow(self.loads[self.live], self.scale)
         return True
 
@@ -254,12 +323,21 @@ class _Search:
         self, cp_model: Any, rng: np.random.Generator, out: Reduced, work: float,
         wall_left: Callable[[], float],
     ) -> None:
-        """Sub-problems until zero overflow, :data:`PATIENCE` without progress, or the
-        budget ends."""
+        """Sub-problems until zero overflow, :data:`PATIENCE` without progress (then
+        :meth:`polish`, and on while it helps), or the budget ends (then :meth:`polish`
+        once: swaps are counted, not timed)."""
         idle = 0
         self.least = self.total
         self.weight = np.ones(self.loads.shape[:2], dtype=np.int64)
-        while self.total > 0 and idle < PATIENCE and out.work < work and wall_left() > 0:
+        polished = False
+        while self.total > 0 and out.work < work and wall_left() > 0:
+            if idle >= PATIENCE:  # stalled: swaps, then the sub-problems again if they help
+                polished = True
+                if not self.polish(SWAPS, wall_left):
+                    break
+                idle = 0
+                self.least = min(self.least, self.total)
+                continue
             chosen = self._neighbourhood(rng)
             out.rounds += 1
             before = self.total
@@ -270,6 +348,9 @@ class _Search:
                 sel = np.asarray(chosen, dtype=np.int64)
                 self.weight[sel] += (self.loads[sel] > self.scale).any(axis=2)
             idle = 0 if self.total < before else idle + 1
+            self.least = min(self.least, self.total)
+        if self.total > 0 and not polished and wall_left() > 0:  # the budget ended first
+            self.polish(SWAPS, wall_left)
             self.least = min(self.least, self.total)
 
     def _neighbourhood(self, rng: np.random.Generator) -> list[int]:
