@@ -48,7 +48,7 @@ def test_note_names_the_host_its_watts_and_the_flag(shipped):
         "SPECpower_ssj2008 result of this generation in the shipped data (ccf file "
         "ends Jul 2021)). The plan's watts, energy, cost and power target rest on "
         "it; put the model's measured figures (e.g. its SPECpower_ssj2008 result) in "
-        "a host catalog with power_basis 'measured' and pass it with --host-catalog."
+        "a host catalog with power_basis 'measured' and pass it with --hosts."
     )
     assert host_power_note(shipped.get(DEFAULT_HOST_MODEL)) is None
     assert host_power_note(shipped.get("Blade 2x Xeon L5520")) is None

@@ -463,3 +463,27 @@ def test_undecodable_file(tmp_path: Path) -> None:
         r"save it as UTF-8 or UTF-16 \(Performance Monitor's own CSV\).$",
     ):
         read_perfmon(tmp_path / "odd.csv")
+
+
+def test_encoding_flag_of_import_and_plan(tmp_path: Path) -> None:
+    """--encoding reaches the perfmon reader (the message that names it is true),
+    and is refused with one line for a format that does not read it."""
+    from typer.testing import CliRunner
+
+    from vsizer.cli import app
+
+    ja = str(DATA / "ja_cp932.csv")
+    run = CliRunner().invoke
+    r = run(app, ["import", ja, "--format", "perfmon", "--encoding", "latin-1",
+                  "--store", str(tmp_path / "a")])
+    assert r.exit_code == 2
+    assert "The file was decoded as latin-1: if the names look garbled, give --encoding." in (
+        " ".join(r.output.split()))
+    r = run(app, ["import", ja, "--format", "perfmon", "--encoding", "cp932",
+                  "--store", str(tmp_path / "b")])
+    assert r.exit_code == 0, r.output
+    r = run(app, ["plan", "--series", ja, "--series-format", "sar", "--encoding", "cp932",
+                  "-q"])
+    assert r.exit_code == 2
+    assert "error: --encoding does not apply to series format 'sar'; it accepts: " \
+        "--server, --tz." in " ".join(r.output.split())

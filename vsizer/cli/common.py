@@ -93,6 +93,15 @@ TzOpt = Annotated[
         "(sar, perfmon, long, wide).",
     ),
 ]
+EncodingOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--encoding",
+        help="Text encoding of a perfmon CSV when guessing fails, e.g. cp1252, "
+        "cp932, cp1251 (default: a byte-order mark, else UTF-8, then the "
+        "Windows code pages).",
+    ),
+]
 MetricOpt = Annotated[
     str | None,
     typer.Option(
@@ -143,6 +152,7 @@ def reader_options(
     server: str | None,
     tz: str | None,
     metric: str | None,
+    encoding: str | None = None,
     unit: str | None,
     index_column: str | None,
     start: str | None,
@@ -152,6 +162,7 @@ def reader_options(
     return {
         "server": server,
         "tz": tz,
+        "encoding": encoding,
         "metric": metric,
         "unit": unit,
         "index_column": index_column,

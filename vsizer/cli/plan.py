@@ -14,6 +14,7 @@ import typer
 
 from vsizer._atomic import atomic_write, check_output_path
 from vsizer.cli.common import (
+    EncodingOpt,
     EngineAddressOpt,
     EngineOpt,
     IndexColumnOpt,
@@ -111,6 +112,7 @@ def plan(
     start: StartOpt = None,
     series_step: SeriesStepOpt = None,
     tz: TzOpt = None,
+    encoding: EncodingOpt = None,
     server: ServerOpt = None,
     config: ConfigOpt = None,
     predict: PredictOpt = False,
@@ -149,6 +151,7 @@ def plan(
         opts = reader_options(
             server=server,
             tz=tz,
+            encoding=encoding,
             metric=metric,
             unit=unit,
             index_column=index_column,

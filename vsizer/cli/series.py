@@ -12,6 +12,7 @@ import typer
 from vsizer._atomic import check_output_dir
 from vsizer.cli.common import (
     EXIT_INPUT,
+    EncodingOpt,
     ImportStepOpt,
     IndexColumnOpt,
     MaxCellCharsOpt,
@@ -67,6 +68,7 @@ def import_series(
     ],
     server: ServerOpt = None,
     tz: TzOpt = None,
+    encoding: EncodingOpt = None,
     metric: MetricOpt = None,
     unit: UnitOpt = None,
     index_column: IndexColumnOpt = None,
@@ -90,6 +92,7 @@ def import_series(
         options = reader_options(
             server=server,
             tz=tz,
+            encoding=encoding,
             metric=metric,
             unit=unit,
             index_column=index_column,

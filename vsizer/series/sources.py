@@ -131,6 +131,7 @@ _STORE_OPTIONS = ("servers", "metrics", "start", "end")
 READER_FLAGS: dict[str, str] = {
     "server": "--server",
     "tz": "--tz",
+    "encoding": "--encoding",
     "metric": "--metric",
     "unit": "--unit",
     "index_column": "--index-column",

@@ -60,7 +60,7 @@ def host_power_note(host: HostModel) -> str | None:
         f"{host.power_idle_w:.4g} W, full load {host.power_max_w:.4g} W{why}. The "
         "plan's watts, energy, cost and power target rest on it; put the model's "
         "measured figures (e.g. its SPECpower_ssj2008 result) in a host catalog "
-        "with power_basis 'measured' and pass it with --host-catalog."
+        "with power_basis 'measured' and pass it with --hosts."
     )
 
 
