@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.test_kernel import _fleet_problem
 from vsizer._jsonable import jsonable, jsonable_column, write_json
 from vsizer.placement import blocked, failover, heuristics
 from vsizer.placement.heuristics import greedy_assign
-from vsizer.placement.problem import PlacementProblem
 from vsizer.placement.sizing import size_pool
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -143,20 +143,6 @@ def test_stop_at_unplaced_stops_at_the_first_vm_that_fits_nowhere() -> None:
                         runs=False, stop_at_unplaced=True)
     assert full.tolist() == [0, 1, -1, 0]
     assert cut.tolist() == [0, 1, -1, -1]
-
-
-def _fleet_problem(n_vms: int) -> PlacementProblem:
-    rng = np.random.default_rng(7)
-    vcpu = rng.choice([1, 2, 4, 8, 16], size=n_vms, p=[0.1, 0.3, 0.3, 0.2, 0.1])
-    cpu = np.round(vcpu * 2600 * rng.uniform(0.05, 0.9, n_vms), 1)
-    demand = np.column_stack([cpu, vcpu * rng.choice([2.0, 4.0, 8.0], n_vms), vcpu])
-    return PlacementProblem(
-        pool="big", vm_names=tuple(f"vm{i}" for i in range(n_vms)),
-        dims=("cpu", "mem", "vcpu"), demand=demand,
-        capacity=np.array([64 * 2600.0, 1024.0, 256.0]),
-        base_load=np.array([0.0, 32.0, 0.0]), limit=np.array([0.8, 0.8, 1.0]),
-        failover_limit=np.ones(3), failures=1, min_hosts=3,
-    )
 
 
 def test_a_pool_of_many_hosts_is_sized_as_by_the_plain_scan() -> None:

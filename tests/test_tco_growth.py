@@ -131,3 +131,46 @@ def test_a_year_without_a_count_makes_the_total_unknown(tmp_path: Path) -> None:
     assert _plan(tmp_path, None)["tco"]["missing"] == ["capex", "support"]  # no host price
     assert t["missing"] == ["capex", "support", "energy", "rack", "licences"]
     assert t["parts"]["rack"] is None and t["parts"]["licences"] is None
+
+
+def test_a_tco_under_growth_is_a_counted_warning_in_every_report(tmp_path: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from vsizer.reporting.excel import plan_workbook
+    from vsizer.reporting.html import plan_html
+    from vsizer.reporting.terminal import print_summary
+
+    doc = _plan(tmp_path, "10%", years=2)
+    codes = [w["code"] for w in doc["warnings"]]
+    assert codes.count("tco_growth_estimated") == 1
+    assert doc["summary"]["warnings"] == len(doc["warnings"])
+    (w,) = [w for w in doc["warnings"] if w["code"] == "tco_growth_estimated"]
+    assert w["message"].startswith(
+        "The total cost over 2 years follows the growth study: hosts are counted from "
+        "the year it buys them"
+    )
+    assert "vms_per_licence" not in w["message"]  # the file's licence is not stacked
+    out = io.StringIO()
+    print_summary(doc, Console(file=out, width=200))
+    assert "tco_growth_estimated" in out.getvalue()
+    assert "tco_growth_estimated" in plan_html(doc)
+    cells = [c.value for ws in plan_workbook(doc).worksheets for row in ws.iter_rows()
+             for c in row]
+    assert "tco_growth_estimated" in cells
+    assert "tco_growth_estimated" not in [
+        x["code"] for x in _plan(tmp_path, None)["warnings"]
+    ]
+
+
+def test_the_warning_names_the_stacked_licence_assumption() -> None:
+    from vsizer.study.tco_growth import growth_warning
+
+    plain, stacked = growth_warning(5, False), growth_warning(5, True)
+    assert stacked.message == plain.message.replace(
+        "(tco.per_year).", "(tco.per_year). A licence that covers a few VMs per licensing "
+        "(vms_per_licence, e.g. Windows Server Standard) counts each host added later at "
+        "one licensing.",
+    )
+    assert plain.message.endswith("(--size-for horizon plans the last year's).")

@@ -218,7 +218,7 @@ class _Search:
         return self.total < before
 
     def _best_move(self) -> bool:
-        """The single move or swap that lowers the total overflow most; False when none."""
+        """The single move that lowers the total overflow most; False when none."""
         live = self.live
         loads = self.loads[live]
         over = host_overflow(loads, self.scale)
@@ -258,8 +258,8 @@ class _Search:
             # Only a VM with load where a is over can lower a's overflow: the busiest there.
             hot = (self.loads[a] > self.scale)[None]
             at_hot = (self.q[us].astype(np.int64) * hot).sum(axis=(1, 2))
-            us = us[np.argsort(-at_hot, kind="stable")[:SWAP_VMS]]
-            us = us[at_hot[np.argsort(-at_hot, kind="stable")[:SWAP_VMS]] > 0]
+            top = np.argsort(-at_hot, kind="stable")[:SWAP_VMS]
+            us = us[top][at_hot[top] > 0]
             bs = np.flatnonzero(on_live & (self.assign != a))
             if not us.size or not bs.size:
                 continue

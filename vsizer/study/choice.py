@@ -39,7 +39,7 @@ from vsizer.study.config import Rules
 from vsizer.study.ranking import Candidate, rank
 from vsizer.study.results import ConsolidationPlan
 from vsizer.study.tco import load_licences, plan_tco, vms_on_hosts
-from vsizer.study.tco_growth import tco_years
+from vsizer.study.tco_growth import growth_warning, tco_years
 
 __all__ = ["AUTO", "candidate_hosts", "choose", "is_auto", "plan", "with_tco"]
 
@@ -122,7 +122,10 @@ def with_tco(
         result.host, e.hosts, len(result.servers), float(e.rack_u_after),
         e.annual_cost_after, result.rules, licences, per_host, years,
     )
-    return dataclasses.replace(result, tco=tco)
+    if not years:
+        return dataclasses.replace(result, tco=tco)
+    warning = growth_warning(result.rules.years, stacked)
+    return dataclasses.replace(result, tco=tco, warnings=[*result.warnings, warning])
 
 
 def _candidate(result: ConsolidationPlan, licences: tuple[Licence, ...]) -> Candidate:

@@ -24,7 +24,7 @@ import numpy as np
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement.pool import CurveRules, size_pool_for
 from vsizer.placement.problem import PlacementProblem
-from vsizer.placement.sizing import Tries, lower_bound, size_pool
+from vsizer.placement.sizing import Tries, lower_bound
 
 if TYPE_CHECKING:
     from vsizer.study.results import PoolResult
@@ -86,9 +86,9 @@ def _count(
     """Hosts the pool needs under ``problem``'s rules (None: no placement).
     ``tries``: see :func:`~vsizer.placement.sizing.size_pool` (scalar only)."""
     try:
-        if curves is None and tries is not None:
-            return size_pool(problem, tries=tries).n_hosts
-        return size_pool_for(problem, curves, rules, scalar_demand=scalar_demand).n_hosts
+        return size_pool_for(
+            problem, curves, rules, scalar_demand=scalar_demand, tries=tries
+        ).n_hosts
     except InfeasiblePlacementError:
         return None
 
@@ -113,7 +113,7 @@ def explain_pool(
 
     def count(relaxed_rules: frozenset[str], p: PlacementProblem) -> int | None:
         tries = memo.setdefault(relaxed_rules - {"min_hosts"}, {})
-        return _count(p, curves, rules, scalar_demand, tries if curves is None else None)
+        return _count(p, curves, rules, scalar_demand, tries)
 
     relaxed: dict[str, int | None] = {}
     for rule in RULES:

@@ -240,25 +240,27 @@ def _licence_cost(
     lic: Licence, host: HostModel, hosts: int, vms: int, years: int,
     vms_on_hosts: Sequence[int] | None, per_year: Sequence[TcoYear] = (),
 ) -> LicenceCost:
-    count = licence_count(lic, host, hosts, vms, vms_on_hosts)
-    stacked = lic.vms_per_licence is not None and vms_on_hosts is not None
-    most = max(vms_on_hosts, default=0) if stacked and vms_on_hosts is not None else None
-    # Under growth: hosts added later each need the per-host units (stacked:
-    # one licensing each); subscriptions are paid on each year's hosts.
-    per_host = 0 if lic.unit == "vm" else licences_per_host(lic, host)
-    added = [max((y.hosts or 0) - hosts, 0) * per_host for y in per_year]
-    if per_year:
-        count += added[-1]
-    cost = None
-    if per_host and any(y.hosts is None for y in per_year):
-        cost = None  # a year without a host count: unknown
-    elif lic.price is not None and lic.term == "year" and per_year:
-        cost = sum(count - added[-1] + a for a in added) * lic.price
-    elif lic.price is not None:
-        cost = count * lic.price * (years if lic.term == "year" else 1)
+    day_one = licence_count(lic, host, hosts, vms, vms_on_hosts)
+    most = (
+        max(vms_on_hosts, default=0)
+        if lic.vms_per_licence is not None and vms_on_hosts is not None
+        else None
+    )
+    # Under growth each host added later needs the per-host units (a stacked
+    # licence: one licensing), and a subscription is paid on each year's hosts.
+    per_host = licences_per_host(lic, host)  # 0 for a per-VM licence
+    units = [day_one + max((y.hosts or 0) - hosts, 0) * per_host for y in per_year]
+    count = units[-1] if units else day_one
+    cost: float | None
+    if lic.price is None or (per_host and any(y.hosts is None for y in per_year)):
+        cost = None  # no price, or a year without a host count: unknown
+    elif lic.term == "year":
+        cost = (sum(units) if units else day_one * years) * lic.price
+    else:
+        cost = count * lic.price
     return LicenceCost(
         name=lic.name, unit=lic.unit, term=lic.term,
-        per_host=licences_per_host(lic, host), count=count, price=lic.price,
+        per_host=per_host, count=count, price=lic.price,
         cost=cost, source=lic.source, date=lic.date,
         vms_per_licence=lic.vms_per_licence, most_vms_on_a_host=most,
     )

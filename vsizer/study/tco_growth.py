@@ -31,10 +31,11 @@ import numpy as np
 from vsizer.catalogs.model import HostModel
 from vsizer.models.growth import Growth, PoolGrowth
 from vsizer.models.power import host_power_w
+from vsizer.quality import PlanWarning
 from vsizer.study.config import Rules
 from vsizer.study.economics import Economics, PoolPower, annual_cost
 
-__all__ = ["TcoYear", "tco_years"]
+__all__ = ["TcoYear", "growth_warning", "tco_years"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,26 @@ def tco_years(
         )
         out.append(TcoYear(y, hosts, watts, cost))
     return tuple(out)
+
+
+def growth_warning(years: int, stacked: bool) -> PlanWarning:
+    """The counted warning of a TCO counted year by year under growth: its later
+    years are estimates (how, and what firms them up)."""
+    licence = (
+        " A licence that covers a few VMs per licensing (vms_per_licence, e.g. Windows "
+        "Server Standard) counts each host added later at one licensing."
+        if stacked
+        else ""
+    )
+    return PlanWarning(
+        "tco_growth_estimated",
+        f"The total cost over {years} years follows the growth study: hosts are "
+        "counted from the year it buys them, and each year's electricity is "
+        "estimated from the hosts' day-one CPU utilization scaled by the pool's growth "
+        "and spread evenly over the hosts then in service (tco.per_year)." + licence
+        + " To firm up a year, plan its grown demand itself (--size-for horizon plans "
+        "the last year's).",
+    )
 
 
 def _pool_year(
