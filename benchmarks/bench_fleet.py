@@ -18,7 +18,12 @@ the JIT compile time (a fresh numba cache, a new process) and the time to load
 the compiled kernel from the cache. Then the scaling ratio of the sizes (time
 ratio against server ratio).
 
-Run: ``.venv/bin/python benchmarks/bench_fleet.py [--sizes 5000,50000,200000]``;
+``--cli`` (always with ``--smoke``) also plans the largest size through the command
+line: the fleet written as a server-list CSV and a host catalog (``--write-csv DIR``
+writes them alone), ``vsizer plan`` in a child process, its wall time and its own peak
+RSS.
+
+Run: ``.venv/bin/python benchmarks/bench_fleet.py [--sizes 5000,50000,200000] [--cli]``;
 ``--smoke``: 2,000 servers (CI). The issue's acceptance: 200,000 servers in < 2 min
 and < 4 GB.
 """
@@ -262,6 +267,27 @@ def write_csv(folder: Path, n: int) -> tuple[Path, Path]:
     return servers, hosts
 
 
+def cli_run(n: int) -> dict[str, Any]:
+    """``vsizer plan`` on the fleet of ``n`` servers written as CSV (:func:`write_csv`),
+    in a child process: wall time, its own peak RSS (``os.wait4``), hosts, sizes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        servers, hosts = write_csv(Path(tmp), n)
+        out = Path(tmp) / "plan.json"
+        cmd = [sys.executable, "-m", "vsizer", "plan", str(servers), "--hosts", str(hosts),
+               "--host-model", HOST.model, "--max-rows", str(n + 10), "-q", "-o", str(out)]
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"vsizer plan of {n} servers failed:\n{err[-3000:]}")
+        hosts_n = json.loads(out.read_text(encoding="utf-8"))["summary"]["hosts"]
+        return {"servers": n, "seconds": seconds, "rss_mib": usage.ru_maxrss / 1024,
+                "hosts": hosts_n, "csv_mb": servers.stat().st_size / 1e6,
+                "json_mb": out.stat().st_size / 1e6}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="5000,50000,200000", help="servers per run")
@@ -272,6 +298,11 @@ def main(argv: list[str] | None = None) -> int:
         "--write-csv", metavar="DIR", type=Path,
         help="write the first size's fleet as DIR/fleet<N>.csv and its host model as "
         "DIR/fleethost.csv (for 'vsizer plan'), then stop",
+    )
+    ap.add_argument(
+        "--cli", action="store_true",
+        help="also plan the largest size through the command line (CSV in, JSON out); "
+        "always with --smoke",
     )
     args = ap.parse_args(argv)
     if args.write_csv:
@@ -311,6 +342,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['total_s'] / runs[0]['total_s']:.1f}x time "
             f"({r['cpu'] / runs[0]['cpu']:.1f}x CPU time) for "
             f"{r['servers'] / runs[0]['servers']:.0f}x servers"
+        )
+    if args.cli or args.smoke:
+        c = cli_run(sizes[-1])
+        print(
+            f"command line: vsizer plan fleet{c['servers']}.csv ({c['csv_mb']:.1f} MB) -> "
+            f"{c['hosts']:,} hosts, JSON {c['json_mb']:.0f} MB: {c['seconds']:.1f} s, "
+            f"peak RSS {c['rss_mib']:,.0f} MiB"
         )
     big = [r for r in runs if r["servers"] >= 200_000]
     for r in big:
