@@ -206,3 +206,35 @@ def test_plan_with_cp_sat_is_byte_identical_and_no_worse() -> None:
     if pool["host_count"] == heuristic["host_count"]:
         assert pool["solver"]["status"] in ("optimal", "hint")
     assert pool["replay"]["steps_over_ceiling"] == 0
+
+
+def test_planetlab_day_of_a_thousand_vms_reaches_the_bound(shared_data: Path) -> None:
+    """Acceptance: PlanetLab 2011-04-12, every VM (1,054), coarse setting. The heuristic
+    needs 19 hosts against the per-step bound of 18; ``--solver cp-sat --time-limit 60``
+    returns 18 hosts, proven optimal (= the bound), within its time limit, with no step
+    over 8,000 MHz in an independent replay, and the same assignment on a second run.
+    Needs numba (the compiled breakout search at one host fewer); without it the CP-SAT
+    sub-problems stop above the bound (``benchmarks/bench_lns.py``)."""
+    from benchmarks.bench_lns import coarse_day, coarse_problem
+    from vsizer.placement import _breakout
+
+    if not _breakout.available():
+        pytest.skip("numba not installed")
+    curves = coarse_day(shared_data / "planetlab_cloudsim" / "20110412")
+    p = coarse_problem(curves)
+    heuristic = size_pool_on_curves(p, curves)
+    assert (curves.shape[0], heuristic.placement.n_hosts, heuristic.lower_bound) == (
+        1054, 19, 18)
+    runs = []
+    for _ in range(2):
+        t0 = time.perf_counter()
+        exact = size_pool_on_curves(p, curves, solver="cp-sat", time_limit=60)
+        assert time.perf_counter() - t0 <= 60 + 10  # the heuristic start is outside it
+        runs.append(exact)
+    exact = runs[0]
+    assert exact.placement.n_hosts == 18 == exact.lower_bound
+    assert exact.solver is not None
+    assert (exact.solver["status"], exact.solver["stopped_by"]) == ("optimal", "optimal")
+    assert exact.solver["overflow"]["search"] == "breakout"
+    assert_holds(curves, exact.placement.assignment, 18, 8000.0)
+    np.testing.assert_array_equal(exact.placement.assignment, runs[1].placement.assignment)

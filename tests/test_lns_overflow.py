@@ -4,6 +4,8 @@ replay, is deterministic, never worse than its start, and says how close it got.
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("ortools")
 
+from vsizer.placement import _breakout  # noqa: E402
 from vsizer.placement.cpsat import _cp_model  # noqa: E402
 from vsizer.placement.cpsat_model import flat_dims  # noqa: E402
 from vsizer.placement.lns import SCALE, to_units  # noqa: E402
@@ -127,18 +130,24 @@ def test_solve_exact_never_worse_than_its_start(n: int, steps: int, seed: int) -
     assert replay_over(curves, res.assignment, 1000.0) == 0
 
 
-def test_solve_exact_reports_the_overflow_search() -> None:
+@pytest.mark.parametrize("search", ["breakout", "cp-sat"])
+def test_solve_exact_reports_the_overflow_search(search: str) -> None:
     # 40 VMs of 600, one per host (40 x 40 is above the full model's size, so the
     # searches run): no two share a host, the freeing search gives up, and the overflow
     # search says how close it got at 39 hosts: one host carries 1,200 at both steps,
-    # 200 / 1,000 of a host over twice = 0.4 host-steps.
+    # 200 / 1,000 of a host over twice = 0.4 host-steps. Either overflow search: the
+    # compiled breakout one (numba installed) or the CP-SAT sub-problems (without it).
+    if search == "breakout" and not _breakout.available():
+        pytest.skip("numba not installed")
     curves = constant([600] * 40)
     free = np.full(40, -1, dtype=np.int64)
-    res = solve_exact(curves, CAP, base_load=np.zeros(1), groups=free, pins=free,
-                      start=np.arange(40, dtype=np.int64), bound=24, time_limit=20)
+    with mock.patch.object(_breakout, "get", _breakout.get if search == "breakout"
+                           else lambda: None):
+        res = solve_exact(curves, CAP, base_load=np.zeros(1), groups=free, pins=free,
+                          start=np.arange(40, dtype=np.int64), bound=24, time_limit=20)
     info = res.info()
     assert (info["hosts"], info["start_hosts"], info["status"]) == (40, 40, "hint")
-    assert info["overflow"] == {"target": 39, "left": 0.4, "reached": 0}
+    assert info["overflow"] == {"target": 39, "left": 0.4, "reached": 0, "search": search}
     assert info["stopped_by"] == "no_improvement"
 
 

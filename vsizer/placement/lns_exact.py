@@ -50,6 +50,10 @@ FREE_SHARE = 0.25
 #: the search that frees hosts leaves (PlanetLab 2011-04-12, see
 #: :mod:`vsizer.placement.lns_overflow`: the overflow left falls with the work given).
 OVERFLOW_SHARE = 0.2
+#: Share of ``time_limit`` given to the compiled breakout search at one host fewer
+#: (:mod:`vsizer.placement._breakout`, counted work, not the clock) when numba is
+#: installed; it replaces the CP-SAT sub-problems of the overflow search.
+BREAKOUT_SHARE = 0.7
 
 
 def solve_exact(
@@ -148,7 +152,8 @@ def _solve_exact(
     )
     if res.n_hosts > res.bound and res.stopped_by != "time_limit":
         _overflow(res, curves, max_load, base_load, groups, pins, FREE_SHARE * budget + extra,
-                  lambda: float(time_limit) - (clock() - t0))
+                  lambda: float(time_limit) - (clock() - t0),
+                  breakout=BREAKOUT_SHARE * float(time_limit))
     res.start_hosts, res.solves = n_start, res.solves + solves
     if res.n_hosts < n_start and res.n_hosts > res.bound:
         res.status = "improved"
@@ -159,6 +164,7 @@ def _overflow(
     res: LnsResult, curves: npt.NDArray[np.floating], max_load: npt.NDArray[np.float64],
     base_load: npt.NDArray[np.float64], groups: npt.NDArray[np.int64],
     pins: npt.NDArray[np.int64], budget: float, wall_left: Callable[[], float],
+    breakout: float = 0.0,
 ) -> None:
     """Go on from ``res`` with the overflow search at one host fewer
     (:func:`~vsizer.placement.lns_overflow.reduce_hosts`) on the work ``res`` left of
@@ -168,11 +174,12 @@ def _overflow(
     red = reduce_hosts(
         _cp_model(), q, res.assignment, flat=flat_dims(q), pins=pins, groups=groups,
         bound=res.bound, scale=SCALE, work=budget - res.work, wall_left=wall_left,
+        breakout=breakout,
     )
     res.rounds, res.solves, res.work = (res.rounds + red.rounds, res.solves + red.solves,
                                         res.work + red.work)
     res.overflow = {"target": red.target, "left": red.overflow / SCALE,
-                    "reached": red.reached}
+                    "reached": red.reached, "search": red.search}
     if red.reached and _compactable_to(red.assign, pins):
         res.assignment = _compact(red.assign, pins)
         res.n_hosts = red.n_hosts
@@ -183,7 +190,8 @@ def _overflow(
     if wall_left() <= 0 and res.stopped_by != "optimal":
         res.stopped_by = "time_limit"
     elif res.stopped_by != "optimal":
-        res.stopped_by = "work_budget" if res.work >= budget - 0.01 else "no_improvement"
+        res.stopped_by = ("work_budget" if red.work >= red.budget - 0.01
+                          else "no_improvement")
 
 
 def _compactable_to(assign: npt.NDArray[np.int64], pins: npt.NDArray[np.int64]) -> bool:

@@ -77,6 +77,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vsizer.placement import _breakout
 from vsizer.placement.cpsat_model import BinModel
 from vsizer.placement.lns_empty import _forbidden
 
@@ -105,6 +106,10 @@ DESCENT_AFTER = 200
 SWAPS = 30
 #: VMs of an overloaded host tried in swaps: the busiest at its steps over.
 SWAP_VMS = 16
+#: Work of the compiled breakout search between looks at the wall clock [s].
+LOOK = 0.25
+#: Uniform draws the breakout search picks its overloaded hosts with (used cyclically).
+RANDOM_DRAWS = 4096
 
 
 @dataclass
@@ -119,6 +124,8 @@ class Reduced:
     solves: int = 0
     work: float = 0.0
     reached: int = 0  # target counts reached (hosts freed)
+    search: str = "cp-sat"  # "breakout" (compiled) or "cp-sat" (sub-problems)
+    budget: float = 0.0  # the work budget the search had [s]
 
 
 def total_overflow(loads: npt.NDArray[np.int64], scale: int) -> int:
@@ -135,23 +142,31 @@ def reduce_hosts(
     cp_model: Any, q: npt.NDArray[np.int32], assign: npt.NDArray[np.int64], *,
     flat: npt.NDArray[np.bool_], pins: npt.NDArray[np.int64],
     groups: npt.NDArray[np.int64], bound: int, scale: int, work: float, seed: int = 0,
-    wall_left: Callable[[], float],
+    wall_left: Callable[[], float], breakout: float = 0.0,
 ) -> Reduced:
     """Lower the host count of the feasible ``assign`` one at a time (module docstring)
-    within ``work`` seconds of CP-SAT deterministic time."""
+    within ``work`` seconds of CP-SAT deterministic time, or, when ``breakout`` > 0 and
+    numba is installed, with the compiled breakout search of
+    :mod:`vsizer.placement._breakout` on ``breakout`` seconds of its counted work."""
     best = assign.copy()
     n_best = len(set(best.tolist()))
     out = Reduced(best, n_best, 0, 0)
     if n_best * int(np.prod(q.shape[1:])) > MAX_HOST_STEPS:
         return out
     rng = np.random.default_rng(seed)
-    while n_best > bound and out.work < work and wall_left() > 0:
+    compiled = _breakout.get() if breakout > 0 else None
+    budget = breakout if compiled is not None else work
+    out.search, out.budget = ("breakout" if compiled is not None else "cp-sat"), budget
+    while n_best > bound and out.work < budget and wall_left() > 0:
         search = _Search.start(q, best, flat, pins, groups, scale)
         if search is None:
             break
         out.target = n_best - 1
         search.descend(DESCENT, wall_left)
-        search.run(cp_model, rng, out, work, wall_left)
+        if compiled is not None:
+            search.breakout(compiled, rng, out, budget, wall_left)
+        else:
+            search.run(cp_model, rng, out, work, wall_left)
         out.overflow = search.least
         if search.total > 0:
             break
@@ -352,6 +367,44 @@ class _Search:
         if self.total > 0 and not polished and wall_left() > 0:  # the budget ended first
             self.polish(SWAPS, wall_left)
             self.least = min(self.least, self.total)
+
+    def breakout(
+        self, compiled: Callable[..., Any], rng: np.random.Generator, out: Reduced,
+        work: float, wall_left: Callable[[], float],
+    ) -> None:
+        """The compiled breakout search (:mod:`vsizer.placement._breakout`) on the live
+        hosts until zero overflow or ``work`` seconds of its counted work (out.work),
+        :data:`LOOK` seconds of its work between looks at the wall clock; the state becomes
+        the least overflow seen."""
+        slots = np.concatenate([self.q[:, :1, d] if self.flat[d] else self.q[:, :, d]
+                                for d in range(self.q.shape[2])], axis=1).astype(np.int64)
+        local = np.full(self.loads.shape[0], -1, dtype=np.int64)
+        local[self.live] = np.arange(self.live.size)
+        assign = local[self.assign]
+        ids, group = np.unique(self.groups, return_inverse=True)
+        group = np.where(self.groups >= 0, group - int((ids < 0).any()), -1).astype(np.int64)
+        gcount = np.zeros((max(int(group.max(initial=-1)) + 1, 1), self.live.size), np.int64)
+        np.add.at(gcount, (group[group >= 0], assign[group >= 0]), 1)
+        loads = np.zeros((self.live.size, slots.shape[1]), dtype=np.int64)
+        np.add.at(loads, assign, slots)
+        stats = np.zeros(5, dtype=np.int64)
+        stats[_breakout.LEAST] = total_overflow(loads[:, :, None], self.scale)
+        weight = np.ones(loads.shape, dtype=np.int64)
+        rand, best = rng.random(RANDOM_DRAWS), assign.copy()
+        per_second = _breakout.EVALS_PER_SECOND
+        while (stats[_breakout.LEAST] > 0 and out.work < work and wall_left() > 0
+               and stats[_breakout.ITERATIONS] - stats[_breakout.LAST] < _breakout.STALL):
+            limit = stats[_breakout.EVALS] + int(min(work - out.work, LOOK) * per_second) + 1
+            evals, its = int(stats[_breakout.EVALS]), int(stats[_breakout.ITERATIONS])
+            compiled(slots, assign, self.scale, self.pins < 0, group, gcount, weight, rand,
+                     stats, best, _breakout.STALL, limit, _breakout.STALL)
+            out.work += (int(stats[_breakout.EVALS]) - evals) / per_second
+            out.rounds += int(stats[_breakout.ITERATIONS]) - its
+        self.assign = self.live[best]
+        self.loads = np.zeros_like(self.loads)
+        np.add.at(self.loads, self.assign, self.q)
+        self.total = total_overflow(self.loads[self.live], self.scale)
+        self.least = self.total
 
     def _neighbourhood(self, rng: np.random.Generator) -> list[int]:
         """An overloaded host and partners with room where it is over (module docstring)."""

@@ -1,0 +1,318 @@
+"""Breakout local search for the overflow at a fixed host count, compiled with numba
+(``pip install vsizer[solver]`` or ``vsizer[fast]``).
+
+:mod:`vsizer.placement.lns_overflow` removes a host from a feasible placement and
+spreads its VMs on the others, regardless of the limit; this search then drives the
+*overflow* (load above the usable load, summed over hosts and slots) to zero. A slot is
+a step of a dimension that varies over time, or one value of a flat dimension.
+
+Each iteration takes an overloaded host ``a`` (drawn with probability proportional to
+its overflow, from a random stream given by the caller) and makes the best of:
+
+* a *move*: one VM of ``a`` with load where ``a`` is over, to any other host;
+* a *swap* (only when no move lowers the objective): one of the :data:`SWAP_VMS`
+  VMs of ``a`` busiest at its slots over, exchanged with any VM of another host.
+  A swap escapes where no single move helps (11 on a host of 10 from 6 + 5, a host of
+  8 from 4 + 4: swap the 6 and a 4).
+
+Both are scored exactly on every slot, as the change of the *weighted* overflow
+``sum_h sum_s w[h, s] max(0, load[h, s] - cap)``. When neither lowers it, the
+weight of every host-slot still over grows by one and nothing moves: the breakout
+method (P. Morris, "The breakout method for escaping from local minima", AAAI 1993),
+as in guided local search. A host that stays over at the same slots becomes
+expensive there, and the search moves its load to where other hosts have room.
+:mod:`vsizer.placement.repair` does the same with single moves only. Swaps are what
+made the difference here: measured on PlanetLab days with 1,000 MHz VMs on hosts of
+8 x 1,000 MHz (``benchmarks/bench_lns.py``), moves only left 7,730 MHz x steps on
+2011-03-09 after 10,000 iterations, moves and swaps 240.
+
+Candidate swaps are pruned exactly: the weighted change at ``a``'s slots over, less
+the partner host's whole weighted overflow, is a lower bound of the change, and a
+pair whose bound cannot beat the best so far is not scored on every slot.
+
+Everything is integer arithmetic and the first best wins ties (lowest VM, then host
+index), so the compiled function and its Python twin (run uncompiled in the tests)
+make the same choices. The work done is counted in *slot evaluations* (one slot of
+one host scored for one candidate): a deterministic budget, like CP-SAT's
+deterministic time; :data:`EVALS_PER_SECOND` converts it to seconds on the machine
+it was measured on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["EVALS_PER_SECOND", "STALL", "SWAP_VMS", "available", "get", "run"]
+
+#: VMs of the chosen overloaded host tried in swaps: the busiest at its slots over.
+SWAP_VMS = 16
+#: Slot evaluations per second of work (measured on PlanetLab 2011-04-12 and 2011-03-09
+#: with ``benchmarks/bench_lns.py``, 2-core Debian 12 VM).
+EVALS_PER_SECOND = 2.0e9
+#: Iterations in a row that lower the least overflow seen by nothing before the search
+#: gives a host count up (2011-03-09 went on improving past 60,000 iterations, with
+#: gaps of a few thousand).
+STALL = 20_000
+
+#: Fields of the ``stats`` array: iterations made, least total overflow seen, slot
+#: evaluations, weight increases (local minima), the iteration that last lowered the
+#: least overflow.
+ITERATIONS, LEAST, EVALS, BUMPS, LAST = 0, 1, 2, 3, 4
+
+_COMPILED: Callable[..., Any] | None = None
+_TRIED = False
+
+
+def run(
+    q: np.ndarray, assign: np.ndarray, cap: int, movable: np.ndarray, group: np.ndarray,
+    gcount: np.ndarray, weight: np.ndarray, rand: np.ndarray, stats: np.ndarray,
+    best: np.ndarray, iters: int, max_evals: int, stall: int,
+) -> None:  # pragma: no cover - run compiled (its Python twin is tested too)
+    """At most ``iters`` iterations, or until ``stats[EVALS]`` reaches ``max_evals``,
+    the overflow is zero, or ``stall`` iterations in a row lower the least overflow
+    seen by nothing; every array is updated in place, so a call goes on where the last
+    stopped.
+
+    ``q`` (V, S) int64 demand per slot; ``assign`` (V,) host of each VM in
+    0..H-1 (the current state); ``cap`` the usable load per slot; ``movable`` (V,);
+    ``group`` (V,) anti-affinity group in 0..G-1 or -1; ``gcount`` (G, H) VMs of each
+    group per host; ``weight`` (H, S) breakout weights (start at 1); ``rand`` uniform
+    draws in [0, 1), used cyclically by iteration; ``stats`` (5,) int64 (see
+    :data:`ITERATIONS`; ``stats[LEAST]`` starts at the overflow of ``assign``);
+    ``best`` (V,) receives the placement of the least overflow seen."""
+    n_hosts = weight.shape[0]
+    n_vms, n_slots = q.shape
+    loads = np.zeros((n_hosts, n_slots), dtype=np.int64)
+    for v in range(n_vms):
+        loads[assign[v]] += q[v]
+    over = np.zeros(n_hosts, dtype=np.int64)
+    total = 0
+    for h in range(n_hosts):
+        over[h] = _host_over(loads[h], cap)
+        total += over[h]
+    members = np.empty(n_vms, dtype=np.int64)
+    end = stats[ITERATIONS] + iters
+    while (stats[ITERATIONS] < end and stats[EVALS] < max_evals and total > 0
+           and stats[ITERATIONS] - stats[LAST] < stall):
+        stats[ITERATIONS] += 1
+        a = _pick_host(over, total, rand[stats[ITERATIONS] % rand.shape[0]])
+        n = 0
+        for v in range(n_vms):
+            if assign[v] == a and movable[v]:
+                members[n] = v
+                n += 1
+        bd, bv, bb = _best_move(q, loads, weight, group, gcount, members, n, a, cap)
+        stats[EVALS] += n * n_hosts * n_slots
+        bw = -1
+        if bd >= 0:
+            bd, bv, bb, bw = _best_swap(q, loads, weight, over, assign, movable, group,
+                                        gcount, members, n, a, cap, stats)
+        if bd >= 0:  # a local minimum: the steps still over weigh more
+            stats[BUMPS] += 1
+            for h in range(n_hosts):
+                if over[h] > 0:
+                    for s in range(n_slots):
+                        if loads[h, s] > cap:
+                            weight[h, s] += 1
+            continue
+        _apply(q, loads, assign, group, gcount, a, bv, bb, bw)
+        total += _host_over(loads[a], cap) - over[a] + _host_over(loads[bb], cap) - over[bb]
+        over[a] = _host_over(loads[a], cap)
+        over[bb] = _host_over(loads[bb], cap)
+        if total < stats[LEAST]:
+            stats[LEAST], stats[LAST] = total, stats[ITERATIONS]
+            best[:] = assign
+
+
+def _host_over(row: np.ndarray, cap: int) -> int:  # pragma: no cover - compiled
+    """Load above ``cap`` summed over the slots of one host."""
+    o = 0
+    for s in range(row.shape[0]):
+        if row[s] > cap:
+            o += row[s] - cap
+    return o
+
+
+def _pick_host(over: np.ndarray, total: int, r: float) -> int:  # pragma: no cover
+    """The overloaded host at the cumulative share ``r`` of the total overflow."""
+    x = r * total
+    acc = 0
+    a = -1
+    for h in range(over.shape[0]):
+        if over[h] > 0:
+            acc += over[h]
+            a = h
+            if acc > x:
+                break
+    return a
+
+
+def _best_move(
+    q: np.ndarray, loads: np.ndarray, weight: np.ndarray, group: np.ndarray,
+    gcount: np.ndarray, members: np.ndarray, n: int, a: int, cap: int,
+) -> tuple[int, int, int]:  # pragma: no cover - compiled
+    """The move off ``a`` that lowers the weighted overflow most: (change, VM, host);
+    change >= 0 when none lowers it."""
+    bd, bv, bb = 0, -1, -1
+    for i in range(n):
+        v = members[i]
+        gain = 0
+        for s in range(q.shape[1]):
+            y = loads[a, s] - cap
+            if y > 0:
+                x = y - q[v, s]
+                gain += weight[a, s] * (y - (x if x > 0 else 0))
+        if gain <= 0:
+            continue
+        g = group[v]
+        for b in range(loads.shape[0]):
+            if b == a or (g >= 0 and gcount[g, b] > 0):
+                continue
+            d = -gain
+            for s in range(q.shape[1]):
+                x = loads[b, s] + q[v, s] - cap
+                if x > 0:
+                    y = loads[b, s] - cap
+                    d += weight[b, s] * (x - (y if y > 0 else 0))
+            if d < bd:
+                bd, bv, bb = d, v, b
+    return bd, bv, bb
+
+
+def _busiest(
+    q: np.ndarray, members: np.ndarray, n: int, hot: np.ndarray, nh: int,
+) -> np.ndarray:  # pragma: no cover - compiled
+    """The :data:`SWAP_VMS` VMs of ``members[:n]`` with the most load at ``a``'s slots
+    over (``hot[:nh]``), busiest first, ties to the lower position; none without load
+    there."""
+    score = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        for j in range(nh):
+            score[i] += q[members[i], hot[j]]
+    k = min(SWAP_VMS, n)
+    out = np.empty(k, dtype=np.int64)
+    m = 0
+    for _ in range(k):
+        top = -1
+        for i in range(n):
+            if score[i] > 0 and (top < 0 or score[i] > score[top]):
+                top = i
+        if top < 0:
+            break
+        out[m] = members[top]
+        m += 1
+        score[top] = 0
+    return out[:m]
+
+
+def _best_swap(
+    q: np.ndarray, loads: np.ndarray, weight: np.ndarray, over: np.ndarray,
+    assign: np.ndarray, movable: np.ndarray, group: np.ndarray, gcount: np.ndarray,
+    members: np.ndarray, n: int, a: int, cap: int, stats: np.ndarray,
+) -> tuple[int, int, int, int]:  # pragma: no cover - compiled
+    """The swap of a busy VM of ``a`` with a VM of another host that lowers the weighted
+    overflow most: (change, VM of a, its new host, VM coming to a)."""
+    n_hosts, n_slots = loads.shape
+    hot = np.empty(n_slots, dtype=np.int64)
+    nh = 0
+    for s in range(n_slots):
+        if loads[a, s] > cap:
+            hot[nh] = s
+            nh += 1
+    wover = np.zeros(n_hosts, dtype=np.int64)
+    for h in range(n_hosts):
+        if over[h] > 0:
+            for s in range(n_slots):
+                if loads[h, s] > cap:
+                    wover[h] += weight[h, s] * (loads[h, s] - cap)
+    bd, bv, bb, bw = 0, -1, -1, -1
+    for v in _busiest(q, members, n, hot, nh):
+        gv = group[v]
+        for w in range(q.shape[0]):
+            b = assign[w]
+            if b == a or not movable[w]:
+                continue
+            gw = group[w]
+            if (gv >= 0 and gv != gw and gcount[gv, b] > 0) or (
+                    gw >= 0 and gw != gv and gcount[gw, a] > 0):
+                continue
+            lb = -wover[b]  # a's slots over exactly, b at its best
+            for j in range(nh):
+                s = hot[j]
+                x = loads[a, s] - cap + q[w, s] - q[v, s]
+                lb += weight[a, s] * ((x if x > 0 else 0) - (loads[a, s] - cap))
+            stats[EVALS] += nh
+            if lb >= bd:
+                continue
+            stats[EVALS] += n_slots
+            d = _swap_change(q, loads, weight, a, b, v, w, cap)
+            if d < bd:
+                bd, bv, bb, bw = d, v, b, w
+    return bd, bv, bb, bw
+
+
+def _swap_change(
+    q: np.ndarray, loads: np.ndarray, weight: np.ndarray, a: int, b: int, v: int, w: int,
+    cap: int,
+) -> int:  # pragma: no cover - compiled
+    """Change of the weighted overflow of ``a`` and ``b`` when ``v`` (on a) and ``w``
+    (on b) trade places."""
+    d = 0
+    for s in range(q.shape[1]):
+        dq = q[w, s] - q[v, s]
+        if dq == 0:
+            continue
+        ya = loads[a, s] - cap
+        xa = ya + dq
+        d += weight[a, s] * ((xa if xa > 0 else 0) - (ya if ya > 0 else 0))
+        yb = loads[b, s] - cap
+        xb = yb - dq
+        d += weight[b, s] * ((xb if xb > 0 else 0) - (yb if yb > 0 else 0))
+    return d
+
+
+def _apply(
+    q: np.ndarray, loads: np.ndarray, assign: np.ndarray, group: np.ndarray,
+    gcount: np.ndarray, a: int, v: int, b: int, w: int,
+) -> None:  # pragma: no cover - compiled
+    """Move ``v`` from ``a`` to ``b``, and ``w`` (when >= 0) from ``b`` to ``a``."""
+    loads[a] -= q[v]
+    loads[b] += q[v]
+    assign[v] = b
+    if group[v] >= 0:
+        gcount[group[v], a] -= 1
+        gcount[group[v], b] += 1
+    if w >= 0:
+        loads[b] -= q[w]
+        loads[a] += q[w]
+        assign[w] = a
+        if group[w] >= 0:
+            gcount[group[w], b] -= 1
+            gcount[group[w], a] += 1
+
+
+def get() -> Callable[..., Any] | None:
+    """The compiled :func:`run`, or None without numba (imported on first use)."""
+    global _COMPILED, _TRIED
+    if not _TRIED:
+        _TRIED = True
+        try:
+            import numba
+        except ImportError:
+            return None
+        jit = numba.njit(cache=True, nogil=True)
+        # The helpers first: the search calls their compiled versions.
+        for name in ("_host_over", "_pick_host", "_best_move", "_busiest", "_best_swap",
+                     "_swap_change", "_apply"):
+            globals()[name] = jit(globals()[name])
+        _COMPILED = jit(run)
+        globals()["run"] = _COMPILED
+    return _COMPILED
+
+
+def available() -> bool:
+    """Whether numba is installed (the compiled search can be used)."""
+    return get() is not None
