@@ -164,3 +164,30 @@ def test_without_numba_get_is_none() -> None:
         _breakout, "_COMPILED", None
     ), mock.patch.object(builtins, "__import__", no_numba):
         assert _breakout.get() is None and not _breakout.available()
+
+
+def test_a_pool_the_wall_clock_stopped_gets_a_counted_warning() -> None:
+    """``solver.stopped_by == "time_limit"`` is the one plan that depends on the
+    machine: it is a counted warning naming the pool, its counts and the flags."""
+    from types import SimpleNamespace
+
+    from vsizer.study.config import Rules
+    from vsizer.study.plan_warnings import solver_warnings
+
+    def pool(name: str, stopped_by: str) -> Any:
+        info = {"name": "cp-sat", "method": "lns", "hosts": 19, "bound": 18,
+                "stopped_by": stopped_by}
+        return SimpleNamespace(name=name, sizing=SimpleNamespace(solver=info))
+
+    pools = [pool("web", "time_limit"), pool("db", "work_budget"), pool("app", "optimal"),
+             SimpleNamespace(name="x", sizing=SimpleNamespace(solver=None))]
+    got = solver_warnings(pools, Rules(solver="cp-sat", time_limit=60.0))
+    assert [w.to_dict() for w in got] == [{
+        "code": "solver_time_limit",
+        "message": "Pool web: --time-limit (60 s) stopped the cp-sat search before its "
+                   "own work budget ran out, at 19 hosts against a lower bound of 18; the "
+                   "plan depends on how fast this machine ran, and another run may "
+                   "differ. For a plan that is the same on every run, plan again on a "
+                   "less busy machine, or use --solver heuristic.",
+        "servers": [],
+    }]

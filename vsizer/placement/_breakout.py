@@ -172,11 +172,9 @@ def _best_move(
             if b == a or (g >= 0 and gcount[g, b] > 0):
                 continue
             d = -gain
-            for s in range(q.shape[1]):
-                x = loads[b, s] + q[v, s] - cap
-                if x > 0:
-                    y = loads[b, s] - cap
-                    d += weight[b, s] * (x - (y if y > 0 else 0))
+            for s in range(q.shape[1]):  # branch-free, so that it vectorizes
+                y = loads[b, s] - cap
+                d += weight[b, s] * (max(y + q[v, s], 0) - max(y, 0))
             if d < bd:
                 bd, bv, bb = d, v, b
     return bd, bv, bb
@@ -243,7 +241,7 @@ def _best_swap(
             for j in range(nh):
                 s = hot[j]
                 x = loads[a, s] - cap + q[w, s] - q[v, s]
-                lb += weight[a, s] * ((x if x > 0 else 0) - (loads[a, s] - cap))
+                lb += weight[a, s] * (max(x, 0) - (loads[a, s] - cap))
             stats[EVALS] += nh
             if lb >= bd:
                 continue
@@ -261,16 +259,12 @@ def _swap_change(
     """Change of the weighted overflow of ``a`` and ``b`` when ``v`` (on a) and ``w``
     (on b) trade places."""
     d = 0
-    for s in range(q.shape[1]):
+    for s in range(q.shape[1]):  # branch-free, so that it vectorizes
         dq = q[w, s] - q[v, s]
-        if dq == 0:
-            continue
         ya = loads[a, s] - cap
-        xa = ya + dq
-        d += weight[a, s] * ((xa if xa > 0 else 0) - (ya if ya > 0 else 0))
         yb = loads[b, s] - cap
-        xb = yb - dq
-        d += weight[b, s] * ((xb if xb > 0 else 0) - (yb if yb > 0 else 0))
+        d += weight[a, s] * (max(ya + dq, 0) - max(ya, 0))
+        d += weight[b, s] * (max(yb - dq, 0) - max(yb, 0))
     return d
 
 

@@ -242,11 +242,12 @@ class Rules:
         "series", flag="--solver", constraint=OneOf(("heuristic", "cp-sat"))))
     time_limit: float = field(default=30.0, metadata=rule(
         "Wall-clock seconds of the cp-sat search per pool (model building "
-        "included). CP-SAT runs on deterministic budgets (1/16 of it "
-        "to free hosts, 0.2 of it for the overflow search at one host "
-        "fewer), so the plan does not depend on the machine unless this limit "
-        "ends the search first (then solver.stopped_by is time_limit). "
-        "Default 30.",
+        "included). Its searches run on counted budgets (CP-SAT: 1/16 of it "
+        "to free hosts; the overflow search at one host fewer: 0.7 of it of "
+        "the compiled breakout search's counted work, or 0.2 of it of CP-SAT "
+        "time without numba), so the plan does not depend on the machine unless "
+        "this limit ends the search first (then solver.stopped_by is "
+        "time_limit, and the plan has a solver_time_limit warning). Default 30.",
         "series", flag="--time-limit", constraint=_POSITIVE))
     # --- issue 15 (shards): pools too large for one process (vsizer.placement.shards)
     shard_vms: int = field(default=20_000, metadata=rule(

@@ -148,7 +148,7 @@ class ConsolidationStudy:
             pools=pools,
             quality=quality,
             economics=economics,
-            warnings=plan_warnings(quality, servers, series_info, rules, sized.host),
+            warnings=plan_warnings(quality, servers, series_info, rules, sized.host, pools),
             series=series_info,
             before=before,
             rightsizing=rs,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -10,7 +11,7 @@ import pandas as pd
 from vsizer.catalogs.model import HostModel
 from vsizer.quality import PlanWarning, QualityReport, assumption_warnings
 from vsizer.study.config import Rules
-from vsizer.study.results import SeriesInfo
+from vsizer.study.results import PoolResult, SeriesInfo
 
 
 def plan_warnings(
@@ -19,12 +20,14 @@ def plan_warnings(
     series: SeriesInfo | None,
     rules: Rules,
     host: HostModel | None = None,
+    pools: Sequence[PoolResult] = (),
 ) -> list[PlanWarning]:
     """Every warning of a plan, in a fixed order: low confidence first, then the
     study's and readers' own warnings, the host's power when it is an estimate
     (:func:`host_power_note`), every value assumed or estimated
     (:func:`~vsizer.quality.assumption_warnings`), then what the series readers
-    clipped, dropped or guessed."""
+    clipped, dropped or guessed, then the pools whose solver the wall clock stopped
+    (:func:`solver_warnings`)."""
     names = servers["name"].astype(str).tolist()
     out: list[PlanWarning] = []
     confidence = quality.confidence(names)
@@ -45,6 +48,27 @@ def plan_warnings(
     out.extend(assumption_warnings(quality, names))
     if series is not None:
         out.extend(_series_warnings(series))
+    out.extend(solver_warnings(pools, rules))
+    return out
+
+
+def solver_warnings(pools: Sequence[PoolResult], rules: Rules) -> list[PlanWarning]:
+    """One ``solver_time_limit`` warning per pool whose ``--solver cp-sat`` search
+    ``--time-limit`` stopped before its own budgets ran out: that plan depends on the
+    machine's speed and load, every other is reproducible byte for byte."""
+    out = []
+    for pr in pools:
+        info = pr.sizing.solver
+        if not isinstance(info, dict) or info.get("stopped_by") != "time_limit":
+            continue
+        out.append(PlanWarning(
+            "solver_time_limit",
+            f"Pool {pr.name}: --time-limit ({rules.time_limit:g} s) stopped the cp-sat "
+            f"search before its own work budget ran out, at {info.get('hosts')} hosts "
+            f"against a lower bound of {info.get('bound')}; the plan depends on how fast "
+            "this machine ran, and another run may differ. For a plan that is the same "
+            "on every run, plan again on a less busy machine, or use --solver heuristic.",
+        ))
     return out
 
 
