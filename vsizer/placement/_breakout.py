@@ -53,9 +53,10 @@ SWAP_VMS = 16
 #: with ``benchmarks/bench_lns.py``, 2-core Debian 12 VM).
 EVALS_PER_SECOND = 2.0e9
 #: Iterations in a row that lower the least overflow seen by nothing before the search
-#: gives a host count up (2011-03-09 went on improving past 60,000 iterations, with
-#: gaps of a few thousand).
-STALL = 20_000
+#: gives a host count up (on 2011-03-09 the least overflow at 17 hosts still fell after
+#: gaps of up to 40,000 iterations: 1,080 MHz x steps at 5,000, 960 at 11,337, 760 at
+#: 38,370, 540 at 47,975, 430 at 94,454).
+STALL = 50_000
 
 #: Fields of the ``stats`` array: iterations made, least total overflow seen, slot
 #: evaluations, weight increases (local minima), the iteration that last lowered the
