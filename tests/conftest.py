@@ -17,3 +17,12 @@ def shared_data() -> Path:
     if not path.is_dir():
         pytest.skip("../shared/data is absent")
     return path
+
+
+@pytest.fixture(autouse=True)
+def _forget_solver_results() -> None:
+    """Every test runs its cp-sat searches itself: the results ``solve_exact``
+    remembers within a process (an N+k pool and its count reason) start empty."""
+    from vsizer.placement import lns_exact
+
+    lns_exact.forget()

@@ -158,7 +158,7 @@ def size_pool_on_curves(
         placement, curves, quantile=quantile, hints=hints, on_scenario=on_scenario
     )
     if start.solver is not None:
-        start.solver["used"] = strategy == "cp-sat"
+        start.solver["used"] = strategy in ("cp-sat", "cp-sat+spares")
     return PoolSizing(
         placement, report, lb, detail, binding, attempts, tuple(start.notes), **bounds,
         replay=replay(curves, assignment, n_hosts, p.capacity, p.limit, base_load=p.base_load),
@@ -312,13 +312,20 @@ def _starting_candidates(
             )
         else:  # the search starts from the best heuristic placement
             begin = improved[1] if improved is not None else ffd
+            # The packing at the ceiling, against its own bound (``floor``: without the
+            # failover part); with k > 0 it also comes with k empty spares, which take
+            # any k failed hosts' VMs whole.
             res = solve_exact(
                 fit.curves, fit.max_load, base_load=p.base_load, groups=p.anti_affinity,
-                pins=p.pins, start=begin, bound=max(lb, 1), time_limit=time_limit,
+                pins=p.pins, start=begin, bound=max(floor if p.failures else lb, 1),
+                time_limit=time_limit,
             )
             start.solver = res.info()
             start.lower_bound = max(lb, res.bound)
             start.candidates.append(("cp-sat", res.assignment, res.n_hosts))
+            if p.failures > 0:
+                start.spares.append(("cp-sat+spares", res.assignment,
+                                     res.n_hosts + p.failures))
     start.candidates.append(("first-fit-decreasing", ffd, n_ffd))
     if improved is not None:
         start.candidates.append(improved)

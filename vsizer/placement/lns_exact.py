@@ -14,8 +14,12 @@ the usable load, 0 when it reached the count) and the counts it reached.
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import time
+from collections import OrderedDict
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -56,6 +60,30 @@ OVERFLOW_SHARE = 0.2
 BREAKOUT_SHARE = 0.7
 
 
+#: The last searches' results by a digest of their inputs: a plan sizes an N+k pool,
+#: then the same pool without failover for its count reason, which is the same search
+#: (the packing at the ceiling from the same start) and is not run twice.
+_DONE: OrderedDict[bytes, LnsResult] = OrderedDict()
+#: Results kept.
+MEMO = 4
+
+
+def forget() -> None:
+    """Drop the remembered results (a test of determinism runs a search twice)."""
+    _DONE.clear()
+
+
+def _digest(*arrays: npt.NDArray[Any], **scalars: float) -> bytes:
+    """A digest of the arrays (dtype, shape, bytes) and the scalars."""
+    h = hashlib.blake2b(digest_size=20)
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(repr((a.dtype.str, a.shape)).encode())
+        h.update(a.tobytes())
+    h.update(repr(sorted(scalars.items())).encode())
+    return h.digest()
+
+
 def solve_exact(
     curves: npt.NDArray[np.floating],
     max_load: npt.NDArray[np.float64],
@@ -84,6 +112,28 @@ def solve_exact(
     is refused before anything is built, and OR-Tools running out of memory is
     turned into the same kind of one-line :class:`~vsizer.errors.ConfigError`.
     """
+    key = None
+    if clock is time.perf_counter:  # a test's clock is never memoized
+        key = _digest(curves, max_load, base_load, groups, pins, start, bound=bound,
+                      time_limit=float(time_limit))
+        if key in _DONE:
+            return copy.deepcopy(_DONE[key])
+    res = _checked(curves, max_load, base_load=base_load, groups=groups, pins=pins,
+                   start=start, bound=bound, time_limit=time_limit, clock=clock)
+    if key is not None:
+        _DONE[key] = copy.deepcopy(res)
+        while len(_DONE) > MEMO:
+            _DONE.popitem(last=False)
+    return res
+
+
+def _checked(
+    curves: npt.NDArray[np.floating], max_load: npt.NDArray[np.float64], *,
+    base_load: npt.NDArray[np.float64], groups: npt.NDArray[np.int64],
+    pins: npt.NDArray[np.int64], start: npt.NDArray[np.int64], bound: int,
+    time_limit: float, clock: Callable[[], float],
+) -> LnsResult:
+    """:func:`solve_exact` once its size is checked against the memory limit."""
     t0 = clock()
     n_start = int(start.max()) + 1 if start.size else 0
     what = f"the search of {start.size:,} VMs on {n_start:,} hosts"
