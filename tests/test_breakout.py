@@ -191,3 +191,16 @@ def test_a_pool_the_wall_clock_stopped_gets_a_counted_warning() -> None:
                    "less busy machine, or use --solver heuristic.",
         "servers": [],
     }]
+
+
+def test_weights_are_halved_towards_one_every_smooth_local_minima() -> None:
+    # One host, two VMs of 6 against 10: no move exists, every iteration is a local
+    # minimum and raises slot 0's weight by one; at the SMOOTH-th (20) it is then halved
+    # towards one: 21 -> 11. Slot 1 is never over and stays at 1.
+    q = np.array([[6, 1], [6, 1]])
+    for iters, want in ((_breakout.SMOOTH - 1, _breakout.SMOOTH),
+                        (_breakout.SMOOTH, 1 + _breakout.SMOOTH // 2),
+                        (_breakout.SMOOTH + 5, 1 + _breakout.SMOOTH // 2 + 5)):
+        st = _run(TWIN, _state(q, np.array([0, 0]), 1, 10), iters=iters)
+        assert st["weight"].tolist() == [[want, 1]]
+        assert st["stats"][_breakout.BUMPS] == iters

@@ -10,9 +10,9 @@ allowed here), then the overflow is driven down. With numba installed (the ``sol
 and ``fast`` extras) that is the compiled breakout search of
 :mod:`vsizer.placement._breakout` (best single-VM moves and two-VM swaps on the
 weighted overflow, every step scored; :meth:`_Search.breakout`), on its own counted
-work budget; it reached the lower bound on PlanetLab 2011-03-06, 2011-04-03 and
-2011-04-12 (coarse setting) in 9-19 s where the CP-SAT sub-problems below stopped above
-it after 60 s. Without numba the search below runs:
+work budget; it reached the lower bound on PlanetLab 2011-03-06, 2011-03-09, 2011-04-03
+and 2011-04-12 (coarse setting) in 7-18 s where the CP-SAT sub-problems below stopped
+above it after 60 s. Without numba the search below runs:
 
 * *Removing a host*: of the :data:`REMOVE_TRIES` least-loaded hosts without a
   pinned VM (mean over steps of the busiest dimension), the one whose VMs, spread
