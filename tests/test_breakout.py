@@ -7,13 +7,12 @@ where the CP-SAT sub-problems alone stopped one host above."""
 
 from __future__ import annotations
 
-import builtins
 from typing import Any
-from unittest import mock
 
 import numpy as np
 import pytest
 
+from tests.numba_helpers import without_numba
 from vsizer.placement import _breakout
 
 needs_numba = pytest.mark.skipif(not _breakout.available(), reason="numba not installed")
@@ -153,16 +152,7 @@ def test_chunks_and_budget_do_not_change_the_search() -> None:
 
 
 def test_without_numba_get_is_none() -> None:
-    real_import = builtins.__import__
-
-    def no_numba(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "numba" or name.startswith("numba."):
-            raise ImportError("No module named 'numba'")
-        return real_import(name, *args, **kwargs)
-
-    with mock.patch.object(_breakout, "_TRIED", False), mock.patch.object(
-        _breakout, "_COMPILED", None
-    ), mock.patch.object(builtins, "__import__", no_numba):
+    with without_numba(_breakout):
         assert _breakout.get() is None and not _breakout.available()
 
 

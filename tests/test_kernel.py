@@ -6,7 +6,6 @@ VMs that fit nowhere; without numba the numpy path runs unchanged."""
 
 from __future__ import annotations
 
-import builtins
 import time
 from typing import Any
 from unittest import mock
@@ -16,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.numba_helpers import without_numba
 from vsizer.placement import _kernel, blocked, failover, heuristics
 from vsizer.placement.heuristics import greedy_assign
 from vsizer.placement.problem import PlacementProblem
@@ -155,16 +155,7 @@ def test_python_twin_of_the_kernel_places_like_numpy() -> None:
 def test_without_numba_the_numpy_path_runs_unchanged() -> None:
     """numba missing: get() is None, greedy_assign gives the numpy kernels'
     hosts, and the plan of a pool is the same."""
-    real_import = builtins.__import__
-
-    def no_numba(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "numba" or name.startswith("numba."):
-            raise ImportError("No module named 'numba'")
-        return real_import(name, *args, **kwargs)
-
-    with mock.patch.object(_kernel, "_TRIED", False), mock.patch.object(
-        _kernel, "_COMPILED", None
-    ), mock.patch.object(builtins, "__import__", no_numba):
+    with without_numba(_kernel):
         assert _kernel.get() is None and not _kernel.available()
         args = _instance(3)
         got = _run(args, "balanced", True, True)

@@ -254,3 +254,52 @@ def test_planetlab_day_of_a_thousand_vms_reaches_the_bound(shared_data: Path) ->
     assert n1.survives and n1.solver is not None and n1.solver["used"] is True
     assert (n1.solver["hosts"], n1.solver["bound"], n1.solver["status"]) == (18, 18, "optimal")
     np.testing.assert_array_equal(n1.placement.assignment, exact.placement.assignment)
+
+
+def test_a_search_the_wall_clock_stopped_is_a_warning_in_the_plan_and_reports() -> None:
+    """The plan of a pool whose cp-sat search --time-limit stopped (forced here: the
+    real search's result marked so) carries ``solver_time_limit`` in its JSON
+    warnings and in the terminal, HTML and Excel reports; the same plan stopped by its own
+    budget has none."""
+    import json
+    from unittest import mock
+
+    from rich.console import Console
+
+    import vsizer
+    from tests.test_plan_series import HOST, cpu_series
+    from vsizer.placement import lns_exact
+    from vsizer.reporting.excel import plan_workbook
+    from vsizer.reporting.html import plan_html
+    from vsizer.reporting.terminal import print_summary
+
+    rng = np.random.default_rng(14)
+    curves = {f"v{i:03d}": rng.uniform(0.0, 0.25, 12).round(3).tolist() for i in range(120)}
+    real = lns_exact.solve_exact
+
+    def stopped(*args, **kwargs):
+        res = real(*args, **kwargs)
+        res.stopped_by = "time_limit"
+        return res
+
+    def plan() -> dict:
+        return json.loads(vsizer.plan(
+            series=cpu_series(curves), hosts=HOST, vm_cpu_mhz=10_000.0, vm_mem_gib=1.0,
+            host_memory_reserve_gib=0.0, ceiling=1.0, failures=0, min_hosts=1,
+            solver="cp-sat", time_limit=8).to_json())
+
+    assert not [w for w in plan()["warnings"] if w["code"] == "solver_time_limit"]
+    forget()
+    with mock.patch.object(lns_exact, "solve_exact", stopped):
+        doc = plan()
+    warned = [w for w in doc["warnings"] if w["code"] == "solver_time_limit"]
+    text = ("Pool default: --time-limit (8 s) stopped the cp-sat search before its own "
+            "work budget ran out, at 17 hosts against a lower bound of 17")
+    assert len(warned) == 1 and warned[0]["message"].startswith(text)
+    console = Console(record=True, width=400)
+    print_summary(doc, console)
+    assert "solver_time_limit" in console.export_text()
+    assert "solver_time_limit" in plan_html(doc)
+    cells = [c for ws in plan_workbook(doc).worksheets for row in ws.iter_rows(values_only=True)
+             for c in row]
+    assert "solver_time_limit" in cells

@@ -4,7 +4,7 @@ replay, is deterministic, never worse than its start, and says how close it got.
 
 from __future__ import annotations
 
-from unittest import mock
+import contextlib
 
 import numpy as np
 import pytest
@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("ortools")
 
+from tests.numba_helpers import without_numba  # noqa: E402
 from vsizer.placement import _breakout  # noqa: E402
 from vsizer.placement.cpsat import _cp_model  # noqa: E402
 from vsizer.placement.cpsat_model import flat_dims  # noqa: E402
@@ -141,8 +142,7 @@ def test_solve_exact_reports_the_overflow_search(search: str) -> None:
         pytest.skip("numba not installed")
     curves = constant([600] * 40)
     free = np.full(40, -1, dtype=np.int64)
-    with mock.patch.object(_breakout, "get", _breakout.get if search == "breakout"
-                           else lambda: None):
+    with without_numba(_breakout) if search == "cp-sat" else contextlib.nullcontext():
         res = solve_exact(curves, CAP, base_load=np.zeros(1), groups=free, pins=free,
                           start=np.arange(40, dtype=np.int64), bound=24, time_limit=20)
     info = res.info()
@@ -191,3 +191,34 @@ def test_a_swap_lowers_the_overflow_where_no_single_move_does() -> None:
     assert s.polish(5, lambda: 1.0) and s.total == 0
     assert s.assign.tolist() == [0, 1, 0, 1]
     assert s.loads.ravel().tolist() == [10, 9]
+
+
+def test_the_same_search_asked_twice_runs_once() -> None:
+    """A plan sizes an N+k pool and then the same packing for its count reason:
+    solve_exact runs it once and hands out copies; other inputs run again."""
+    from unittest import mock
+
+    from vsizer.placement import lns_exact
+
+    curves = constant(ITEMS * 3)
+    start, _ = first_fit_series(curves, CAP)
+    free = np.full(24, -1, dtype=np.int64)
+    real = lns_exact._solve_exact
+    calls: list[float] = []
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs["time_limit"])
+        return real(*args, **kwargs)
+
+    def solve(limit: float):
+        return solve_exact(curves, CAP, base_load=np.zeros(1), groups=free, pins=free,
+                           start=start, bound=9, time_limit=limit)
+
+    with mock.patch.object(lns_exact, "_solve_exact", counted):
+        a = solve(20)
+        a.assignment[:] = -1  # the caller's copy: the remembered result is untouched
+        b, c = solve(20), solve(21)
+    assert calls == [20, 21]
+    assert (b.n_hosts, c.n_hosts) == (9, 9)
+    assert b.assignment.min() == 0
+    np.testing.assert_array_equal(b.assignment, c.assignment)

@@ -52,6 +52,8 @@ from typing import Any
 
 import numpy as np
 
+from vsizer.placement._numba import compile_in
+
 __all__ = ["EVALS_PER_SECOND", "SMOOTH", "STALL", "SWAP_VMS", "available", "get", "run"]
 
 #: VMs of the chosen overloaded host tried in swaps: the busiest at its slots over.
@@ -139,10 +141,13 @@ def run(
                     for s in range(n_slots):
                         weight[h, s] = 1 + (weight[h, s] - 1) // 2
             continue
-        _apply(q, loads, assign, group, gcount, a, bv, bb, bw)
-        total += _host_over(loads[a], cap) - over[a] + _host_over(loads[bb], cap) - over[bb]
-        over[a] = _host_over(loads[a], cap)
-        over[bb] = _host_over(loads[bb], cap)
+        _move(q, loads, assign, group, gcount, bv, a, bb)
+        if bw >= 0:  # a swap: w comes to a
+            _move(q, loads, assign, group, gcount, bw, bb, a)
+        for h in (a, bb):
+            o = _host_over(loads[h], cap)
+            total += o - over[h]
+            over[h] = o
         if total < stats[LEAST]:
             stats[LEAST], stats[LAST] = total, stats[ITERATIONS]
             best[:] = assign
@@ -289,42 +294,27 @@ def _swap_change(
     return d
 
 
-def _apply(
+def _move(
     q: np.ndarray, loads: np.ndarray, assign: np.ndarray, group: np.ndarray,
-    gcount: np.ndarray, a: int, v: int, b: int, w: int,
+    gcount: np.ndarray, v: int, a: int, b: int,
 ) -> None:  # pragma: no cover - compiled
-    """Move ``v`` from ``a`` to ``b``, and ``w`` (when >= 0) from ``b`` to ``a``."""
+    """Move ``v`` from host ``a`` to host ``b``."""
     loads[a] -= q[v]
     loads[b] += q[v]
     assign[v] = b
     if group[v] >= 0:
         gcount[group[v], a] -= 1
         gcount[group[v], b] += 1
-    if w >= 0:
-        loads[b] -= q[w]
-        loads[a] += q[w]
-        assign[w] = a
-        if group[w] >= 0:
-            gcount[group[w], b] -= 1
-            gcount[group[w], a] += 1
 
 
 def get() -> Callable[..., Any] | None:
-    """The compiled :func:`run`, or None without numba (imported on first use)."""
+    """The compiled :func:`run`, or None without numba (compiled on first use)."""
     global _COMPILED, _TRIED
     if not _TRIED:
         _TRIED = True
-        try:
-            import numba
-        except ImportError:
-            return None
-        jit = numba.njit(cache=True, nogil=True)
-        # The helpers first: the search calls their compiled versions.
-        for name in ("_host_over", "_pick_host", "_best_move", "_busiest", "_best_swap",
-                     "_swap_change", "_apply"):
-            globals()[name] = jit(globals()[name])
-        _COMPILED = jit(run)
-        globals()["run"] = _COMPILED
+        if compile_in(globals(), ("_host_over", "_pick_host", "_best_move", "_busiest",
+                                  "_best_swap", "_swap_change", "_move", "run")):
+            _COMPILED = run
     return _COMPILED
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from vsizer.placement._numba import compile_in
 from vsizer.placement.problem import EPS
 
 __all__ = ["BLOCK", "assign", "available", "get", "survives_one"]
@@ -253,21 +254,13 @@ def survives_one(
 
 
 def get() -> Callable[..., Any] | None:
-    """The compiled :func:`assign`, or None without numba (imported on first use)."""
+    """The compiled :func:`assign`, or None without numba (compiled on first use)."""
     global _COMPILED, _TRIED
     if not _TRIED:
         _TRIED = True
-        try:
-            import numba
-        except ImportError:
-            return None
-        jit = numba.njit(cache=True, nogil=True)
-        # The helpers first: the kernel calls their compiled versions.
-        for name in ("_exact_bounds", "_bounds", "_key", "_scan", "_pick"):
-            globals()[name] = jit(globals()[name])
-        _COMPILED = jit(assign)
-        globals()["survives_one"] = jit(survives_one)  # it calls the compiled assign
-        globals()["assign"] = _COMPILED
+        if compile_in(globals(), ("_exact_bounds", "_bounds", "_key", "_scan", "_pick",
+                                  "assign", "survives_one")):
+            _COMPILED = assign
     return _COMPILED
 
 

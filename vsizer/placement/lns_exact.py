@@ -111,6 +111,9 @@ def solve_exact(
     sub-problem model) above :data:`~vsizer.placement.cpsat_model.MAX_MODEL_BYTES`
     is refused before anything is built, and OR-Tools running out of memory is
     turned into the same kind of one-line :class:`~vsizer.errors.ConfigError`.
+
+    The last :data:`MEMO` results are remembered by a digest of the inputs (with the
+    default ``clock``): the same search asked again returns a copy without running.
     """
     key = None
     if clock is time.perf_counter:  # a test's clock is never memoized
@@ -118,22 +121,6 @@ def solve_exact(
                       time_limit=float(time_limit))
         if key in _DONE:
             return copy.deepcopy(_DONE[key])
-    res = _checked(curves, max_load, base_load=base_load, groups=groups, pins=pins,
-                   start=start, bound=bound, time_limit=time_limit, clock=clock)
-    if key is not None:
-        _DONE[key] = copy.deepcopy(res)
-        while len(_DONE) > MEMO:
-            _DONE.popitem(last=False)
-    return res
-
-
-def _checked(
-    curves: npt.NDArray[np.floating], max_load: npt.NDArray[np.float64], *,
-    base_load: npt.NDArray[np.float64], groups: npt.NDArray[np.int64],
-    pins: npt.NDArray[np.int64], start: npt.NDArray[np.int64], bound: int,
-    time_limit: float, clock: Callable[[], float],
-) -> LnsResult:
-    """:func:`solve_exact` once its size is checked against the memory limit."""
     t0 = clock()
     n_start = int(start.max()) + 1 if start.size else 0
     what = f"the search of {start.size:,} VMs on {n_start:,} hosts"
@@ -142,9 +129,14 @@ def _checked(
     if need:
         raise too_large(what, need)
     with memory_guard(what):
-        return _solve_exact(curves, max_load, base_load=base_load, groups=groups, pins=pins,
-                            start=start, bound=bound, time_limit=time_limit, clock=clock,
-                            t0=t0)
+        res = _solve_exact(curves, max_load, base_load=base_load, groups=groups, pins=pins,
+                           start=start, bound=bound, time_limit=time_limit, clock=clock,
+                           t0=t0)
+    if key is not None:
+        _DONE[key] = copy.deepcopy(res)
+        while len(_DONE) > MEMO:
+            _DONE.popitem(last=False)
+    return res
 
 
 def _largest_model(curves: npt.NDArray[np.floating], start: npt.NDArray[np.int64]) -> int:
