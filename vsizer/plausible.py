@@ -8,6 +8,28 @@ plan warning that names the band. The limits are wide on purpose: they catch
 a wrong unit (memory in bytes read as GiB, power in mW) and overflowing cells
 (``1e400``, ``1e20`` sockets), not large servers. The table is published in
 ``docs/reliability.md``.
+
+**Kinds.** A virtual machine is not a physical server: its sockets, cores and
+memory are configuration values bounded by the hypervisor, not by a mainboard.
+``kind='vm'`` (every reader whose rows are VMs: RVTools and its family) checks
+against :data:`VM_FIELD_RANGES`, the hypervisors' published per-VM maxima; other
+fields fall back to :data:`FIELD_RANGES` (``kind='server'``, the default).
+Sources of the VM limits (per VM; figures as published by the vendors):
+
+.. [1] Broadcom (VMware), *vSphere 8.0 Configuration Maximums*,
+   https://configmax.broadcom.com/ (Virtual Machine Maximums: 768 virtual CPUs,
+   24 TB of memory per VM).
+.. [2] Microsoft, *Plan for Hyper-V scalability in Windows Server*,
+   https://learn.microsoft.com/windows-server/virtualization/hyper-v/plan/plan-hyper-v-scalability-in-windows-server
+   (Windows Server 2025: 2,048 virtual processors and 240 TB of memory for a
+   generation 2 VM).
+.. [3] Linux KVM, ``CONFIG_KVM_MAX_NR_VCPUS`` (x86, kernel commit f10a570b093e,
+   2023): up to 4,096 vCPUs per guest with ``MAXSMP``, 1,024 before.
+
+Virtual sockets per VM are bounded only by the vCPU maximum (each vCPU may be
+its own socket: vSphere's ``numCoresPerSocket`` = 1). So for a VM the limits
+(error) are the largest of these maxima and the usual band (warning) is the
+vSphere one, the most common hypervisor of the exports read.
 """
 
 from __future__ import annotations
@@ -15,7 +37,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["FIELD_RANGES", "FieldRange", "check", "warning_message"]
+__all__ = [
+    "FIELD_RANGES",
+    "KINDS",
+    "VM_FIELD_RANGES",
+    "FieldRange",
+    "check",
+    "ranges",
+    "warning_message",
+]
+
+#: Kinds of server a reader produces: physical servers, or virtual machines.
+KINDS: tuple[str, ...] = ("server", "vm")
 
 #: GiB in one decimal petabyte (10^15 bytes).
 _PB_GIB = 1e15 / 2**30
@@ -90,18 +123,45 @@ FIELD_RANGES: dict[str, FieldRange] = {
 }
 
 
-def check(field: str, value: float) -> tuple[str | None, bool]:
+#: GiB in one TiB (the vendors' "TB" of VM memory are binary).
+_TIB = 1024
+
+#: VM per-field limits (see the module docstring for the sources [1]-[3]):
+#: vCPUs and virtual sockets up to KVM's 4,096 [3] (usual: vSphere's 768 [1]);
+#: memory up to Hyper-V's 240 TB [2] (usual: vSphere's 24 TB [1]).
+VM_FIELD_RANGES: dict[str, FieldRange] = {
+    "sockets": FieldRange("a number of virtual sockets", "count", 1, 4096, 1, 768),
+    "cores_per_socket": FieldRange("a number of cores per virtual socket", "count",
+                                   1, 4096, 1, 768),
+    "vcpus": FieldRange("a number of vCPUs", "count", 1, 4096, 1, 768),
+    "mem_gib": FieldRange("a VM memory size", "GiB", 0, 240 * _TIB, 0, 24 * _TIB,
+                          "240 TiB", "24 TiB"),
+    "mem_used_gib": FieldRange("a VM memory size", "GiB", 0, 240 * _TIB, 0,
+                               24 * _TIB, "240 TiB", "24 TiB"),
+}
+
+
+def ranges(kind: str = "server") -> dict[str, FieldRange]:
+    """The field ranges of ``kind`` ('server' or 'vm'): VMs use
+    :data:`VM_FIELD_RANGES` where it has the field, else :data:`FIELD_RANGES`."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {KINDS}")
+    return FIELD_RANGES if kind == "server" else {**FIELD_RANGES, **VM_FIELD_RANGES}
+
+
+def check(field: str, value: float, kind: str = "server") -> tuple[str | None, bool]:
     """Check one canonical value: ``(error, unusual)``.
 
     ``error`` is the *expected* part of an error line (``"a finite number"``,
     ``"a memory size from 0 to 65,536 GiB (64 TiB)"``) or ``None``; ``unusual``
     is true for an accepted value outside the usual band. A field without an
-    entry in :data:`FIELD_RANGES` is only checked to be finite.
+    entry in :data:`FIELD_RANGES` is only checked to be finite. ``kind``
+    ('server' or 'vm') chooses the ranges (:func:`ranges`).
     """
     x = float(value)
     if not math.isfinite(x):
         return "a finite number", False
-    r = FIELD_RANGES.get(field)
+    r = ranges(kind).get(field)
     if r is None:
         return None, False
     if not r.low <= x <= r.high:
@@ -109,9 +169,15 @@ def check(field: str, value: float) -> tuple[str | None, bool]:
     return None, not r.usual_low <= x <= r.usual_high
 
 
-def warning_message(field: str) -> str:
-    """The plan warning for values of ``field`` outside the usual band."""
-    r = FIELD_RANGES[field]
+def warning_message(field: str, kind: str = "server") -> str:
+    """The plan warning for values of ``field`` outside the usual band of ``kind``."""
+    r = ranges(kind)[field]
+    if kind == "vm" and field in VM_FIELD_RANGES:
+        return (
+            f"{field} outside the usual {r.usual_text()} for a VM (vSphere 8 "
+            f"Configuration Maximums; the limits are {r.limits_text()}, the largest "
+            "hypervisor maxima): check the value of these VMs."
+        )
     return (
         f"{field} outside the usual {r.usual_text()} (the limits are "
         f"{r.limits_text()}): check the unit and the value of these servers."

@@ -87,7 +87,9 @@ class ServerRecord:
     ``cells[field] = (header, raw text)`` locates a value of the record's
     row for messages; ``where[field] = (row, header, sheet, raw text)`` one
     read from another row or sheet (RVTools' vCPU, vMemory); ``reason`` is set
-    for a server that is read but not planned.
+    for a server that is read but not planned. ``kind`` ('server' or 'vm')
+    overrides the reader's kind for this row's plausible ranges (a reader that
+    knows row by row whether it holds a VM, e.g. from a "Server type" column).
     """
 
     name: str
@@ -96,6 +98,7 @@ class ServerRecord:
     cells: dict[str, tuple[str, str]] = field(default_factory=dict)
     where: dict[str, tuple[int, str, str | None, str]] = field(default_factory=dict)
     reason: str | None = None
+    kind: str | None = None
 
 
 def clean_text(value: Any) -> str | None:
@@ -131,6 +134,7 @@ def finish(
     name_header: str = "name",
     has_pool: bool = True,
     has_group: bool = True,
+    kind: str = "server",
 ) -> Inventory:
     """Cross-row checks, defaults, and the final :class:`Inventory`.
 
@@ -148,12 +152,16 @@ def finish(
         The file's header of the name column, for duplicate-name messages.
     has_pool, has_group : bool
         Whether the file had a pool / group column at all.
+    kind : {'server', 'vm'}
+        What the rows are, for the plausible ranges (:func:`vsizer.plausible.ranges`):
+        a reader whose rows are virtual machines passes 'vm' (a
+        :attr:`ServerRecord.kind` overrides it per row).
     """
     _check_unique(records, problems, name_header)
     planned = [r for r in records if r.reason is None]
     excluded = [r for r in records if r.reason is not None]
     _check_partners(planned, excluded, problems, quality)
-    check_ranges(planned, problems, quality)
+    check_ranges(planned, problems, quality, kind)
     problems.raise_if_any()
 
     _fill_missing(planned, quality)
@@ -184,21 +192,25 @@ def finish(
 
 
 def check_ranges(
-    planned: list[ServerRecord], problems: ProblemLog, quality: QualityReport
+    planned: list[ServerRecord],
+    problems: ProblemLog,
+    quality: QualityReport,
+    kind: str = "server",
 ) -> None:
-    """Every number read must be finite and within its field's limits
-    (:data:`vsizer.plausible.FIELD_RANGES`): an error line for each one that is
-    not (the value is dropped); one warning per field for values outside the
-    usual band."""
-    unusual: dict[str, list[str]] = {}
+    """Every number read must be finite and within its field's limits for its
+    kind (:func:`vsizer.plausible.ranges`; a VM is not a physical server): an
+    error line for each one that is not (the value is dropped); one warning per
+    field and kind for values outside the usual band."""
+    unusual: dict[tuple[str, str], list[str]] = {}
     for rec in planned:
+        rec_kind = rec.kind or kind
         for f, value in list(rec.values.items()):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 continue
-            error, odd = plausible.check(f, value)
+            error, odd = plausible.check(f, value, rec_kind)
             if error is None:
                 if odd:
-                    unusual.setdefault(f, []).append(rec.name)
+                    unusual.setdefault((f, rec_kind), []).append(rec.name)
                 continue
             del rec.values[f]
             if f in rec.where:
@@ -207,8 +219,8 @@ def check_ranges(
                 header, raw = rec.cells.get(f, (f, f"{value:g}"))
                 row, sheet = rec.row, None
             problems.cell(row, header, error, raw, sheet=sheet)
-    for f, names in unusual.items():
-        quality.warn(f"unusual_{f}", plausible.warning_message(f), names)
+    for (f, rec_kind), names in unusual.items():
+        quality.warn(f"unusual_{f}", plausible.warning_message(f, rec_kind), names)
 
 
 def frame(records: list[ServerRecord]) -> pd.DataFrame:

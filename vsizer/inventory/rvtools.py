@@ -79,6 +79,7 @@ from vsizer.inventory._rvtools_hosts import (
     hosts_frame,
     match_hosts,
 )
+from vsizer.inventory._rvtools_power import PowerState, power_state, warn_power_states
 from vsizer.inventory._rvtools_sheets import Sheet as _Sheet
 from vsizer.inventory._rvtools_sheets import key as _key
 from vsizer.inventory._rvtools_sheets import read_sheets
@@ -165,11 +166,15 @@ def read_rvtools(
     )
     disks = _disk_sums(sheets["vDisk"], problems)
     records, planned = _vinfo_records(vinfo, sheets, include_powered_off, problems)
+    warn_power_states(
+        {r.name: _power(c) for r, c in _with_context(records, vinfo, sheets)}, quality,
+        vinfo.header("Powerstate"),
+    )
     on_host = _planned_values(planned, sheets, disks, hosts, problems, quality)
     inv = finish(
         records, problems=problems, quality=quality, source=os.fspath(path),
         source_format="rvtools", metadata=metadata, name_header=vinfo.header("VM"),
-        has_pool=True, has_group=True,
+        has_pool=True, has_group=True, kind="vm",
     )
     _hosts_before(inv, hosts, on_host, quality)
     return inv
@@ -248,8 +253,7 @@ def _planned_values(
     for rec, ctx in planned:
         match = matches[rec.name]
         _vm_values(rec, ctx, sheets, disks, (match, hosts), problems, quality)
-        state = clean_text(_get(ctx, "Powerstate")) or "poweredOn"
-        if match.host is not None and state.casefold() == "poweredon":
+        if match.host is not None and _power(ctx).running:
             on_host.setdefault(match.host["host"], []).append((rec.name, rec.values))
     estimate_usage(on_host, {h["host"]: h for h in hosts}, quality)
     return on_host
@@ -283,6 +287,22 @@ def _get(ctx: list[dict[str, Any]], header: str) -> Any:
     return None
 
 
+def _power(ctx: list[dict[str, Any]]) -> PowerState:
+    """The VM's power state (:mod:`vsizer.inventory._rvtools_power`)."""
+    return power_state(clean_text(_get(ctx, "Powerstate")))
+
+
+def _with_context(
+    records: list[ServerRecord], vinfo: _Sheet, sheets: dict[str, _Sheet | None]
+) -> list[tuple[ServerRecord, list[dict[str, Any]]]]:
+    """Every record with its cells in vInfo, vCPU and vMemory."""
+    by_vm = {
+        n: _index(s) for n, s in sheets.items() if s is not None and n != "vHost"
+    }
+    return [(r, [by_vm[s].get(r.name, {}) if s in by_vm else {} for s in _VM_SHEETS])
+            for r in records]
+
+
 def _exclusion(ctx: list[dict[str, Any]], include_powered_off: bool) -> str | None:
     flags = (("Template", "template"), ("SRM Placeholder", "SRM placeholder"))
     for flag, reason in flags:
@@ -291,10 +311,7 @@ def _exclusion(ctx: list[dict[str, Any]], include_powered_off: bool) -> str | No
                 return reason
         except ValueError:
             continue
-    state = clean_text(_get(ctx, "Powerstate")) or ""
-    if include_powered_off or state.casefold() in ("poweredon", ""):
-        return None
-    return "powered off" if state.casefold() == "poweredoff" else f"power state {state}"
+    return None if include_powered_off else _power(ctx).reason()
 
 
 def _number(
@@ -560,9 +577,9 @@ def _cpu_values(
     if util > 1:
         how += f"; {util:.3g} capped at 1"
         util = 1.0
-    state = clean_text(_get(ctx_list, "Powerstate")) or "poweredOn"
-    if state.casefold() != "poweredon":
-        how += f" (VM {state} at export)"
+    state = _power(ctx_list)
+    if state.state != "on":
+        how += f" (VM {state.spelled or state.state} at export)"
     v["cpu_avg_util"] = util
     quality.record(name, "cpu_avg_util", "derived", f"{how}: one point sample")
     v["cpu_peak_util"] = util

@@ -35,6 +35,13 @@ POOL_COLUMNS: tuple[tuple[str, str | None, int, str], ...] = (
     ("hosts_for_storage", None, 0, "INT"),
 )
 
+#: Row positions (after the pool name) of the rates an export may not give:
+#: shown as "—" in the workbook when unknown, never as 0 or an empty cell.
+_RATE_COLS = frozenset(
+    i for i, (k, *_) in enumerate(POOL_COLUMNS, start=1) if "iops" in k or "mb_s" in k
+)
+_UNKNOWN = "—"
+
 #: Assumptions shown: (plan key, unit, Excel format); percentages as such.
 PARAMETERS: tuple[tuple[str, str | None, str | None], ...] = (
     ("storage_mode", None, None),
@@ -100,7 +107,9 @@ def storage_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
     from vsizer.reporting import _xlsx
 
     storage = plan["storage"]
-    w.table(_headers(w.t), _rows(storage, w.t),
+    rows = [[_UNKNOWN if v is None and i in _RATE_COLS else v for i, v in enumerate(r)]
+            for r in _rows(storage, w.t)]
+    w.table(_headers(w.t), rows,
             [None, *(getattr(_xlsx, f) for _, _, _, f in POOL_COLUMNS)], autofilter=True)
     w.title(w.t("section_storage_parameters"))
     items = [

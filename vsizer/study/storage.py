@@ -55,11 +55,12 @@ class StoragePool:
     thin_ratio: float | None
     data_gib: float
     required_raw_gib: float
-    iops_peak: float
-    mb_s_peak: float
-    write_iops_backend: float
-    iops_backend: float
-    mb_s_array: float
+    # None when no server of the pool gives the figure: unknown is not zero
+    iops_peak: float | None
+    mb_s_peak: float | None
+    write_iops_backend: float | None
+    iops_backend: float | None
+    mb_s_array: float | None
     hosts_planned: int
     hosts_for_storage: int | None
 
@@ -112,10 +113,16 @@ class StorageReport:
 def _totals(pools: list[dict[str, Any]]) -> dict[str, Any]:
     keys = ("provisioned_gib", "used_gib", "data_gib", "required_raw_gib", "iops_peak",
             "mb_s_peak", "write_iops_backend", "iops_backend", "mb_s_array")
-    total = {k: _r(sum(p[k] for p in pools)) for k in keys}
+    total = {k: _sum_known([p[k] for p in pools]) for k in keys}
     used = total["used_gib"]
     total["thin_ratio"] = _r(total["provisioned_gib"] / used) if used else None
     return total
+
+
+def _sum_known(values: list[Any]) -> Any:
+    """Sum of the figures given; None when none is (unknown is not zero)."""
+    known = [v for v in values if v is not None]
+    return _r(sum(known)) if known else None
 
 
 def has_disk_capacity(servers: pd.DataFrame) -> bool:
@@ -203,7 +210,10 @@ def _pool(
     raw = required_raw_gib(data, prot.overhead_factor, rules.slack)
     iops = _peak(pr, rows, "disk_iops")
     mb_s = _peak(pr, rows, "disk_mb_s")
-    backend, writes = backend_iops(iops, read, prot.write_penalty)
+    backend, writes = (
+        backend_iops(iops, read, prot.write_penalty) if iops is not None
+        else (None, None)
+    )
     hosts = pr.sizing.placement.n_hosts
     bound = (
         hosts_for_storage(raw, raw_per_host, pr.failures, prot.min_fault_domains)
@@ -217,16 +227,21 @@ def _pool(
         thin_ratio=thin_ratio(provisioned, used_gib), data_gib=data,
         required_raw_gib=raw, iops_peak=iops, mb_s_peak=mb_s,
         write_iops_backend=writes, iops_backend=backend,
-        mb_s_array=mb_s / mb_s_ratio, hosts_planned=hosts, hosts_for_storage=bound,
+        mb_s_array=None if mb_s is None else mb_s / mb_s_ratio, hosts_planned=hosts, hosts_for_storage=bound,
     )
 
 
-def _peak(pr: PoolResult, rows: pd.DataFrame, dim: str) -> float:
+def _peak(pr: PoolResult, rows: pd.DataFrame, dim: str) -> float | None:
     """The pool's peak of ``dim``: the highest step of the summed demand curves
     when the pool was placed on curves with that dimension, else the sum of the
-    servers' figures (each its own peak: an upper bound)."""
+    servers' figures (each its own peak: an upper bound); None when no server
+    of the pool gives the figure (an export without IOPS has unknown IOPS, not
+    zero)."""
     problem = pr.problem
     if pr.vm_curves is not None and problem is not None and dim in problem.dims:
         d = problem.dims.index(dim)
         return float(pr.vm_curves[:, :, d].sum(axis=0).max(initial=0.0))
-    return float(np.nansum(_column(rows, dim)))
+    values = _column(rows, dim)
+    if np.isnan(values).all():
+        return None
+    return float(np.nansum(values))
