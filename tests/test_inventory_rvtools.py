@@ -58,7 +58,8 @@ def test_values_match_the_sheets(sample):
     assert vm3["mem_gib"] == 4.0  # vMemory Size MiB 4096
     assert vm3["mem_used_gib"] == pytest.approx((3103 - 51) / 1024)  # Consumed - ovh
     assert vm3["disk_gib"] == 100.0  # vDisk Capacity MiB 102400
-    assert vm3["disk_used_gib"] == pytest.approx(8746 / 1024)  # vInfo In Use MiB
+    # guest view: vPartition Consumed MiB 701 (vInfo In Use MiB 8746 has the swap)
+    assert vm3["disk_used_gib"] == pytest.approx(701 / 1024)
     assert vm3["cpu_avg_util"] == pytest.approx(91 / 9180)  # vCPU Overall / Max
     assert vm3["cpu_peak_util"] == vm3["cpu_avg_util"]
     assert vm3["cpu_name"] == HOST_CPU
@@ -235,7 +236,7 @@ def test_not_an_rvtools_export(tmp_path):
 
 
 def test_variable_map_sources_name_known_sheets():
-    sheets = {"vInfo", "vCPU", "vMemory", "vDisk", "vHost"}
+    sheets = {"vInfo", "vCPU", "vMemory", "vDisk", "vPartition", "vHost"}
     for sources in RVTOOLS_VARIABLE_MAP.values():
         assert all(s.split(":", 1)[0] in sheets for s in sources)
 

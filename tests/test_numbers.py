@@ -225,8 +225,8 @@ def test_rvtools_absurd_cpus_and_memory_are_range_errors(tmp_path, capsys):
     assert err.splitlines() == [
         "error: rv.xlsx sheet 'vInfo' row 2, column 'CPUs': expected a number of "
         "vCPUs from 1 to 4,096, got '100000000000000000000'.",
-        "error: rv.xlsx sheet 'vInfo' row 3, column 'Memory': expected a memory "
-        "size from 0 to 65,536 GiB (64 TiB), got '100000000000000000000'.",
+        "error: rv.xlsx sheet 'vInfo' row 3, column 'Memory': expected a VM memory "
+        "size from 0 to 245,760 GiB (240 TiB), got '100000000000000000000'.",
     ]
 
 
@@ -291,7 +291,7 @@ SAMPLE = (
 @pytest.mark.parametrize(
     "value, expected",
     [
-        (1e20, "a memory size from 0 to 65,536 GiB (64 TiB), "
+        (1e20, "a VM memory size from 0 to 245,760 GiB (240 TiB), "
                "got '100000000000000000000'"),
         ("1e400", "a finite number, got '1e400'"),
     ],

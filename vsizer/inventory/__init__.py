@@ -16,6 +16,7 @@ from vsizer._textio import plain_name
 from vsizer._validation import OneOf, check_param
 from vsizer.errors import InventoryError
 from vsizer.inventory._io import decode_csv, open_workbook, sniff_delimiter
+from vsizer.inventory._rvtools_sheets import is_csv_export
 from vsizer.inventory.azure_migrate import VARIABLE_MAP as AZURE_MIGRATE_VARIABLE_MAP
 from vsizer.inventory.azure_migrate import is_azure_migrate_header, read_azure_migrate
 from vsizer.inventory.headers import VARIABLE_MAP
@@ -50,18 +51,33 @@ _XLSX_SUFFIXES = (".xlsx", ".xlsm")
 def detect_format(path: str | os.PathLike[str]) -> str:
     """Which reader a file needs: 'table', 'rvtools' or 'azure_migrate'.
 
-    An XLSX with a ``vInfo`` sheet is an RVTools export; a CSV whose first
-    non-empty line has ``Server name`` (with or without ``*``) and ``Cores``
-    is an Azure Migrate import file; anything else is a table.
+    RVTools and the tools that write its layout: an XLSX with a ``vInfo``
+    sheet; a folder of RVTools' per-tab CSV export (``vInfo.csv`` or
+    ``RVTools_tabvInfo.csv`` with its sibling tabs), or that vInfo file; a
+    CSV whose header is vInfo's (``VM``, ``Powerstate`` and ``CPUs`` or
+    ``Memory``). A CSV whose first non-empty line has ``Server name`` (with or
+    without ``*``) and ``Cores`` is an Azure Migrate import file; anything else
+    is a table.
 
     Raises
     ------
     InventoryError
-        The file does not exist or its type is not supported.
+        The file does not exist, a folder holds no RVTools CSV export, or the
+        file type is not supported.
     """
     p = Path(path)
+    if p.is_dir():
+        if is_csv_export(p):
+            return "rvtools"
+        raise InventoryError(
+            f"{p.name}: expected a server-list file, or a folder with RVTools' "
+            "per-tab CSV export (vInfo.csv or RVTools_tabvInfo.csv); this folder "
+            f"holds neither: {os.fspath(path)}"
+        )
     if not p.is_file():
         raise InventoryError(f"{p.name}: file not found: {os.fspath(path)}")
+    if is_csv_export(p):
+        return "rvtools"
     suffix = Path(plain_name(p)).suffix.lower()
     if suffix in _XLSX_SUFFIXES:
         wb = open_workbook(p)
@@ -77,7 +93,9 @@ def detect_format(path: str | os.PathLike[str]) -> str:
             first, p.name, error=InventoryError, delimiter=sniff_delimiter(text)
         )
         cells = next(records, (1, []))[1]
-        return "azure_migrate" if is_azure_migrate_header(cells) else "table"
+        if is_azure_migrate_header(cells):
+            return "azure_migrate"
+        return "rvtools" if _is_vinfo_header(cells) else "table"
     if suffix == ".xls":
         raise InventoryError(
             f"{p.name}: Excel 97-2003 workbooks (.xls) are not supported; "
@@ -87,6 +105,13 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         f"{p.name}: unsupported file type '{suffix or '(none)'}'; expected "
         ".csv or .xlsx (a table, an RVTools export or an Azure Migrate CSV)"
     )
+
+
+def _is_vinfo_header(cells: list[str]) -> bool:
+    """vInfo's header, written by RVTools or another tool in its layout: a
+    ``VM`` and a ``Powerstate`` column, and ``CPUs`` or ``Memory``."""
+    heads = {" ".join(str(c).split()).casefold() for c in cells}
+    return {"vm", "powerstate"} <= heads and bool(heads & {"cpus", "memory"})
 
 
 def read_inventory(
@@ -101,7 +126,8 @@ def read_inventory(
     Parameters
     ----------
     path : str or path-like
-        ``.csv``/``.xlsx`` table, RVTools ``.xlsx`` export, or Azure Migrate CSV.
+        ``.csv``/``.xlsx`` table, RVTools ``.xlsx`` export or per-tab CSV export
+        (its folder or its vInfo file), or Azure Migrate CSV.
     sheet : str, optional
         Worksheet of a table workbook (default: the first with a header).
     include_powered_off : bool, default False

@@ -40,9 +40,15 @@ class ProblemLog:
     (with ``sheet '{sheet}'`` after the file name for workbooks).
     """
 
-    def __init__(self, file: str, sheet: str | None = None):
+    def __init__(
+        self, file: str, sheet: str | None = None,
+        sheet_files: dict[str, str] | None = None,
+    ):
         self.file = file
         self.sheet = sheet
+        #: sheet -> the file holding it, for exports of one file per sheet
+        #: (RVTools' per-tab CSV): lines then name that file, not a sheet.
+        self.sheet_files = {k.casefold(): v for k, v in (sheet_files or {}).items()}
         self._found: list[tuple[int, str]] = []  # (row, line); row 0 = whole file
 
     @property
@@ -52,7 +58,14 @@ class ProblemLog:
 
     @property
     def prefix(self) -> str:
-        return self.file if self.sheet is None else f"{self.file} sheet '{self.sheet}'"
+        return self._prefix(self.sheet)
+
+    def _prefix(self, sheet: str | None) -> str:
+        if sheet is None:
+            return self.file
+        if sheet.casefold() in self.sheet_files:
+            return self.sheet_files[sheet.casefold()]
+        return f"{self.file} sheet '{sheet}'"
 
     def cell(
         self,
@@ -65,7 +78,7 @@ class ProblemLog:
     ) -> None:
         """Record a bad cell (``sheet`` overrides the log's sheet)."""
         shown = "" if got is None else str(got)
-        prefix = self.prefix if sheet is None else f"{self.file} sheet '{sheet}'"
+        prefix = self.prefix if sheet is None else self._prefix(sheet)
         self._found.append(
             (row, f"{prefix} row {row}, column '{header}': expected {expected}, "
                   f"got '{shown}'.")

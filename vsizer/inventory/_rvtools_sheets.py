@@ -1,21 +1,70 @@
-"""RVTools workbook sheets: each as rows of cells keyed by normalized header.
+"""RVTools sheets: each as rows of cells keyed by normalized header.
 
 Header spellings vary between RVTools versions (case, spacing, a trailing
 space); :func:`key` normalizes them so a header is found however it is written.
+
+An export is read from an ``.xlsx`` workbook (one sheet per tab) or from
+RVTools' per-tab CSV export [1]: a folder of ``vInfo.csv``, ``vCPU.csv``, ...
+(or ``RVTools_tabvInfo.csv``, ``RVTools_tabvCPU.csv``, ...), given as the
+folder or as its ``vInfo`` file (the other tabs are its siblings). Both give
+the same rows: the CSV cells are text, parsed by the same number rules.
+
+.. [1] Dell Technologies (Robware), *RVTools* command line ``-c ExportAll2csv``
+   and the GUI's "Export all to csv": one file per tab, ``RVTools_tab<tab>.csv``.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from vsizer._textio import sniff_delimiter
 from vsizer.errors import InventoryError
-from vsizer.inventory._io import open_workbook, sheet_rows
+from vsizer.inventory._io import decode_csv, open_workbook, sheet_rows
+from vsizer.limits import csv_records
 
 #: The sheets read, in this order.
-SHEETS = ("vInfo", "vCPU", "vMemory", "vDisk", "vHost")
+SHEETS = ("vInfo", "vCPU", "vMemory", "vDisk", "vPartition", "vSnapshot", "vHost")
+
+#: Suffixes of a CSV file (a lone vInfo tab written by another tool).
+_CSV_SUFFIXES = (".csv", ".tsv", ".txt")
+#: File-name prefixes of RVTools' per-tab CSV export (``RVTools_tabvInfo.csv``).
+_CSV_PREFIXES = ("", "rvtools_tab")
+
+
+def csv_tab(path: Path) -> str | None:
+    """The tab a CSV file of RVTools' per-tab export holds (``'vInfo'`` for
+    ``vInfo.csv`` or ``RVTools_tabvInfo.csv``, case-insensitive), else None."""
+    if path.suffix.casefold() != ".csv":
+        return None
+    stem = path.stem
+    for prefix in _CSV_PREFIXES:
+        if stem.casefold().startswith(prefix):
+            rest = stem[len(prefix):]
+            if re.fullmatch(r"[vV][A-Za-z]+", rest):
+                return rest
+    return None
+
+
+def csv_tabs(folder: Path) -> dict[str, Path]:
+    """Tab (case-folded) -> CSV file of the per-tab export in ``folder``."""
+    out: dict[str, Path] = {}
+    for f in sorted(folder.iterdir()):
+        tab = csv_tab(f) if f.is_file() else None
+        if tab is not None:
+            out.setdefault(tab.casefold(), f)
+    return out
+
+
+def is_csv_export(path: Path) -> bool:
+    """A folder holding a vInfo CSV of the per-tab export, or that vInfo CSV."""
+    if path.is_dir():
+        return "vinfo" in csv_tabs(path)
+    tab = csv_tab(path)
+    return tab is not None and tab.casefold() == "vinfo"
 
 
 def key(text: Any) -> str:
@@ -26,8 +75,12 @@ def key(text: Any) -> str:
 class Sheet:
     """A sheet as header -> value dicts keyed by normalized header text."""
 
-    def __init__(self, name: str, headers: list[str], rows: list[tuple[int, dict]]):
+    def __init__(
+        self, name: str, headers: list[str], rows: list[tuple[int, dict]],
+        file: str = "",
+    ):
         self.name, self.headers, self.rows = name, headers, rows
+        self.file = file  # the CSV file of a per-tab export ('' in a workbook)
         self.by_key = {key(h): h for h in headers}
 
     def has(self, header: str) -> bool:
@@ -42,24 +95,62 @@ def load(wb: Any, name: str, file: str) -> Sheet | None:
     actual = next((s for s in wb.sheetnames if s.casefold() == name.casefold()), None)
     if actual is None:
         return None
-    grid = sheet_rows(wb[actual], f"{file} sheet '{actual}'")
+    return _sheet(actual, sheet_rows(wb[actual], f"{file} sheet '{actual}'"))
+
+
+def _sheet(name: str, grid: Iterator[tuple[int, list[Any]]]) -> Sheet:
+    """A sheet from its records ``(row number, cells)``, the first the header."""
     first = next(grid, None)
     if first is None:
-        return Sheet(actual, [], [])
+        return Sheet(name, [], [])
     headers = [str(h).strip() if h is not None else "" for h in first[1]]
     rows = []
     for number, cells in grid:
+        if not any(c not in (None, "") for c in cells):
+            continue  # a blank line, as openpyxl skips empty rows
         rows.append(
             (number, {key(h): v for h, v in zip(headers, cells, strict=False) if h})
         )
-    return Sheet(actual, headers, rows)
+    return Sheet(name, headers, rows)
+
+
+def load_csv(path: Path) -> Sheet:
+    """One tab of the per-tab CSV export, named as the tab (``vInfo``)."""
+    text, _ = decode_csv(path)
+    records = csv_records(
+        text, path.name, error=InventoryError, delimiter=sniff_delimiter(text),
+        rows=True,
+    )
+    sheet = _sheet(csv_tab(path) or "vInfo", records)
+    sheet.file = path.name
+    return sheet
+
+
+def _read_csv_export(path: Path) -> tuple[dict[str, Sheet | None], list[str], str]:
+    """The :data:`SHEETS` of a per-tab CSV export (folder or its vInfo file),
+    the tabs found and the name messages use for it."""
+    if path.is_dir():
+        tabs = csv_tabs(path)
+    elif is_csv_export(path):  # vInfo.csv: its sibling tabs too
+        tabs = {**csv_tabs(path.parent), "vinfo": path}
+    else:  # a CSV in vInfo's layout written by another tool: that tab alone
+        tabs = {"vinfo": path}
+    sheets: dict[str, Sheet | None] = {
+        n: load_csv(tabs[n.casefold()]) if n.casefold() in tabs else None
+        for n in SHEETS
+    }
+    found = [csv_tab(f) or f.stem for f in tabs.values()]
+    return sheets, found, tabs["vinfo"].name
 
 
 def read_sheets(
     path: str | os.PathLike[str],
-) -> tuple[dict[str, Sheet | None], Sheet, list[str]]:
+) -> tuple[dict[str, Sheet | None], Sheet, list[str], str]:
     """The :data:`SHEETS` of an RVTools export (None where absent), its vInfo
-    sheet and the names of all its sheets.
+    sheet, the names of all its sheets (tabs) and its format ('xlsx' or 'csv').
+
+    ``path`` is a workbook, a folder of the per-tab CSV export, or the vInfo
+    CSV of such a folder.
 
     Raises
     ------
@@ -67,18 +158,30 @@ def read_sheets(
         Missing file, or no vInfo sheet with a VM column.
     """
     p = Path(path)
-    if not p.is_file():
+    if p.is_dir() or (p.is_file() and p.suffix.casefold() in _CSV_SUFFIXES):
+        sheets, all_sheets, file = _read_csv_export(p)
+        fmt = "csv"
+        if sheets["vInfo"] is None:
+            raise InventoryError(
+                f"{p.name}: expected a folder with RVTools' per-tab CSV export "
+                "(vInfo.csv or RVTools_tabvInfo.csv); found no vInfo file in "
+                f"{os.fspath(path)}"
+            )
+    elif not p.is_file():
         raise InventoryError(f"{p.name}: file not found: {os.fspath(path)}")
-    wb = open_workbook(p)
-    try:
-        sheets = {n: load(wb, n, p.name) for n in SHEETS}
-        all_sheets = list(wb.sheetnames)
-    finally:
-        wb.close()
+    else:
+        file, fmt = p.name, "xlsx"
+        wb = open_workbook(p)
+        try:
+            sheets = {n: load(wb, n, p.name) for n in SHEETS}
+            all_sheets = list(wb.sheetnames)
+        finally:
+            wb.close()
     vinfo = sheets["vInfo"]
     if vinfo is None or not vinfo.has("VM"):
+        what = "sheet" if fmt == "xlsx" else "file"
         raise InventoryError(
-            f"{p.name}: no 'vInfo' sheet with a 'VM' column; this is not an RVTools "
-            f"export (sheets: {', '.join(all_sheets)})"
+            f"{file}: no 'vInfo' {what} with a 'VM' column; this is not an RVTools "
+            f"export ({what}s: {', '.join(all_sheets)})"
         )
-    return sheets, vinfo, all_sheets
+    return sheets, vinfo, all_sheets, fmt

@@ -83,6 +83,7 @@ from vsizer.inventory._rvtools_power import PowerState, power_state, warn_power_
 from vsizer.inventory._rvtools_sheets import Sheet as _Sheet
 from vsizer.inventory._rvtools_sheets import key as _key
 from vsizer.inventory._rvtools_sheets import read_sheets
+from vsizer.inventory._rvtools_storage import UsedDisk
 from vsizer.inventory.model import Inventory
 from vsizer.quality import QualityReport
 from vsizer.units import NonFiniteError, memory_to_gib, parse_bool, parse_number
@@ -104,7 +105,10 @@ VARIABLE_MAP: dict[str, list[str]] = {
         "vDisk:Capacity MiB", "vDisk:Capacity MB", "vInfo:Total disk capacity MiB",
         "vInfo:Total disk capacity MB", "vInfo:Provisioned MiB", "vInfo:Provisioned MB",
     ],
-    "disk_used_gib": ["vInfo:In Use MiB", "vInfo:In Use MB"],
+    "disk_used_gib": [
+        "vPartition:Consumed MiB", "vPartition:Consumed MB", "vInfo:In Use MiB",
+        "vInfo:In Use MB",
+    ],
     "cpu_name": ["vHost:CPU Model"],
     "cpu_mhz": ["vHost:Speed"],
     "cpu_avg_util": ["vCPU:Overall", "vHost:CPU usage %"],
@@ -149,13 +153,13 @@ def read_rvtools(
         Missing file or vInfo sheet, or invalid cells (all at once).
     """
     p = Path(path)
-    sheets, vinfo, all_sheets = read_sheets(path)
-    problems = ProblemLog(p.name, vinfo.name)
+    sheets, vinfo, all_sheets, fmt = read_sheets(path)
+    problems = ProblemLog(p.name, vinfo.name, _csv_files(sheets) if fmt == "csv" else None)
     quality = QualityReport()
     layout = _layout(sheets)
     hosts = _hosts(sheets["vHost"], problems)
     metadata: dict[str, Any] = {
-        "format": "xlsx",
+        "format": fmt,
         "virtualized": True,
         "sheets": all_sheets,
         "size_unit_layout": layout,
@@ -164,7 +168,7 @@ def read_rvtools(
     quality.note(
         f"RVTools sizes read as MiB ({layout} headers; vSphere reports binary units)"
     )
-    disks = _disk_sums(sheets["vDisk"], problems)
+    disks = (_disk_sums(sheets["vDisk"], problems), UsedDisk(sheets, problems))
     records, planned = _vinfo_records(vinfo, sheets, include_powered_off, problems)
     warn_power_states(
         {r.name: _power(c) for r, c in _with_context(records, vinfo, sheets)}, quality,
@@ -178,6 +182,15 @@ def read_rvtools(
     )
     _hosts_before(inv, hosts, on_host, quality)
     return inv
+
+
+#: A VM's vDisk capacity sum [MiB] with its row count, and the used-disk sources.
+_Disks = tuple[dict[str, tuple[float, int]], UsedDisk]
+
+
+def _csv_files(sheets: dict[str, _Sheet | None]) -> dict[str, str]:
+    """Tab -> its CSV file name, for messages of a per-tab CSV export."""
+    return {s.name: s.file for s in sheets.values() if s is not None and s.file}
 
 
 def _vinfo_records(
@@ -237,7 +250,7 @@ def _hosts_before(
 def _planned_values(
     planned: list[tuple[ServerRecord, list[dict[str, Any]]]],
     sheets: dict[str, _Sheet | None],
-    disks: dict[str, tuple[float, int]],
+    disks: _Disks,
     hosts: list[dict[str, Any]],
     problems: ProblemLog,
     quality: QualityReport,
@@ -256,6 +269,7 @@ def _planned_values(
         if match.host is not None and _power(ctx).running:
             on_host.setdefault(match.host["host"], []).append((rec.name, rec.values))
     estimate_usage(on_host, {h["host"]: h for h in hosts}, quality)
+    disks[1].note(quality)
     return on_host
 
 
@@ -437,7 +451,7 @@ def _vm_values(
     rec: ServerRecord,
     ctx_list: list[dict[str, Any]],
     sheets: dict[str, _Sheet | None],
-    disks: dict[str, tuple[float, int]],
+    disks: _Disks,
     host: tuple[HostMatch, list[dict[str, Any]]],
     problems: ProblemLog,
     quality: QualityReport,
@@ -488,8 +502,8 @@ def _vm_values(
             put("mem_used_gib", memory_to_gib(max(used - over, 0.0), "MiB"), "derived",
                 "vMemory Consumed - Consumed Overhead")
             rec.where["mem_used_gib"] = _where(memrow, "Consumed")
-    if name in disks:
-        total, n = disks[name]
+    if name in disks[0]:
+        total, n = disks[0][name]
         note = f"sum of {n} vDisk rows"
         put("disk_gib", memory_to_gib(total, "MiB"), "derived", note)
     else:
@@ -497,10 +511,8 @@ def _vm_values(
                                   "a non-negative disk size")
         if size is not None:
             put("disk_gib", memory_to_gib(size, "MiB"), "given", src)
-    used_disk, src = _first_number(ctx, VARIABLE_MAP["disk_used_gib"], problems,
-                                   "a non-negative disk size")
-    if used_disk is not None:
-        put("disk_used_gib", memory_to_gib(used_disk, "MiB"), "given", src)
+    disks[1].put(name, _first_number(ctx, VARIABLE_MAP["disk_used_gib"][2:], problems,
+                                     "a non-negative disk size"), put)
     _placement_values(rec, ctx_list, quality)
     _cpu_values(rec, ctx_list, cpu, host, problems, quality)
 

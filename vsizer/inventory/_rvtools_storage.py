@@ -1,0 +1,125 @@
+"""Used disk space of a VM in an RVTools export: which figure, and why.
+
+vInfo's ``In Use MiB`` is the datastore view: every file of the VM, its swap
+file (``.vswp``, the configured memory less its reservation, while powered on)
+and its snapshot delta disks included [1]. It can exceed the provisioned size
+and is not what the guest stores. Best source first:
+
+1. **vPartition** (guest view, from VMware Tools): the sum of the VM's
+   partitions' ``Consumed MiB`` (``Consumed MB`` in older exports), status
+   *derived*, note "guest view: sum of N vPartition rows";
+2. **vInfo ``In Use`` less its snapshots** when a ``vSnapshot`` sheet lists
+   the VM's snapshots (``Size MiB (total)``, ``Size MB (total)`` in older
+   exports), status *estimated*: the swap file is still in it (RVTools gives
+   no swap size);
+3. **vInfo ``In Use``** alone, status *estimated*, the note saying it
+   includes swap and snapshot files.
+
+Each VM's quality note names its source, the *estimated* ones are counted in
+the plan warning ``estimated_disk_used_gib``, and the file-level note gives
+the number of VMs per source.
+
+References
+----------
+.. [1] Broadcom (VMware), *vSphere Web Services API*, data object
+   ``VirtualMachineStorageSummary`` (``committed``: storage space used by the
+   VM on all datastores, including the swap and snapshot files).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from vsizer.inventory._build import ProblemLog, clean_text
+from vsizer.inventory._rvtools_sheets import Sheet
+from vsizer.inventory._rvtools_sheets import key as _key
+from vsizer.quality import QualityReport
+from vsizer.units import memory_to_gib, parse_number
+
+#: (sheet, headers in order of preference) of the per-VM sums.
+_PARTITION = ("Consumed MiB", "Consumed MB")
+_SNAPSHOT = ("Size MiB (total)", "Size MB (total)")
+
+#: Source -> words of the file-level note.
+SOURCES = {
+    "vPartition": "guest view (vPartition Consumed)",
+    "In Use - snapshots": "vInfo In Use less vSnapshot sizes (swap file included)",
+    "In Use": "vInfo In Use (swap and snapshot files included)",
+}
+
+Sums = dict[str, tuple[float, int]]
+
+
+def sums(sheet: Sheet | None, headers: tuple[str, ...], problems: ProblemLog) -> Sums:
+    """VM name -> (sum of the first present header [MiB], rows), or {}.
+
+    A cell that is not a non-negative number is a problem line of the sheet.
+    """
+    if sheet is None:
+        return {}
+    header = next((h for h in headers if sheet.has(h)), None)
+    if header is None:
+        return {}
+    out: Sums = {}
+    for row, cells in sheet.rows:
+        name = clean_text(cells.get("vm"))
+        raw = cells.get(_key(header))
+        try:
+            x = parse_number(raw)
+        except ValueError:
+            x = -1.0
+        if x is not None and x < 0:
+            problems.cell(row, sheet.header(header), "a non-negative size [MiB]",
+                          clean_text(raw) or "", sheet=sheet.name)
+            continue
+        if name is None or x is None:
+            continue
+        total, n = out.get(name, (0.0, 0))
+        out[name] = (total + x, n + 1)
+    return out
+
+
+class UsedDisk:
+    """The used-disk sources of one export: vPartition and vSnapshot sums."""
+
+    def __init__(
+        self, sheets: dict[str, Sheet | None], problems: ProblemLog
+    ) -> None:
+        self.partitions = sums(sheets.get("vPartition"), _PARTITION, problems)
+        self.snapshots = sums(sheets.get("vSnapshot"), _SNAPSHOT, problems)
+        self.counts: dict[str, int] = {}
+
+    def put(
+        self, name: str, in_use: tuple[float | None, str],
+        put: Callable[[str, Any, Any, str], None],
+    ) -> None:
+        """Set the VM's ``disk_used_gib`` from the best source (module docstring);
+        ``in_use`` is vInfo's ``(In Use [MiB] or None, its source)``."""
+        value, header = in_use
+        if name in self.partitions:
+            total, n = self.partitions[name]
+            put("disk_used_gib", memory_to_gib(total, "MiB"), "derived",
+                f"guest view: sum of {n} vPartition rows (Consumed)")
+            source = "vPartition"
+        elif value is None:
+            return
+        elif name in self.snapshots:
+            snap, n = self.snapshots[name]
+            used = max(value - snap, 0.0)
+            put("disk_used_gib", memory_to_gib(used, "MiB"), "estimated",
+                f"{header} less {n} snapshot(s) in vSnapshot; the VM's swap file "
+                "is still counted (RVTools gives no swap size)")
+            source = "In Use - snapshots"
+        else:
+            put("disk_used_gib", memory_to_gib(value, "MiB"), "estimated",
+                f"{header}: the datastore view, which includes the swap and "
+                "snapshot files (no vPartition row for this VM)")
+            source = "In Use"
+        self.counts[source] = self.counts.get(source, 0) + 1
+
+    def note(self, quality: QualityReport) -> None:
+        """The file-level note: how many VMs took their used space from where."""
+        if self.counts:
+            parts = [f"{SOURCES[s]} for {n} VM(s)" for s, n in self.counts.items()]
+            quality.note("RVTools used disk space: " + "; ".join(parts))
