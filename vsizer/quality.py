@@ -31,6 +31,19 @@ WARN_STATUSES: tuple[str, ...] = ("estimated", "assumed")
 DEFAULT_MIN_CONFIDENCE = 0.7
 
 
+#: Digits a confidence is rounded to, in the plan document and in every test
+#: against a threshold (so the warning and the summary flag never disagree).
+CONFIDENCE_DIGITS = 4
+
+
+def below_threshold(confidence: float, threshold: float) -> bool:
+    """Whether ``confidence`` is below ``threshold`` as the plan shows it: both
+    the ``low_confidence`` warning and the summary flag decide with this, on
+    the figure rounded to :data:`CONFIDENCE_DIGITS` (a confidence of 0.69999
+    is shown and treated as 0.7, never "70 %, below 70 %")."""
+    return round(confidence, CONFIDENCE_DIGITS) < threshold
+
+
 @dataclass(frozen=True)
 class PlanWarning:
     """One counted warning of a plan: a stable ``code`` (snake_case, for
@@ -117,7 +130,7 @@ class QualityReport:
             fields = self.entries.get(n, {})
             row: dict[str, Any] = {
                 "name": n,
-                "confidence": round(self.server_confidence(n), 4),
+                "confidence": round(self.server_confidence(n), CONFIDENCE_DIGITS),
             }
             for status in ("given", "derived", "estimated", "assumed"):
                 row[status] = sorted(f for f, (s, _) in fields.items() if s == status)
@@ -127,7 +140,7 @@ class QualityReport:
             row["notes"] = {f: note for f, (_, note) in sorted(fields.items()) if note}
             rows.append(row)
         return {
-            "confidence": round(self.confidence(names), 4),
+            "confidence": round(self.confidence(names), CONFIDENCE_DIGITS),
             "key_fields": list(KEY_FIELDS),
             "notes": list(self.notes),
             "servers": rows,

@@ -9,7 +9,12 @@ from typing import Any
 import pandas as pd
 
 from vsizer.catalogs.model import HostModel
-from vsizer.quality import PlanWarning, QualityReport, assumption_warnings
+from vsizer.quality import (
+    PlanWarning,
+    QualityReport,
+    assumption_warnings,
+    below_threshold,
+)
 from vsizer.study.config import Rules
 from vsizer.study.results import PoolResult, SeriesInfo
 
@@ -31,7 +36,7 @@ def plan_warnings(
     names = servers["name"].astype(str).tolist()
     out: list[PlanWarning] = []
     confidence = quality.confidence(names)
-    if names and confidence < rules.min_confidence:
+    if names and below_threshold(confidence, rules.min_confidence):
         out.append(
             PlanWarning(
                 "low_confidence",

@@ -18,6 +18,7 @@ from vsizer import __version__
 from vsizer._jsonable import jsonable as _r
 from vsizer._jsonable import jsonable_column
 from vsizer.catalogs.hosts_before import before_summary
+from vsizer.quality import below_threshold
 from vsizer.study._growth_doc import growth_section
 from vsizer.study._pools import CURVE_POINTS, pool_doc
 from vsizer.study.config import Rules
@@ -234,7 +235,8 @@ def _summary_section(
         "capacity_unit": plan.capacity_unit,
         "confidence": quality["confidence"],
         "confidence_threshold": _r(min_confidence),
-        "low_confidence": bool(n_servers) and quality["confidence"] < min_confidence,
+        "low_confidence": bool(n_servers)
+        and below_threshold(quality["confidence"], min_confidence),
         "warnings": len(plan.warnings),
     }
 
