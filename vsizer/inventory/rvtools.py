@@ -567,12 +567,18 @@ def _cpu_values(
     else:
         why = ("VM's host not in vHost" if match.host is None else
                f"host '{match.host['host']}' gives no CPU model")
+        if match.host is not None and match.host["cpu_mhz"]:
+            # the host's clock is known though its model is not (an exporter
+            # writing only Speed): use it, it is what vCPU Overall is measured in
+            v["cpu_mhz"] = float(match.host["cpu_mhz"])
+            quality.record(name, "cpu_mhz", "derived",
+                           f"host '{match.host['host']}' Speed (no CPU model)")
         found = fallback_cpu(clean_text(_get(ctx_list, "Cluster")), hosts, why)
         if found is not None:
             model, mhz, model_status, mhz_status, note = found
             v["cpu_name"] = model
             quality.record(name, "cpu_name", model_status, note)
-            if mhz:
+            if mhz and "cpu_mhz" not in v:
                 v["cpu_mhz"] = mhz
                 quality.record(name, "cpu_mhz", mhz_status, note)
     if not cpu or not cpu["#sheet"].has("Overall"):
