@@ -259,9 +259,54 @@ def test_azure_migrate_overflowing_cores_is_an_error(tmp_path, capsys):
 
 def test_docs_list_every_range():
     doc = (Path(__file__).parents[1] / "docs" / "reliability.md").read_text()
-    for field, r in plausible.FIELD_RANGES.items():
-        row = f"| `{field}` | {r.unit} | {r.limits_text()} | {r.usual_text()} |"
-        assert row in doc, row
+    for table in (plausible.FIELD_RANGES, plausible.VM_FIELD_RANGES):
+        for field, r in table.items():
+            row = f"| `{field}` | {r.unit} | {r.limits_text()} | {r.usual_text()} |"
+            assert row in doc, row
+
+
+@pytest.mark.parametrize(
+    "field, value, kind, expected",
+    [
+        # 32 virtual sockets x 1 core: ordinary for a VM, impossible for a server
+        ("sockets", 32, "vm", (None, False)),
+        ("sockets", 32, "server", ("a number of sockets from 1 to 16", False)),
+        ("sockets", 12, "vm", (None, False)),
+        ("sockets", 12, "server", (None, True)),
+        ("sockets", 1000, "vm", (None, True)),  # above vSphere's 768 vCPUs
+        ("sockets", 5000, "vm", ("a number of virtual sockets from 1 to 4,096",
+                                 False)),
+        ("mem_gib", 30_000, "vm", (None, True)),  # above vSphere's 24 TB
+        ("mem_gib", 100_000, "vm", (None, True)),  # within Hyper-V's 240 TB
+        ("mem_gib", 100_000, "server",
+         ("a memory size from 0 to 65,536 GiB (64 TiB)", False)),
+        ("mem_gib", 300_000, "vm",
+         ("a VM memory size from 0 to 245,760 GiB (240 TiB)", False)),
+        ("cpu_mhz", 50, "vm", ("a clock rate from 100 to 10,000 MHz", False)),
+    ],
+)
+def test_check_by_kind(field, value, kind, expected):
+    assert plausible.check(field, value, kind) == expected
+
+
+def test_unknown_kind_is_refused():
+    with pytest.raises(ValueError, match="unknown kind 'host'"):
+        plausible.check("sockets", 2, "host")
+
+
+def test_vm_warning_names_the_kind():
+    records = [ServerRecord("big", 2, {"sockets": 1000, "vcpus": 1000})]
+    quality = QualityReport()
+    check_ranges(records, ProblemLog("f.xlsx"), quality, kind="vm")
+    (w1, w2) = quality.warnings
+    assert (w1.code, w1.servers) == ("unusual_sockets", ("big",))
+    assert "for a VM (vSphere 8 Configuration Maximums" in w1.message
+    assert w2.code == "unusual_vcpus"
+    # a row's own kind overrides the reader's
+    records = [ServerRecord("pm", 2, {"sockets": 12}, kind="server")]
+    quality = QualityReport()
+    check_ranges(records, ProblemLog("f.xlsx"), quality, kind="vm")
+    assert quality.warnings[0].message.startswith("sockets outside the usual 1 to 8 ")
 
 
 def test_host_catalog_numbers_respect_the_same_limits(tmp_path, capsys):

@@ -189,3 +189,14 @@ def test_plan_bytes_do_not_depend_on_how_the_series_path_is_typed(
         assert res.exit_code == 0, res.output
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
+
+
+def test_low_confidence_is_decided_on_the_figure_shown():
+    # issue 23 (RVTools 4.7.1.4 export): confidence 0.699999... was warned as
+    # "70%, below 70%" while the summary (rounded to 0.7) said it was not low
+    from vsizer.quality import below_threshold
+
+    assert not below_threshold(0.7 - 1e-12, 0.7)
+    assert not below_threshold(0.69996, 0.7)  # shown as 0.7
+    assert below_threshold(0.69994, 0.7)  # shown as 0.6999
+    assert below_threshold(0.5, 0.7) and not below_threshold(0.9, 0.7)

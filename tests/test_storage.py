@@ -312,3 +312,49 @@ def test_assumed_storage_figures_are_plan_warnings() -> None:
     assert doc["summary"]["warnings"] == len(doc["warnings"])
     given = vsizer.plan(SAMPLE, read_share=0.7).to_dict()
     assert not [w for w in given["warnings"] if w["code"] == "storage_assumed"]
+
+
+def test_rates_the_inventory_does_not_give_are_unknown_not_zero(tmp_path):
+    # issue 23: an RVTools export has no IOPS, MB/s or network figure; the storage
+    # section said 0 IOPS at peak (and 0 back-end IOPS), as if measured
+    path = tmp_path / "inv.csv"
+    path.write_text(
+        "name,pool,sockets,cores_per_socket,cpu_mhz,cpu_peak_util,mem_gib,disk_gib\n"
+        "a,p,1,2,2000,0.2,4,400\nb,p,1,2,2000,0.2,4,200\n",
+        encoding="utf-8",
+    )
+    doc = vsizer.plan(path).to_dict()
+    st = doc["storage"]
+    rates = ("iops_peak", "mb_s_peak", "write_iops_backend", "iops_backend",
+             "mb_s_array")
+    for key in rates:
+        assert st["pools"][0][key] is None, key
+        assert st["totals"][key] is None, key
+    assert st["totals"]["provisioned_gib"] == 600.0
+    for key in ("disk_iops", "disk_mb_s", "net_mbps"):
+        assert doc["demand"]["totals"][key] is None
+        assert all(s[key] is None for s in doc["servers"])
+    # the reports show the unknown as "—", never 0
+    from functools import partial
+
+    import openpyxl
+    from rich.console import Console
+
+    from vsizer.reporting._html_page import Page
+    from vsizer.reporting.excel import plan_workbook
+    from vsizer.reporting.labels import label
+    from vsizer.reporting.storage import print_storage, storage_section
+
+    t = partial(label, lang="en")
+    console = Console(record=True, width=200)
+    print_storage(doc, console, t)
+    row = next(ln for ln in console.export_text().splitlines() if "IOPS at peak" in ln)
+    assert "—" in row and " 0 " not in row
+    html = storage_section(Page(title="t", lang="en"), doc, t)
+    assert html.count("—") >= len(rates)
+    xlsx = tmp_path / "plan.xlsx"
+    plan_workbook(doc).save(xlsx)
+    ws = openpyxl.load_workbook(xlsx)[label("sheet_storage", "en")]
+    rows = [[c.value for c in r] for r in ws.iter_rows()]
+    pool_row = next(r for r in rows if r[0] == "p")
+    assert pool_row.count("—") == len(rates) and 0 not in pool_row[5:10]
