@@ -324,12 +324,10 @@ def test_old_export_warnings(old_export):
                 for w in read_rvtools(old_export).quality.warnings]
     assert warnings == [
         ("rvtools_host_matched_by_suffix",
-         "vInfo host 'bovmsp-03.customer.com' taken as vHost host 'vmsp-03' (one name "
-         "ends with the other); check that they are the same machine.",
-         ("leg01", "leg02")),
-        ("rvtools_host_matched_by_suffix",
-         "vInfo host 'bovmsp-04.customer.com' taken as vHost host 'vmsp-04' (one name "
-         "ends with the other); check that they are the same machine.", ("leg03",)),
+         "2 vInfo host name(s) taken as the vHost host whose name ends with it or is "
+         "its end ('bovmsp-03.customer.com' as 'vmsp-03', 'bovmsp-04.customer.com' as "
+         "'vmsp-04'); check that they are the same machines.",
+         ("leg01", "leg02", "leg03")),
         ("rvtools_host_not_in_vhost",
          "2 vInfo host name(s) not found in vHost ('bovmsp-09.customer.com', "
          "'esx-99.customer.com'): CPU taken from the cluster's hosts, utilization not "

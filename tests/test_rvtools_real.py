@@ -164,6 +164,11 @@ def test_workshop_counts_and_one_vm():
     # host vmsp-04: CPU usage 19 % x 16 cores / 29 vCPUs of its powered-on VMs
     assert vm["cpu_avg_util"] == pytest.approx(0.19 * 16 / 29)
     assert vm["disk_used_gib"] == pytest.approx(41510 / 1024)  # vPartition C:\
+    # defect: 27 host names matched by suffix made 27 warnings; now one, naming 5
+    suffix = [w for w in inv.quality.warnings
+              if w.code == "rvtools_host_matched_by_suffix"]
+    assert len(suffix) == 1 and suffix[0].message.startswith("27 vInfo host name(s)")
+    assert "and 22 more" in suffix[0].message
 
 
 # --- a workbook in RVTools' layout written by another tool ----------------------

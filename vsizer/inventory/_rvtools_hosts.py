@@ -18,6 +18,9 @@ from vsizer.quality import QualityReport, Status
 #: Shortest name part a suffix match may rest on [characters].
 MIN_SUFFIX = 4
 
+#: Host pairs a suffix-match warning names before "and N more".
+_PAIRS_SHOWN = 5
+
 _IPV4 = re.compile(r"\d{1,3}(\.\d{1,3}){3}")
 
 
@@ -109,12 +112,16 @@ def match_hosts(
             ambiguous.setdefault((host, quoted_list(m.candidates)), []).append(vm)
         elif m.host is None and index.hosts:
             missing.setdefault(host or "(blank)", []).append(vm)
-    for (host, found), who in suffix.items():
+    if suffix:  # one warning for all pairs: an export can have dozens
+        pairs = [f"'{host}' as '{found}'" for host, found in suffix]
+        shown = ", ".join(pairs[:_PAIRS_SHOWN]) + (
+            f" and {len(pairs) - _PAIRS_SHOWN} more" if len(pairs) > _PAIRS_SHOWN
+            else "")
         quality.warn(
             "rvtools_host_matched_by_suffix",
-            f"vInfo host '{host}' taken as vHost host '{found}' (one name ends with "
-            "the other); check that they are the same machine.",
-            who,
+            f"{len(pairs)} vInfo host name(s) taken as the vHost host whose name ends "
+            f"with it or is its end ({shown}); check that they are the same machines.",
+            [vm for who in suffix.values() for vm in who],
         )
     for (host, listed), who in ambiguous.items():
         quality.warn(
