@@ -49,8 +49,8 @@ _OUTPUT_SUFFIXES = (".json", ".xlsx", ".html", ".htm")
 InventoryArg = Annotated[
     Path | None,
     typer.Argument(
-        help="Server list: .xlsx/.csv (English or Japanese headers), RVTools .xlsx, "
-        "Azure Migrate .csv. Optional with --series when the series give every "
+        help="Server list: .xlsx/.csv (English or Japanese headers), RVTools .xlsx "
+        "or per-tab CSV export (its folder or vInfo.csv), Azure Migrate .csv. Optional with --series when the series give every "
         "VM's size (Bitbrains) or --vm-cpu-mhz/--vm-mem-gib do."
     ),
 ]

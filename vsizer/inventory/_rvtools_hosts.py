@@ -1,4 +1,4 @@
-"""RVTools hosts: which vHost row a VM runs on, its CPU, and its share of the
+"""RVTools hosts: the vHost rows (:func:`read_hosts`), which vHost row a VM runs on, its CPU, and its share of the
 host's measured CPU and memory usage. The rules are stated in the docstring of
 :mod:`vsizer.inventory.rvtools`; this module implements them.
 """
@@ -13,7 +13,11 @@ from typing import Any
 import pandas as pd
 
 from vsizer._validation import quoted_list
+from vsizer.inventory._build import ProblemLog, clean_text
+from vsizer.inventory._rvtools_sheets import Sheet
+from vsizer.inventory._rvtools_sheets import key as _key
 from vsizer.quality import QualityReport, Status
+from vsizer.units import parse_number
 
 #: Shortest name part a suffix match may rest on [characters].
 MIN_SUFFIX = 4
@@ -279,3 +283,50 @@ def hosts_frame(hosts: list[dict[str, Any]], vms_on: dict[str, int]) -> pd.DataF
     return pd.DataFrame(
         {c: pd.array([r[c] for r in rows], dtype=t) for c, t in types.items()}  # type: ignore[call-overload]
     )
+
+
+#: vHost counts: whole numbers of at least 0.
+_HOST_COUNTS = frozenset({"sockets", "cores_per_socket", "n_vms", "cores"})
+
+
+def read_hosts(sheet: Sheet | None, problems: ProblemLog) -> list[dict[str, Any]]:
+    """vHost rows as dicts; a cell that is not a number (or a count that is not
+    a whole number) is a problem line of the vHost sheet, never dropped."""
+    if sheet is None:
+        return []
+    fields = {
+        "host": "Host", "cluster": "Cluster", "cpu_model": "CPU Model",
+        "cpu_mhz": "Speed", "sockets": "# CPU", "cores_per_socket": "Cores per CPU",
+        "cpu_usage_pct": "CPU usage %", "mem_mib": "# Memory",
+        "mem_usage_pct": "Memory usage %", "vendor": "Vendor", "model": "Model",
+        "n_vms": "# VMs", "cores": "# Cores",
+    }
+    hosts = []
+    for row, cells in sheet.rows:
+        h: dict[str, Any] = {}
+        for k, header in fields.items():
+            v = cells.get(_key(header))
+            if k in ("host", "cluster", "cpu_model", "vendor", "model"):
+                h[k] = clean_text(v)
+            else:
+                h[k] = _host_number(k, v, header, row, problems)
+        if h["host"] is not None:
+            hosts.append(h)
+    return hosts
+
+
+def _host_number(
+    field: str, raw: Any, header: str, row: int, problems: ProblemLog
+) -> float | None:
+    count = field in _HOST_COUNTS
+    expected = "a whole number of at least 0" if count else "a non-negative number"
+    try:
+        x = parse_number(raw)
+    except ValueError:
+        x, bad = None, True
+    else:
+        bad = x is not None and (x < 0 or (count and not float(x).is_integer()))
+    if bad:
+        problems.cell(row, header, expected, clean_text(raw) or "", sheet="vHost")
+        return None
+    return x

@@ -1,8 +1,15 @@
 """Reader of RVTools exports (VMware vSphere inventory workbooks).
 
 One VM per row of the ``vInfo`` sheet; when present, the ``vCPU``,
-``vMemory`` and ``vDisk`` sheets are joined by VM name and ``vHost`` by the
-VM's host. Header names vary between RVTools versions: newer exports write
+``vMemory``, ``vDisk``, ``vPartition`` and ``vSnapshot`` sheets are joined by VM
+name and ``vHost`` by the VM's host. The export is an ``.xlsx``, RVTools'
+per-tab CSV export (a folder, or its ``vInfo.csv``/``RVTools_tabvInfo.csv``;
+:mod:`vsizer.inventory._rvtools_sheets`), or a file another tool wrote in that
+layout. Power states of every producer are mapped
+(:mod:`vsizer.inventory._rvtools_power`); used disk space comes from the guest
+view where present (:mod:`vsizer.inventory._rvtools_storage`). Rows are VMs:
+their numbers are checked against the hypervisors' per-VM maxima
+(``kind='vm'``, :func:`vsizer.plausible.ranges`). Header names vary between RVTools versions: newer exports write
 sizes in ``MiB`` (``Total disk capacity MiB``, ``Size MiB``), older ones in
 ``MB``; headers may carry trailing spaces. The layout found is recorded in
 ``metadata['size_unit_layout']``.
@@ -78,6 +85,7 @@ from vsizer.inventory._rvtools_hosts import (
     fallback_cpu,
     hosts_frame,
     match_hosts,
+    read_hosts,
 )
 from vsizer.inventory._rvtools_power import PowerState, power_state, warn_power_states
 from vsizer.inventory._rvtools_sheets import Sheet as _Sheet
@@ -133,7 +141,8 @@ def read_rvtools(
     Parameters
     ----------
     path : str or path-like
-        The workbook; it needs a ``vInfo`` sheet.
+        The workbook (it needs a ``vInfo`` sheet), the folder of a per-tab CSV
+        export, or its vInfo CSV file.
     include_powered_off : bool, default False
         Plan powered-off (and suspended) VMs too. Templates and SRM
         placeholders are excluded regardless.
@@ -157,7 +166,7 @@ def read_rvtools(
     problems = ProblemLog(p.name, vinfo.name, _csv_files(sheets) if fmt == "csv" else None)
     quality = QualityReport()
     layout = _layout(sheets)
-    hosts = _hosts(sheets["vHost"], problems)
+    hosts = read_hosts(sheets["vHost"], problems)
     metadata: dict[str, Any] = {
         "format": fmt,
         "virtualized": True,
@@ -392,53 +401,6 @@ def _disk_sums(
         total, n = out.get(name, (0.0, 0))
         out[name] = (total + x, n + 1)
     return out
-
-
-#: vHost counts: whole numbers of at least 0.
-_HOST_COUNTS = frozenset({"sockets", "cores_per_socket", "n_vms", "cores"})
-
-
-def _hosts(sheet: _Sheet | None, problems: ProblemLog) -> list[dict[str, Any]]:
-    """vHost rows as dicts; a cell that is not a number (or a count that is not
-    a whole number) is a problem line of the vHost sheet, never dropped."""
-    if sheet is None:
-        return []
-    fields = {
-        "host": "Host", "cluster": "Cluster", "cpu_model": "CPU Model",
-        "cpu_mhz": "Speed", "sockets": "# CPU", "cores_per_socket": "Cores per CPU",
-        "cpu_usage_pct": "CPU usage %", "mem_mib": "# Memory",
-        "mem_usage_pct": "Memory usage %", "vendor": "Vendor", "model": "Model",
-        "n_vms": "# VMs", "cores": "# Cores",
-    }
-    hosts = []
-    for row, cells in sheet.rows:
-        h: dict[str, Any] = {}
-        for k, header in fields.items():
-            v = cells.get(_key(header))
-            if k in ("host", "cluster", "cpu_model", "vendor", "model"):
-                h[k] = clean_text(v)
-            else:
-                h[k] = _host_number(k, v, header, row, problems)
-        if h["host"] is not None:
-            hosts.append(h)
-    return hosts
-
-
-def _host_number(
-    field: str, raw: Any, header: str, row: int, problems: ProblemLog
-) -> float | None:
-    count = field in _HOST_COUNTS
-    expected = "a whole number of at least 0" if count else "a non-negative number"
-    try:
-        x = parse_number(raw)
-    except ValueError:
-        x, bad = None, True
-    else:
-        bad = x is not None and (x < 0 or (count and not float(x).is_integer()))
-    if bad:
-        problems.cell(row, header, expected, clean_text(raw) or "", sheet="vHost")
-        return None
-    return x
 
 
 def _vinfo_header(ctx: dict[str, dict[str, Any]], header: str) -> str:
