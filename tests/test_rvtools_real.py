@@ -250,3 +250,31 @@ def test_vm_with_32_virtual_sockets_is_ordinary(tmp_path):
     vm = _row(inv, "big")
     assert (vm["vcpus"], vm["sockets"], vm["cores_per_socket"]) == (32, 32, 1)
     assert not [w for w in inv.quality.warnings if w.code.startswith("unusual_")]
+
+
+def test_vinfo_layout_under_another_name_is_rvtools(tmp_path):
+    # a Hyper-V or other exporter's workbook: vInfo's header on a sheet 'VMs'
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "VMs"
+    ws.append(["VM", "Powerstate", "CPUs", "Memory", "Host"])
+    ws.append(["hv01", "Running", 4, 8192, "hyperv-01"])
+    ws.append(["hv02", "Off", 2, 4096, "hyperv-01"])
+    p = tmp_path / "hyperv.xlsx"
+    wb.save(p)
+    assert detect_format(p) == "rvtools"
+    inv = read_inventory(p)
+    assert list(inv.servers["name"]) == ["hv01"]
+    assert (_row(inv, "hv01")["vcpus"], _row(inv, "hv01")["mem_gib"]) == (4, 8.0)
+    codes = _codes(inv)
+    assert codes["rvtools_power_state_mapped"] == 1
+    assert "rvtools_vinfo_sheet_named" in codes
+    csv_file = tmp_path / "export.csv"
+    csv_file.write_text("VM,Powerstate,CPUs,Memory\nhv01,Running,4,8192\n")
+    assert detect_format(csv_file) == "rvtools"
+    inv = read_inventory(csv_file)
+    assert _row(inv, "hv01")["mem_gib"] == 8.0
+    assert "rvtools_vinfo_sheet_named" in _codes(inv)
+    plain = tmp_path / "servers.csv"
+    plain.write_text("VM,Powerstate,CPUs,Memory GB\nx,on,2,8\n")
+    assert detect_format(plain) == "table"

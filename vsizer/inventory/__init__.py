@@ -16,7 +16,11 @@ from vsizer._textio import plain_name
 from vsizer._validation import OneOf, check_param
 from vsizer.errors import InventoryError
 from vsizer.inventory._io import decode_csv, open_workbook, sniff_delimiter
-from vsizer.inventory._rvtools_sheets import is_csv_export
+from vsizer.inventory._rvtools_sheets import (
+    is_csv_export,
+    is_vinfo_header,
+    vinfo_like_sheet,
+)
 from vsizer.inventory.azure_migrate import VARIABLE_MAP as AZURE_MIGRATE_VARIABLE_MAP
 from vsizer.inventory.azure_migrate import is_azure_migrate_header, read_azure_migrate
 from vsizer.inventory.headers import VARIABLE_MAP
@@ -54,8 +58,8 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     RVTools and the tools that write its layout: an XLSX with a ``vInfo``
     sheet; a folder of RVTools' per-tab CSV export (``vInfo.csv`` or
     ``RVTools_tabvInfo.csv`` with its sibling tabs), or that vInfo file; a
-    CSV whose header is vInfo's (``VM``, ``Powerstate`` and ``CPUs`` or
-    ``Memory``). A CSV whose first non-empty line has ``Server name`` (with or
+    CSV, or a workbook sheet under another name, whose header is vInfo's
+    (``VM``, ``Powerstate``, ``CPUs`` and ``Memory``). A CSV whose first non-empty line has ``Server name`` (with or
     without ``*``) and ``Cores`` is an Azure Migrate import file; anything else
     is a table.
 
@@ -83,9 +87,10 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         wb = open_workbook(p)
         try:
             names = {n.casefold() for n in wb.sheetnames}
+            found = "vinfo" in names or vinfo_like_sheet(wb) is not None
         finally:
             wb.close()
-        return "rvtools" if "vinfo" in names else "table"
+        return "rvtools" if found else "table"
     if suffix in _CSV_SUFFIXES:
         text, _ = decode_csv(p)
         first = next((line for line in text.splitlines() if line.strip()), "")
@@ -95,7 +100,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         cells = next(records, (1, []))[1]
         if is_azure_migrate_header(cells):
             return "azure_migrate"
-        return "rvtools" if _is_vinfo_header(cells) else "table"
+        return "rvtools" if is_vinfo_header(cells) else "table"
     if suffix == ".xls":
         raise InventoryError(
             f"{p.name}: Excel 97-2003 workbooks (.xls) are not supported; "
@@ -105,13 +110,6 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         f"{p.name}: unsupported file type '{suffix or '(none)'}'; expected "
         ".csv or .xlsx (a table, an RVTools export or an Azure Migrate CSV)"
     )
-
-
-def _is_vinfo_header(cells: list[str]) -> bool:
-    """vInfo's header, written by RVTools or another tool in its layout: a
-    ``VM`` and a ``Powerstate`` column, and ``CPUs`` or ``Memory``."""
-    heads = {" ".join(str(c).split()).casefold() for c in cells}
-    return {"vm", "powerstate"} <= heads and bool(heads & {"cpus", "memory"})
 
 
 def read_inventory(

@@ -90,6 +90,30 @@ class Sheet:
         return self.by_key.get(key(header), header)
 
 
+#: vInfo's header as every producer writes it (normalized by :func:`key`).
+_VINFO_HEADER = frozenset({"vm", "powerstate", "cpus", "memory"})
+
+
+def is_vinfo_header(cells: list[Any]) -> bool:
+    """A header row that is vInfo's: ``VM``, ``Powerstate``, ``CPUs`` and
+    ``Memory`` (any case and spacing), as RVTools and the tools that write its
+    layout put it."""
+    return _VINFO_HEADER <= {key(c) for c in cells if c is not None}
+
+
+def vinfo_like_sheet(wb: Any) -> str | None:
+    """The first visible sheet of ``wb`` whose first row is vInfo's header, for a
+    workbook written in RVTools' layout under other sheet names; else None."""
+    for name in wb.sheetnames:
+        ws = wb[name]
+        if getattr(ws, "sheet_state", "visible") != "visible":
+            continue
+        first = next(ws.iter_rows(min_row=1, max_row=1, values_only=True), ())
+        if is_vinfo_header(list(first)):
+            return str(name)
+    return None
+
+
 def load(wb: Any, name: str, file: str) -> Sheet | None:
     """Sheet ``name`` (matched case-insensitively) of ``wb``, or None."""
     actual = next((s for s in wb.sheetnames if s.casefold() == name.casefold()), None)
@@ -121,7 +145,7 @@ def load_csv(path: Path) -> Sheet:
         text, path.name, error=InventoryError, delimiter=sniff_delimiter(text),
         rows=True,
     )
-    sheet = _sheet(csv_tab(path) or "vInfo", records)
+    sheet = _sheet(csv_tab(path) or path.stem, records)
     sheet.file = path.name
     return sheet
 
@@ -174,6 +198,9 @@ def read_sheets(
         wb = open_workbook(p)
         try:
             sheets = {n: load(wb, n, p.name) for n in SHEETS}
+            if sheets["vInfo"] is None:  # another producer's name for the tab
+                other = vinfo_like_sheet(wb)
+                sheets["vInfo"] = None if other is None else load(wb, other, p.name)
             all_sheets = list(wb.sheetnames)
         finally:
             wb.close()

@@ -177,6 +177,12 @@ def read_rvtools(
     quality.note(
         f"RVTools sizes read as MiB ({layout} headers; vSphere reports binary units)"
     )
+    if vinfo.name.casefold() != "vinfo":  # another producer's name for the tab
+        quality.warn(
+            "rvtools_vinfo_sheet_named",
+            f"{p.name}: sheet '{vinfo.name}' read as RVTools' vInfo (its header is "
+            "vInfo's: VM, Powerstate, CPUs, Memory [MiB]).",
+        )
     disks = (_disk_sums(sheets["vDisk"], problems), UsedDisk(sheets, problems))
     records, planned = _vinfo_records(vinfo, sheets, include_powered_off, problems)
     warn_power_states(
