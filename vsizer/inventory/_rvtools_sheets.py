@@ -98,7 +98,7 @@ def is_vinfo_header(cells: list[Any]) -> bool:
     """A header row that is vInfo's: ``VM``, ``Powerstate``, ``CPUs`` and
     ``Memory`` (any case and spacing), as RVTools and the tools that write its
     layout put it."""
-    return _VINFO_HEADER <= {key(c) for c in cells if c is not None}
+    return _VINFO_HEADER.issubset(key(c) for c in cells if c is not None)
 
 
 def vinfo_like_sheet(wb: Any) -> str | None:
