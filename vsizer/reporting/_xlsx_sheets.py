@@ -138,13 +138,24 @@ def servers_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
     ]
     rows = [
         [
-            w.enum(server.get(key)) if translate else _cell(server.get(key))
+            w.enum(server.get(key)) if translate
+            else _rate(server.get(key)) if key in _RATES
+            else _cell(server.get(key))
             for key, _, _, translate in columns
         ]
         for server in plan["servers"]
     ]
     w.table(headers, rows, [fmt for _, _, fmt, _ in columns], autofilter=True)
     w.finish(freeze_col=2)
+
+
+#: I/O rates an inventory may not give (an RVTools export has none): unknown, "—".
+_RATES = frozenset({"disk_iops", "disk_mb_s", "net_mbps"})
+
+
+def _rate(value: Any) -> Any:
+    """An I/O rate as shown: "—" when the inputs do not give it (never 0 or blank)."""
+    return "—" if value is None else value
 
 
 # -- demand ---------------------------------------------------------------------------
@@ -179,9 +190,9 @@ def demand_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
             d.get("peak"),
             d.get("mem_gib"),
             d.get("vcpus"),
-            d.get("disk_iops"),
-            *([d.get("disk_mb_s")] if has_mb_s else []),
-            d.get("net_mbps"),
+            _rate(d.get("disk_iops")),
+            *([_rate(d.get("disk_mb_s"))] if has_mb_s else []),
+            _rate(d.get("net_mbps")),
         ]
 
     rows = [row("scope_total", None, plan["summary"]["servers"], demand["totals"])]
