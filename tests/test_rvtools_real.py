@@ -229,7 +229,8 @@ def test_hyper_v_power_states_are_mapped_and_stated(tmp_path):
     assert warned["'Powerstate' value 'On' (not a vSphere power state) read as "
                   "powered on for 2 VM(s) (Hyper-V and other exporters' "
                   "spelling)."] == ("app01", "db01")
-    unknown = [m for m in warned if "'Starting' is not a known power state" in m]
+    unknown = [m for m in warned if "'Starting' is not a known power state for 1 "
+               "VM(s)" in m]
     assert len(unknown) == 1 and warned[unknown[0]] == ("leg02",)
 
 

@@ -16,10 +16,10 @@ suspended   ``suspended``, ``Paused``
 
 (Hyper-V's ``Saved`` keeps the memory on disk and runs nothing: off for
 sizing, as a vSphere VM suspended to disk is not running either; it is listed
-with the powered-off VMs.) A blank cell is read as on, as RVTools leaves it
-blank only for VMs it could not query; a spelling not in the table is
-*unknown*: the VM is **kept** (planned as running, the conservative choice:
-it may need capacity) and counted in the warning ``rvtools_power_state_unknown``.
+with the powered-off VMs.) A spelling not in the table, a blank cell or no
+``Powerstate`` column at all is *unknown*: the VM is **kept** (planned as
+running, the conservative choice: it may need capacity) and counted in the
+warning ``rvtools_power_state_unknown``.
 A non-VMware spelling mapped is stated in the warning
 ``rvtools_power_state_mapped`` (one per spelling, with its VMs).
 
@@ -74,10 +74,8 @@ class PowerState:
 
 
 def power_state(text: str | None) -> PowerState:
-    """The :class:`PowerState` of a ``Powerstate`` cell (blank: on)."""
+    """The :class:`PowerState` of a ``Powerstate`` cell (blank: unknown)."""
     spelled = (text or "").strip()
-    if not spelled:
-        return PowerState("on", "")
     return PowerState(POWER_STATES.get(spelled.casefold(), "unknown"), spelled)
 
 
@@ -102,11 +100,13 @@ def warn_power_states(
             who,
         )
     for spelled, who in unknown.items():
+        what = (f"'{column}' value '{spelled}' is not a known power state"
+                if spelled else f"no '{column}' value (blank, or no such column)")
         quality.warn(
             "rvtools_power_state_unknown",
-            f"'{column}' value '{spelled}' is not a known power state (expected "
-            "poweredOn/On/Running, poweredOff/Off/Stopped/Saved or "
-            f"suspended/Paused); {len(who)} VM(s) kept and planned as running.",
+            f"{what} for {len(who)} VM(s) (expected poweredOn/On/Running, "
+            "poweredOff/Off/Stopped/Saved or suspended/Paused): kept and planned "
+            "as running.",
             who,
         )
 
