@@ -96,7 +96,8 @@ class UsedDisk:
     ) -> None:
         """Set the VM's ``disk_used_gib`` from the best source (module docstring);
         ``in_use`` is vInfo's ``(In Use [MiB] or None, its source)``."""
-        value, header = in_use
+        value, source_header = in_use
+        header = source_header.replace(":", " ", 1)  # 'vInfo:In Use MiB' as words
         if name in self.partitions:
             total, n = self.partitions[name]
             put("disk_used_gib", memory_to_gib(total, "MiB"), "derived",
