@@ -279,3 +279,37 @@ def test_vinfo_layout_under_another_name_is_rvtools(tmp_path):
     plain = tmp_path / "servers.csv"
     plain.write_text("VM,Powerstate,CPUs,Memory GB\nx,on,2,8\n")
     assert detect_format(plain) == "table"
+
+
+def test_used_disk_sources_in_order(tmp_path):
+    # vPartition (guest view) first, else In Use less vSnapshot, else In Use
+    wb = openpyxl.Workbook()
+    info = wb.active
+    info.title = "vInfo"
+    info.append(["VM", "Powerstate", "CPUs", "Memory", "Provisioned MiB", "In Use MiB"])
+    info.append(["guest", "poweredOn", 2, 4096, 102400, 60000])
+    info.append(["snap", "poweredOn", 2, 4096, 102400, 60000])
+    info.append(["plain", "poweredOn", 2, 4096, 102400, 60000])
+    part = wb.create_sheet("vPartition")
+    part.append(["VM", "Disk", "Capacity MiB", "Consumed MiB"])
+    part.append(["guest", "/", 51200, 10240])
+    part.append(["guest", "/data", 51200, 5120])
+    snap = wb.create_sheet("vSnapshot")
+    snap.append(["VM", "Name", "Size MiB (vmsn)", "Size MiB (total)"])
+    snap.append(["snap", "before patch", 10, 8192])
+    snap.append(["snap", "after patch", 10, 2048])
+    p = tmp_path / "disk.xlsx"
+    wb.save(p)
+    inv = read_rvtools(p)
+    assert _row(inv, "guest")["disk_used_gib"] == 15.0  # 10240 + 5120 MiB
+    assert _row(inv, "snap")["disk_used_gib"] == pytest.approx((60000 - 10240) / 1024)
+    assert _row(inv, "plain")["disk_used_gib"] == pytest.approx(60000 / 1024)
+    q = inv.quality
+    assert [q.status(n, "disk_used_gib") for n in ("guest", "snap", "plain")] == [
+        "derived", "estimated", "estimated"]
+    assert "less 2 snapshot(s) in vSnapshot" in q.entries["snap"]["disk_used_gib"][1]
+    assert q.entries["plain"]["disk_used_gib"][1].startswith(
+        "vInfo In Use MiB: the datastore view")
+    assert ("RVTools used disk space: guest view (vPartition Consumed) for 1 VM(s); "
+            "vInfo In Use less vSnapshot sizes (swap file included) for 1 VM(s); vInfo "
+            "In Use (swap and snapshot files included) for 1 VM(s)") in q.notes
