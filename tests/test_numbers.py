@@ -273,7 +273,7 @@ def test_docs_list_every_range():
         ("sockets", 32, "server", ("a number of sockets from 1 to 16", False)),
         ("sockets", 12, "vm", (None, False)),
         ("sockets", 12, "server", (None, True)),
-        ("sockets", 1000, "vm", (None, True)),  # above vSphere's 768 vCPUs
+        ("sockets", 200, "vm", (None, True)),  # above vSphere's 128 virtual sockets
         ("sockets", 5000, "vm", ("a number of virtual sockets from 1 to 4,096",
                                  False)),
         ("mem_gib", 30_000, "vm", (None, True)),  # above vSphere's 24 TB
@@ -300,7 +300,7 @@ def test_vm_warning_names_the_kind():
     check_ranges(records, ProblemLog("f.xlsx"), quality, kind="vm")
     (w1, w2) = quality.warnings
     assert (w1.code, w1.servers) == ("unusual_sockets", ("big",))
-    assert "for a VM (vSphere 8 Configuration Maximums" in w1.message
+    assert "for a VM (VMware vSphere 8 per-VM maximums" in w1.message
     assert w2.code == "unusual_vcpus"
     # a row's own kind overrides the reader's
     records = [ServerRecord("pm", 2, {"sockets": 12}, kind="server")]

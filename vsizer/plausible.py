@@ -14,22 +14,27 @@ memory are configuration values bounded by the hypervisor, not by a mainboard.
 ``kind='vm'`` (every reader whose rows are VMs: RVTools and its family) checks
 against :data:`VM_FIELD_RANGES`, the hypervisors' published per-VM maxima; other
 fields fall back to :data:`FIELD_RANGES` (``kind='server'``, the default).
-Sources of the VM limits (per VM; figures as published by the vendors):
+Sources of the VM limits (per VM, as published by the vendors; [1] and [2]
+checked in the vendor's page, [3] and the 24 TB and Windows Server 2025
+figures as the vendors announce them, to be re-checked at each release):
 
-.. [1] Broadcom (VMware), *vSphere 8.0 Configuration Maximums*,
-   https://configmax.broadcom.com/ (Virtual Machine Maximums: 768 virtual CPUs,
-   24 TB of memory per VM).
+.. [1] Broadcom (VMware), *vSphere Virtual Machine Administration* 8.0, "Virtual
+   CPU Limitations": at most 768 virtual CPUs per VM; 7.0 (VMs compatible with
+   ESXi 7.0 U1 and later): 768 vCPUs and at most 128 virtual CPU sockets per VM
+   (more vCPUs need multicore virtual sockets). *vSphere 8.0 Configuration
+   Maximums*, https://configmax.broadcom.com/: 24 TB of memory per VM.
 .. [2] Microsoft, *Plan for Hyper-V scalability in Windows Server*,
    https://learn.microsoft.com/windows-server/virtualization/hyper-v/plan/plan-hyper-v-scalability-in-windows-server
-   (Windows Server 2025: 2,048 virtual processors and 240 TB of memory for a
-   generation 2 VM).
+   (Windows Server 2016-2022: 12 TB of memory for a generation 2 VM; Windows
+   Server 2025: 2,048 virtual processors and 240 TB for a generation 2 VM).
 .. [3] Linux KVM, ``CONFIG_KVM_MAX_NR_VCPUS`` (x86, kernel commit f10a570b093e,
    2023): up to 4,096 vCPUs per guest with ``MAXSMP``, 1,024 before.
 
-Virtual sockets per VM are bounded only by the vCPU maximum (each vCPU may be
-its own socket: vSphere's ``numCoresPerSocket`` = 1). So for a VM the limits
-(error) are the largest of these maxima and the usual band (warning) is the
-vSphere one, the most common hypervisor of the exports read.
+Virtual sockets per VM are bounded by the vCPU maximum (KVM lets each vCPU be
+its own socket); vSphere allows 128 of them. So for a VM the limits (error)
+are the largest of these maxima and the usual band (warning) is vSphere's, the
+most common hypervisor of the exports read: a VM with 32 sockets x 1 core is
+ordinary.
 """
 
 from __future__ import annotations
@@ -127,10 +132,11 @@ FIELD_RANGES: dict[str, FieldRange] = {
 _TIB = 1024
 
 #: VM per-field limits (see the module docstring for the sources [1]-[3]):
-#: vCPUs and virtual sockets up to KVM's 4,096 [3] (usual: vSphere's 768 [1]);
-#: memory up to Hyper-V's 240 TB [2] (usual: vSphere's 24 TB [1]).
+#: vCPUs and virtual sockets up to KVM's 4,096 [3] (usual: vSphere's 768 vCPUs,
+#: 128 virtual sockets [1]); memory up to Hyper-V's 240 TB [2] (usual: vSphere's
+#: 24 TB [1]).
 VM_FIELD_RANGES: dict[str, FieldRange] = {
-    "sockets": FieldRange("a number of virtual sockets", "count", 1, 4096, 1, 768),
+    "sockets": FieldRange("a number of virtual sockets", "count", 1, 4096, 1, 128),
     "cores_per_socket": FieldRange("a number of cores per virtual socket", "count",
                                    1, 4096, 1, 768),
     "vcpus": FieldRange("a number of vCPUs", "count", 1, 4096, 1, 768),
@@ -174,8 +180,8 @@ def warning_message(field: str, kind: str = "server") -> str:
     r = ranges(kind)[field]
     if kind == "vm" and field in VM_FIELD_RANGES:
         return (
-            f"{field} outside the usual {r.usual_text()} for a VM (vSphere 8 "
-            f"Configuration Maximums; the limits are {r.limits_text()}, the largest "
+            f"{field} outside the usual {r.usual_text()} for a VM (VMware vSphere 8 "
+            f"per-VM maximums; the limits are {r.limits_text()}, the largest "
             "hypervisor maxima): check the value of these VMs."
         )
     return (
