@@ -114,6 +114,8 @@ def test_per_tab_csv_export_reads_as_the_workbook(tmp_path, v4714, prefix):
         pd.testing.assert_frame_equal(inv.servers, v4714.servers)
         pd.testing.assert_frame_equal(inv.excluded, v4714.excluded)
         pd.testing.assert_frame_equal(inv.hosts_before, v4714.hosts_before)
+        assert inv.quality.to_dict() == v4714.quality.to_dict()
+        assert inv.quality.warnings == v4714.quality.warnings
 
 
 def test_per_tab_csv_export_on_the_command_line(tmp_path, capsys):
