@@ -86,6 +86,25 @@ def _rvtools_bytes() -> bytes:
         return path.read_bytes()
 
 
+#: A workbook another tool wrote in RVTools' layout (tests/data/real/rvtools).
+_GENERATED = TESTDATA / "real" / "rvtools" / "rvtools-layout-generated_ibm-small-complete.xlsx"
+
+
+def _vinfo_csv(path: Path) -> bytes:
+    """The vInfo tab of an RVTools workbook as RVTools' per-tab CSV export writes it."""
+    import csv
+    import io
+
+    import openpyxl
+
+    wb = openpyxl.load_workbook(path, read_only=True)
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    for row in wb["vInfo"].iter_rows(values_only=True):
+        w.writerow(["" if v is None else v for v in row])
+    return buf.getvalue().encode("utf-8-sig")
+
+
 _GCD = b"58.713 10.1152\n58.283 10.1457\n58.169 10.1326\n7.0 101.5\n6.5 215.3\n"
 
 
@@ -120,6 +139,10 @@ def seeds() -> tuple[Seed, ...]:
              PLAN, (SAMPLES / "inventory_ja.xlsx").read_bytes()),
         Seed("tests/rvtools_fixture.py", "rvtools", "xlsx", "rvtools_old.xlsx", PLAN,
              _rvtools_bytes()),
+        Seed("tests/data/real/rvtools/" + _GENERATED.name, "rvtools", "xlsx",
+             _GENERATED.name, PLAN, _GENERATED.read_bytes()),
+        Seed("tests/data/real/rvtools/" + _GENERATED.name + " vInfo", "rvtools-csv",
+             "text", "RVTools_tabvInfo.csv", PLAN, _vinfo_csv(_GENERATED)),
         _text("azure_migrate", TESTDATA / "inventory" / "azure_migrate_docs_fields.csv",
               PLAN),
         _text("azure_migrate",
