@@ -292,6 +292,10 @@ def test_used_disk_sources_in_order(tmp_path):
     info.append(["guest", "poweredOn", 2, 4096, 102400, 60000])
     info.append(["snap", "poweredOn", 2, 4096, 102400, 60000])
     info.append(["plain", "poweredOn", 2, 4096, 102400, 60000])
+    info.append(["swap", "poweredOn", 2, 4096, 102400, 60000])
+    mem = wb.create_sheet("vMemory")
+    mem.append(["VM", "Size MiB", "Reservation"])
+    mem.append(["swap", 4096, 1024])  # .vswp = 4096 - 1024 MiB
     part = wb.create_sheet("vPartition")
     part.append(["VM", "Disk", "Capacity MiB", "Consumed MiB"])
     part.append(["guest", "/", 51200, 10240])
@@ -306,6 +310,9 @@ def test_used_disk_sources_in_order(tmp_path):
     assert _row(inv, "guest")["disk_used_gib"] == 15.0  # 10240 + 5120 MiB
     assert _row(inv, "snap")["disk_used_gib"] == pytest.approx((60000 - 10240) / 1024)
     assert _row(inv, "plain")["disk_used_gib"] == pytest.approx(60000 / 1024)
+    assert _row(inv, "swap")["disk_used_gib"] == pytest.approx((60000 - 3072) / 1024)
+    assert "its swap file (3072 MiB: memory less reservation)" in (
+        inv.quality.entries["swap"]["disk_used_gib"][1])
     q = inv.quality
     assert [q.status(n, "disk_used_gib") for n in ("guest", "snap", "plain")] == [
         "derived", "estimated", "estimated"]
@@ -314,4 +321,5 @@ def test_used_disk_sources_in_order(tmp_path):
         "vInfo In Use MiB: the datastore view")
     assert ("RVTools used disk space: guest view (vPartition Consumed) for 1 VM(s); "
             "vInfo In Use less vSnapshot sizes (swap file included) for 1 VM(s); vInfo "
-            "In Use (swap and snapshot files included) for 1 VM(s)") in q.notes
+            "In Use (swap and snapshot files included) for 1 VM(s); vInfo In Use less "
+            "the swap file (and vSnapshot sizes) for 1 VM(s)") in q.notes

@@ -8,10 +8,12 @@ and is not what the guest stores. Best source first:
 1. **vPartition** (guest view, from VMware Tools): the sum of the VM's
    partitions' ``Consumed MiB`` (``Consumed MB`` in older exports), status
    *derived*, note "guest view: sum of N vPartition rows";
-2. **vInfo ``In Use`` less its snapshots** when a ``vSnapshot`` sheet lists
-   the VM's snapshots (``Size MiB (total)``, ``Size MB (total)`` in older
-   exports), status *estimated*: the swap file is still in it (RVTools gives
-   no swap size);
+2. **vInfo ``In Use`` less what is not the guest's data**, status *estimated*:
+   the VM's snapshots when ``vSnapshot`` lists them (``Size MiB (total)``,
+   ``Size MB (total)`` in older exports), and the swap file of a powered-on VM
+   when ``vMemory`` gives its ``Reservation``: ESXi sizes the ``.vswp`` file as
+   the configured memory less the reservation [2]. Without a reservation
+   the swap file is still counted (RVTools gives no swap size);
 3. **vInfo ``In Use``** alone, status *estimated*, the note saying it
    includes swap and snapshot files.
 
@@ -24,6 +26,9 @@ References
 .. [1] Broadcom (VMware), *vSphere Web Services API*, data object
    ``VirtualMachineStorageSummary`` (``committed``: storage space used by the
    VM on all datastores, including the swap and snapshot files).
+.. [2] Broadcom (VMware), *vSphere Resource Management*, "Swap Space and
+   Memory Overcommitment": a virtual machine's swap file is the difference
+   between its configured memory and its memory reservation.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ _SNAPSHOT = ("Size MiB (total)", "Size MB (total)")
 SOURCES = {
     "vPartition": "guest view (vPartition Consumed)",
     "In Use - snapshots": "vInfo In Use less vSnapshot sizes (swap file included)",
+    "In Use - swap": "vInfo In Use less the swap file (and vSnapshot sizes)",
     "In Use": "vInfo In Use (swap and snapshot files included)",
 }
 
@@ -92,10 +98,11 @@ class UsedDisk:
 
     def put(
         self, name: str, in_use: tuple[float | None, str],
-        put: Callable[[str, Any, Any, str], None],
+        put: Callable[[str, Any, Any, str], None], swap: float | None = None,
     ) -> None:
         """Set the VM's ``disk_used_gib`` from the best source (module docstring);
-        ``in_use`` is vInfo's ``(In Use [MiB] or None, its source)``."""
+        ``in_use`` is vInfo's ``(In Use [MiB] or None, its source)``, ``swap``
+        the VM's swap file [MiB] when known (powered on, reservation given)."""
         value, source_header = in_use
         header = source_header.replace(":", " ", 1)  # 'vInfo:In Use MiB' as words
         if name in self.partitions:
@@ -105,13 +112,17 @@ class UsedDisk:
             source = "vPartition"
         elif value is None:
             return
-        elif name in self.snapshots:
-            snap, n = self.snapshots[name]
-            used = max(value - snap, 0.0)
-            put("disk_used_gib", memory_to_gib(used, "MiB"), "estimated",
-                f"{header} less {n} snapshot(s) in vSnapshot; the VM's swap file "
-                "is still counted (RVTools gives no swap size)")
-            source = "In Use - snapshots"
+        elif name in self.snapshots or swap is not None:
+            snap, n = self.snapshots.get(name, (0.0, 0))
+            less = [f"{n} snapshot(s) in vSnapshot"] if n else []
+            if swap is not None:
+                less.append(f"its swap file ({swap:g} MiB: memory less reservation)")
+            note = f"{header} less " + " and ".join(less)
+            if swap is None:
+                note += "; the VM's swap file is still counted (no swap size given)"
+            used = max(value - snap - (swap or 0.0), 0.0)
+            put("disk_used_gib", memory_to_gib(used, "MiB"), "estimated", note)
+            source = "In Use - snapshots" if swap is None else "In Use - swap"
         else:
             put("disk_used_gib", memory_to_gib(value, "MiB"), "estimated",
                 f"{header}: the datastore view, which includes the swap and "

@@ -480,9 +480,25 @@ def _vm_values(
         if size is not None:
             put("disk_gib", memory_to_gib(size, "MiB"), "given", src)
     disks[1].put(name, _first_number(ctx, VARIABLE_MAP["disk_used_gib"][2:], problems,
-                                     "a non-negative disk size"), put)
+                                     "a non-negative disk size"), put,
+                 _swap_mib(v, memrow, ctx_list, problems))
     _placement_values(rec, ctx_list, quality)
     _cpu_values(rec, ctx_list, cpu, host, problems, quality)
+
+
+def _swap_mib(
+    v: dict[str, Any], memrow: dict[str, Any] | None, ctx_list: list[dict[str, Any]],
+    problems: ProblemLog,
+) -> float | None:
+    """The VM's swap file [MiB]: configured memory less its vMemory
+    ``Reservation``, for a powered-on VM (ESXi creates it at power-on); None
+    when the reservation or the memory is not given."""
+    if not memrow or not memrow["#sheet"].has("Reservation") or not v.get("mem_gib"):
+        return None
+    if _power(ctx_list).state != "on":
+        return None
+    reserved = _number(memrow, "Reservation", problems, "a non-negative memory size")
+    return None if reserved is None else max(v["mem_gib"] * 1024.0 - reserved, 0.0)
 
 
 def _placement_values(
