@@ -71,6 +71,11 @@ class ProblemLog:
                   f"got '{shown}'.")
         )
 
+    def line(self, row: int, text: str) -> None:
+        """Record a problem of a row that is not one cell's
+        (``{file} row {r}: {text}``), e.g. two columns that disagree."""
+        self._found.append((row, f"{self.prefix} row {row}: {text}"))
+
     def whole_file(self, text: str) -> None:
         """Record a problem of the file as a whole (``{file}: {text}``)."""
         self._found.append((0, f"{self.file}: {text}"))
