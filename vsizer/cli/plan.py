@@ -26,6 +26,7 @@ from vsizer.cli.common import (
     MetricOpt,
     SeriesStepOpt,
     ServerOpt,
+    SheetOpt,
     StartOpt,
     TzOpt,
     UnitOpt,
@@ -104,6 +105,7 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No terminal summa
 @with_rule_flags(after="config")
 def plan(
     inventory: InventoryArg = None,
+    sheet: SheetOpt = None,
     series: SeriesOpt = None,
     series_format: SeriesFormatOpt = None,
     metric: MetricOpt = None,
@@ -143,11 +145,15 @@ def plan(
         vsizer plan --series planetlab/20110303 --series-format planetlab --vm-cpu-mhz 1000 --vm-mem-gib 1 --hosts hosts.csv -o plan.json
 
         vsizer plan servers.xlsx --host-model auto --growth 0.2 --engine dask --workers 2 -o plan.json
+
+        vsizer plan book.xlsx --sheet "DR site" -o plan.json
     """
     from vsizer.study import plan as run_plan
 
     try:
         _check_arguments(inventory, series, series_format, lang, output or [])
+        if sheet is not None and inventory is None:
+            raise ConfigError("--sheet needs an inventory file.")
         opts = reader_options(
             server=server,
             tz=tz,
@@ -168,6 +174,7 @@ def plan(
         )
         rules = rules_of(config, rule_flags)
         with using(limits):  # bounds on every file read (vsizer.limits)
+            source = _inventory(inventory, sheet, rules)
             series_set = (
                 _read_series(series, series_format, opts, quiet) if series else None
             )
@@ -175,7 +182,7 @@ def plan(
                 quiet
             ) as progress:
                 result = run_plan(
-                    inventory, rules=rules, progress=progress, series=series_set,
+                    source, rules=rules, progress=progress, series=series_set,
                     predict=predict, profile=profile, engine=eng,
                 )
         doc = result.to_dict()
@@ -210,6 +217,18 @@ def _check_arguments(
         )
     if series_format is not None and not series:
         raise ConfigError("--series-format needs --series.")
+
+
+def _inventory(inventory: Path | None, sheet: str | None, rules: Any) -> Any:
+    """The inventory argument of the plan: the path, or with ``--sheet`` the
+    inventory read from that sheet."""
+    if sheet is None or inventory is None:
+        return inventory
+    from vsizer.inventory import read_inventory
+
+    return read_inventory(
+        inventory, sheet=sheet, include_powered_off=rules.include_powered_off
+    )
 
 
 def _report(doc: dict[str, Any], output: list[Path], lang: str, quiet: bool) -> None:

@@ -293,9 +293,11 @@ def xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str]
         meta: dict[str, Any] = {"format": "xlsx", "sheets": names, "hidden_sheets": hidden}
         if sheet is not None:
             if sheet not in names:
-                shown = [f"{n} (hidden)" if n in hidden else n for n in names]
+                shown = ", ".join(
+                    f"'{n}' (hidden)" if n in hidden else f"'{n}'" for n in names
+                )
                 raise InventoryError(
-                    f"{path.name}: no sheet named '{sheet}'; sheets: {_listed(shown)}"
+                    f"{path.name}: no sheet named '{sheet}'; sheets: {shown}"
                 )
             grid = list(sheet_rows(wb[sheet], f"{path.name} sheet '{sheet}'"))
             meta["sheet_warnings"] = [] if sheet not in hidden else [(

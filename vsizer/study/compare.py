@@ -327,6 +327,7 @@ def compare(
     *,
     progress: Callable[[str, Any], None] | None = None,
     engine: Engine | None = None,
+    sheet: str | None = None,
 ) -> dict[str, Any]:
     """Plan one inventory under each scenario and compare the plans.
 
@@ -346,6 +347,8 @@ def compare(
         Where the scenarios are planned (:func:`vsizer.engines.get_engine`):
         None or ``local`` one after the other here; ``ray`` or ``dask`` in
         parallel on the workers. The document is the same byte for byte.
+    sheet : str, optional
+        Worksheet of a server-list workbook (:func:`vsizer.read_inventory`).
 
     Returns
     -------
@@ -385,7 +388,9 @@ def compare(
         else:
             flag = s.rules.include_powered_off
             if flag not in read:
-                read[flag] = read_inventory(source, include_powered_off=flag)
+                read[flag] = read_inventory(
+                    source, sheet=sheet, include_powered_off=flag
+                )
             inv = read[flag]
         jobs.append((inv, s.rules))
     docs = _plan_all(loaded, jobs, progress, engine)
