@@ -352,3 +352,11 @@ def test_plan_unknown_sheet_and_sheet_without_inventory(book):
     r = _run("plan", "--sheet", "x", "--series", "store")
     assert r.exit_code == 2
     assert "--sheet needs an inventory file." in r.output
+
+
+def test_whole_sheet_problems_name_the_sheet(book):
+    with pytest.raises(InventoryError) as exc:
+        read_table(book, sheet="notes")
+    assert str(exc.value).splitlines()[0].startswith(
+        "book.xlsx sheet 'notes': no column for 'name'; accepted headers: name, "
+    )
