@@ -151,18 +151,10 @@ def plan(
     from vsizer.study import plan as run_plan
 
     try:
-        _check_arguments(inventory, series, series_format, lang, output or [])
-        if sheet is not None and inventory is None:
-            raise ConfigError("--sheet needs an inventory file.")
+        _check_arguments(inventory, series, series_format, lang, output or [], sheet)
         opts = reader_options(
-            server=server,
-            tz=tz,
-            encoding=encoding,
-            metric=metric,
-            unit=unit,
-            index_column=index_column,
-            start=start,
-            step=series_step,
+            server=server, tz=tz, encoding=encoding, metric=metric, unit=unit,
+            index_column=index_column, start=start, step=series_step,
         )
         check_reader_flags(opts, series_format)
         limits = input_limits(
@@ -174,9 +166,8 @@ def plan(
         )
         rules = rules_of(config, rule_flags)
         with using(limits):  # bounds on every file read (vsizer.limits)
-            source = _inventory(inventory, sheet, rules)
-            series_set = (
-                _read_series(series, series_format, opts, quiet) if series else None
+            source, series_set = _inputs(
+                inventory, sheet, rules, series, series_format, opts, quiet
             )
             with open_engine(engine, engine_address, workers) as eng, _progress(
                 quiet
@@ -197,8 +188,11 @@ def _check_arguments(
     series_format: str | None,
     lang: str,
     output: list[Path],
+    sheet: str | None = None,
 ) -> None:
     """The checks of ``plan``'s own arguments, before anything is read."""
+    if sheet is not None and inventory is None:
+        raise ConfigError("--sheet needs an inventory file.")
     if lang not in ("en", "ja"):
         raise ConfigError(
             f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead."
@@ -219,16 +213,27 @@ def _check_arguments(
         raise ConfigError("--series-format needs --series.")
 
 
-def _inventory(inventory: Path | None, sheet: str | None, rules: Any) -> Any:
-    """The inventory argument of the plan: the path, or with ``--sheet`` the
-    inventory read from that sheet."""
+def _inputs(
+    inventory: Path | None,
+    sheet: str | None,
+    rules: Any,
+    series: list[Path] | None,
+    series_format: str | None,
+    opts: dict[str, Any],
+    quiet: bool,
+) -> tuple[Any, Any]:
+    """The inventory argument of the plan (the path, or with ``--sheet`` the
+    inventory read from that sheet) and the series set (None without
+    ``--series``)."""
+    series_set = _read_series(series, series_format, opts, quiet) if series else None
     if sheet is None or inventory is None:
-        return inventory
+        return inventory, series_set
     from vsizer.inventory import read_inventory
 
-    return read_inventory(
+    inv = read_inventory(
         inventory, sheet=sheet, include_powered_off=rules.include_powered_off
     )
+    return inv, series_set
 
 
 def _report(doc: dict[str, Any], output: list[Path], lang: str, quiet: bool) -> None:
