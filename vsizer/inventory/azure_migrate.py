@@ -81,6 +81,13 @@ VARIABLE_MAP: dict[str, list[str]] = {
         "Disk N write throughput (MB per second)",
     ],
     "net_mbps": ["Network In throughput", "Network Out throughput"],
+    "disk_used_gib": ["Storage in use (In GB)"],
+}
+
+#: Template columns read into the inventory's metadata (not server-list fields).
+METADATA_COLUMNS: dict[str, str] = {
+    "Server type": "server_types: 'virtual' or 'physical' per server (Virtual/Physical)",
+    "Hypervisor": "hypervisors: the hypervisor of each server, as written",
 }
 
 #: Server-list fields read from columns a user adds to the import file (they
@@ -118,9 +125,12 @@ _SIMPLE = {
 #: Columns of Microsoft's template that do not change host sizing: read as
 #: known, not used, and listed in the ``azure_migrate_columns_ignored`` warning.
 IGNORED_COLUMNS: tuple[str, ...] = (
-    "ip address", "ip addresses", "os architecture", "network adapters",
-    "boot type", "firmware type", "number of disks", "mac address",
+    "IP address", "IP addresses", "OS architecture", "Network adapters",
+    "Boot type", "Firmware type", "Number of disks", "MAC address",
 )
+
+
+_IGNORED_KEYS = frozenset(header_key(h) for h in IGNORED_COLUMNS)
 
 
 def column_role(header: Any) -> tuple[str, str | None] | None:
@@ -133,7 +143,7 @@ def column_role(header: Any) -> tuple[str, str | None] | None:
     k = header_key(header)
     if k in _SIMPLE:
         return _SIMPLE[k], None
-    if k in IGNORED_COLUMNS:
+    if k in _IGNORED_KEYS:
         return "ignored", None
     m = _DISK.match(k)
     if m:
