@@ -360,3 +360,32 @@ def test_whole_sheet_problems_name_the_sheet(book):
     assert str(exc.value).splitlines()[0].startswith(
         "book.xlsx sheet 'notes': no column for 'name'; accepted headers: name, "
     )
+
+
+# -- real tables -----------------------------------------------------------------
+TABLES = Path(__file__).parent / "data" / "real" / "tables"
+
+
+def test_real_racktrack_server_list_cpu_column_of_core_counts():
+    # Arnav052oo5/RackTrack@9a2011d Data/servers.csv (MIT), README in TABLES
+    inv = read_inventory(TABLES / "racktrack_servers.csv")
+    assert (len(inv), len(inv.excluded)) == (10, 0)
+    s = inv.servers.set_index("name")
+    assert (s.loc["DBServer-1", "vcpus"], s.loc["DBServer-1", "mem_gib"]) == (16, 64.0)
+    assert int(inv.servers["vcpus"].sum()) == 80
+    assert float(inv.servers["mem_gib"].sum()) == 264.0
+    assert inv.servers["cpu_name"].isna().all()
+    assert inv.metadata["columns"]["cpu"] == "vcpus"
+    assert _warnings(inv) == {
+        "cpu_column_counts": "racktrack_servers.csv: column 'cpu' holds core counts "
+        "('8 cores'), not CPU names: read as vcpus (the cores each server has)"
+    }
+
+
+def test_cpu_column_of_names_stays_the_cpu_name(tmp_path):
+    p = _csv(tmp_path, "name,cpu,vcpus,ram\na,Xeon Gold 6130,4,8\nb,8,2,4\n")
+    inv = read_table(p)
+    assert list(inv.servers["cpu_name"]) == ["Xeon Gold 6130", "8"]
+    p = _csv(tmp_path, "name,cpu,vcpu,ram\na,8,8,16\n", "both.csv")
+    inv = read_table(p)  # a vCPU column is there: 'cpu' keeps its meaning
+    assert list(inv.servers["cpu_name"]) == ["8"]

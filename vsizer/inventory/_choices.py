@@ -47,7 +47,7 @@ from vsizer.inventory.headers import (
     match_header,
 )
 from vsizer.quality import QualityReport
-from vsizer.units import is_blank, parse_quantity
+from vsizer.units import is_blank, normalize_text, parse_quantity
 
 __all__ = [
     "DEFAULT_UNIT",
@@ -56,6 +56,7 @@ __all__ = [
     "column_units",
     "Duplicate",
     "compare_duplicates",
+    "cpu_counts_as_vcpus",
     "decimal_comma_grid",
     "decimal_commas",
     "looks_like_server_list",
@@ -224,6 +225,49 @@ def _state_duplicate(
         f"columns '{first_header}' and '{header}' both give '{dup.field}' and differ: "
         f"'{a}' and '{b}'{more}; delete one of them or make them agree.",
     )
+
+
+# '8', '8 cores', '16 core', '4 vCPU', '2 CPUs', '8コア': a count of cores, not a name.
+_CORE_COUNT = re.compile(
+    r"^\d+\s*(?:cores?|core\(s\)|vcpus?|cpus?|threads?|コア|個)?$", re.IGNORECASE
+)
+
+
+def cpu_counts_as_vcpus(
+    grid: Grid,
+    header_at: int,
+    cols: dict[str, int],
+    matches: dict[str, HeaderMatch],
+    metadata: dict[str, Any],
+    where: str,
+) -> None:
+    """A ``CPU`` column of core counts (``8 cores``) is the vCPU count, not the
+    CPU name.
+
+    When the file has no ``vcpus`` column and every non-blank cell of the
+    column read as ``cpu_name`` is a whole number, optionally followed by
+    ``cores``/``vCPU``/``CPUs``/``コア``, the column is read as ``vcpus``
+    instead, and ``metadata['warnings']`` gets a ``cpu_column_counts`` warning
+    saying so (``where`` names the file in it). Found with a real server list (tests/data/real/tables/README.md).
+    """
+    i = cols.get("cpu_name")
+    if i is None or "vcpus" in cols:
+        return
+    texts = [
+        normalize_text(c[i]) for _, c in grid[header_at + 1 :]
+        if i < len(c) and not is_blank(c[i])
+    ]
+    if not texts or not all(_CORE_COUNT.match(t) for t in texts):
+        return
+    header = matches.pop("cpu_name").header
+    del cols["cpu_name"]
+    cols["vcpus"], matches["vcpus"] = i, HeaderMatch(header, "vcpus")
+    metadata["columns"][header] = "vcpus"
+    metadata.setdefault("warnings", []).append((
+        "cpu_column_counts",
+        f"{where}: column '{header}' holds core counts ('{texts[0]}'), not CPU names: read "
+        "as vcpus (the cores each server has)",
+    ))
 
 
 def sheet_states(wb: Any) -> tuple[list[str], list[str]]:

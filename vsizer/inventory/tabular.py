@@ -34,6 +34,7 @@ from vsizer.inventory._choices import (
     Duplicate,
     column_units,
     compare_duplicates,
+    cpu_counts_as_vcpus,
     decimal_commas,
     xlsx_grid,
 )
@@ -181,6 +182,7 @@ def table_from_grid(
     metadata = {**metadata, "header_row": header_row, "group_row": group_row}
     problems = ProblemLog(file, sheet)
     cols, matches, derived, dups = _map_columns(cells, metadata)
+    cpu_counts_as_vcpus(grid, header_at, cols, matches, metadata, problems.prefix)
     _require_columns(cols, problems)
     if problems.lines:
         problems.whole_file(
@@ -189,7 +191,9 @@ def table_from_grid(
     problems.raise_if_any()
 
     quality = QualityReport()
-    for code, message in metadata.pop("sheet_warnings", ()):
+    for code, message in metadata.pop("warnings", []) + metadata.pop(
+        "sheet_warnings", []
+    ):
         quality.warn(code, message)
     if metadata.get("delimiter") == ";":
         grid = decimal_commas(grid, header_at, cells, metadata, problems, quality)
