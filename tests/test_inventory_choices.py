@@ -389,3 +389,17 @@ def test_cpu_column_of_names_stays_the_cpu_name(tmp_path):
     p = _csv(tmp_path, "name,cpu,vcpu,ram\na,8,8,16\n", "both.csv")
     inv = read_table(p)  # a vCPU column is there: 'cpu' keeps its meaning
     assert list(inv.servers["cpu_name"]) == ["8"]
+
+
+def test_azure_migrate_percentages_of_fractions(tmp_path):
+    p = _csv(tmp_path, "Server name,Cores,Memory,CPU utilization percentage,"
+                       "Memory utilization percentage\na,2,4096,0.25,0.5\n"
+                       "b,2,8192,0.5,40\n", "az.csv")
+    inv = read_inventory(p)
+    assert list(inv.servers["cpu_avg_util"]) == [0.25, 0.5]  # read as fractions
+    assert list(inv.servers["mem_used_gib"]) == pytest.approx([0.02, 3.2])  # per cent
+    assert _warnings(inv)["percent_as_fraction"] == (
+        "az.csv: column 'CPU utilization percentage' is in % and every value is at "
+        "most 1 (largest 0.5): read as fractions, 0.6 = 60 %; write 60 for 60 % if "
+        "the file means per cent"
+    )

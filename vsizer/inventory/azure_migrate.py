@@ -214,6 +214,7 @@ def read_azure_migrate(path: str | os.PathLike[str]) -> Inventory:
             _cpu_cells(rec, cells, extra, problems, quality)
             records.append(rec)
     _server_kinds(records, metadata, quality)
+    _percent_fractions(records, p.name, quality)
     name_col = next(i for i, (role, _) in roles.items() if role == "name")
     return finish(
         records, problems=problems, quality=quality, source=os.fspath(path),
@@ -296,6 +297,34 @@ def _server_kinds(
         f"{len(records) - len(kinds)} not given"
         + (f"; hypervisor: {hv_text}" if hv_text else "")
     )
+
+
+#: Percentage columns -> the field they give.
+_PERCENT_ROLES = (("cpu_avg_util", "cpu_avg_util"), ("mem_used_pct", "mem_used_gib"))
+
+
+def _percent_fractions(
+    records: list[ServerRecord], file: str, quality: QualityReport
+) -> None:
+    """A percentage column whose values are all at most 1, one above 0, is read
+    as fractions (0.6 = 60 %), with the ``percent_as_fraction`` warning, as in a
+    server-list table (:func:`vsizer.inventory._choices.column_units`)."""
+    for role, f in _PERCENT_ROLES:
+        given = [(rec, parse_number(rec.where[role][3])) for rec in records
+                 if role in rec.where]
+        xs = [x for _, x in given if x is not None]
+        if not xs or not all(0 <= x <= 1 for x in xs) or not any(x > 0 for x in xs):
+            continue
+        for rec, _ in given:
+            if f in rec.values:
+                rec.values[f] *= 100
+        header = given[0][0].where[role][1]
+        quality.warn(
+            "percent_as_fraction",
+            f"{file}: column '{header}' is in % and every value is at most 1 "
+            f"(largest {max(xs):g}): read as fractions, 0.6 = 60 %; write 60 for "
+            "60 % if the file means per cent",
+        )
 
 
 _EXPECT = {
