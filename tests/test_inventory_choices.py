@@ -403,3 +403,16 @@ def test_azure_migrate_percentages_of_fractions(tmp_path):
         "most 1 (largest 0.5): read as fractions, 0.6 = 60 %; write 60 for 60 % if "
         "the file means per cent"
     )
+
+
+def test_compare_sheet_flag_reads_that_sheet(book, tmp_path):
+    scenarios = Path(__file__).parents[1] / "vsizer" / "data" / "scenarios"
+    j = tmp_path / "compare.json"
+    r = _run("compare", str(scenarios / "older-r740-8180.toml"),
+             str(scenarios / "current-rx2530m6-8380.toml"), "--inventory", str(book),
+             "--sheet", "DR site", "-q", "-o", str(j))
+    assert r.exit_code == 0, r.output
+    doc = json.loads(j.read_text(encoding="utf-8"))
+    for plan in doc["plans"].values():
+        assert plan["inputs"]["sheet"] == "DR site"
+        assert [s["name"] for s in plan["servers"]] == ["dr01"]
