@@ -37,7 +37,7 @@ def render() -> str:
         "",
         "Two columns meaning one field (`memory` and `RAM (MB)`) are compared row by row:",
         "equal is a note, different is an error naming both (the first differing row);",
-        "`name`, `model`, `cpu_name` and `os` keep the first column with a warning. A",
+        "`name`, `model`, `cpu_name`, `os` and `group` keep the first column with a warning. A",
         "percentage column whose values are all at most 1 is read as fractions, and a",
         "`;`-separated file's decimal commas are read as decimal marks, each with a",
         "warning (docs/inputs.md, \"Server lists: every ingestion choice stated\").",

@@ -416,3 +416,14 @@ def test_compare_sheet_flag_reads_that_sheet(book, tmp_path):
     for plan in doc["plans"].values():
         assert plan["inputs"]["sheet"] == "DR site"
         assert [s["name"] for s in plan["servers"]] == ["dr01"]
+
+
+def test_two_group_columns_that_differ_keep_the_first_with_a_warning(tmp_path):
+    p = _csv(tmp_path, "サーバ名,vcpus,mem_gib,システム名,業務名\nsv1,2,4,販売,受注\n"
+                       "sv2,2,4,販売,販売\n")
+    inv = read_table(p)
+    assert list(inv.servers["group"]) == ["販売", "販売"]
+    assert _warnings(inv)["duplicate_column"] == (
+        "servers.csv: columns 'システム名' and '業務名' both give 'group' and differ "
+        "on row 2: '販売' and '受注'; 'システム名' read, '業務名' ignored"
+    )

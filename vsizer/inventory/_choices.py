@@ -9,7 +9,7 @@ This module holds the choices that are not about one cell:
 - **two columns meaning one field** (:func:`compare_duplicates`): equal on
   every row is fine (one note); different on any row is an error naming both
   headers and the first row where they differ (a descriptive field such as
-  the OS keeps the first column, with a warning);
+  the OS or the group keeps the first column, with a warning);
 - **which sheet of a workbook** (:func:`sheet_states`, :func:`looks_like_server_list`):
   hidden sheets are skipped, other visible sheets that also hold a server list
   are named in a warning.
@@ -141,8 +141,9 @@ class Duplicate:
 
 
 #: Descriptive fields: two differing columns keep the first, with a warning
-#: (a CMDB has both a 'Name' and a 'Host name'; a VM list a 'CPU' and a 'Processor').
-SOFT_FIELDS = frozenset({"name", "model", "cpu_name", "os"})
+#: (a CMDB has both a 'Name' and a 'Host name'; a VM list a 'CPU' and a
+#: 'Processor'; a Japanese list a 'システム名' and a '業務名').
+SOFT_FIELDS = frozenset({"name", "model", "cpu_name", "os", "group"})
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -280,8 +281,12 @@ def sheet_states(wb: Any) -> tuple[list[str], list[str]]:
 
 def looks_like_server_list(ws: Any) -> bool:
     """Whether a worksheet's first rows hold a server-list header: a server-name
-    column and at least one other field (only the first rows are read)."""
-    grid = list(islice(iter_sheet(ws), HEADER_SCAN_ROWS + 1))
+    column and at least one other field (only the first rows are read; a
+    damaged sheet that is not read is not one)."""
+    try:
+        grid = list(islice(iter_sheet(ws), HEADER_SCAN_ROWS + 1))
+    except InventoryError:
+        return False
     at, score = find_header(grid)
     if at is None or score < 2:
         return False
