@@ -426,17 +426,16 @@ def column_units(
 ) -> dict[str, str | None]:
     """Unit of each column: stated in the header, else inferred, else default.
 
-    A percentage column (stated ``%`` or no unit) whose numbers are all at most 1
-    is read as fractions (0.6 = 60 %), with a warning; with a stated ``%`` at
-    least one must be above 0 (``where`` names the file in it).
+    A percentage column (stated ``%`` or no unit) whose numbers are all at most 1,
+    one above 0, is read as fractions (0.6 = 60 %), with a warning (``where``
+    names the file in it).
     """
     units: dict[str, str | None] = {}
     for f, m in matches.items():
         bare = _bare_numbers(planned, by_row, cols[f])
         percent = f in UTIL_FIELDS or m.unit == "%"
-        if percent and m.unit in (None, "%") and bare and all(0 <= x <= 1 for x in bare) and (
-            m.unit is None or any(x > 0 for x in bare)
-        ):
+        fractions = bool(bare) and all(0 <= x <= 1 for x in bare) and max(bare) > 0
+        if percent and m.unit in (None, "%") and fractions:
             units[f] = "fraction"
             stated = "is in %" if m.unit == "%" else "has no unit"
             quality.warn(
