@@ -86,10 +86,11 @@ def test_two_name_columns_that_differ_keep_the_first_with_a_warning(tmp_path):
 
 def test_duplicate_migrate_columns_are_compared(tmp_path):
     p = _csv(tmp_path, "name,vcpus,mem_gib,migrate,移行対象\na,2,4,yes,○\n"
-                       "b,2,4,yes,×\n")
+                       "b,2,4,yes,×\nc,2,4,no,○\n")
     with pytest.raises(InventoryError, match=r"^servers.csv row 3: columns 'migrate' "
                        r"and '移行対象' both give 'migrate' and differ: 'yes' and "
-                       r"'×'; delete one of them or make them agree\.$"):
+                       r"'×' \(2 rows differ, the first shown\); delete one of them "
+                       r"or make them agree\.$"):
         read_table(p)
 
 

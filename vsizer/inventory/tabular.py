@@ -207,7 +207,9 @@ def table_from_grid(
     for rec in planned:
         _convert_row(rec, by_row[rec.row], cols, matches, units, problems, quality)
     if dups:
-        _check_duplicates(planned, by_row, dups, cols, matches, units, problems, quality)
+        _check_duplicates(
+            records, planned, by_row, dups, cols, matches, units, problems, quality
+        )
     _cross_check(planned, by_row, derived, metadata, quality)
     return finish(
         records, problems=problems, quality=quality, source=source,
@@ -259,6 +261,7 @@ def _records(
 
 
 def _check_duplicates(
+    records: list[ServerRecord],
     planned: list[ServerRecord],
     by_row: dict[int, list[Any]],
     dups: list[Duplicate],
@@ -284,17 +287,21 @@ def _check_duplicates(
             return text, None
         if f == "name" or f in _TEXT_FIELDS:
             return text, clean_text(raw)
-        try:
-            if f == "migrate":
+        if f == "migrate":
+            try:
                 return text, parse_bool(raw)
+            except ValueError:
+                raise BadCell(_EXPECT_MIGRATE, text) from None
+        try:
             return text, _convert_cell(f, raw, col_units[i], rec.values)[0]
         except _Bad as bad:
             raise BadCell(str(bad), text) from None
-        except ValueError:
-            raise BadCell(_EXPECT_MIGRATE, text) from None
 
     first = {d.field: (cols[d.field], matches[d.field]) for d in dups}
-    compare_duplicates(planned, dups, first, value_at, problems, quality)
+    # the migrate flag on every row (an excluded row too), the values on planned rows
+    for rows, group in ((records, [d for d in dups if d.field == "migrate"]),
+                        (planned, [d for d in dups if d.field != "migrate"])):
+        compare_duplicates(rows, group, first, value_at, problems, quality)
 
 
 def _map_columns(
