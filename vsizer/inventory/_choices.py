@@ -10,9 +10,12 @@ This module holds the choices that are not about one cell:
   every row is fine (one note); different on any row is an error naming both
   headers and the first row where they differ (a descriptive field such as
   the OS or the group keeps the first column, with a warning);
-- **which sheet of a workbook** (:func:`sheet_states`, :func:`looks_like_server_list`):
-  hidden sheets are skipped, other visible sheets that also hold a server list
-  are named in a warning.
+- **which sheet of a workbook** (:func:`xlsx_grid`): hidden sheets are
+  skipped, other visible sheets that also hold a server list are named in a
+  warning;
+- **the unit of a column** (:func:`column_units`): a %-column whose values are
+  all at most 1 is read as fractions;
+- **a CPU column of core counts** (:func:`cpu_counts_as_vcpus`): read as vCPUs.
 
 Every choice becomes a counted warning or note of the
 :class:`~vsizer.quality.QualityReport`, so it shows in the terminal, the JSON,
@@ -53,8 +56,8 @@ __all__ = [
     "DEFAULT_UNIT",
     "UTIL_FIELDS",
     "BadCell",
-    "column_units",
     "Duplicate",
+    "column_units",
     "compare_duplicates",
     "cpu_counts_as_vcpus",
     "decimal_comma_grid",
@@ -64,6 +67,7 @@ __all__ = [
     "xlsx_grid",
 ]
 
+#: Utilization fields: a column of them without a unit is in % (or fractions).
 UTIL_FIELDS = ("cpu_avg_util", "cpu_peak_util")
 #: Default unit of a field whose header and cell state none.
 DEFAULT_UNIT = {
