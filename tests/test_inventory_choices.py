@@ -428,3 +428,14 @@ def test_two_group_columns_that_differ_keep_the_first_with_a_warning(tmp_path):
         "servers.csv: columns 'システム名' and '業務名' both give 'group' and differ "
         "on row 2: '販売' and '受注'; 'システム名' read, '業務名' ignored"
     )
+
+
+def test_real_azure_migrate_used_storage_reaches_the_plan():
+    import vsizer
+
+    doc = vsizer.plan(REAL / "AzureMigrateimport-01.csv").to_dict()
+    totals = doc["storage"]["totals"]
+    # Storage in use 40 + 50 + 35 GB; disk sizes 45 + 60 + 50 GB
+    assert totals["used_gib"] == pytest.approx(125e9 / GIB, rel=1e-6)
+    assert totals["provisioned_gib"] == pytest.approx(155e9 / GIB, rel=1e-6)
+    assert doc["storage"]["provisioning"] == "thin"
