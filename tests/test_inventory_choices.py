@@ -439,3 +439,18 @@ def test_real_azure_migrate_used_storage_reaches_the_plan():
     assert totals["used_gib"] == pytest.approx(125e9 / GIB, rel=1e-6)
     assert totals["provisioned_gib"] == pytest.approx(155e9 / GIB, rel=1e-6)
     assert doc["storage"]["provisioning"] == "thin"
+
+
+def test_azure_migrate_semicolon_file_with_decimal_commas(tmp_path):
+    p = _csv(tmp_path, "*Server name;*Cores;*Memory (In MB);CPU utilization percentage;"
+                       "Storage in use (In GB)\na;2;4096;12,5;1.024,5\n", "az.csv")
+    inv = read_inventory(p)
+    assert inv.source_format == "azure_migrate"
+    assert list(inv.servers["cpu_avg_util"]) == [0.125]
+    assert list(inv.servers["disk_used_gib"]) == pytest.approx([1024.5e9 / GIB])
+    assert _warnings(inv)["decimal_comma"] == (
+        "az.csv: ';'-separated with decimal commas: column(s) 'CPU utilization "
+        "percentage', 'Storage in use (In GB)' read with ',' as the decimal mark "
+        "('1,024' = 1.024; a '.' before three digits is a thousands separator, "
+        "'1.024,5' = 1024.5)"
+    )
