@@ -220,6 +220,16 @@ def test_semicolon_file_with_decimal_commas(tmp_path):
     )
 
 
+def test_semicolon_column_of_three_digit_commas_only_is_stated_as_a_guess(tmp_path):
+    p = _csv(tmp_path, "name;vcpus;mem_gib;disk_gib\na;2;4;1,024\nb;2;4;2,048\n")
+    inv = read_table(p)
+    assert list(inv.servers["disk_gib"]) == [1.024, 2.048]  # 'disk_gib' is in GiB
+    assert _warnings(inv)["decimal_comma"].endswith(
+        "; in 'disk_gib' every comma has three digits after it, so they could be "
+        "thousands separators: check those columns"
+    )
+
+
 def test_semicolon_column_with_comma_thousands_keeps_them(tmp_path):
     p = _csv(tmp_path, "name;vcpus;mem_gib;disk_iops\na;2;4;1,234,567\nb;2;4;1,024\n")
     inv = read_table(p)
@@ -237,8 +247,8 @@ def test_comma_file_keeps_thousands_separators(tmp_path):
 def test_decimal_comma_grid_reads_units_and_signs():
     grid = [(1, ["h", "x"]), (2, ["a", "1,5 GB"]), (3, ["b", "-0,25"]),
             (4, ["c", "2.048"]), (5, ["d", "n/a"])]
-    out, cols = decimal_comma_grid(grid, 0)
-    assert cols == [1]
+    out, cols, ambiguous = decimal_comma_grid(grid, 0)
+    assert (cols, ambiguous) == ([1], [])
     assert [c[1] for _, c in out] == ["x", "1.5 GB", "-0.25", "2048", "n/a"]
 
 

@@ -97,7 +97,31 @@ def _decimal_text(text: str) -> str | None:
     return None
 
 
-def decimal_comma_grid(grid: Grid, header_at: int) -> tuple[Grid, list[int]]:
+def _comma_columns(grid: Grid, header_at: int) -> tuple[list[int], list[int]]:
+    """The decimal-comma columns below ``grid[header_at]`` and, among them, the
+    ambiguous ones: every comma followed by exactly three digits and no '.'
+    (``1,024`` only), which could also be thousands separators."""
+    rows = grid[header_at + 1 :]
+    width = max((len(c) for _, c in rows), default=0)
+    columns: list[int] = []
+    ambiguous: list[int] = []
+    for j in range(width):
+        texts = [
+            c[j].strip() for _, c in rows
+            if j < len(c) and isinstance(c[j], str) and c[j].strip()
+        ]
+        if any(_COMMA_THOUSANDS.search(t) for t in texts):
+            continue
+        found = [m for m in map(_DECIMAL_COMMA.match, texts) if m]
+        if found:
+            columns.append(j)
+            if all(len(m.group("frac")) == 3 and "." not in m.group("int")
+                   for m in found):
+                ambiguous.append(j)
+    return columns, ambiguous
+
+
+def decimal_comma_grid(grid: Grid, header_at: int) -> tuple[Grid, list[int], list[int]]:
     """The rows below ``grid[header_at]`` with decimal commas read as decimal points.
 
     Called for ``;``-separated files only. A column is read with ``,`` as the
@@ -107,24 +131,15 @@ def decimal_comma_grid(grid: Grid, header_at: int) -> tuple[Grid, list[int]]:
     thousands separator: ``1.024,5`` = 1024.5, ``1.024`` = 1024; any other cell is
     left as written.
 
-    Returns the new grid and the indices of the columns so read (in order).
+    Returns the new grid, the indices of the columns so read (in order) and,
+    among them, those where every comma has three digits after it (``1,024``
+    could there be a thousands separator: the reading is stated as a guess).
     """
-    rows = grid[header_at + 1 :]
-    width = max((len(c) for _, c in rows), default=0)
-    columns: list[int] = []
-    for j in range(width):
-        texts = [
-            c[j].strip() for _, c in rows
-            if j < len(c) and isinstance(c[j], str) and c[j].strip()
-        ]
-        if any(_COMMA_THOUSANDS.search(t) for t in texts):
-            continue
-        if any(_DECIMAL_COMMA.match(t) for t in texts):
-            columns.append(j)
+    columns, ambiguous = _comma_columns(grid, header_at)
     if not columns:
-        return grid, []
+        return grid, [], []
     out: Grid = list(grid[: header_at + 1])
-    for r, cells in rows:
+    for r, cells in grid[header_at + 1 :]:
         new = list(cells)
         for j in columns:
             if j < len(new) and isinstance(new[j], str):
@@ -132,7 +147,7 @@ def decimal_comma_grid(grid: Grid, header_at: int) -> tuple[Grid, list[int]]:
                 if fixed is not None:
                     new[j] = fixed
         out.append((r, new))
-    return out, columns
+    return out, columns, ambiguous
 
 
 @dataclass(frozen=True)
@@ -309,18 +324,26 @@ def decimal_commas(
     """The grid of a ``;``-separated file with its decimal commas read
     (:func:`decimal_comma_grid`), stated in a ``decimal_comma`` warning and in
     ``metadata['decimal_comma']`` (the headers so read)."""
-    grid, columns = decimal_comma_grid(grid, header_at)
-    named = [
-        str(headers[j]) for j in columns if j < len(headers) and not is_blank(headers[j])
-    ]
-    if named:
-        metadata["decimal_comma"] = named
-        listed = ", ".join(f"'{h}'" for h in named)
+    grid, columns, ambiguous = decimal_comma_grid(grid, header_at)
+
+    def named(cols: list[int]) -> list[str]:
+        return [str(headers[j]) for j in cols
+                if j < len(headers) and not is_blank(headers[j])]
+
+    if named(columns):
+        metadata["decimal_comma"] = named(columns)
+        listed = ", ".join(f"'{h}'" for h in named(columns))
+        guess = ""
+        if named(ambiguous):
+            guess = (
+                f"; in {_listed(named(ambiguous))} every comma has three digits after "
+                "it, so they could be thousands separators: check those columns"
+            )
         quality.warn(
             "decimal_comma",
             f"{problems.prefix}: ';'-separated with decimal commas: column(s) {listed} "
             "read with ',' as the decimal mark ('1,024' = 1.024; a '.' before three "
-            "digits is a thousands separator, '1.024,5' = 1024.5)",
+            f"digits is a thousands separator, '1.024,5' = 1024.5){guess}",
         )
     return grid
 
