@@ -129,11 +129,27 @@ def test_hidden_sheets_are_skipped_and_other_lists_named(book):
     assert inv.metadata["hidden_sheets"] == ["stale", "vh"]
     assert inv.metadata["other_server_sheets"] == ["DR site"]
     assert _warnings(inv) == {
-        "hidden_sheets_skipped": "book.xlsx: hidden sheet(s) 'stale', 'vh' skipped; "
-        "read one with --sheet NAME",
+        "hidden_sheets_skipped": "book.xlsx: hidden sheet(s) 'stale', 'vh' look like "
+        "server lists and were skipped; read one with --sheet NAME",
         "other_server_sheets": "book.xlsx: read sheet 'servers'; sheet(s) 'DR site' "
         "also look like server lists: use --sheet NAME to read another",
     }
+
+
+def test_a_hidden_sheet_of_drop_down_values_is_skipped_without_a_warning(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["name", "vcpus", "mem_gib"])
+    ws.append(["a", 2, 4])
+    lists = wb.create_sheet("lists")
+    for v in ("本番", "開発", "検証"):
+        lists.append([v])
+    lists.sheet_state = "hidden"
+    p = tmp_path / "template.xlsx"
+    wb.save(p)
+    inv = read_table(p)
+    assert inv.metadata["hidden_sheets"] == ["lists"]
+    assert inv.quality.warnings == []
 
 
 def test_a_named_sheet_is_read_even_hidden(book):
@@ -343,8 +359,8 @@ def test_plan_states_sheet_choices_in_terminal_json_html_and_excel(book, tmp_pat
     j, h, x = tmp_path / "p.json", tmp_path / "p.html", tmp_path / "p.xlsx"
     r = _run("plan", str(book), "-o", str(j), "-o", str(h), "-o", str(x))
     assert r.exit_code == 0, r.output
-    message = ("book.xlsx: hidden sheet(s) 'stale', 'vh' skipped; read one with "
-               "--sheet NAME")
+    message = ("book.xlsx: hidden sheet(s) 'stale', 'vh' look like server lists and "
+               "were skipped; read one with --sheet NAME")
     doc = json.loads(j.read_text(encoding="utf-8"))
     assert doc["inputs"]["sheet"] == "servers"
     assert message in [w["message"] for w in doc["warnings"]]

@@ -357,11 +357,12 @@ def xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str]
 
     ``sheet`` given: that sheet (hidden or not; an unknown name is an error
     listing the sheets). Otherwise the first *visible* sheet with a header of at
-    least two recognized fields; hidden sheets are skipped, and the other
-    visible sheets that also look like server lists (:func:`looks_like_server_list`)
-    are named. Both facts go to ``metadata['sheet_warnings']`` as
-    ``(code, message)`` pairs, and the lists to ``metadata['hidden_sheets']``
-    and ``metadata['other_server_sheets']``.
+    least two recognized fields; hidden sheets are skipped (those that look like
+    server lists, :func:`looks_like_server_list`, are named), and so are the
+    other visible sheets that also look like server lists. Both facts go to
+    ``metadata['sheet_warnings']`` as ``(code, message)`` pairs, and the lists to
+    ``metadata['hidden_sheets']`` (every hidden sheet) and
+    ``metadata['other_server_sheets']``.
     """
     wb = open_workbook(path)
     try:
@@ -383,14 +384,15 @@ def xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str]
             )]
             return grid, {**meta, "sheet": sheet}, sheet
         found = _first_server_sheet(wb, path, [n for n in names if n not in hidden])
+        hidden_lists = [n for n in hidden if looks_like_server_list(wb[n])]
     finally:
         wb.close()
     name, grid, others = found
     warnings = []
-    if hidden:
+    if hidden_lists:  # a hidden sheet of drop-down values is no news
         warnings.append(("hidden_sheets_skipped", (
-            f"{path.name}: hidden sheet(s) {_listed(hidden)} skipped; read one with "
-            "--sheet NAME")))
+            f"{path.name}: hidden sheet(s) {_listed(hidden_lists)} look like server "
+            "lists and were skipped; read one with --sheet NAME")))
     if others:
         warnings.append(("other_server_sheets", (
             f"{path.name}: read sheet '{name}'; sheet(s) {_listed(others)} also look "
