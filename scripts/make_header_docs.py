@@ -12,6 +12,12 @@ from vsizer.inventory import (
     RVTOOLS_VARIABLE_MAP,
     VARIABLE_MAP,
 )
+from vsizer.inventory.azure_migrate import (
+    IGNORED_COLUMNS as AZURE_MIGRATE_IGNORED_COLUMNS,
+)
+from vsizer.inventory.azure_migrate import (
+    METADATA_COLUMNS as AZURE_MIGRATE_METADATA_COLUMNS,
+)
 from vsizer.inventory.model import COLUMNS
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "inventory-headers.md"
@@ -29,6 +35,13 @@ def render() -> str:
         "own unit (`16GB`, `45%`). Memory MB/GB are binary (MiB/GiB, as RAM is sold); disk",
         "GB/TB are decimal. Columns not listed are kept in the metadata as unmapped.",
         "",
+        "Two columns meaning one field (`memory` and `RAM (MB)`) are compared row by row:",
+        "equal is a note, different is an error naming both (the first differing row);",
+        "`name`, `model`, `cpu_name`, `os` and `group` keep the first column with a warning. A",
+        "percentage column whose values are all at most 1 is read as fractions, and a",
+        "`;`-separated file's decimal commas are read as decimal marks, each with a",
+        "warning (docs/inputs.md, \"Server lists: every ingestion choice stated\").",
+        "",
         "## Server list (CSV / XLSX, English or Japanese)",
         "",
         "| column | meaning | accepted headers |",
@@ -44,6 +57,13 @@ def render() -> str:
         lines += ["", f"## {title}", "", "| column | source columns |", "|---|---|"]
         for name, headers in mapping.items():
             lines.append(f"| `{name}` | {', '.join(headers)} |")
+    lines += ["", "Azure Migrate template columns read into the metadata:", ""]
+    lines += [f"- `{h}`: {what}" for h, what in AZURE_MIGRATE_METADATA_COLUMNS.items()]
+    lines += [
+        "",
+        "Template columns not used (they do not change host sizing; one warning lists",
+        "them): " + ", ".join(f"`{h}`" for h in AZURE_MIGRATE_IGNORED_COLUMNS) + ".",
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -65,7 +65,8 @@ def test_converter_headers_with_star():
     assert q.status("app01.contoso.local", "disk_gib") == "derived"
     assert q.status("app01.contoso.local", "pool") == "assumed"
     assert q.status("tools01.contoso.local", "cpu_avg_util") == "missing"
-    assert "IP addresses" in inv.metadata["unmapped"]
+    assert "IP addresses" in inv.metadata["ignored"]
+    assert inv.metadata["unmapped"] == []
 
 
 def test_docs_field_names_and_totals():
@@ -79,7 +80,8 @@ def test_docs_field_names_and_totals():
     assert web01["mem_used_gib"] == 2.0
     assert web01["net_mbps"] == pytest.approx(4.0)
     assert web01["disk_gib"] == pytest.approx(128e9 / GIB)
-    assert set(inv.metadata["unmapped"]) == {
+    assert inv.metadata["unmapped"] == []
+    assert set(inv.metadata["ignored"]) == {
         "IP address", "OS architecture", "Number of disks", "Firmware type",
         "MAC address",
     }
@@ -102,8 +104,9 @@ def test_fixture_header_is_the_recorded_one():
         expected = next(csv.reader(f))
     with (DATA / "azure_migrate_rvtools2azmigrate.csv").open(encoding="utf-8") as f:
         assert next(csv.reader(f)) == expected
-    unknown = [h for h in expected if column_role(h) is None]
-    assert unknown == ["IP addresses", "OS architecture", "Network adapters",
+    assert [h for h in expected if column_role(h) is None] == []
+    ignored = [h for h in expected if column_role(h) == ("ignored", None)]
+    assert ignored == ["IP addresses", "OS architecture", "Network adapters",
                        "Boot type", "Number of disks"]
 
 
@@ -202,12 +205,14 @@ def test_plan_with_clock_column():
 
 
 def _own_warnings(p):
-    """Plan warnings other than those on the disk/network dimensions and the
+    """Plan warnings other than those on the disk/network dimensions, the
     storage estimate (the fixture gives disks for two servers of three, without
-    used space, and the test host states no capacity for them)."""
+    used space, and the test host states no capacity for them) and the template
+    columns not used (tested in test_template_columns_not_used_are_listed)."""
     return [w for w in p.quality.warnings
             if not w.code.startswith("unchecked_")
-            and w.code not in ("unconstrained_dimension", "storage_assumed")]
+            and w.code not in ("unconstrained_dimension", "storage_assumed",
+                               "azure_migrate_columns_ignored")]
 
 
 def test_plan_without_clock_takes_the_host_core():

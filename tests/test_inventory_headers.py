@@ -139,4 +139,7 @@ def test_azure_migrate_roles():
     assert column_role("*Memory (In MB)") == ("mem_gib", None)
     assert column_role("Disk 2 size (In GB)") == ("disk size", "2")
     assert column_role("Total disks write ops") == ("iops_total", None)
-    assert column_role("MAC address") is None
+    assert column_role("MAC address") == ("ignored", None)  # template, not sizing
+    assert column_role("Storage in use (In GB)") == ("disk_used", None)
+    assert column_role("Server type") == ("server_type", None)
+    assert column_role("Rack") is None

@@ -190,7 +190,12 @@ def test_unitless_utilization_at_most_one_is_a_fraction(tmp_path):
     p = _write_csv(tmp_path, "name,vcpus,mem_gib,CPU平均\nx,2,4,0.25\ny,2,4,0.5\n")
     inv = read_table(p)
     assert list(inv.servers["cpu_avg_util"]) == [0.25, 0.5]
-    assert any("every value is at most 1" in n for n in inv.quality.notes)
+    (w,) = [w for w in inv.quality.warnings if w.code == "percent_as_fraction"]
+    assert w.message == (
+        "bad.csv: column 'CPU平均' has no unit and every value is at most 1 "
+        "(largest 0.5): read as fractions, 0.6 = 60 %; write 60 for 60 % if the "
+        "file means per cent"
+    )
     p = _write_csv(tmp_path, "name,vcpus,mem_gib,CPU平均\nx,2,4,0.5\ny,2,4,25\n")
     assert list(read_table(p).servers["cpu_avg_util"]) == [0.005, 0.25]
 

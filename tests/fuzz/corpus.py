@@ -149,6 +149,11 @@ def seeds() -> tuple[Seed, ...]:
               TESTDATA / "inventory" / "azure_migrate_rvtools2azmigrate.csv", PLAN),
         _text("azure_migrate", TESTDATA / "inventory" / "azure_migrate_with_clock.csv",
               PLAN),
+        # real third-party files (issue 23): the Azure Migrate template as filled
+        # in by its user, a server list whose CPU column is a core count
+        _text("azure_migrate",
+              TESTDATA / "real" / "azure_migrate" / "AzureMigrateimport-01.csv", PLAN),
+        _text("table-csv", TESTDATA / "real" / "tables" / "racktrack_servers.csv", PLAN),
         # -- catalogs and scenario ------------------------------------------
         _text("host_catalog", REPO / "vsizer" / "catalogs" / "data" / "hosts.csv",
               ("plan", str(SAMPLE_CSV), "--hosts", "{input}", "--host-model",

@@ -73,6 +73,17 @@ class _progress:
             self.bar.__exit__(*exc)
 
 
+#: The worksheet of a server-list workbook (plan, compare). Issue 23 D.
+SheetOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--sheet",
+        help="Worksheet of a server-list .xlsx to read (default: the first visible "
+        "sheet with a server header; hidden sheets are skipped, and other sheets "
+        "that look like server lists are named in a warning).",
+    ),
+]
+
 # ------------------------------------------------- reader flags of series files
 # One definition, used by 'vsizer import' and 'vsizer plan --series'. The
 # input's sampling step is --series-step on both commands ('import' also takes

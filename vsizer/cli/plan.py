@@ -26,6 +26,7 @@ from vsizer.cli.common import (
     MetricOpt,
     SeriesStepOpt,
     ServerOpt,
+    SheetOpt,
     StartOpt,
     TzOpt,
     UnitOpt,
@@ -104,6 +105,7 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No terminal summa
 @with_rule_flags(after="config")
 def plan(
     inventory: InventoryArg = None,
+    sheet: SheetOpt = None,
     series: SeriesOpt = None,
     series_format: SeriesFormatOpt = None,
     metric: MetricOpt = None,
@@ -143,20 +145,16 @@ def plan(
         vsizer plan --series planetlab/20110303 --series-format planetlab --vm-cpu-mhz 1000 --vm-mem-gib 1 --hosts hosts.csv -o plan.json
 
         vsizer plan servers.xlsx --host-model auto --growth 0.2 --engine dask --workers 2 -o plan.json
+
+        vsizer plan book.xlsx --sheet "DR site" -o plan.json
     """
     from vsizer.study import plan as run_plan
 
     try:
-        _check_arguments(inventory, series, series_format, lang, output or [])
+        _check_arguments(inventory, series, series_format, lang, output or [], sheet)
         opts = reader_options(
-            server=server,
-            tz=tz,
-            encoding=encoding,
-            metric=metric,
-            unit=unit,
-            index_column=index_column,
-            start=start,
-            step=series_step,
+            server=server, tz=tz, encoding=encoding, metric=metric, unit=unit,
+            index_column=index_column, start=start, step=series_step,
         )
         check_reader_flags(opts, series_format)
         limits = input_limits(
@@ -168,14 +166,14 @@ def plan(
         )
         rules = rules_of(config, rule_flags)
         with using(limits):  # bounds on every file read (vsizer.limits)
-            series_set = (
-                _read_series(series, series_format, opts, quiet) if series else None
+            source, series_set = _inputs(
+                inventory, sheet, rules, series, series_format, opts, quiet
             )
             with open_engine(engine, engine_address, workers) as eng, _progress(
                 quiet
             ) as progress:
                 result = run_plan(
-                    inventory, rules=rules, progress=progress, series=series_set,
+                    source, rules=rules, progress=progress, series=series_set,
                     predict=predict, profile=profile, engine=eng,
                 )
         doc = result.to_dict()
@@ -190,8 +188,11 @@ def _check_arguments(
     series_format: str | None,
     lang: str,
     output: list[Path],
+    sheet: str | None = None,
 ) -> None:
     """The checks of ``plan``'s own arguments, before anything is read."""
+    if sheet is not None and inventory is None:
+        raise ConfigError("--sheet needs an inventory file.")
     if lang not in ("en", "ja"):
         raise ConfigError(
             f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead."
@@ -210,6 +211,29 @@ def _check_arguments(
         )
     if series_format is not None and not series:
         raise ConfigError("--series-format needs --series.")
+
+
+def _inputs(
+    inventory: Path | None,
+    sheet: str | None,
+    rules: Any,
+    series: list[Path] | None,
+    series_format: str | None,
+    opts: dict[str, Any],
+    quiet: bool,
+) -> tuple[Any, Any]:
+    """The inventory argument of the plan (the path, or with ``--sheet`` the
+    inventory read from that sheet) and the series set (None without
+    ``--series``)."""
+    series_set = _read_series(series, series_format, opts, quiet) if series else None
+    if sheet is None or inventory is None:
+        return inventory, series_set
+    from vsizer.inventory import read_inventory
+
+    inv = read_inventory(
+        inventory, sheet=sheet, include_powered_off=rules.include_powered_off
+    )
+    return inv, series_set
 
 
 def _report(doc: dict[str, Any], output: list[Path], lang: str, quiet: bool) -> None:

@@ -17,6 +17,7 @@ from vsizer.cli.common import (
     MaxRowsOpt,
     MaxUnpackedMibOpt,
     MaxXlsxMibOpt,
+    SheetOpt,
     WorkersOpt,
     _fail,
     _progress,
@@ -46,6 +47,7 @@ def compare(
             "in the scenarios' \\[scenario] inventory).",
         ),
     ] = None,
+    sheet: SheetOpt = None,
     output: Annotated[
         list[Path] | None,
         typer.Option(
@@ -94,7 +96,9 @@ def compare(
         with using(limits), open_engine(
             engine, engine_address, workers
         ) as eng, _progress(quiet) as progress:
-            doc = run_compare(scenarios, inventory, progress=progress, engine=eng)
+            doc = run_compare(
+                scenarios, inventory, progress=progress, engine=eng, sheet=sheet
+            )
         if not quiet:
             _print_summary(doc)
         for path in output or []:

@@ -155,6 +155,11 @@ def read_inventory(
         )
     else:
         fmt = detect_format(path)
+    if sheet is not None and fmt != "table":  # issue 23 D: --sheet never ignored
+        raise InventoryError(
+            f"{Path(path).name}: sheet '{sheet}' given, but the file is read as "
+            f"{fmt}; a sheet is chosen only in a server-list workbook"
+        )
     if fmt == "rvtools":
         return read_rvtools(path, include_powered_off=include_powered_off)
     if fmt == "azure_migrate":

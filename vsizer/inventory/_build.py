@@ -84,9 +84,15 @@ class ProblemLog:
                   f"got '{shown}'.")
         )
 
+    def line(self, row: int, text: str) -> None:
+        """Record a problem of a row that is not one cell's
+        (``{file} row {r}: {text}``), e.g. two columns that disagree."""
+        self._found.append((row, f"{self.prefix} row {row}: {text}"))
+
     def whole_file(self, text: str) -> None:
-        """Record a problem of the file as a whole (``{file}: {text}``)."""
-        self._found.append((0, f"{self.file}: {text}"))
+        """Record a problem of the file (or sheet) as a whole (``{file}: {text}``,
+        ``{file} sheet '{sheet}': {text}`` in a workbook)."""
+        self._found.append((0, f"{self.prefix}: {text}"))
 
     def raise_if_any(self) -> None:
         if self._found:

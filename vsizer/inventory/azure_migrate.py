@@ -42,6 +42,7 @@ from typing import Any
 
 from vsizer.errors import InventoryError
 from vsizer.inventory._build import ProblemLog, ServerRecord, clean_text, finish
+from vsizer.inventory._choices import decimal_commas
 from vsizer.inventory._io import read_csv_grid
 from vsizer.inventory.headers import HeaderMatch, match_header
 from vsizer.inventory.model import Inventory
@@ -80,6 +81,13 @@ VARIABLE_MAP: dict[str, list[str]] = {
         "Disk N write throughput (MB per second)",
     ],
     "net_mbps": ["Network In throughput", "Network Out throughput"],
+    "disk_used_gib": ["Storage in use (In GB)"],
+}
+
+#: Template columns read into the inventory's metadata (not server-list fields).
+METADATA_COLUMNS: dict[str, str] = {
+    "Server type": "server_types: 'virtual' or 'physical' per server (Virtual/Physical)",
+    "Hypervisor": "hypervisors: the hypervisor of each server, as written",
 }
 
 #: Server-list fields read from columns a user adds to the import file (they
@@ -109,7 +117,20 @@ _SIMPLE = {
     "total disks read throughput": "mbs_total",
     "total disks write throughput": "mbs_total",
     "network in throughput": "net", "network out throughput": "net",
+    # issue 23 D: the rest of Microsoft's template (tutorial-discover-import.md)
+    "storage in use": "disk_used", "server type": "server_type",
+    "hypervisor": "hypervisor",
 }
+
+#: Columns of Microsoft's template that do not change host sizing: read as
+#: known, not used, and listed in the ``azure_migrate_columns_ignored`` warning.
+IGNORED_COLUMNS: tuple[str, ...] = (
+    "IP address", "IP addresses", "OS architecture", "Network adapters",
+    "Boot type", "Firmware type", "Number of disks", "MAC address",
+)
+
+
+_IGNORED_KEYS = frozenset(header_key(h) for h in IGNORED_COLUMNS)
 
 
 def column_role(header: Any) -> tuple[str, str | None] | None:
@@ -122,6 +143,8 @@ def column_role(header: Any) -> tuple[str, str | None] | None:
     k = header_key(header)
     if k in _SIMPLE:
         return _SIMPLE[k], None
+    if k in _IGNORED_KEYS:
+        return "ignored", None
     m = _DISK.match(k)
     if m:
         return "disk " + m.group(2), m.group(1)
@@ -162,20 +185,7 @@ def read_azure_migrate(path: str | os.PathLike[str]) -> Inventory:
     if not grid:
         raise InventoryError(f"{p.name}: no data")
     header_row, headers = grid[0]
-    roles: dict[int, tuple[str, str | None]] = {}  # column -> (role, disk number)
-    extra: dict[int, HeaderMatch] = {}  # column -> added server-list column
-    unmapped = []
-    for i, h in enumerate(headers):
-        role = column_role(h)
-        m = match_header(h) if role is None else None
-        if role is not None:
-            roles[i] = role
-        elif m is not None and m.field in EXTRA_FIELDS and all(
-            x.field != m.field for x in extra.values()
-        ):
-            extra[i] = m
-        elif not is_blank(h):
-            unmapped.append(str(h))
+    roles, extra, unmapped, ignored = _map_headers(headers)
     problems = ProblemLog(p.name)
     found = {r for r, _ in roles.values()}
     for needed in ("name", "vcpus", "mem_gib"):
@@ -191,21 +201,130 @@ def read_azure_migrate(path: str | os.PathLike[str]) -> Inventory:
             **{str(headers[i]): role for i, (role, _) in roles.items()},
             **{str(headers[i]): str(m.field) for i, m in extra.items()},
         },
-        "unmapped": unmapped,
+        "unmapped": unmapped, "ignored": ignored,
     }
     quality = QualityReport()
+    if meta.get("delimiter") == ";":
+        grid = decimal_commas(grid, 0, headers, metadata, problems, quality)
+    _state_columns(p.name, ignored, unmapped, quality)
     records = []
     for r, cells in grid[1:]:
         rec = _row(r, cells, headers, roles, problems, quality)
         if rec is not None:
             _cpu_cells(rec, cells, extra, problems, quality)
             records.append(rec)
+    _server_kinds(records, metadata, quality)
+    _percent_fractions(records, p.name, quality)
     name_col = next(i for i, (role, _) in roles.items() if role == "name")
     return finish(
         records, problems=problems, quality=quality, source=os.fspath(path),
         source_format="azure_migrate", metadata=metadata,
         name_header=str(headers[name_col]), has_pool=False, has_group=False,
     )
+
+
+def _map_headers(
+    headers: list[Any],
+) -> tuple[dict[int, tuple[str, str | None]], dict[int, HeaderMatch], list[str], list[str]]:
+    """Each column's role (column -> (role, disk number)), the server-list
+    columns a user added (:data:`EXTRA_FIELDS`), the unknown headers and the
+    template columns not used (:data:`IGNORED_COLUMNS`)."""
+    roles: dict[int, tuple[str, str | None]] = {}
+    extra: dict[int, HeaderMatch] = {}
+    unmapped: list[str] = []
+    ignored: list[str] = []
+    for i, h in enumerate(headers):
+        role = column_role(h)
+        m = match_header(h) if role is None else None
+        if role is not None and role[0] == "ignored":
+            ignored.append(str(h))
+        elif role is not None:
+            roles[i] = role
+        elif m is not None and m.field in EXTRA_FIELDS and all(
+            x.field != m.field for x in extra.values()
+        ):
+            extra[i] = m
+        elif not is_blank(h):
+            unmapped.append(str(h))
+    return roles, extra, unmapped, ignored
+
+
+def _state_columns(
+    file: str, ignored: list[str], unmapped: list[str], quality: QualityReport
+) -> None:
+    """One warning listing the columns not read: template columns that do not
+    change host sizing, and columns that are not in the template."""
+    parts = []
+    if ignored:
+        parts.append("template column(s) " + ", ".join(f"'{h}'" for h in ignored)
+                     + " not used (they do not change host sizing)")
+    if unmapped:
+        parts.append("column(s) " + ", ".join(f"'{h}'" for h in unmapped)
+                     + " are not in the Azure Migrate template and not read")
+    if parts:
+        quality.warn("azure_migrate_columns_ignored", f"{file}: " + "; ".join(parts))
+
+
+#: ``Server type`` values (any case) -> kind of server.
+SERVER_TYPES = {"virtual": "virtual", "physical": "physical"}
+
+
+def _server_kinds(
+    records: list[ServerRecord], metadata: dict[str, Any], quality: QualityReport
+) -> None:
+    """``Server type`` and ``Hypervisor`` into the metadata: ``server_types``
+    (name -> 'virtual'/'physical'), ``hypervisors`` (name -> as written) and
+    ``virtualized`` (True when every server is virtual, False when every one is
+    physical; absent when mixed or not given). One note states the counts."""
+    kinds = {r.name: r.where.pop("server_type")[3] for r in records
+             if "server_type" in r.where}
+    hypervisors = {r.name: r.where.pop("hypervisor")[3] for r in records
+                   if "hypervisor" in r.where}
+    if not kinds and not hypervisors:
+        return
+    metadata["server_types"] = kinds
+    metadata["hypervisors"] = hypervisors
+    values = set(kinds.values())
+    if len(kinds) == len(records) and len(values) == 1:
+        metadata["virtualized"] = values == {"virtual"}
+    counts = {k: sum(1 for v in kinds.values() if v == k) for k in ("virtual", "physical")}
+    by_hv: dict[str, int] = {}
+    for hv in hypervisors.values():
+        by_hv[hv] = by_hv.get(hv, 0) + 1
+    hv_text = ", ".join(f"{h} {n}" for h, n in by_hv.items())
+    quality.note(
+        f"Server type: {counts['virtual']} virtual, {counts['physical']} physical, "
+        f"{len(records) - len(kinds)} not given"
+        + (f"; hypervisor: {hv_text}" if hv_text else "")
+    )
+
+
+#: Percentage columns -> the field they give.
+_PERCENT_ROLES = (("cpu_avg_util", "cpu_avg_util"), ("mem_used_pct", "mem_used_gib"))
+
+
+def _percent_fractions(
+    records: list[ServerRecord], file: str, quality: QualityReport
+) -> None:
+    """A percentage column whose values are all at most 1, one above 0, is read
+    as fractions (0.6 = 60 %), with the ``percent_as_fraction`` warning, as in a
+    server-list table (:func:`vsizer.inventory._choices.column_units`)."""
+    for role, f in _PERCENT_ROLES:
+        given = [(rec, parse_number(rec.where[role][3])) for rec in records
+                 if role in rec.where]
+        xs = [x for _, x in given if x is not None]
+        if not xs or not all(0 <= x <= 1 for x in xs) or not any(x > 0 for x in xs):
+            continue
+        for rec, _ in given:
+            if f in rec.values:
+                rec.values[f] *= 100
+        header = given[0][0].where[role][1]
+        quality.warn(
+            "percent_as_fraction",
+            f"{file}: column '{header}' is in % and every value is at most 1 "
+            f"(largest {max(xs):g}): read as fractions, 0.6 = 60 %; write 60 for "
+            "60 % if the file means per cent",
+        )
 
 
 _EXPECT = {
@@ -230,7 +349,9 @@ class _Cells:
 
 
 _TEXT_ROLES = {"name": "name", "os": "os_name", "os_version": "os_version"}
-_SINGLE_ROLES = ("vcpus", "mem_gib", "cpu_avg_util", "mem_used_pct")
+_SINGLE_ROLES = ("vcpus", "mem_gib", "cpu_avg_util", "mem_used_pct", "disk_used")
+#: Text roles kept in ``where`` for the metadata (not server-list fields).
+_KIND_ROLES = ("server_type", "hypervisor")
 
 
 def _cell_number(raw: Any, role: str) -> tuple[float | None, str, bool]:
@@ -265,6 +386,9 @@ def _read_cells(
         if role in _TEXT_ROLES:
             setattr(c, _TEXT_ROLES[role], clean_text(raw))
             continue
+        if role in _KIND_ROLES:
+            _kind_cell(c, r, str(headers[i]), role, raw, problems)
+            continue
         x, expect, bad = _cell_number(raw, role)
         if bad:
             problems.cell(r, str(headers[i]), expect, "" if raw is None else raw)
@@ -281,6 +405,23 @@ def _read_cells(
         else:
             c.sums.setdefault(role, []).append(x)
     return c
+
+
+def _kind_cell(
+    c: _Cells, r: int, header: str, role: str, raw: Any, problems: ProblemLog
+) -> None:
+    """``Server type`` (Virtual/Physical) or ``Hypervisor`` of a row, kept in
+    ``where`` for :func:`_server_kinds` (they are not server-list fields)."""
+    text = clean_text(raw)
+    if text is None:
+        return
+    if role == "server_type":
+        kind = SERVER_TYPES.get(text.casefold())
+        if kind is None:
+            problems.cell(r, header, "Virtual or Physical", text)
+            return
+        text = kind
+    c.where[role] = (r, header, None, text)
 
 
 def _row(
@@ -322,6 +463,11 @@ def _put_values(rec: ServerRecord, c: _Cells, quality: QualityReport) -> None:
         # The format has one CPU figure; the peak is missing and is estimated
         # by the missing-data policy (vsizer.missing) when the list is finished.
         put("cpu_avg_util", got["cpu_avg_util"] / 100, "given")
+    if "disk_used" in got:  # 'Storage in use (In GB)': decimal GB like the disks
+        header = c.where["disk_used"][1]
+        unit = "MB" if "(in mb)" in header.casefold().replace("  ", " ") else "GB"
+        put("disk_used_gib", disk_to_gib(got["disk_used"], unit), "given",
+            f"column '{header}' [{unit}]")
     if "mem_used_pct" in got and "mem_gib" in v:
         put("mem_used_gib", v["mem_gib"] * got["mem_used_pct"] / 100, "derived",
             f"{got['mem_used_pct']:g} % of memory")

@@ -22,11 +22,13 @@ from vsizer.units import canonical_unit, is_blank, normalize_text, unit_kind
 
 __all__ = [
     "DERIVED_HEADERS",
+    "HEADER_SCAN_ROWS",
     "IMPLICIT_UNITS",
     "SCORE_BASIS",
     "VARIABLE_MAP",
     "HeaderMatch",
     "combine_header_rows",
+    "find_header",
     "header_cells",
     "header_choice",
     "header_key",
@@ -224,6 +226,9 @@ FIELD_UNIT_KINDS: dict[str, tuple[str, ...]] = {
     "vcpus": ("count",),
     "cpu_score_per_core": ("count",),
 }
+
+#: How many non-empty rows from the top are searched for the header row.
+HEADER_SCAN_ROWS = 10
 
 _TRAILING_BRACKET = re.compile(r"^(?P<base>.*?)\s*[(\[](?P<inner>[^()\[\]]*)[)\]]\s*$")
 
@@ -457,3 +462,29 @@ def header_choice(
     return f"{which} ({why}); found there: " + (
         ", ".join(shown[:12]) + more if shown else "nothing"
     )
+
+
+def find_header(grid: Grid) -> tuple[int | None, int]:
+    """Index in ``grid`` of the header row and its number of recognized fields.
+
+    Looks at the first :data:`HEADER_SCAN_ROWS` non-empty rows and takes the
+    one with the most distinct recognized fields (the first on a tie). A row
+    read together with the row just above it as a two-row header
+    (:func:`header_cells`) scores what the combined header recognizes; the
+    index is then that of the lower (field) row.
+    """
+    best, best_score, seen = None, -1, 0
+    for i, (_, cells) in enumerate(grid):
+        if all(is_blank(c) for c in cells):
+            continue
+        seen += 1
+        if seen > HEADER_SCAN_ROWS:
+            break
+        cells, group_row = header_cells(grid, i)
+        score = header_score(cells)
+        # On a tie, a two-row header beats its own group row read alone.
+        if score > best_score or (
+            score == best_score and group_row is not None and best == i - 1
+        ):
+            best, best_score = i, score
+    return best, max(best_score, 0)

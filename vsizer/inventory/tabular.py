@@ -28,20 +28,29 @@ from vsizer.inventory._build import (
     finish,
     split_names,
 )
+from vsizer.inventory._choices import (
+    UTIL_FIELDS,
+    BadCell,
+    Duplicate,
+    column_units,
+    compare_duplicates,
+    cpu_counts_as_vcpus,
+    decimal_commas,
+    xlsx_grid,
+)
 from vsizer.inventory._io import (
     Grid,
     PercentValue,
-    open_workbook,
     read_csv_grid,
-    sheet_rows,
 )
 from vsizer.inventory.headers import (
+    HEADER_SCAN_ROWS,
     VARIABLE_MAP,
     HeaderMatch,
     accepted_headers,
+    find_header,
     header_cells,
     header_choice,
-    header_score,
     match_header,
 )
 from vsizer.inventory.model import COLUMNS, Inventory
@@ -64,19 +73,12 @@ from vsizer.units import (
 
 __all__ = ["HEADER_SCAN_ROWS", "VARIABLE_MAP", "read_table"]
 
-#: How many non-empty rows from the top are searched for the header row.
-HEADER_SCAN_ROWS = 10
+_xlsx_grid = xlsx_grid  # the name tests/fuzz/oracle.py uses
 
 _TOTAL_LABELS = frozenset({"合計", "小計", "総計", "計", "total", "sum", "subtotal"})
 _TEXT_FIELDS = ("model", "cpu_name", "rank", "load_rank", "group", "pool", "pin_host",
                 "os", "cpu_score_basis")
 _INT_FIELDS = ("sockets", "cores_per_socket", "vcpus")
-_UTIL_FIELDS = ("cpu_avg_util", "cpu_peak_util")
-# Default unit of a field whose header and cell state none.
-_DEFAULT_UNIT = {
-    "mem_gib": "GiB", "mem_used_gib": "GiB", "disk_gib": "GB", "disk_used_gib": "GB",
-    "net_mbps": "Mbit/s", "disk_mb_s": "MB/s", "power_w": "W",
-}
 _EXPECT = {
     "sockets": "a positive whole number",
     "cores_per_socket": "a positive whole number",
@@ -131,7 +133,7 @@ def read_table(path: str | os.PathLike[str], *, sheet: str | None = None) -> Inv
         raise InventoryError(f"{p.name}: file not found: {os.fspath(path)}")
     suffix = Path(plain_name(p)).suffix.lower()
     if suffix in (".xlsx", ".xlsm"):
-        grid, meta, sheet_name = _xlsx_grid(p, sheet)
+        grid, meta, sheet_name = xlsx_grid(p, sheet)
     elif suffix in (".csv", ".tsv", ".txt"):
         if sheet is not None:
             raise InventoryError(f"{p.name}: sheet='{sheet}' given for a CSV file")
@@ -152,61 +154,6 @@ def read_table(path: str | os.PathLike[str], *, sheet: str | None = None) -> Inv
     )
 
 
-def find_header(grid: Grid) -> tuple[int | None, int]:
-    """Index in ``grid`` of the header row and its number of recognized fields.
-
-    Looks at the first :data:`HEADER_SCAN_ROWS` non-empty rows and takes the
-    one with the most distinct recognized fields (the first on a tie). A row
-    read together with the row just above it as a two-row header
-    (:func:`header_cells`) scores what the combined header recognizes; the
-    index is then that of the lower (field) row.
-    """
-    best, best_score, seen = None, -1, 0
-    for i, (_, cells) in enumerate(grid):
-        if all(is_blank(c) for c in cells):
-            continue
-        seen += 1
-        if seen > HEADER_SCAN_ROWS:
-            break
-        cells, group_row = header_cells(grid, i)
-        score = header_score(cells)
-        # On a tie, a two-row header beats its own group row read alone.
-        if score > best_score or (
-            score == best_score and group_row is not None and best == i - 1
-        ):
-            best, best_score = i, score
-    return best, max(best_score, 0)
-
-
-def _xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str]:
-    wb = open_workbook(path)
-    try:
-        names = list(wb.sheetnames)
-        if sheet is not None and sheet not in names:
-            listed = ", ".join(f"'{n}'" for n in names)
-            raise InventoryError(
-                f"{path.name}: no sheet named '{sheet}'; sheets: {listed}"
-            )
-        seen: list[str] = []
-        for name in [sheet] if sheet is not None else names:
-            grid = list(sheet_rows(wb[name], f"{path.name} sheet '{name}'"))
-            at, score = find_header(grid)
-            if sheet is not None or score >= 2:
-                return grid, {"format": "xlsx", "sheet": name, "sheets": names}, name
-            if at is not None:
-                cells, group_row = header_cells(grid, at)
-                seen.append(f"sheet '{name}': " + header_choice(
-                    grid[at][0], group_row, cells, HEADER_SCAN_ROWS))
-    finally:
-        wb.close()
-    raise InventoryError(
-        [f"{path.name}: no sheet has a recognizable header row in its first "
-         f"{HEADER_SCAN_ROWS} rows (sheets: {', '.join(names)}); accepted headers "
-         f"for 'name': {accepted_headers('name')}"]
-        + [f"{path.name} {line}" for line in seen]
-    )
-
-
 def _display(value: Any) -> str:
     if isinstance(value, PercentValue):
         return str(value)
@@ -224,12 +171,18 @@ def table_from_grid(
     source: str,
     metadata: dict[str, Any],
 ) -> Inventory:
-    """Turn a grid whose header is ``grid[header_at]`` into an :class:`Inventory`."""
+    """Turn a grid whose header is ``grid[header_at]`` into an :class:`Inventory`.
+
+    ``metadata['sheet_warnings']`` (``(code, message)`` pairs of the sheet
+    choice) become warnings; a ``;``-separated CSV (``metadata['delimiter']``)
+    has its decimal commas read (:func:`~vsizer.inventory._choices.decimal_comma_grid`).
+    """
     header_row = grid[header_at][0]
     cells, group_row = header_cells(grid, header_at)
     metadata = {**metadata, "header_row": header_row, "group_row": group_row}
     problems = ProblemLog(file, sheet)
-    cols, matches, derived = _map_columns(cells, metadata)
+    cols, matches, derived, dups = _map_columns(cells, metadata)
+    cpu_counts_as_vcpus(grid, header_at, cols, matches, metadata, problems.prefix)
     _require_columns(cols, problems)
     if problems.lines:
         problems.whole_file(
@@ -238,8 +191,42 @@ def table_from_grid(
     problems.raise_if_any()
 
     quality = QualityReport()
+    for code, message in metadata.pop("warnings", []) + metadata.pop(
+        "sheet_warnings", []
+    ):
+        quality.warn(code, message)
+    if metadata.get("delimiter") == ";":
+        grid = decimal_commas(grid, header_at, cells, metadata, problems, quality)
     rows = [(r, c) for r, c in grid[header_at + 1 :] if not all(map(is_blank, c))]
     metadata["data_rows"] = len(rows)  # totals and notes included
+    records = _records(rows, cols, matches, problems, quality)
+    planned = [rec for rec in records if rec.reason is None]
+    by_row = {r: cells for r, cells in rows}
+    units = column_units(planned, by_row, cols, matches, quality, problems.prefix)
+    metadata["units"] = {matches[f].header: u for f, u in units.items() if u}
+    for rec in planned:
+        _convert_row(rec, by_row[rec.row], cols, matches, units, problems, quality)
+    if dups:
+        _check_duplicates(
+            records, planned, by_row, dups, cols, matches, units, problems, quality
+        )
+    _cross_check(planned, by_row, derived, metadata, quality)
+    return finish(
+        records, problems=problems, quality=quality, source=source,
+        source_format="table", metadata=metadata, name_header=matches["name"].header,
+        has_pool="pool" in cols, has_group="group" in cols,
+    )
+
+
+def _records(
+    rows: Grid,
+    cols: dict[str, int],
+    matches: dict[str, HeaderMatch],
+    problems: ProblemLog,
+    quality: QualityReport,
+) -> list[ServerRecord]:
+    """One record per server row (names and the migrate flag read); totals,
+    notes and empty rows skipped with a note."""
 
     def cell(cells: list[Any], f: str) -> Any:
         i = cols.get(f)
@@ -270,30 +257,62 @@ def table_from_grid(
         elif migrate is True:
             rec.values["migrate"] = True
             quality.record(name, "migrate", "given")
+    return records
 
-    planned = [rec for rec in records if rec.reason is None]
-    by_row = {r: cells for r, cells in rows}
-    units = _column_units(planned, by_row, cols, matches, quality)
-    metadata["units"] = {matches[f].header: u for f, u in units.items() if u}
-    for rec in planned:
-        _convert_row(rec, by_row[rec.row], cols, matches, units, problems, quality)
-    _cross_check(planned, by_row, derived, metadata, quality)
-    return finish(
-        records, problems=problems, quality=quality, source=source,
-        source_format="table", metadata=metadata, name_header=matches["name"].header,
-        has_pool="pool" in cols, has_group="group" in cols,
-    )
+
+def _check_duplicates(
+    records: list[ServerRecord],
+    planned: list[ServerRecord],
+    by_row: dict[int, list[Any]],
+    dups: list[Duplicate],
+    cols: dict[str, int],
+    matches: dict[str, HeaderMatch],
+    units: dict[str, str | None],
+    problems: ProblemLog,
+    quality: QualityReport,
+) -> None:
+    """Columns given twice must agree (:func:`~vsizer.inventory._choices.compare_duplicates`);
+    each is read in its own unit."""
+    col_units = {cols[f]: units.get(f) for f in cols}
+    for d in dups:
+        own = column_units(planned, by_row, {d.field: d.index}, {d.field: d.match},
+                            quality, problems.prefix)
+        col_units[d.index] = own[d.field]
+
+    def value_at(f: str, i: int, rec: ServerRecord) -> tuple[str, Any]:
+        cells = by_row[rec.row]
+        raw = cells[i] if i < len(cells) else None
+        text = _display(raw)
+        if is_blank(raw):
+            return text, None
+        if f == "name" or f in _TEXT_FIELDS:
+            return text, clean_text(raw)
+        if f == "migrate":
+            try:
+                return text, parse_bool(raw)
+            except ValueError:
+                raise BadCell(_EXPECT_MIGRATE, text) from None
+        try:
+            return text, _convert_cell(f, raw, col_units[i], rec.values)[0]
+        except _Bad as bad:
+            raise BadCell(str(bad), text) from None
+
+    first = {d.field: (cols[d.field], matches[d.field]) for d in dups}
+    # the migrate flag on every row (an excluded row too), the values on planned rows
+    for rows, group in ((records, [d for d in dups if d.field == "migrate"]),
+                        (planned, [d for d in dups if d.field != "migrate"])):
+        compare_duplicates(rows, group, first, value_at, problems, quality)
 
 
 def _map_columns(
     header_cells: list[Any], metadata: dict[str, Any]
-) -> tuple[dict[str, int], dict[str, HeaderMatch], dict[str, int]]:
+) -> tuple[dict[str, int], dict[str, HeaderMatch], dict[str, int], list[Duplicate]]:
     cols: dict[str, int] = {}
     matches: dict[str, HeaderMatch] = {}
     mapping: dict[str, str] = {}
     unmapped: list[str] = []
     derived: dict[str, int] = {}
-    duplicates: list[str] = []
+    duplicates: list[Duplicate] = []
     for i, h in enumerate(header_cells):
         if is_blank(h):
             continue
@@ -303,7 +322,7 @@ def _map_columns(
         elif m.field is None:
             unmapped.append(str(h))
         elif m.field in cols:
-            duplicates.append(str(h))
+            duplicates.append(Duplicate(m.field, i, m))
         else:
             cols[m.field], matches[m.field] = i, m
             mapping[str(h)] = m.field
@@ -311,11 +330,11 @@ def _map_columns(
         columns=mapping,
         unmapped=unmapped,
         ignored_derived={h: match_header(h).derived for h in derived},
-        duplicate_columns=duplicates,
+        duplicate_columns=[d.match.header for d in duplicates],
         score_basis=matches["cpu_score_per_core"].basis
         if "cpu_score_per_core" in matches else None,
     )
-    return cols, matches, derived
+    return cols, matches, derived, duplicates
 
 
 def _require_columns(cols: dict[str, int], problems: ProblemLog) -> None:
@@ -331,54 +350,6 @@ def _require_columns(cols: dict[str, int], problems: ProblemLog) -> None:
                     f"no column for '{f}' (needed unless 'vcpus' is given); "
                     f"accepted headers: {accepted_headers(f)}"
                 )
-
-
-def _column_units(
-    planned: list[ServerRecord],
-    by_row: dict[int, list[Any]],
-    cols: dict[str, int],
-    matches: dict[str, HeaderMatch],
-    quality: QualityReport,
-) -> dict[str, str | None]:
-    """Unit of each column: stated in the header, else inferred, else default."""
-    units: dict[str, str | None] = {}
-    for f, m in matches.items():
-        if m.unit is not None:
-            units[f] = m.unit
-            continue
-        bare: list[float] = []
-        for rec in planned:
-            cells = by_row[rec.row]
-            v = cells[cols[f]] if cols[f] < len(cells) else None
-            try:
-                q = parse_quantity(v)
-            except ValueError:
-                continue
-            if q is not None and q[1] is None and not isinstance(v, PercentValue):
-                bare.append(q[0])
-        if f in _UTIL_FIELDS:
-            if bare and all(0 <= x <= 1 for x in bare):
-                units[f] = "fraction"
-                quality.note(
-                    f"column '{m.header}' has no unit and every value is at most 1: "
-                    "read as fractions (0.45 = 45 %)"
-                )
-            else:
-                units[f] = "%"
-        elif f == "mem_gib" and bare and all(x >= 1024 for x in bare):
-            units[f] = "MB"
-            quality.note(
-                f"column '{m.header}' has no unit and every value is 1024 or more: "
-                "read as MB (= MiB)"
-            )
-        elif f in ("mem_gib", "mem_used_gib", "disk_gib", "disk_used_gib") and bare:
-            units[f] = _DEFAULT_UNIT[f]
-            quality.note(
-                f"column '{m.header}' has no unit: read as {_DEFAULT_UNIT[f]}"
-            )
-        else:
-            units[f] = _DEFAULT_UNIT.get(f)
-    return units
 
 
 def _convert_row(
@@ -421,7 +392,7 @@ def _convert_cell(
     if f == "redundant_with":
         return ";".join(split_names(raw)) or None, "given", ""
     expect = _EXPECT.get(f, "a number")
-    if f in _UTIL_FIELDS:
+    if f in UTIL_FIELDS:
         expect = "a fraction in [0, 1]" if col_unit == "fraction" else (
             "a percentage in [0, 100]"
         )
@@ -455,7 +426,7 @@ def _convert_cell(
             raise _Bad(expect)
         return x, st, note
     try:
-        if f in _UTIL_FIELDS:
+        if f in UTIL_FIELDS:
             frac = percent_to_fraction(x, unit or "%")
             if frac > 1:
                 raise _Bad(expect)

@@ -138,6 +138,7 @@ _PARAMETERS: tuple[Figure, ...] = (
 _INPUTS: tuple[Figure, ...] = (
     ("inventory", "inputs.inventory", None, None),
     ("source_format", "inputs.source_format", None, None),
+    ("sheet", "inputs.sheet", None, None),
     ("host_catalog", "inputs.host_catalog", None, None),
     ("host_model", "inputs.host_model", None, None),
     ("vsizer_version", "vsizer_version", None, None),

@@ -173,6 +173,8 @@ LABELS: dict[str, dict[str, str]] = {
     # -- inputs ----------------------------------------------------------------
     "inventory": {"en": "Inventory file", "ja": "サーバー台帳ファイル"},
     "source_format": {"en": "Inventory format", "ja": "台帳の形式"},
+    "sheet": {"en": "Sheet read", "ja": "読み込んだシート"},
+    "decimal_comma": {"en": "Columns read with decimal commas", "ja": "小数点カンマで読んだ列"},
     "host_catalog": {"en": "Host catalog", "ja": "ホストカタログ"},
     "host_model": {"en": "Host model", "ja": "ホスト機種"},
     "vsizer_version": {"en": "vsizer version", "ja": "vsizerのバージョン"},

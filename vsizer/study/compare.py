@@ -321,12 +321,34 @@ def _inventory_for(
     return given.pop()
 
 
+def _jobs(
+    loaded: Sequence[Scenario], source: Inventory | Path, sheet: str | None
+) -> list[tuple[Inventory, Rules]]:
+    """One (inventory, rules) per scenario; a file is read once per value of
+    ``include_powered_off`` among the scenarios."""
+    read: dict[bool, Inventory] = {}
+    jobs: list[tuple[Inventory, Rules]] = []
+    for s in loaded:
+        if isinstance(source, Inventory):
+            inv = source
+        else:
+            flag = s.rules.include_powered_off
+            if flag not in read:
+                read[flag] = read_inventory(
+                    source, sheet=sheet, include_powered_off=flag
+                )
+            inv = read[flag]
+        jobs.append((inv, s.rules))
+    return jobs
+
+
 def compare(
     scenarios: Sequence[Scenario | str | Path],
     inventory: Inventory | str | Path | None = None,
     *,
     progress: Callable[[str, Any], None] | None = None,
     engine: Engine | None = None,
+    sheet: str | None = None,
 ) -> dict[str, Any]:
     """Plan one inventory under each scenario and compare the plans.
 
@@ -346,6 +368,8 @@ def compare(
         Where the scenarios are planned (:func:`vsizer.engines.get_engine`):
         None or ``local`` one after the other here; ``ray`` or ``dask`` in
         parallel on the workers. The document is the same byte for byte.
+    sheet : str, optional
+        Worksheet of a server-list workbook (:func:`vsizer.read_inventory`).
 
     Returns
     -------
@@ -376,18 +400,7 @@ def compare(
         seen[s.name] = s.source
     if problems:
         raise ConfigError(problems)
-    source = _inventory_for(loaded, inventory)
-    read: dict[bool, Inventory] = {}
-    jobs: list[tuple[Inventory, Rules]] = []
-    for s in loaded:
-        if isinstance(source, Inventory):
-            inv = source
-        else:
-            flag = s.rules.include_powered_off
-            if flag not in read:
-                read[flag] = read_inventory(source, include_powered_off=flag)
-            inv = read[flag]
-        jobs.append((inv, s.rules))
+    jobs = _jobs(loaded, _inventory_for(loaded, inventory), sheet)
     docs = _plan_all(loaded, jobs, progress, engine)
     entries = [scenario_entry(s, doc) for s, doc in zip(loaded, docs, strict=True)]
     plans = {s.name: doc for s, doc in zip(loaded, docs, strict=True)}

@@ -139,12 +139,19 @@ def _pools_section(plan: ConsolidationPlan) -> list[dict[str, Any]]:
 
 
 def _inputs_section(plan: ConsolidationPlan) -> dict[str, Any]:
-    return {
+    meta = plan.inventory.metadata
+    doc: dict[str, Any] = {
         "inventory": Path(plan.inventory.source).name,
         "source_format": plan.inventory.source_format,
-        "host_catalog": plan.host_catalog,
-        "host_model": plan.host.model,
     }
+    # issue 23 D: how the inventory was read, when there was a choice
+    if plan.inventory.source_format == "table" and meta.get("sheet") is not None:
+        doc["sheet"] = str(meta["sheet"])
+    if meta.get("decimal_comma"):
+        doc["decimal_comma"] = [str(h) for h in meta["decimal_comma"]]
+    doc["host_catalog"] = plan.host_catalog
+    doc["host_model"] = plan.host.model
+    return doc
 
 
 def _parameters_section(rules: Rules) -> dict[str, Any]:
