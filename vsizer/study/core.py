@@ -37,10 +37,18 @@ from vsizer.placement.problem import DIMENSIONS
 from vsizer.quality import QualityReport
 from vsizer.series.align import AlignedSeries
 from vsizer.series.model import SeriesSet
+from vsizer.study.baseline import (
+    Baseline,
+    measure_baseline,
+    pool_vcpu_capacity,
+    resolve_vcpu_per_core,
+    versus_today,
+)
 from vsizer.study.config import Rules
 from vsizer.study.count_reason import explain_pool, suggest_merges
 from vsizer.study.economics import plan_economics
 from vsizer.study.growth import with_growth
+from vsizer.study.host_bound import bound_by_hosts
 from vsizer.study.hosts import host_capacity, platform_adjustment, resolve_host
 from vsizer.study.plan_warnings import plan_warnings
 from vsizer.study.predict import predict_plan
@@ -104,13 +112,22 @@ class ConsolidationStudy:
             cpu_catalog if cpu_catalog is not None else _shipped_cpu_catalog()
         )
         self.host_catalog_name = host_catalog_name
+        #: The rules with vcpu_per_core resolved, and today's baseline (run).
+        self._resolved: tuple[Rules, Baseline | None] = (rules, None)
 
     def run(self, progress: Progress | None = None) -> ConsolidationPlan:
         """Normalize, estimate power, size and place every pool, check failover,
         and compute the plan's economics."""
-        rules = self.rules
         require_servers(self.inventory)
         quality = copy.deepcopy(self.inventory.quality)
+        baseline = measure_baseline(
+            self.inventory, include_powered_off=self.rules.include_powered_off
+        )
+        # vcpu_per_core = "today": today's measured ratios (issue 23)
+        rules, baseline = resolve_vcpu_per_core(
+            self.rules, baseline, self.inventory, quality
+        )
+        self._resolved = (rules, baseline)
         inv_servers, series_info = self._matched_servers(quality)
         servers, unit = self._normalized(inv_servers, quality)
         before = self._hosts_before(quality)
@@ -130,6 +147,9 @@ class ConsolidationStudy:
             sized, pools = self._place(servers, unit, series_info, quality, progress)
             rs = dataclasses.replace(rs, applied=rules.rightsize)
         _explain(pools, servers, series_info, rules)
+        baseline = versus_today(
+            baseline, pools, rules, series_info, servers["pool"].astype(str).to_numpy()
+        )
         inv = self.inventory
         economics = plan_economics(
             pools, servers, sized.host, sized.capacity, series_info, before,
@@ -152,6 +172,7 @@ class ConsolidationStudy:
             warnings=plan_warnings(quality, servers, series_info, rules, sized.host, pools),
             series=series_info,
             before=before,
+            baseline=baseline,
             rightsizing=rs,
             storage=storage,
         )
@@ -166,7 +187,7 @@ class ConsolidationStudy:
     ) -> tuple[_Sized, list[PoolResult]]:
         """Size and place every pool of ``servers`` (sets their ``vm_mem_gib``,
         ``pool`` and ``host`` columns)."""
-        rules = self.rules
+        rules, baseline = self._resolved
         servers["vm_mem_gib"] = servers["mem_gib"].astype(float) + _vm_overhead_gib(
             servers, rules
         )
@@ -180,9 +201,10 @@ class ConsolidationStudy:
                 rules,
             )
         groups = anti_affinity_groups(servers, quality)
+        per_pool = pool_vcpu_capacity(baseline, sized.capacity, rules.vcpu_per_core)
         pools = _size_pools(
             servers, sized, curves_all, groups, series_info, rules, quality, progress,
-            self.engine,
+            self.engine, per_pool,
         )
         return sized, pools
 
@@ -214,6 +236,7 @@ class ConsolidationStudy:
             assume_mhz=None if from_series else rules.vm_cpu_mhz,
         )
         servers = servers.reset_index(drop=True)
+        servers = bound_by_hosts(servers, self.inventory, quality)  # issue 23
         warn_zero_utilization(servers, quality)
         return servers, unit
 
@@ -282,9 +305,11 @@ def _size_pools(
     quality: QualityReport,
     progress: Progress | None,
     engine: Engine | None = None,
+    pool_capacity: dict[str, dict[str, float]] | None = None,
 ) -> list[PoolResult]:
     """Size and place each pool (in order of first appearance); sets the
-    servers' ``host`` column."""
+    servers' ``host`` column. ``pool_capacity``: a pool's own host capacity
+    (``vcpu_per_core = "today"``: its cluster's ratio)."""
     dims, demand_all, capacity = sized.dims, sized.demand, sized.capacity
     pools: list[PoolResult] = []
     servers["host"] = pd.Series([None] * len(servers), dtype="object")
@@ -297,7 +322,7 @@ def _size_pools(
             idx,
             dims,
             demand_all[idx],
-            capacity,
+            (pool_capacity or {}).get(str(pool), capacity),
             rules,
             ceiling,
             failures,

@@ -77,6 +77,8 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
     pools = _pools_section(plan)
     quality = plan.quality.to_dict(plan.servers["name"].astype(str).tolist())
     before = before_summary(plan.before) if plan.before is not None else None
+    if before is not None and plan.baseline is not None:  # issue 23: today's estate
+        before.update(plan.baseline.to_dict())
     doc = {
         "schema_version": SCHEMA_VERSION,
         "vsizer_version": __version__,
@@ -138,12 +140,19 @@ def _pools_section(plan: ConsolidationPlan) -> list[dict[str, Any]]:
 
 
 def _inputs_section(plan: ConsolidationPlan) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "inventory": Path(plan.inventory.source).name,
         "source_format": plan.inventory.source_format,
         "host_catalog": plan.host_catalog,
         "host_model": plan.host.model,
     }
+    used = plan.baseline.used if plan.baseline is not None else None
+    if used:  # issue 23: --vcpu-per-core today, the value each pool used
+        out["vcpu_per_core_today"] = {
+            pool: {"vcpu_per_core": _r(ratio), "from": source}
+            for pool, (ratio, source) in used.items()
+        }
+    return out
 
 
 def _parameters_section(rules: Rules) -> dict[str, Any]:
