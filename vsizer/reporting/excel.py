@@ -36,6 +36,8 @@ from vsizer.reporting import _xlsx_sheets as sheets
 from vsizer.reporting._explain import bottleneck, explain_sheet
 from vsizer.reporting._explain import has_sheet as has_explain_sheet
 from vsizer.reporting._plan_view import check_plan, lower_bound_hosts, predictions
+from vsizer.reporting._today import excel_items as today_items
+from vsizer.reporting._today import excel_section as today_section
 from vsizer.reporting._xlsx import (
     DEC1,
     DEC2,
@@ -204,10 +206,12 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
                 "summary.hosts_before, .hosts",
             )
         )
+    head += today_items(plan, t)  # issue 23: today's ratio, rule, count at it
     w.items(
         head + w.figure_rows(plan, _KEY_FIGURES, **fields),
         autofilter=True,
     )
+    today_section(w, plan)  # issue 23: today's clusters
 
     pools = [
         [

@@ -334,9 +334,11 @@ def versus_today(
     rows = []
     for pr in pools:
         ratio, source = baseline.ratio_for(pr.name)
-        if baseline.used is not None:
+        if baseline.used is not None:  # sized at today's ratios already
             ratio, source = baseline.used.get(pr.name, (ratio, source))
-        at = _count_at(pr, ratio, limit, rules, series_info, pool_of)
+            at: int | None = pr.sizing.n_hosts
+        else:
+            at = _count_at(pr, ratio, limit, rules, series_info, pool_of)
         rows.append(PoolToday(pr.name, pr.sizing.n_hosts, _binding(pr), ratio, source, at))
     versus = VersusToday(baseline.totals.hosts, hosts, limit, tuple(rows))
     return dataclasses.replace(baseline, versus=versus)
