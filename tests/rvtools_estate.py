@@ -15,7 +15,7 @@ all       9      396    240          990        2.5
 
 Memory allocated: Prod 640 GiB / 1536 GiB = 0.416667; all 960 / 3456 =
 0.277778. CPU usage (vHost ``CPU usage %``): Prod hosts 30, 40, 50, 60 % ->
-0.45; Dev 10 % each; Test 20 % each -> all (equal cores) 0.283333.
+0.45; Dev 10 % each; Test 20 % each -> all (equal cores) 110 / 396 = 0.277778.
 
 Two powered-off VMs (``off1``, ``off2``, 8 vCPUs each, on a Prod host) are
 not counted. VMs are dealt round-robin over their cluster's hosts. The vCPU

@@ -9,7 +9,8 @@ where today. Per cluster of those hosts, and over all of them:
   hosts (the vHost host each matched, ``metadata['vm_hosts']``; a VM without
   a matched host counts in the cluster its pool names, when every planned VM
   is powered on; other inventories: the cluster their pool names);
-- ``vcpu_per_core`` = vcpus / cores, the overcommit the cluster runs at [1];
+- ``vcpu_per_core`` = vcpus / cores, the overcommit the cluster runs at [1]
+  (as a limit, at least 1: :data:`MIN_TODAY_LIMIT`);
 - ``mem_alloc_ratio`` = memory configured for those VMs / memory installed in
   the cluster's hosts [fraction] (hosts without memory size add none);
 - ``cpu_usage``: the hosts' measured CPU usage, weighted by their cores
@@ -56,6 +57,16 @@ TODAY = "today"
 
 #: Where a pool's ratio comes from when no cluster has its name.
 ALL_HOSTS = "all hosts"
+
+#: Lowest vCPU:core limit taken from today: below 1 the hosts have more cores
+#: than vCPUs, and a limit under 1 would reserve cores no vCPU can use (a VM of
+#: 13 vCPUs would need 86 cores at an estate's 0.15).
+MIN_TODAY_LIMIT = 1.0
+
+
+def today_limit(ratio: float) -> float:
+    """The vCPU:core limit a measured ``ratio`` gives (at least :data:`MIN_TODAY_LIMIT`)."""
+    return max(float(ratio), MIN_TODAY_LIMIT)
 
 
 @dataclass(frozen=True)
@@ -275,20 +286,22 @@ def resolve_vcpu_per_core(
         )
     pools = [str(p) for p in pd.unique(inventory.servers["pool"].fillna("default"))]
     used: dict[str, tuple[float, str]] = {}
+    said = []
     for pool in pools:
         ratio, source = baseline.ratio_for(pool)
-        used[pool] = (float(ratio or overall), source)
-    text = "; ".join(
-        f"pool '{p}': {r:.3g} ({'cluster ' + repr(s) if s != ALL_HOSTS else s})"
-        for p, (r, s) in used.items()
-    )
+        used[pool] = (today_limit(ratio or overall), source)
+        where = f"cluster '{source}'" if source != ALL_HOSTS else source
+        said.append(f"pool '{pool}': {used[pool][0]:.3g} ({where} runs at "
+                    f"{ratio or overall:.3g})")
+    text = "; ".join(said)
     quality.warn(
         "vcpu_per_core_today",
         f"--vcpu-per-core today: the vCPU:core limit is the ratio the source's hosts "
-        f"run at today (vCPUs of the powered-on VMs / physical cores): {text}; "
-        f"all hosts: {overall:.3g}.",
+        f"run at today (vCPUs of the powered-on VMs / physical cores; at least "
+        f"{MIN_TODAY_LIMIT:g}, no vCPU uses more than a core): {text}; all hosts: "
+        f"{overall:.3g}.",
     )
-    return rules.replace(vcpu_per_core=float(overall)), dataclasses.replace(
+    return rules.replace(vcpu_per_core=today_limit(overall)), dataclasses.replace(
         baseline, used=used
     )
 
@@ -358,6 +371,7 @@ def _count_at(
     problem = pr.problem
     if problem is None or not ratio:
         return None
+    ratio = today_limit(ratio)
     if "vcpu" not in problem.dims or np.isclose(ratio, limit):
         return pr.sizing.n_hosts
     capacity = problem.capacity.copy()
