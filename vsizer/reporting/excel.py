@@ -188,10 +188,11 @@ def _target_format(name: str, value: Any) -> str | None:
     return DEC2
 
 
-def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
-    """Key figures, pools, targets, parameters, inputs and host model."""
-    t = w.t
-    fields = {"currency": plan["power"]["currency"], "years": plan["power"]["years"]}
+def _head_rows(
+    plan: Mapping[str, Any], t: Callable[..., str]
+) -> list[tuple[str, Any, str | None, str]]:
+    """Servers -> hosts; for a virtualized source hosts before -> after, and
+    today's ratio, the rule that decided and the count at today's ratio."""
     s = plan["summary"]
     servers_to_hosts = f"{s['servers']} → {s['hosts']}"
     head: list[tuple[str, Any, str | None, str]] = [
@@ -206,9 +207,15 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
                 "summary.hosts_before, .hosts",
             )
         )
-    head += today_items(plan, t)  # issue 23: today's ratio, rule, count at it
+    return head + today_items(plan, t)  # issue 23: today's estate
+
+
+def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
+    """Key figures, pools, targets, parameters, inputs and host model."""
+    t = w.t
+    fields = {"currency": plan["power"]["currency"], "years": plan["power"]["years"]}
     w.items(
-        head + w.figure_rows(plan, _KEY_FIGURES, **fields),
+        _head_rows(plan, t) + w.figure_rows(plan, _KEY_FIGURES, **fields),
         autofilter=True,
     )
     today_section(w, plan)  # issue 23: today's clusters

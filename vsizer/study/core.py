@@ -201,7 +201,9 @@ class ConsolidationStudy:
                 rules,
             )
         groups = anti_affinity_groups(servers, quality)
-        per_pool = pool_vcpu_capacity(baseline, sized.capacity, rules.vcpu_per_core)
+        per_pool = pool_vcpu_capacity(
+            baseline, sized.capacity, float(rules.vcpu_per_core)
+        )
         pools = _size_pools(
             servers, sized, curves_all, groups, series_info, rules, quality, progress,
             self.engine, per_pool,
