@@ -161,7 +161,8 @@ def _binding(hosts: int, by: dict[str, int], relaxed: dict[str, int | None]) -> 
     saving = {r: hosts - n for r, n in relaxed.items() if n is not None and n < hosts}
     if saving:
         best = max(saving.values())
-        return next(r for r in RULES if saving.get(r) == best)
+        # a tie goes to the vCPU:core limit first: it set the demand the rest adds to
+        return next(r for r in _TIE_ORDER if saving.get(r) == best)
     if by["demand"] >= hosts:
         return "demand"
     for c in ("failover", "min_hosts", "anti_affinity", "pinning"):
@@ -169,6 +170,9 @@ def _binding(hosts: int, by: dict[str, int], relaxed: dict[str, int | None]) -> 
             return c
     return "placement"
 
+
+#: Rules in the order a tie of savings is broken (issue 23: the vCPU:core limit first).
+_TIE_ORDER = ("vcpu_per_core", *RULES[:4])
 
 #: Rules relaxed for "demand alone" (the vCPU:core limit stays: it is in the demand).
 _DEMAND_RULES = RULES[:4]
