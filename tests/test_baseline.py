@@ -97,6 +97,10 @@ def test_old_layout_clusters_hand_counted(tmp_path: Path) -> None:
         "vcpu_per_core": 0.277778, "mem_alloc_ratio": 0.034722,  # 10 / 288 GiB
         "cpu_usage": 0.25, "vms": 5,  # vmsp-03 20 %, vmsp-04 30 %, vmsp-05 unknown
     }
+    unmatched = next(w for w in doc["warnings"] if w["code"] == "before_vms_not_on_a_host")
+    assert unmatched["servers"] == ["prod99", "leg09"]
+    assert "2 planned VM(s) matched to no source host count in today's cluster " \
+        "their pool names" in unmatched["message"]
     totals = doc["before"]["totals"]
     assert (totals["cores"], totals["vcpus"], totals["vcpu_per_core"]) == (60, 30, 0.5)
     assert totals["cpu_usage"] == 0.2875  # (300 + 480 + 240 + 360) / 48 %

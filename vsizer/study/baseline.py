@@ -210,18 +210,25 @@ def _vm_clusters(
 
 
 def measure_baseline(
-    inventory: Inventory, *, include_powered_off: bool = False
+    inventory: Inventory,
+    quality: QualityReport | None = None,
+    *,
+    include_powered_off: bool = False,
 ) -> Baseline | None:
     """Today's clusters of a virtualized source (None without hosts before).
 
     A server maps to ``""`` (counted in the totals only) when it is powered on
     but no cluster of the hosts is known for it, to None when it may be
     powered off (``include_powered_off`` and no host matched: not counted).
+    ``quality`` gets the warning ``before_vms_not_on_a_host`` naming the VMs
+    counted without a matched host (by their pool), or not counted.
     """
     hosts = inventory.hosts_before
     if hosts is None or not len(hosts):
         return None
     where = _vm_clusters(inventory, hosts, include_powered_off)
+    if quality is not None:
+        _warn_unmatched(inventory, where, quality)
     servers = inventory.servers
     vcpus = np.nan_to_num(_num(servers["vcpus"]))
     mem = np.nan_to_num(_num(servers["mem_gib"]))
@@ -235,6 +242,31 @@ def measure_baseline(
         out.append(_estate(name, hosts[on], vcpus[vm], mem[vm]))
     totals = _estate(None, hosts, vcpus[counted], mem[counted])
     return Baseline(tuple(out), totals, int((counted & (cluster == "")).sum()))
+
+
+def _warn_unmatched(
+    inventory: Inventory, where: list[str | None], quality: QualityReport
+) -> None:
+    """State how VMs without a matched source host count in today's estate."""
+    vm_hosts: Mapping[str, str] = inventory.metadata.get("vm_hosts") or {}
+    names = inventory.servers["name"].astype(str).tolist()
+    pool = [n for n, w in zip(names, where, strict=True) if w and n not in vm_hosts]
+    total = [n for n, w in zip(names, where, strict=True) if w == ""]
+    left = [n for n, w in zip(names, where, strict=True) if w is None]
+    if not vm_hosts:
+        return  # an inventory without matched hosts: every VM counts by its pool
+    for who, how in ((pool, "count in today's cluster their pool names"),
+                     (total, "count in the totals over all hosts only (their pool "
+                      "names no cluster of the hosts)"),
+                     (left, "are not counted (--include-powered-off: they may be "
+                      "powered off)")):
+        if who:
+            quality.warn(
+                "before_vms_not_on_a_host",
+                f"today's estate (before.clusters): {len(who)} planned VM(s) matched "
+                f"to no source host {how}.",
+                who,
+            )
 
 
 def _estate(

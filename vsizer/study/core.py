@@ -121,7 +121,7 @@ class ConsolidationStudy:
         require_servers(self.inventory)
         quality = copy.deepcopy(self.inventory.quality)
         baseline = measure_baseline(
-            self.inventory, include_powered_off=self.rules.include_powered_off
+            self.inventory, quality, include_powered_off=self.rules.include_powered_off
         )
         # vcpu_per_core = "today": today's measured ratios (issue 23)
         rules, baseline = resolve_vcpu_per_core(
