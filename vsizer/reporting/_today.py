@@ -16,6 +16,9 @@ from vsizer.reporting._xlsx import DEC2, INT, PCT, Fmt, SheetWriter
 
 Label = Callable[..., str]
 
+#: Count-reason bindings with a ``today_rule_*`` label.
+_RULES = ("failover", "min_hosts", "anti_affinity", "pinning", "placement")
+
 #: Dimensions with a ``dim_*`` label.
 _DIMS = ("cpu", "mem", "vcpu", "disk_iops", "disk_mb_s", "net_mbps")
 
@@ -42,7 +45,7 @@ def _rule(row: Mapping[str, Any], limit: Any, t: Label) -> str:
         return t("today_demand", dim=t(f"dim_{dim}") if dim in _DIMS else dim)
     if rule == "vcpu_per_core":
         return t("today_rule_vcpu", limit=f"{limit:g}" if limit is not None else "—")
-    return t(f"count_rule_{rule}")
+    return t(f"today_rule_{rule}" if rule in _RULES else f"count_rule_{rule}")
 
 
 def decided_text(vt: Mapping[str, Any], t: Label) -> str:
