@@ -210,6 +210,11 @@ def test_vcpu_per_core_today_uses_each_clusters_ratio(today_doc: dict[str, Any])
     warning = next(w for w in today_doc["warnings"] if w["code"] == "vcpu_per_core_today")
     assert "pool 'Prod': 3.64 (cluster 'Prod' runs at 3.64)" in warning["message"]
     assert today_doc["before"]["versus_today"]["hosts_at_today_ratio"] == 12
+    ws = plan_workbook(today_doc).worksheets[0]
+    by_key = {r[2]: r[1] for r in ws.iter_rows(values_only=True) if r[2]}
+    assert json.loads(by_key["inputs.vcpu_per_core_today"])["Prod"] == {
+        "from": "Prod", "vcpu_per_core": 3.636364}
+    assert "vcpu_per_core_today" in plan_html(today_doc)
 
 
 @pytest.mark.skipif(not KUBEV2V.exists(), reason="shared RVTools sample not present")

@@ -272,7 +272,13 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
     w.items(rows)
 
     w.title(t("section_inputs"))
-    w.items(w.figure_rows(plan, _INPUTS, enums=_ENUMS, **fields))
+    inputs = w.figure_rows(plan, _INPUTS, enums=_ENUMS, **fields)
+    inputs += [  # keys a later schema adds (inputs.vcpu_per_core_today: issue 23)
+        (key, _text(value), None, f"inputs.{key}")
+        for key, value in plan["inputs"].items()
+        if f"inputs.{key}" not in {path for _, path, _, _ in _INPUTS}
+    ]
+    w.items(inputs)
 
     w.title(t("section_host_model"))
     w.items(_host_model_rows(w, plan, fields))
