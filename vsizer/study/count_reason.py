@@ -256,7 +256,7 @@ def suggest_merges(pools: list[PoolResult]) -> None:
     held = [
         p for p in pools
         if p.count_reason is not None and p.problem is not None
-        and p.count_reason.binding not in ("demand", "placement", "vcpu_per_core")
+        and p.count_reason.binding not in ("demand", "placement")
         and not p.sizing.on_curves
     ][:MERGE_POOLS]
     best: dict[str, tuple[int, str, int]] = {}
