@@ -27,10 +27,10 @@ vCPU:core limit at today's measured ratio.
 
 References
 ----------
-.. [1] VMware, "Performance Best Practices for VMware vSphere 8.0," 2023,
-   section "ESXi CPU Considerations" (vCPU overcommitment: total vCPUs of the
-   running VMs against the host's physical cores),
-   https://www.vmware.com/docs/vsphere-esxi-vcenter-server-80-performance-best-practices.
+.. [1] VMware, "Performance Best Practices for VMware vSphere 6.7," 2018,
+   section "ESXi CPU Considerations" (CPU overcommitment: "running more vCPUs
+   on a host than the total number of physical processor cores in that host"),
+   https://www.vmware.com/content/dam/digitalmarketing/vmware/en/pdf/techpaper/performance/vsphere-esxi-vcenter-server-67-performance-best-practices.pdf.
 """
 
 from __future__ import annotations

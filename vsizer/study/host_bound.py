@@ -5,7 +5,8 @@ Without utilization, normalization takes every vCPU as ``assume_util`` busy
 than the host has: 12 hosts with 396 cores whose VMs have 2,520 vCPUs would
 need 2,520 cores of demand, although those 12 hosts run the same VMs today.
 The VMs of one host cannot together use more than the host's physical CPU
-(their vCPUs are scheduled on its cores [1]), so for each source host ``h``::
+(their vCPUs are scheduled on its cores [1], whose capacity is cores x
+clock [2]), so for each source host ``h``::
 
     capacity_h = cores_h x per-core capacity of its CPU   (capacity unit)
     known_h    = sum of the peak demand of its VMs with measured or estimated use
@@ -22,10 +23,14 @@ factor, and the counted warning ``assumed_cpu_bounded_by_host`` lists them.
 
 References
 ----------
-.. [1] VMware, "vSphere Resource Management," Update 3, VMware ESXi 8.0,
-   chapter "Configuring CPU Resources" (a virtual machine's vCPUs run on the
-   host's physical CPUs; the host's CPU capacity is its cores x clock),
-   https://docs.vmware.com/en/VMware-vSphere/8.0/vsphere-resource-management.pdf.
+.. [1] VMware, "vSphere Resource Management," vSphere 6.0, "CPU Virtualization
+   Basics" (the VMkernel schedules a virtual machine's virtual CPUs on the
+   host's physical processors),
+   https://docs.vmware.com/en/VMware-vSphere/6.0/com.vmware.vsphere.resmgmt.doc/GUID-9986F393-4D36-48AB-B839-8FF25ECEEF94.html.
+.. [2] VMware (Broadcom), "vSphere Web Services API," data object
+   ``HostHardwareSummary``: ``cpuMhz`` x ``numCpuCores`` approximately equals
+   the sum of the MHz of all cores of the host (its CPU capacity),
+   https://developer.broadcom.com/xapis/virtual-infrastructure-json-api/latest/data-structures/HostListSummaryQuickStats.
 """
 
 from __future__ import annotations
@@ -127,7 +132,7 @@ def _scaled(
         f"more CPU than their source host has on {len(listed)} host(s): {named}. "
         "Their assumed demand is scaled down so that the VMs of a host need at most "
         "its cores x per-core capacity (a host cannot deliver more CPU than it has; "
-        "vSphere Resource Management, 'Configuring CPU Resources'). Give "
+        "VMware vSphere Resource Management, 'CPU Virtualization Basics'). Give "
         "utilization (RVTools vCPU tab, series) to size them on measurements.",
         names[scaled].tolist(),
     )
