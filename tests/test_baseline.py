@@ -302,3 +302,34 @@ def test_measured_use_is_not_bounded(estate_doc: dict[str, Any]) -> None:
     assert {s["cpu_peak_util"] for s in estate_doc["servers"]} == {0.1}
     assert not any(w["code"] == "assumed_cpu_bounded_by_host"
                    for w in estate_doc["warnings"])
+
+
+def test_versus_today_on_curves(tmp_path: Path) -> None:
+    """With utilization series (48 half-hour steps, 5-30 % busy) the pools are
+    sized on their curves and sized again at today's ratios on them: the vCPUs
+    bind as on figures (13 hosts; 12 at today's ratios)."""
+    import numpy as np
+
+    from tests.rvtools_estate import _vms
+    from vsizer.cli import app
+
+    names = [vm for vm, state, *_ in _vms() if state == "poweredOn"]
+    rng = np.random.default_rng(1)
+    lines = ["timestamp," + ",".join(names)] + [
+        f"2024-05-01T{i // 2:02d}:{30 * (i % 2):02d}:00Z,"
+        + ",".join(f"{x:.3f}" for x in rng.uniform(0.05, 0.3, len(names)))
+        for i in range(48)
+    ]
+    series = tmp_path / "wide.csv"
+    series.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "plan.json"
+    res = CliRunner().invoke(app, [
+        "plan", str(_estate(tmp_path)), "--series", str(series), "--series-format",
+        "wide", "--step", "30min", "-o", str(out)], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    doc = json.loads(out.read_text())
+    assert doc["pools"][0]["replay"] is not None  # placed on curves
+    vt = doc["before"]["versus_today"]
+    assert (vt["hosts"], vt["hosts_at_today_ratio"]) == (13, 12)
+    assert [p["hosts_at_today_ratio"] for p in vt["pools"]] == [5, 4, 3]
+    assert doc["pools"][0]["count_reason"]["binding"] == "vcpu_per_core"
