@@ -158,6 +158,13 @@ class Baseline:
                 return c.vcpu_per_core, c.name
         return self.totals.vcpu_per_core, ALL_HOSTS
 
+    def used_doc(self) -> dict[str, Any]:
+        """``inputs.vcpu_per_core_today``: the limit each pool used, and whence."""
+        return {
+            pool: {"vcpu_per_core": _r(ratio), "from": source}
+            for pool, (ratio, source) in (self.used or {}).items()
+        }
+
     def to_dict(self) -> dict[str, Any]:
         totals = self.totals.to_dict()
         totals["vms_without_cluster"] = self.vms_without_cluster

@@ -112,8 +112,10 @@ class ConsolidationStudy:
             cpu_catalog if cpu_catalog is not None else _shipped_cpu_catalog()
         )
         self.host_catalog_name = host_catalog_name
-        #: The rules with vcpu_per_core resolved, and today's baseline (run).
-        self._resolved: tuple[Rules, Baseline | None] = (rules, None)
+        #: The rules as given (``self.rules``: vcpu_per_core resolved by run),
+        #: and today's baseline (set by run).
+        self._rules_given = rules
+        self._baseline: Baseline | None = None
 
     def run(self, progress: Progress | None = None) -> ConsolidationPlan:
         """Normalize, estimate power, size and place every pool, check failover,
@@ -125,9 +127,9 @@ class ConsolidationStudy:
         )
         # vcpu_per_core = "today": today's measured ratios (issue 23)
         rules, baseline = resolve_vcpu_per_core(
-            self.rules, baseline, self.inventory, quality
+            self._rules_given, baseline, self.inventory, quality
         )
-        self._resolved = (rules, baseline)
+        self.rules, self._baseline = rules, baseline
         inv_servers, series_info = self._matched_servers(quality)
         servers, unit = self._normalized(inv_servers, quality)
         before = self._hosts_before(quality)
@@ -187,7 +189,7 @@ class ConsolidationStudy:
     ) -> tuple[_Sized, list[PoolResult]]:
         """Size and place every pool of ``servers`` (sets their ``vm_mem_gib``,
         ``pool`` and ``host`` columns)."""
-        rules, baseline = self._resolved
+        rules, baseline = self.rules, self._baseline
         servers["vm_mem_gib"] = servers["mem_gib"].astype(float) + _vm_overhead_gib(
             servers, rules
         )

@@ -77,12 +77,15 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
     pools = _pools_section(plan)
     quality = plan.quality.to_dict(plan.servers["name"].astype(str).tolist())
     before = before_summary(plan.before) if plan.before is not None else None
+    inputs = _inputs_section(plan)
     if before is not None and plan.baseline is not None:  # issue 23: today's estate
         before.update(plan.baseline.to_dict())
+        if plan.baseline.used:  # --vcpu-per-core today: the limit each pool used
+            inputs["vcpu_per_core_today"] = plan.baseline.used_doc()
     doc = {
         "schema_version": SCHEMA_VERSION,
         "vsizer_version": __version__,
-        "inputs": _inputs_section(plan),
+        "inputs": inputs,
         "parameters": _parameters_section(plan.rules),
         "host_model": _host_model_section(plan),
         "summary": _summary_section(plan, pools, before, quality),
@@ -140,19 +143,12 @@ def _pools_section(plan: ConsolidationPlan) -> list[dict[str, Any]]:
 
 
 def _inputs_section(plan: ConsolidationPlan) -> dict[str, Any]:
-    out: dict[str, Any] = {
+    return {
         "inventory": Path(plan.inventory.source).name,
         "source_format": plan.inventory.source_format,
         "host_catalog": plan.host_catalog,
         "host_model": plan.host.model,
     }
-    used = plan.baseline.used if plan.baseline is not None else None
-    if used:  # issue 23: --vcpu-per-core today, the value each pool used
-        out["vcpu_per_core_today"] = {
-            pool: {"vcpu_per_core": _r(ratio), "from": source}
-            for pool, (ratio, source) in used.items()
-        }
-    return out
 
 
 def _parameters_section(rules: Rules) -> dict[str, Any]:
