@@ -333,3 +333,10 @@ def test_versus_today_on_curves(tmp_path: Path) -> None:
     assert (vt["hosts"], vt["hosts_at_today_ratio"]) == (13, 12)
     assert [p["hosts_at_today_ratio"] for p in vt["pools"]] == [5, 4, 3]
     assert doc["pools"][0]["count_reason"]["binding"] == "vcpu_per_core"
+
+
+def test_toml_vcpu_per_core_today() -> None:
+    from vsizer.study.config import rules_from_dict
+
+    assert rules_from_dict({"sizing": {"vcpu_per_core": "today"}}).vcpu_per_core == "today"
+    assert rules_from_dict({"sizing": {"vcpu_per_core": 3}}).vcpu_per_core == 3.0
