@@ -178,3 +178,51 @@ def test_no_merge_tried_above_the_size_cap(tmp_path, monkeypatch):
     monkeypatch.setattr(count_reason, "MERGE_MAX_VMS", n)
     doc = vsizer.plan(f, min_hosts=3).to_dict()
     assert doc["pools"][0]["count_reason"]["suggestion"].startswith("merge with pool")
+
+
+def _vcpu_problem(vcpus, *, failures=1, min_hosts=1):
+    """VMs of 1 % CPU and ``vcpus`` vCPUs on hosts of 8 vCPUs (8 cores x 1)."""
+    n = len(vcpus)
+    return PlacementProblem(
+        pool="p",
+        vm_names=tuple(f"vm{i}" for i in range(n)),
+        dims=("cpu", "vcpu"),
+        demand=np.column_stack([np.ones(n), np.array(vcpus, dtype=float)]),
+        capacity=np.array([100.0, 8.0]),
+        base_load=np.zeros(2),
+        limit=np.array([0.6, 1.0]),
+        failover_limit=np.array([1.0, 1.0]),
+        failures=failures,
+        min_hosts=min_hosts,
+        anti_affinity=np.full(n, -1, dtype=np.int64),
+        pins=np.full(n, -1, dtype=np.int64),
+    )
+
+
+def test_vcpu_limit_is_the_rule_not_failover():
+    """issue 23: 10 VMs of 4 vCPUs on hosts of 8 vCPUs: 5 hosts by vCPUs + N+1 = 6.
+    Relaxing failover saves 1, relaxing the vCPU:core limit saves 4 (one host
+    carries the 10 % of CPU, + N+1): the vCPU:core limit decided."""
+    cr = _explain(_vcpu_problem([4] * 10))
+    assert (cr.hosts, cr.binding) == (6, "vcpu_per_core")
+    assert cr.relaxed == {"failover": 5, "vcpu_per_core": 2}
+    assert cr.by_constraint["demand"] == 5 and cr.by_dimension["vcpu"] == 5
+    assert cr.text == (
+        "6 hosts because the vCPU:core limit (vCPUs alone need 5 hosts); demand "
+        "alone needs 5; with failures = 0 this pool needs 5; without the vCPU:core "
+        "limit this pool needs 2")
+
+
+def test_vcpu_limit_wins_a_tie_with_failover():
+    """3 VMs of 4 vCPUs: 2 hosts by vCPUs (1 by CPU) + N+1 = 3; relaxing
+    failover gives 2, relaxing the vCPU:core limit 1 + N+1 = 2: a tie."""
+    cr = _explain(_vcpu_problem([4, 4, 4]))
+    assert cr.hosts == 3
+    assert cr.relaxed == {"failover": 2, "vcpu_per_core": 2}
+    assert cr.binding == "vcpu_per_core"
+
+
+def test_vcpu_limit_not_in_force_when_another_dimension_binds_as_much():
+    """The vCPU bound (1) is not above the CPU bound (1): no vcpu_per_core rule."""
+    cr = _explain(_vcpu_problem([1, 1], failures=0))
+    assert "vcpu_per_core" not in cr.relaxed and cr.binding == "demand"

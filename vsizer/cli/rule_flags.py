@@ -31,6 +31,8 @@ def _cli_type(hint: Any, is_path: bool) -> Any:
     args = [a for a in typing.get_args(hint) if a is not type(None)]
     if isinstance(hint, types.UnionType) and len(args) == 1:
         hint = args[0]
+    elif isinstance(hint, types.UnionType) and str in args:
+        hint = str  # a number or a word ('--vcpu-per-core today'): Rules converts
     if typing.get_origin(hint) is tuple:
         return list[typing.get_args(hint)[0]]  # type: ignore[misc]
     return hint

@@ -15,7 +15,9 @@ from vsizer.reporting._xlsx import DEC2, INT, SheetWriter
 Label = Callable[..., str]
 
 #: Count reasons that are rules (not demand).
-RULE_BINDINGS = ("min_hosts", "failover", "anti_affinity", "pinning", "placement")
+RULE_BINDINGS = (
+    "min_hosts", "failover", "anti_affinity", "pinning", "placement", "vcpu_per_core",
+)
 
 #: Columns of the right-sizing table: (plan key, label key, Excel format).
 VM_COLUMNS: tuple[tuple[str, str, str | None], ...] = (

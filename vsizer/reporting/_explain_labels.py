@@ -9,6 +9,7 @@ EXPLAIN_LABELS: dict[str, dict[str, str]] = {
     "count_rule_failover": {"en": "Rule: N+k failover", "ja": "ルール: N+k 冗長"},
     "count_rule_anti_affinity": {"en": "Rule: anti-affinity", "ja": "ルール: アンチアフィニティ"},
     "count_rule_pinning": {"en": "Rule: pinned hosts", "ja": "ルール: ホスト固定"},
+    "count_rule_vcpu_per_core": {"en": "Rule: vCPU:core limit", "ja": "ルール: vCPU/コア比の上限"},
     "count_rule_placement": {"en": "Rules together", "ja": "複数ルールの組合せ"},
     "section_count_reason": {"en": "Why each pool has its host count", "ja": "プールごとのホスト台数の理由"},
     "no_count_reason": {"en": "No count reasons in this plan.", "ja": "この計画には台数の理由がありません。"},

@@ -15,6 +15,7 @@ from vsizer.reporting._explain import bottleneck
 from vsizer.reporting._html_page import esc, fmt_num, fmt_pct, table
 from vsizer.reporting._plan_view import lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
+from vsizer.reporting._today import headline_html
 from vsizer.reporting.labels import LABELS, with_unit
 
 __all__ = ["card", "dimension_label", "summary_section", "verdict"]
@@ -198,7 +199,8 @@ def summary_section(plan: Mapping[str, Any], t: Label) -> str:
     if s.get("low_confidence"):
         pools = f'<div class="lowconf">{pools}</div>'
     return (
-        f'{_banner(s, t)}<div class="cards">{"".join(cards)}</div>'
+        f'{_banner(s, t)}{headline_html(plan, t)}'
+        f'<div class="cards">{"".join(cards)}</div>'
         f"<h3>{esc(t('section_pools'))}</h3>{pools}"
         f"<h3>{esc(t('section_targets'))}</h3>{_targets_table(plan['targets'], t)}"
     )

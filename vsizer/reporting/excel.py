@@ -36,6 +36,8 @@ from vsizer.reporting import _xlsx_sheets as sheets
 from vsizer.reporting._explain import bottleneck, explain_sheet
 from vsizer.reporting._explain import has_sheet as has_explain_sheet
 from vsizer.reporting._plan_view import check_plan, lower_bound_hosts, predictions
+from vsizer.reporting._today import excel_items as today_items
+from vsizer.reporting._today import excel_section as today_section
 from vsizer.reporting._xlsx import (
     DEC1,
     DEC2,
@@ -187,10 +189,11 @@ def _target_format(name: str, value: Any) -> str | None:
     return DEC2
 
 
-def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
-    """Key figures, pools, targets, parameters, inputs and host model."""
-    t = w.t
-    fields = {"currency": plan["power"]["currency"], "years": plan["power"]["years"]}
+def _head_rows(
+    plan: Mapping[str, Any], t: Callable[..., str]
+) -> list[tuple[str, Any, str | None, str]]:
+    """Servers -> hosts; for a virtualized source hosts before -> after, and
+    today's ratio, the rule that decided and the count at today's ratio."""
     s = plan["summary"]
     servers_to_hosts = f"{s['servers']} → {s['hosts']}"
     head: list[tuple[str, Any, str | None, str]] = [
@@ -205,10 +208,18 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
                 "summary.hosts_before, .hosts",
             )
         )
+    return head + today_items(plan, t)  # issue 23: today's estate
+
+
+def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
+    """Key figures, pools, targets, parameters, inputs and host model."""
+    t = w.t
+    fields = {"currency": plan["power"]["currency"], "years": plan["power"]["years"]}
     w.items(
-        head + w.figure_rows(plan, _KEY_FIGURES, **fields),
+        _head_rows(plan, t) + w.figure_rows(plan, _KEY_FIGURES, **fields),
         autofilter=True,
     )
+    today_section(w, plan)  # issue 23: today's clusters
 
     pools = [
         [
@@ -262,7 +273,13 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
     w.items(rows)
 
     w.title(t("section_inputs"))
-    w.items(w.figure_rows(plan, _INPUTS, enums=_ENUMS, **fields))
+    inputs = w.figure_rows(plan, _INPUTS, enums=_ENUMS, **fields)
+    inputs += [  # keys a later schema adds (inputs.vcpu_per_core_today: issue 23)
+        (key, _text(value), None, f"inputs.{key}")
+        for key, value in plan["inputs"].items()
+        if f"inputs.{key}" not in {path for _, path, _, _ in _INPUTS}
+    ]
+    w.items(inputs)
 
     w.title(t("section_host_model"))
     w.items(_host_model_rows(w, plan, fields))

@@ -52,6 +52,7 @@ from vsizer.reporting._plan_view import (
     scenario_count,
 )
 from vsizer.reporting._plan_view import warnings as plan_warnings
+from vsizer.reporting._today import html_section as today_html
 from vsizer.reporting.choice_report import choice_section, has_choice  # issue 16 (tco)
 from vsizer.reporting.labels import LABELS, check_lang, label, with_unit
 from vsizer.reporting.storage import storage_section
@@ -124,7 +125,8 @@ def _power(page: Page, plan: Mapping[str, Any], t: Label) -> str:
         ],
         numeric=(1,),
     )
-    return page.chart(charts.power_chart(plan, t), height=340) + body + details
+    chart = page.chart(charts.power_chart(plan, t), height=340)
+    return chart + body + details + today_html(plan, t)  # issue 23: today's clusters
 
 
 def _placement(page: Page, plan: Mapping[str, Any], t: Label) -> str:

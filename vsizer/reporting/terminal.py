@@ -21,6 +21,7 @@ from vsizer.reporting._explain import terminal_lines as explain_lines
 from vsizer.reporting._plan_view import failover_scenarios, lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting._term_growth import print_growth
+from vsizer.reporting._today import terminal_lines as today_lines
 from vsizer.reporting.choice_report import print_choice  # issue 16 (tco)
 from vsizer.reporting.labels import label
 from vsizer.reporting.storage import print_storage
@@ -355,6 +356,8 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
     console.print(_key_figures(plan, L))
     if s.get("low_confidence"):
         console.print(_low_confidence(s, L))
+    for line in today_lines(plan, L):  # issue 23: today's estate, when known
+        console.print(Text(line))
     console.print(_pools_table(plan, L))
     for line in explain_lines(plan, L):
         console.print(Text(line))

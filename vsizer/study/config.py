@@ -151,9 +151,11 @@ class Rules:
     min_hosts: int | None = field(default=None, metadata=rule(
         "Minimum hosts per pool. Default 3, or 1 when failures = 0.",
         "sizing", flag="--min-hosts", constraint=_MIN_HOSTS))
-    vcpu_per_core: float = field(default=2.0, metadata=rule(
-        "vCPU : physical core limit. Default 2.",
-        "sizing", flag="--vcpu-per-core", constraint=_POSITIVE))
+    vcpu_per_core: float | str = field(default=2.0, metadata=rule(
+        "vCPU : physical core limit, or 'today': the ratio the source's hosts "
+        "run at today (a pool's cluster, else all hosts; needs hosts before, "
+        "e.g. RVTools vHost). Default 2.",
+        "sizing", flag="--vcpu-per-core", constraint=_rm.VCPU_PER_CORE))
     failover_limit: float = field(default=1.0, metadata=rule(
         "Utilization survivors may reach after a failure [fraction]. Default 1.0.",
         "sizing", constraint=_FRACTION))
@@ -325,6 +327,10 @@ class Rules:
     pools: dict[str, PoolRules] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if isinstance(self.vcpu_per_core, str) and _rm.is_vcpu_per_core(
+            self.vcpu_per_core
+        ) and self.vcpu_per_core != "today":  # a flag's text: the number
+            object.__setattr__(self, "vcpu_per_core", float(self.vcpu_per_core))
         problems = rule_problems(self)
         if problems:
             raise ConfigError(problems)

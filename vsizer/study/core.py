@@ -26,24 +26,33 @@ from vsizer.catalogs.server_power import (
     read_server_power_catalog,
 )
 from vsizer.engines import Engine
-from vsizer.errors import ConfigError, InventoryError
+from vsizer.errors import ConfigError
 from vsizer.inventory import Inventory, read_inventory
 from vsizer.inventory.assume import fill_memory
 from vsizer.inventory.degenerate import require_servers, warn_zero_utilization
 from vsizer.models.memory_overhead import esxi_vm_overhead_mib
 from vsizer.models.profile import Profile, load_profile
 from vsizer.placement.pool import size_pool_for
-from vsizer.placement.problem import DIMENSIONS, PlacementProblem
+from vsizer.placement.problem import DIMENSIONS
 from vsizer.quality import QualityReport
 from vsizer.series.align import AlignedSeries
 from vsizer.series.model import SeriesSet
+from vsizer.study.baseline import (
+    Baseline,
+    measure_baseline,
+    pool_vcpu_capacity,
+    resolve_vcpu_per_core,
+    versus_today,
+)
 from vsizer.study.config import Rules
 from vsizer.study.count_reason import explain_pool, suggest_merges
 from vsizer.study.economics import plan_economics
 from vsizer.study.growth import with_growth
+from vsizer.study.host_bound import bound_by_hosts
 from vsizer.study.hosts import host_capacity, platform_adjustment, resolve_host
 from vsizer.study.plan_warnings import plan_warnings
 from vsizer.study.predict import predict_plan
+from vsizer.study.problems import anti_affinity_groups, pool_problem
 from vsizer.study.results import ConsolidationPlan, PoolResult, SeriesInfo
 from vsizer.study.rightsizing import apply as apply_rightsizing
 from vsizer.study.rightsizing import recommend, with_short_of_vcpus
@@ -103,13 +112,24 @@ class ConsolidationStudy:
             cpu_catalog if cpu_catalog is not None else _shipped_cpu_catalog()
         )
         self.host_catalog_name = host_catalog_name
+        #: The rules as given (``self.rules``: vcpu_per_core resolved by run),
+        #: and today's baseline (set by run).
+        self._rules_given = rules
+        self._baseline: Baseline | None = None
 
     def run(self, progress: Progress | None = None) -> ConsolidationPlan:
         """Normalize, estimate power, size and place every pool, check failover,
         and compute the plan's economics."""
-        rules = self.rules
         require_servers(self.inventory)
         quality = copy.deepcopy(self.inventory.quality)
+        baseline = measure_baseline(
+            self.inventory, quality, include_powered_off=self.rules.include_powered_off
+        )
+        # vcpu_per_core = "today": today's measured ratios (issue 23)
+        rules, baseline = resolve_vcpu_per_core(
+            self._rules_given, baseline, self.inventory, quality
+        )
+        self.rules, self._baseline = rules, baseline
         inv_servers, series_info = self._matched_servers(quality)
         servers, unit = self._normalized(inv_servers, quality)
         before = self._hosts_before(quality)
@@ -129,6 +149,9 @@ class ConsolidationStudy:
             sized, pools = self._place(servers, unit, series_info, quality, progress)
             rs = dataclasses.replace(rs, applied=rules.rightsize)
         _explain(pools, servers, series_info, rules)
+        baseline = versus_today(
+            baseline, pools, rules, series_info, servers["pool"].astype(str).to_numpy()
+        )
         inv = self.inventory
         economics = plan_economics(
             pools, servers, sized.host, sized.capacity, series_info, before,
@@ -151,6 +174,7 @@ class ConsolidationStudy:
             warnings=plan_warnings(quality, servers, series_info, rules, sized.host, pools),
             series=series_info,
             before=before,
+            baseline=baseline,
             rightsizing=rs,
             storage=storage,
         )
@@ -165,7 +189,7 @@ class ConsolidationStudy:
     ) -> tuple[_Sized, list[PoolResult]]:
         """Size and place every pool of ``servers`` (sets their ``vm_mem_gib``,
         ``pool`` and ``host`` columns)."""
-        rules = self.rules
+        rules, baseline = self.rules, self._baseline
         servers["vm_mem_gib"] = servers["mem_gib"].astype(float) + _vm_overhead_gib(
             servers, rules
         )
@@ -178,10 +202,13 @@ class ConsolidationStudy:
                 servers, series_info, sized.dims, sized.demand, unit, sized.host,
                 rules,
             )
-        groups = _anti_affinity_groups(servers, quality)
+        groups = anti_affinity_groups(servers, quality)
+        per_pool = pool_vcpu_capacity(
+            baseline, sized.capacity, float(rules.vcpu_per_core)
+        )
         pools = _size_pools(
             servers, sized, curves_all, groups, series_info, rules, quality, progress,
-            self.engine,
+            self.engine, per_pool,
         )
         return sized, pools
 
@@ -213,6 +240,7 @@ class ConsolidationStudy:
             assume_mhz=None if from_series else rules.vm_cpu_mhz,
         )
         servers = servers.reset_index(drop=True)
+        servers = bound_by_hosts(servers, self.inventory, quality)  # issue 23
         warn_zero_utilization(servers, quality)
         return servers, unit
 
@@ -281,22 +309,24 @@ def _size_pools(
     quality: QualityReport,
     progress: Progress | None,
     engine: Engine | None = None,
+    pool_capacity: dict[str, dict[str, float]] | None = None,
 ) -> list[PoolResult]:
     """Size and place each pool (in order of first appearance); sets the
-    servers' ``host`` column."""
+    servers' ``host`` column. ``pool_capacity``: a pool's own host capacity
+    (``vcpu_per_core = "today"``: its cluster's ratio)."""
     dims, demand_all, capacity = sized.dims, sized.demand, sized.capacity
     pools: list[PoolResult] = []
     servers["host"] = pd.Series([None] * len(servers), dtype="object")
     for pool in pd.unique(servers["pool"]):
         idx = np.flatnonzero((servers["pool"] == pool).to_numpy())
         ceiling, failures, min_hosts = rules.for_pool(str(pool))
-        problem = _problem(
+        problem = pool_problem(
             str(pool),
             servers,
             idx,
             dims,
             demand_all[idx],
-            capacity,
+            (pool_capacity or {}).get(str(pool), capacity),
             rules,
             ceiling,
             failures,
@@ -366,110 +396,6 @@ def _vm_overhead_gib(servers: pd.DataFrame, rules: Rules) -> np.ndarray:
     # Unknown vCPU count (VMs from series alone): the table's 1-vCPU row.
     vcpus = np.nan_to_num(servers["vcpus"].astype(float).to_numpy(), nan=1.0)
     return esxi_vm_overhead_mib(mem_mib, vcpus) / 1024.0
-
-
-def _anti_affinity_groups(servers: pd.DataFrame, quality: QualityReport) -> np.ndarray:
-    """Group id per server from ``redundant_with`` (partners of partners share a group)."""
-    names = servers["name"].astype(str).tolist()
-    index = {n: i for i, n in enumerate(names)}
-    parent = list(range(len(names)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    linked = np.zeros(len(names), dtype=bool)
-    col = (
-        servers["redundant_with"]
-        if "redundant_with" in servers
-        else pd.Series(dtype=object)
-    )
-    for i, partners in enumerate(col):
-        if partners is None or partners is pd.NA or (isinstance(partners, float)):
-            continue
-        for partner in str(partners).replace("、", ";").replace(",", ";").split(";"):
-            partner = partner.strip()
-            if not partner:
-                continue
-            j = index.get(partner)
-            if j is None:
-                quality.warn(
-                    "partner_not_planned",
-                    f"server '{names[i]}' is redundant with '{partner}', which is not "
-                    "planned (excluded or absent); no anti-affinity applied for it.",
-                    [names[i]],
-                )
-                continue
-            linked[i] = linked[j] = True
-            parent[find(i)] = find(j)
-    roots: dict[int, int] = {}
-    out = np.full(len(names), -1, dtype=np.int64)
-    for k in np.flatnonzero(linked).tolist():
-        out[k] = roots.setdefault(find(k), len(roots))
-    return out
-
-
-def _problem(
-    pool: str,
-    servers: pd.DataFrame,
-    idx: np.ndarray,
-    dims: tuple[str, ...],
-    demand: np.ndarray,
-    capacity: dict[str, float],
-    rules: Rules,
-    ceiling: float,
-    failures: int,
-    min_hosts: int,
-    groups: np.ndarray,
-) -> PlacementProblem:
-    cap = np.array([capacity[d] for d in dims])
-    base = np.array(
-        [rules.host_memory_reserve_gib if d == "mem" else 0.0 for d in dims]
-    )
-    limit = np.array([1.0 if d == "vcpu" else ceiling for d in dims])
-    fo_limit = np.array([1.0 if d == "vcpu" else rules.failover_limit for d in dims])
-    # Renumber groups within the pool so ids are dense.
-    local = np.full(len(idx), -1, dtype=np.int64)
-    _, dense = np.unique(groups[groups >= 0], return_inverse=True)
-    local[groups >= 0] = dense
-    pins = _pins(pool, servers.iloc[idx])
-    return PlacementProblem(
-        pool=pool,
-        vm_names=tuple(servers["name"].astype(str).iloc[idx]),
-        dims=dims,
-        demand=demand,
-        capacity=cap,
-        base_load=base,
-        limit=limit,
-        failover_limit=fo_limit,
-        failures=failures,
-        min_hosts=min_hosts,
-        anti_affinity=local,
-        pins=pins,
-    )
-
-
-def _pins(pool: str, rows: pd.DataFrame) -> np.ndarray:
-    pins = np.full(len(rows), -1, dtype=np.int64)
-    if "pin_host" not in rows:
-        return pins
-    problems = []
-    for i, (name, pin) in enumerate(zip(rows["name"], rows["pin_host"], strict=True)):
-        if pin is None or pin is pd.NA or (isinstance(pin, float) and np.isnan(pin)):
-            continue
-        prefix, _, number = str(pin).rpartition("-")
-        if prefix != pool or not number.isdigit() or int(number) < 1:
-            problems.append(
-                f"server '{name}', column 'pin_host': expected a host id of its pool "
-                f"like '{pool}-01', got '{pin}'."
-            )
-            continue
-        pins[i] = int(number) - 1
-    if problems:
-        raise InventoryError(problems)
-    return pins
 
 
 def plan(

@@ -32,8 +32,10 @@ if TYPE_CHECKING:
 #: Constraints in the order they are reported and break ties.
 CONSTRAINTS = ("demand", "failover", "min_hosts", "anti_affinity", "pinning")
 
-#: Rules that can be relaxed, in tie-break order.
-RULES = ("min_hosts", "failover", "anti_affinity", "pinning")
+#: Rules that can be relaxed, in tie-break order. ``vcpu_per_core`` (issue 23:
+#: the vCPU:core limit is a rule, not demand) is in force when the vCPU bound is
+#: above every other dimension's; relaxed, the vCPUs never bind.
+RULES = ("min_hosts", "failover", "anti_affinity", "pinning", "vcpu_per_core")
 
 #: Most pools tried pairwise for a merge suggestion (pairs grow as n^2).
 MERGE_POOLS = 12
@@ -64,15 +66,23 @@ def _relax(problem: PlacementProblem, rule: str) -> PlacementProblem:
         return dataclasses.replace(problem, min_hosts=1)
     if rule == "anti_affinity":
         return dataclasses.replace(problem, anti_affinity=np.full(n, -1, dtype=np.int64))
+    if rule == "vcpu_per_core":
+        capacity = problem.capacity.copy()
+        k = problem.dims.index("vcpu")
+        capacity[k] = 2.0 * max(float(problem.demand[:, k].sum()), 1.0)
+        return dataclasses.replace(problem, capacity=capacity)
     return dataclasses.replace(problem, pins=np.full(n, -1, dtype=np.int64))
 
 
-def _active(problem: PlacementProblem) -> dict[str, bool]:
+def _active(problem: PlacementProblem, detail: dict[str, int]) -> dict[str, bool]:
+    vcpu = int(detail.get("vcpu", 0))
+    others = [int(detail[d]) for d in problem.dims if d != "vcpu" and d in detail]
     return {
         "failover": problem.failures > 0,
         "min_hosts": problem.min_hosts > 1,
         "anti_affinity": bool((problem.anti_affinity >= 0).any()),
         "pinning": bool((problem.pins >= 0).any()),
+        "vcpu_per_core": "vcpu" in problem.dims and vcpu > max(others, default=0),
     }
 
 
@@ -108,7 +118,7 @@ def explain_pool(
     rules relaxed apart from min_hosts are the same: e.g. failures = 0, and
     every rule relaxed when only failover and min_hosts are active) share
     their tries: each host count is placed once (same counts; issue 15)."""
-    active = _active(problem)
+    active = _active(problem, detail)
     memo: dict[frozenset[str], Tries] = {}
 
     def count(relaxed_rules: frozenset[str], p: PlacementProblem) -> int | None:
@@ -124,11 +134,11 @@ def explain_pool(
         else:
             relaxed[rule] = count(frozenset([rule]), _relax(problem, rule))
     bare = problem
-    for rule in RULES:
+    for rule in _DEMAND_RULES:
         if active[rule]:
             bare = _relax(bare, rule)
-    every = frozenset(r for r in RULES if active[r])
-    demand = hosts if not any(active.values()) else count(every, bare)
+    every = frozenset(r for r in _DEMAND_RULES if active[r])
+    demand = hosts if not every else count(every, bare)
     demand = demand if demand is not None else hosts
     if problem.n_vms == 0:
         demand = 0
@@ -151,7 +161,8 @@ def _binding(hosts: int, by: dict[str, int], relaxed: dict[str, int | None]) -> 
     saving = {r: hosts - n for r, n in relaxed.items() if n is not None and n < hosts}
     if saving:
         best = max(saving.values())
-        return next(r for r in RULES if saving.get(r) == best)
+        # a tie goes to the vCPU:core limit first: it set the demand the rest adds to
+        return next(r for r in _TIE_ORDER if saving.get(r) == best)
     if by["demand"] >= hosts:
         return "demand"
     for c in ("failover", "min_hosts", "anti_affinity", "pinning"):
@@ -160,7 +171,14 @@ def _binding(hosts: int, by: dict[str, int], relaxed: dict[str, int | None]) -> 
     return "placement"
 
 
+#: Rules in the order a tie of savings is broken (issue 23: the vCPU:core limit first).
+_TIE_ORDER = ("vcpu_per_core", *RULES[:4])
+
+#: Rules relaxed for "demand alone" (the vCPU:core limit stays: it is in the demand).
+_DEMAND_RULES = RULES[:4]
+
 _RULE_TEXT = {
+    "vcpu_per_core": "without the vCPU:core limit",
     "failover": "with failures = 0",
     "min_hosts": "with min_hosts = 1",
     "anti_affinity": "without anti-affinity",
@@ -177,6 +195,8 @@ def _because(binding: str, by: dict[str, Any], problem: PlacementProblem) -> str
         return f"anti-affinity (a group needs {by['anti_affinity']} hosts)"
     if binding == "pinning":
         return f"pins (a VM is pinned to host {by['pinning']})"
+    if binding == "vcpu_per_core":
+        return f"the vCPU:core limit (vCPUs alone need {by['dims_vcpu']} hosts)"
     if binding == "placement":
         return "several rules together (no single relaxation saves a host)"
     dims = by.get("dims_top")
@@ -192,7 +212,9 @@ def _text(
     dims: dict[str, int],
 ) -> str:
     top = max(dims, key=lambda d: dims[d]) if dims else ""
-    because = _because(binding, {**by, "dims_top": top}, problem)
+    because = _because(
+        binding, {**by, "dims_top": top, "dims_vcpu": dims.get("vcpu")}, problem
+    )
     parts = [f"{hosts} host{'s' if hosts != 1 else ''} because {because}"]
     parts.append(f"demand alone needs {by['demand']}")
     for rule in RULES:

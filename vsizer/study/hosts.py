@@ -117,7 +117,8 @@ def host_capacity(
     capacity = {
         "cpu": host_cpu_capacity(host, unit),
         "mem": float(host.mem_gib),
-        "vcpu": host.cores * rules.vcpu_per_core,
+        # "today" is resolved to a number first (vsizer.study.baseline)
+        "vcpu": host.cores * float(rules.vcpu_per_core),
     }
     unconstrained = []
     for dim in IO_DIMS:

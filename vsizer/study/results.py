@@ -17,6 +17,7 @@ from vsizer.placement.sizing import PoolSizing
 from vsizer.quality import PlanWarning, QualityReport
 from vsizer.series.align import AlignedSeries
 from vsizer.series.model import SeriesQuality
+from vsizer.study.baseline import Baseline
 from vsizer.study.config import Rules
 from vsizer.study.count_reason import CountReason
 from vsizer.study.economics import Economics
@@ -88,6 +89,10 @@ class ConsolidationPlan:
     series: SeriesInfo | None = None
     #: The source hosts with power_w and rack_u (virtualized sources), else None.
     before: pd.DataFrame | None = None
+    #: issue 23: today's clusters, the ratios of ``vcpu_per_core = "today"`` and
+    #: the comparison with today (:mod:`vsizer.study.baseline`); None without
+    #: hosts before.
+    baseline: Baseline | None = None
     #: The ``predictions`` section (:func:`vsizer.study.predict.predict_plan`) when
     #: asked (``vsizer.plan(..., predict=True)`` or a profile), else None.
     predictions: dict[str, Any] | None = None

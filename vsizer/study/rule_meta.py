@@ -102,6 +102,27 @@ PERCENTILE = Satisfies(
 )
 
 
+def is_vcpu_per_core(value: object) -> bool:
+    """A positive finite number (or its text), or the word 'today'."""
+    if value == "today":
+        return True
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return not isinstance(value, bool) and 0 < number < float("inf")
+
+
+#: vCPU : core limit: a number, or 'today' (issue 23; vsizer.study.baseline).
+VCPU_PER_CORE = Satisfies(
+    is_vcpu_per_core,
+    "a positive number, or 'today' (the vCPU:core ratio the source's hosts run "
+    "at today)",
+    valid="today",
+    invalid="-1",
+)
+
+
 def up_to_plausible(field_name: str) -> Interval:
     """Positive and within the inventory limits of ``field_name`` (vsizer.plausible)."""
     return Interval(float, 0, FIELD_RANGES[field_name].high, "right")

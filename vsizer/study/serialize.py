@@ -78,10 +78,15 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
     pools = _pools_section(plan)
     quality = plan.quality.to_dict(plan.servers["name"].astype(str).tolist())
     before = before_summary(plan.before) if plan.before is not None else None
+    inputs = _inputs_section(plan)
+    if before is not None and plan.baseline is not None:  # issue 23: today's estate
+        before.update(plan.baseline.to_dict())
+        if plan.baseline.used:  # --vcpu-per-core today: the limit each pool used
+            inputs["vcpu_per_core_today"] = plan.baseline.used_doc()
     doc = {
         "schema_version": SCHEMA_VERSION,
         "vsizer_version": __version__,
-        "inputs": _inputs_section(plan),
+        "inputs": inputs,
         "parameters": _parameters_section(plan.rules),
         "host_model": _host_model_section(plan),
         "summary": _summary_section(plan, pools, before, quality),
