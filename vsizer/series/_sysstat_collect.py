@@ -23,6 +23,7 @@ from vsizer.series._native import (
     Rows,
     iso,
     median_interval,
+    shown,
     plural,
     tidy,
     to_utc,
@@ -42,6 +43,17 @@ VARIABLE_MAP: dict[str, str] = {
     "memused": "mem_used_kib",
     "%memused": "mem_used_pct",
     "memused-percent": "mem_used_pct",
+    # the memory total (machines metadata, not a series): see _mem_total_kib
+    "kbmemfree": "mem_free_kib",
+    "memfree": "mem_free_kib",
+    "kbavail": "mem_avail_kib",
+    "avail": "mem_avail_kib",
+    "kbbuffers": "mem_buffers_kib",
+    "buffers": "mem_buffers_kib",
+    "kbcached": "mem_cached_kib",
+    "cached": "mem_cached_kib",
+    "kbslab": "mem_slab_kib",
+    "slab": "mem_slab_kib",
     # I/O totals (sar -b) and block devices (sar -d)
     "tps": "tps",
     "bread/s": "read_sectors_s",
@@ -70,6 +82,7 @@ _SECTOR_BYTES = 512
 _KIB = 1024
 _GIB = 2**30
 
+_COUNT_FROM = "the sysstat file's CPU count: sar banner '(N CPU)', LINUX RESTART"
 _CPU_COUNT_RE = re.compile(r"\((\d+)\s*CPU\)")
 _PARTITION_RE = re.compile(r"^(?P<parent>.+?)(?:p?\d+)$")
 _DEVNUM_RE = re.compile(r"^dev(\d+)-(\d+)$")
@@ -93,6 +106,7 @@ class Collector:
         self.cpu_ids: dict[tuple[str, datetime], set[str]] = defaultdict(set)
         self.cpu_zero: dict[tuple[str, datetime], set[str]] = defaultdict(set)
         self.mem: dict[tuple[str, datetime], tuple[float | None, float | None]] = {}
+        self.mem_total_kib: dict[str, list[float]] = defaultdict(list)
         self.io: dict[tuple[str, datetime], tuple[float, float, float]] = {}
         self.dev: dict[tuple[str, datetime], dict[str, tuple[float, float]]] = (
             defaultdict(dict)
@@ -109,11 +123,16 @@ class Collector:
         self.local_times: dict[str, set[datetime]] = defaultdict(set)
         self.notes: list[str] = []
         self.guesses: list[tuple[str, str]] = []
+        self.skipped: list[tuple[int, str]] = []  # (line, text) of comments, footers
         self._utc_cache: dict[datetime, datetime] = {}
 
     # -- problems and values
     def bad(self, where: str, expected: str, got: Any) -> None:
         self.problems.bad(where, expected, got)
+
+    def skip(self, line: int, text: str) -> None:
+        """A comment or a collector's footer line: not read, counted."""
+        self.skipped.append((line, text))
 
     def activity(self, names: list[str]) -> tuple[str | None, str | None]:
         """The activity a header describes and its key column, or (None, None)."""
@@ -183,6 +202,9 @@ class Collector:
                 self.duplicates[host].add(ts)
                 return
             self.mem[k] = (values.get("mem_used_kib"), values.get("mem_used_pct"))
+            total = _mem_total_kib(values)
+            if total is not None:
+                self.mem_total_kib[host].append(total)
         elif activity == "io":
             if k in self.io:
                 self.duplicates[host].add(ts)
@@ -302,6 +324,7 @@ class Collector:
                 rows.add(name, ts, "net_mbps", rate * 8 / 1e6)
         self._quality(quality, names)
         frame = tidy(rows, quality)
+        machines = self._machines(names, quality)
         metadata: dict[str, Any] = {
             "variant": variant,
             "hosts": list(self.hosts),
@@ -312,6 +335,8 @@ class Collector:
             "timezone": self._timezone_text(),
             "disk_source": sorted(disk_sources),
             "ignored_records": dict(self.ignored),
+            "skipped_lines": len(self.skipped),
+            "machines": machines,
             "restarts": [
                 {"server": names.get(h, h), "time": iso(t), "detail": c.strip()}
                 for h, t, c in self.restarts
@@ -326,6 +351,42 @@ class Collector:
             source_format="sar",
             metadata=metadata,
         )
+
+    def _machines(
+        self, names: dict[str, str], quality: SeriesQuality
+    ) -> dict[str, dict[str, Any]]:
+        """Each server's size as the file gives it: CPU count (banner, ``LINUX
+        RESTART`` lines, sadf -j number-of-cpus; the largest when they differ) and
+        memory total [GiB] (the median over the ``sar -r`` rows)."""
+        counts: dict[str, set[int]] = defaultdict(set)
+        for host, n in self.cpu_count.items():
+            counts[host].add(int(n))
+        for host, _, text in self.restarts:
+            m = _CPU_COUNT_RE.search(text)
+            if m:
+                counts[host].add(int(m.group(1)))
+        out: dict[str, dict[str, Any]] = {}
+        for host in self.hosts:
+            entry: dict[str, Any] = {}
+            if counts.get(host):
+                # Linux's CPUs: as many cores (at --vm-cpu-mhz) and vCPUs as a VM
+                entry["cpu_count"] = entry["vcpus"] = max(counts[host])
+                entry["cpu_count_from"] = _COUNT_FROM
+                if len(counts[host]) > 1:
+                    quality.add(
+                        names[host], "cpu_count", len(counts[host]),
+                        "CPU count changes across restarts ("
+                        + ", ".join(str(c) for c in sorted(counts[host]))
+                        + f"): {max(counts[host])} taken",
+                    )  # fmt: skip
+            totals = sorted(self.mem_total_kib.get(host, []))
+            if totals:
+                median = totals[len(totals) // 2]
+                entry["mem_gib"] = round(median * _KIB / _GIB, 3)
+                entry["mem_gib_from"] = "sar -r (kbmemused x 100 / %memused)"
+            if entry:
+                out[names[host]] = entry
+        return out
 
     def _timezone_text(self) -> str:
         if not self.local_times:
@@ -376,6 +437,17 @@ class Collector:
                 )
         for server_name, text in self.guesses:
             quality.add(server_name, "unit_guess", 1, text)
+        if self.skipped:
+            line, text = self.skipped[0]
+            for host in self.hosts:
+                quality.add(
+                    names[host],
+                    "skipped_lines",
+                    len(self.skipped),
+                    f"{plural(len(self.skipped), 'comment or footer line')} of "
+                    f"{self.label} not read (first on line {line}: "
+                    f"'{shown(text)}')",
+                )
 
     def _offline(self, quality: SeriesQuality, host: str, name: str) -> None:
         per_ts = {k[1]: ids for k, ids in self.cpu_ids.items() if k[0] == host and ids}
@@ -401,6 +473,36 @@ class Collector:
                 f"{intervals} of {len(per_ts)} intervals: {listed}; cpu_util uses "
                 "the all-CPU row",
             )
+
+
+def _mem_total_kib(values: Mapping[str, float]) -> float | None:
+    """The memory total [KiB] of a ``sar -r`` row, None when it cannot be told.
+
+    sar(1) (sysstat, S. Godard, https://sysstat.github.io/man/man1/sar.html):
+    ``%memused`` is kbmemused as a share of the total memory, so the total is
+    kbmemused x 100 / %memused. As %memused is rounded to two decimals, the sum of
+    fields that gives the same total within that rounding is taken instead:
+    kbmemfree + kbmemused (older sysstat: used = total - free), + kbbuffers +
+    kbcached (+ kbslab) (current sysstat, pr_stats.c: used = total - free -
+    buffers - cache - slab), or kbmemused + kbavail.
+    """
+    used, pct = values.get("mem_used_kib"), values.get("mem_used_pct")
+    if used is None or pct is None or not 0 < pct <= 100:
+        return None
+    implied = used * 100.0 / pct
+    tolerance = implied * max(0.0005, 0.0051 / pct)
+    candidates = []
+    if "mem_free_kib" in values:
+        total = used + values["mem_free_kib"]
+        candidates.append(total)
+        for part in ("mem_buffers_kib", "mem_cached_kib", "mem_slab_kib"):
+            if part in values:
+                total += values[part]
+                candidates.append(total)
+    if "mem_avail_kib" in values:
+        candidates.append(used + values["mem_avail_kib"])
+    close = [c for c in candidates if abs(c - implied) <= tolerance]
+    return min(close, key=lambda c: abs(c - implied)) if close else implied
 
 
 def _cpu_order(item: tuple[str, int]) -> tuple[int, str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -65,14 +65,21 @@ def parse_sadf_csv(lines: list[str], col: Collector) -> None:
     header_line = 0
     stops_noted: set[str] = set()
     time_cache: dict[str, tuple[datetime, timedelta | None] | None] = {}
+    end = _trailer_start(lines, lambda t: t.count(";") >= 3)
     for n, raw in enumerate(lines, 1):
         line = raw.rstrip("\r\n")
         if not line.strip():
             continue
         where = f"{col.label} line {n}"
+        if n > end and ";" not in line:
+            col.skip(n, line)  # a footer a collection tool appended
+            continue
         if line.startswith("#"):
             fields = [f.strip() for f in line.lstrip("#").split(";")]
             if fields[:3] != ["hostname", "interval", "timestamp"] or len(fields) < 4:
+                if ";" not in line:
+                    col.skip(n, line)  # a comment, not a damaged header
+                    continue
                 col.bad(where, "a header '# hostname;interval;timestamp;...'", line)
                 names = segments = None
                 continue
@@ -133,6 +140,16 @@ def parse_sadf_csv(lines: list[str], col: Collector) -> None:
             continue
         row = dict(zip(names, rest, strict=True))
         col.feed(activity, host, ts, row.get(key) if key else None, row, where)
+
+
+def _trailer_start(lines: list[str], is_data: Callable[[str], bool]) -> int:
+    """Number of the last line that *is_data* accepts (1-based; 0 if none): the
+    non-blank lines after it are a trailer a collection tool appended."""
+    for n in range(len(lines), 0, -1):
+        text = lines[n - 1].strip()
+        if text and is_data(text):
+            return n
+    return 0
 
 
 def _record_label(names: Iterable[str]) -> str:
@@ -429,11 +446,15 @@ class _SarState:
 def parse_sar_text(lines: list[str], col: Collector) -> None:
     """Feed the tables of ``sar`` text to *col*, line by line."""
     st = _SarState()
+    end = _trailer_start(lines, _sar_line)
     for n, raw in enumerate(lines, 1):
         text = raw.strip()
         where = f"{col.label} line {n}"
         if not text:
             st.names, st.prev = None, None
+            continue
+        if text.startswith("#") or (n > end and not text[0].isdigit()):
+            col.skip(n, text)  # a comment, or a footer after the last table
             continue
         banner = BANNER_RE.match(text)
         if banner and not _TIME_RE.match(text.split()[0]):
@@ -460,6 +481,14 @@ def parse_sar_text(lines: list[str], col: Collector) -> None:
             st.prev = _roll(st.segment, clock)
         else:
             _sar_row(rest, clock, text, st, col, where)
+
+
+def _sar_line(text: str) -> bool:
+    """Whether a line is sar's own: a banner, a timed line or a summary line."""
+    first = text.split()[0]
+    return bool(
+        BANNER_RE.match(text) or _TIME_RE.match(first) or _SUMMARY_RE.match(first)
+    )
 
 
 def _sar_banner(banner: re.Match[str], st: _SarState, col: Collector, where: str) -> None:
