@@ -23,8 +23,8 @@ from vsizer.series._native import (
     Rows,
     iso,
     median_interval,
-    shown,
     plural,
+    shown,
     tidy,
     to_utc,
 )

@@ -188,7 +188,10 @@ def _check_sizes(
 
 
 #: Where a CPU count comes from when the reader does not say.
-_LISTS = "the series' machine list: Alibaba machine_meta cpu_num, Azure vmtable core bucket"
+_LISTS = (
+    "the series' machine list (Alibaba machine_meta cpu_num, Azure vmtable core "
+    "bucket)"
+)
 
 
 def _quality(
@@ -210,7 +213,8 @@ def _quality(
                 name,
                 "cores_per_socket",
                 "given",
-                f"CPU count {counts[i]} ({count_from[i]})",
+                f"CPU count {counts[i]} ("
+                + count_from[i].replace(" (", ": ").rstrip(")") + ")",
             )
         quality.record(
             name,
@@ -245,6 +249,6 @@ def _quality(
         quality.note(
             f"CPU count of {int((counts > 0).sum())} of {len(names)} servers from "
             + "; ".join(sorted({count_from[i] for i in np.flatnonzero(counts > 0)}))
-            + f"; each CPU at --vm-cpu-mhz {vm_cpu_mhz} (MHz per core)."
+            + f"; each CPU at --vm-cpu-mhz {vm_cpu_mhz}."
         )
     return quality
