@@ -46,6 +46,7 @@ def read_query_range(
     metric: str,
     unit: str | None = None,
     server_label: str = "instance",
+    server: str | None = None,
 ) -> SeriesSet:
     """Read a Prometheus HTTP API ``query_range`` response saved as JSON.
 
@@ -66,6 +67,9 @@ def read_query_range(
     server_label : str, default "instance"
         Label that names the server. Each result series must have it, and no
         two series the same value (aggregate the query ``by (instance)``).
+    server : str, optional
+        Name for the server of a response holding one series, used whatever its
+        labels (an aggregate such as ``avg(rate(...))`` returns none).
 
     Returns
     -------
@@ -97,6 +101,8 @@ def read_query_range(
     quality = SeriesQuality()
     for w in body.get("warnings") or []:
         quality.note(f"{file}: Prometheus warning: {w}")
+    if server is not None:
+        result = _named(result, server, server_label, file, problems, quality)
     series = _select_series(result, file, server_label, problems, quality)
     problems.raise_if_any()
     read_unit = (
@@ -144,6 +150,35 @@ def _given_unit(metric: str, unit: str | None) -> str | None:
     return given
 
 
+def _named(
+    result: list[Any],
+    server: str,
+    server_label: str,
+    file: str,
+    problems: Problems,
+    quality: SeriesQuality,
+) -> list[Any]:
+    """The one result series with its ``server_label`` set to *server*."""
+    if len(result) != 1 or not isinstance(result[0], dict):
+        problems.whole(
+            file,
+            f"--server names the one series of a response; expected 1 series, got "
+            f"{len(result)}; name servers by a label with --server-label instead.",
+        )
+        return result
+    item = dict(result[0])
+    labels = item.get("metric") if isinstance(item.get("metric"), dict) else {}
+    old = labels.get(server_label)
+    item["metric"] = {**labels, server_label: server}
+    quality.note(
+        f"{file}: the one series named '{server}' (--server)"
+        + (f", not '{old}' ({server_label})" if old else f"; its labels: "
+           f"{json.dumps(labels, sort_keys=True)}")
+        + "."
+    )  # fmt: skip
+    return [item]
+
+
 Points = dict[str, tuple[np.ndarray, np.ndarray]]
 
 
@@ -180,7 +215,12 @@ def _select_series(
             problems.whole(
                 file,
                 f"{where}: expected a label '{server_label}' naming the server, got "
-                f"labels {json.dumps(labels, sort_keys=True)}.",
+                f"labels {json.dumps(labels, sort_keys=True)}; "
+                + (
+                    "name the one series with --server NAME."
+                    if len(result) == 1
+                    else "aggregate the query by a label naming the server."
+                ),
             )
             continue
         name = str(name)
