@@ -38,6 +38,8 @@ VARIABLE_MAP: dict[str, str] = {
     # CPU: the all-CPU row only
     "%idle": "cpu_idle_pct",
     "idle": "cpu_idle_pct",
+    "%iowait": "cpu_iowait_pct",  # counted as busy; reported (iowait_busy)
+    "iowait": "cpu_iowait_pct",
     # memory
     "kbmemused": "mem_used_kib",
     "memused": "mem_used_kib",
@@ -82,6 +84,7 @@ _SECTOR_BYTES = 512
 _KIB = 1024
 _GIB = 2**30
 
+_IOWAIT_NOTED_PCT = 5.0  # %iowait from which cpu_util's reading is reported
 _COUNT_FROM = "the sysstat file's CPU count: sar banner '(N CPU)', LINUX RESTART"
 _CPU_COUNT_RE = re.compile(r"\((\d+)\s*CPU\)")
 _PARTITION_RE = re.compile(r"^(?P<parent>.+?)(?:p?\d+)$")
@@ -103,6 +106,7 @@ class Collector:
         self.zone = zone
         self.problems = Problems(label)
         self.cpu: dict[tuple[str, datetime], float] = {}
+        self.iowait: dict[tuple[str, datetime], float] = {}
         self.cpu_ids: dict[tuple[str, datetime], set[str]] = defaultdict(set)
         self.cpu_zero: dict[tuple[str, datetime], set[str]] = defaultdict(set)
         self.mem: dict[tuple[str, datetime], tuple[float | None, float | None]] = {}
@@ -267,6 +271,10 @@ class Collector:
             self.dropped[k[0]].append(k[1])
         else:
             self.cpu[k] = idle
+            if "cpu_iowait_pct" in roles:
+                wait = self.number(roles["cpu_iowait_pct"][1], "%iowait", where)
+                if wait is not None:
+                    self.iowait[k] = wait
 
     def cpu_seen(self, host: str, ts: datetime, cpu: str, values: list[str]) -> None:
         """A per-CPU row: only which CPUs are online (all-zero rows are not)."""
@@ -409,6 +417,7 @@ class Collector:
                     + "; counters start again, nothing is joined across",
                 )
             self._offline(quality, host, name)
+            self._iowait(quality, host, name)
             if self.dropped.get(host):
                 times = self.dropped[host]
                 quality.add(
@@ -448,6 +457,29 @@ class Collector:
                     f"{self.label} not read (first on line {line}: "
                     f"'{shown(text)}')",
                 )
+
+    def _iowait(self, quality: SeriesQuality, host: str, name: str) -> None:
+        """Say how much %iowait cpu_util counts as busy, where it is 5 % or more.
+
+        sar(1) (https://sysstat.github.io/man/man1/sar.html) defines %iowait as
+        time the CPUs were idle with disk I/O outstanding; cpu_util = 100 - %idle
+        counts it as busy, as the node_exporter and collector readers do.
+        """
+        waits = sorted((w, t) for (h, t), w in self.iowait.items() if h == host)
+        if not waits or waits[-1][0] < _IOWAIT_NOTED_PCT:
+            return
+        peak, when = waits[-1]
+        mean = sum(w for w, _ in waits) / len(waits)
+        many = sum(1 for w, _ in waits if w >= _IOWAIT_NOTED_PCT)
+        quality.add(
+            name,
+            "iowait_busy",
+            many,
+            f"cpu_util = 100 - %idle counts %iowait as busy; sar(1) counts it as "
+            f"idle time with disk I/O outstanding: up to {peak:.2f} % (at "
+            f"{iso(when)}), mean {mean:.2f} %, {many} of {len(waits)} samples at "
+            f"{_IOWAIT_NOTED_PCT:g} % or more",
+        )
 
     def _offline(self, quality: SeriesQuality, host: str, name: str) -> None:
         per_ts = {k[1]: ids for k, ids in self.cpu_ids.items() if k[0] == host and ids}
