@@ -37,6 +37,14 @@ Metrics (sysstat "kB" are KiB, sectors are 512 bytes):
 * ``net_mbps`` = sum over interfaces other than ``lo`` of
   (rxkB/s + txkB/s) x 8 x 1024 / 10^6.
 
+Comment lines (``#``) and a footer after the last data line (a collection
+script's ``## ...`` lines) are skipped and counted (``skipped_lines``). The CPU
+count (banner, restarts, ``number-of-cpus``) and the memory total (kbmemused x 100
+/ %memused, matched to a sum of ``sar -r`` fields) go to ``metadata['machines']``
+and size a server that has no inventory row
+(:mod:`vsizer.series.as_inventory`). %iowait counts as busy; where it reaches 5 %
+an ``iowait_busy`` issue says how much.
+
 Times are converted to UTC. A time without a zone (``sar`` text, ``sadf -t``)
 is read in the ``tz`` given, else as UTC with a ``unit_guess`` issue.
 """
@@ -93,8 +101,10 @@ def read_sysstat(
         ``source_format`` ``'sar'``; ``metadata`` holds ``variant`` (``sadf -d``,
         ``sadf -dh``, ``sadf -j``, ``sar``), ``hosts``, ``release``,
         ``cpu_count``, ``intervals_s``, ``median_interval_s``, ``timezone``,
-        ``disk_source`` and ``ignored_records`` (rows of activities not used,
-        counted per record type).
+        ``disk_source``, ``ignored_records`` (rows of activities not used,
+        counted per record type), ``skipped_lines`` (comments and footers) and
+        ``machines`` (server -> ``cpu_count``, ``vcpus``, ``mem_gib`` and where
+        each came from).
 
     Raises
     ------
