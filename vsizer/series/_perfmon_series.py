@@ -22,7 +22,7 @@ from vsizer.series._native import Rows
 from vsizer.series._perfmon_counters import Column
 from vsizer.series.model import SeriesQuality
 
-__all__ = ["host_series", "idle_and_total"]
+__all__ = ["host_series", "usable_columns"]
 
 _VIRTUAL_NIC_RE = re.compile(r"loopback|isatap|teredo|6to4|pseudo", re.IGNORECASE)
 _GIB = 2**30
@@ -156,9 +156,16 @@ def _memory(
         )
 
 
-def idle_and_total(used: list[Column], usable: list[Column]) -> list[Column]:
-    """Process(Idle) and Process(_Total) % Processor Time of each host that logs
-    no Processor counter: their ratio gives its CPU use (:func:`_cpu_from_idle`)."""
+def usable_columns(used: list[Column]) -> list[Column]:
+    """The columns a host's series come from: all but Process(...) % Processor
+    Time, which is per process and per core, save Process(Idle) and
+    Process(_Total) of a host that logs no Processor counter (their ratio gives
+    its CPU use, :func:`_cpu_from_idle`)."""
+    usable = [c for c in used if c.role != "process_cpu_pct"]
+    return usable + _idle_and_total(used, usable)
+
+
+def _idle_and_total(used: list[Column], usable: list[Column]) -> list[Column]:
     with_cpu = {c.host for c in usable if c.role in ("cpu_pct", "cpu_info_pct")}
     out: list[Column] = []
     for host in dict.fromkeys(c.host for c in used):

@@ -59,12 +59,8 @@ from vsizer._textio import decode, read_bytes
 from vsizer.errors import SeriesError
 from vsizer.series._native import parse_tz_param, shown
 from vsizer.series._sysstat_collect import VARIABLE_MAP, Collector
-from vsizer.series._sysstat_parse import (
-    BANNER_RE,
-    parse_json,
-    parse_sadf_csv,
-    parse_sar_text,
-)
+from vsizer.series._sysstat_json import parse_json
+from vsizer.series._sysstat_parse import BANNER_RE, parse_sadf_csv, parse_sar_text
 from vsizer.series.model import SeriesSet
 
 __all__ = ["VARIABLE_MAP", "read_sysstat"]

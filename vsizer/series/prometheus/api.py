@@ -68,8 +68,7 @@ def read_query_range(
         Label that names the server. Each result series must have it, and no
         two series the same value (aggregate the query ``by (instance)``).
     server : str, optional
-        Name for the server of a response holding one series, used whatever its
-        labels (an aggregate such as ``avg(rate(...))`` returns none).
+        Name of the one series of a response, whatever its labels (noted).
 
     Returns
     -------
@@ -86,11 +85,8 @@ def read_query_range(
     ConfigError
         Unknown ``metric``, or a ``unit`` that does not fit it.
 
-    Notes
-    -----
-    Values are strings in the API; ``"NaN"`` (no data, e.g. 0/0) and
-    ``"+Inf"``/``"-Inf"`` points are left out and counted (``dropped``).
-    Utilization above 1 after conversion is clipped (``clipped``).
+    ``"NaN"`` and ``"+Inf"``/``"-Inf"`` points are left out and counted
+    (``dropped``); utilization above 1 is clipped (``clipped``).
     """
     given_unit = _given_unit(metric, unit)
     file = file_label(path)
@@ -101,15 +97,10 @@ def read_query_range(
     quality = SeriesQuality()
     for w in body.get("warnings") or []:
         quality.note(f"{file}: Prometheus warning: {w}")
-    if server is not None:
-        result = _named(result, server, server_label, file, problems, quality)
+    result = _named(result, server, server_label, file, problems, quality)
     series = _select_series(result, file, server_label, problems, quality)
     problems.raise_if_any()
-    read_unit = (
-        given_unit
-        if given_unit is not None
-        else _told_unit(metric, series.points, quality)
-    )
+    read_unit = given_unit or _told_unit(metric, series.points, quality)
     data, steps = _rows(metric, read_unit, series.points, quality)
     if not series.points:
         quality.note(f"{file}: the query returned no series.")
@@ -152,13 +143,16 @@ def _given_unit(metric: str, unit: str | None) -> str | None:
 
 def _named(
     result: list[Any],
-    server: str,
+    server: str | None,
     server_label: str,
     file: str,
     problems: Problems,
     quality: SeriesQuality,
 ) -> list[Any]:
-    """The one result series with its ``server_label`` set to *server*."""
+    """The one result series with its ``server_label`` set to *server* (None:
+    *result* as it is)."""
+    if server is None:
+        return result
     if len(result) != 1 or not isinstance(result[0], dict):
         problems.whole(
             file,
@@ -167,7 +161,8 @@ def _named(
         )
         return result
     item = dict(result[0])
-    labels = item.get("metric") if isinstance(item.get("metric"), dict) else {}
+    found = item.get("metric")
+    labels: dict[str, Any] = found if isinstance(found, dict) else {}
     old = labels.get(server_label)
     item["metric"] = {**labels, server_label: server}
     quality.note(
