@@ -203,3 +203,23 @@ def test_a_store_part_written_before_machines_gives_its_cpu_count() -> None:
     }
     meta["source_format"] = "long"
     assert part_info("p.parquet", meta).machines == {}
+
+
+def test_cjk_locale_clocks_and_average_lines() -> None:
+    # sar prints times in the locale's %X (glibc localedata t_fmt): reconstructed
+    # from sysstat 9.0.4 output under ja_JP.UTF-8 (RHEL 6) and sysstat 12 output
+    # under zh_CN and ko_KR, as published in Japanese, Chinese and Korean docs.
+    ja = read_sysstat(DATA / "sar_u_r_ja_jp_rhel6.txt")
+    cpu = ja.data[ja.data["metric"] == "cpu_util"]
+    assert cpu["timestamp"].tolist() == [
+        pd.Timestamp(f"2015-01-23 18:25:{s}Z") for s in (48, 49, 50)
+    ]
+    assert cpu["value"].tolist() == [1.0, 1.0, 1.0]  # %idle 0.00
+    # older sysstat: kbmemfree + kbmemused = 1,016,372 KiB (782,688 / 77.01 %)
+    assert ja.metadata["machines"]["server.example.com"]["mem_gib"] == 0.969
+    zh_ko = read_sysstat(DATA / "sar_r_zh_ko_clock.txt")
+    assert sorted(zh_ko.data["timestamp"].unique()) == [
+        pd.Timestamp("2025-05-21 21:47:25Z"),  # 21시 47분 25초
+        pd.Timestamp("2025-05-21 22:27:51Z"),  # 22时27分51秒
+    ]
+    assert zh_ko.metadata["machines"]["fedora"]["cpu_count"] == 16

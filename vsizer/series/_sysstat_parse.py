@@ -327,9 +327,22 @@ class _SarState:
         return datetime.combine(self.day, datetime.min.time())
 
 
+#: A time of day as sar prints it under a CJK locale (the locale's ``%X``, glibc
+#: localedata t_fmt): ja_JP ``18時25分47秒``, zh_CN ``22时27分50秒``, ko_KR
+#: ``21시 47분 24초``; read as ``HH:MM:SS``.
+_LOCAL_CLOCK_RE = re.compile(
+    r"^(\s*)(\d{1,2})\s*[時时시]\s*(\d{2})\s*[分분]\s*(\d{2})\s*[秒초](?=\s|$)"
+)
+
+
+def _local_clock(line: str) -> str:
+    return _LOCAL_CLOCK_RE.sub(r"\1\2:\3:\4", line, count=1)
+
+
 def parse_sar_text(lines: list[str], col: Collector) -> None:
     """Feed the tables of ``sar`` text to *col*, line by line."""
     st = _SarState()
+    lines = [_local_clock(line) for line in lines]
     end = _trailer_start(lines, _sar_line)
     for n, raw in enumerate(lines, 1):
         text = raw.strip()

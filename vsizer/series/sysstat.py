@@ -20,7 +20,8 @@ https://github.com/sysstat/sysstat):
     interval, ``restarts`` per host.
 ``sar`` text
     Tables per activity under a banner ``Linux <release> (<host>) <date> ...``;
-    times ``HH:MM:SS`` (or ``hh:MM:SS AM``) local to the host, the date in the
+    times ``HH:MM:SS`` (or ``hh:MM:SS AM``, ``18時25分47秒``, ``22时27分50秒``,
+    ``21시 47분 24초``) local to the host, the date in the
     banner (``04/18/19``, ``2019-04-18``, ``18.04.2019``, ``2019年04月18日``),
     ``Average:``/``Summary:`` lines, ``LINUX RESTART`` lines.
 
@@ -129,7 +130,7 @@ def read_sysstat(
         variant = "sadf -dh" if re.search(r"^#.*\[\.\.\.\]", text, re.M) else "sadf -d"
         parse_sadf_csv(text.splitlines(), col)
     elif BANNER_RE.match(stripped) or re.search(
-        r"^\d{1,2}:\d{2}:\d{2}\s", text, re.MULTILINE
+        r"^\d{1,2}(?::|\s*[時时시]\s*)\d{2}", text, re.MULTILINE
     ):
         variant = "sar"
         parse_sar_text(text.splitlines(), col)
