@@ -154,6 +154,9 @@ def test_sar_only_plan_plans_the_banner_cpus(tmp_path: Path) -> None:
     assert vm["cpu_peak_util"] == pytest.approx(0.60)
     assert vm["cpu_peak_demand"] == pytest.approx(0.60 * vm["cpu_capacity"], rel=1e-4)
     assert vm["mem_gib"] == 64.0
+    notes = doc["quality"]["servers"][0]["notes"]
+    assert notes["mem_gib"] == "--vm-mem-gib 64.0"
+    assert "assumed_mem_gib" in [w["code"] for w in doc["warnings"]]
     (warning,) = [w for w in doc["warnings"] if w["code"] == "mem_in_use_over_size"]
     assert warning["servers"] == ["db01"]
     assert warning["message"].startswith(

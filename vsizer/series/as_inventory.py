@@ -120,7 +120,7 @@ def inventory_from_series(
     count_from = [
         str((machines or {}).get(n, {}).get("cpu_count_from") or _LISTS) for n in names
     ]
-    for i in np.flatnonzero(from_list):  # where the reader says, say it
+    for i in np.flatnonzero(mem_from == "machines"):  # where the reader says, say it
         said = (machines or {}).get(names[i], {}).get("mem_gib_from")
         if said:
             mem_from[i] = f"machines:{said}"
