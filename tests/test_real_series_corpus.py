@@ -165,3 +165,17 @@ def test_grafana_series_plan(tmp_path: Path) -> None:
     late = [float(v) for t, v in points if t >= 1664376300]
     assert len(late) == 186
     assert vm["cpu_peak_util"] == pytest.approx(sum(late) / 186, abs=1e-6)
+
+
+def test_almalinux10_japanese_sar_p0_without_the_all_row() -> None:
+    # sysstat 12.7 (AlmaLinux 10, kernel 6.12), ja_JP: times 18時25分11秒, only
+    # the CPU 0 row (sar -P 0): %idle 96.94 -> 3.06 % busy.
+    s = read_sysstat(REAL / "sysstat" / "hirokitakano_almalinux10_ja_sar_P0.txt")
+    c = cpu(s)
+    assert c.tolist() == [pytest.approx(0.0306)]
+    assert c.index[0] == pd.Timestamp("2025-08-02 18:25:11Z")
+    (issue,) = [i for i in s.quality.issues if i["kind"] == "per_cpu_only"]
+    assert issue["detail"] == (
+        "no all-CPU row (sar -P n): cpu_util is the mean of the per-CPU rows, 1 to "
+        "1 CPUs of the banner's 1"
+    )

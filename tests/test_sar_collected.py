@@ -120,7 +120,7 @@ def test_sadf_d_footer_and_comment(tmp_path: Path) -> None:
 
 
 def test_memory_total_of_each_sysstat_generation() -> None:
-    from vsizer.series._sysstat_collect import _mem_total_kib
+    from vsizer.series._sysstat_sizes import mem_total_kib as _mem_total_kib
 
     # older sysstat: used = total - free
     old = {"mem_free_kib": 250.0, "mem_used_kib": 750.0, "mem_used_pct": 75.0}

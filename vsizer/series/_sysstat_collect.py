@@ -28,6 +28,7 @@ from vsizer.series._native import (
     tidy,
     to_utc,
 )
+from vsizer.series._sysstat_sizes import mem_total_kib, server_sizes
 from vsizer.series.model import SeriesQuality, SeriesSet
 
 __all__ = ["VARIABLE_MAP", "Collector"]
@@ -45,7 +46,7 @@ VARIABLE_MAP: dict[str, str] = {
     "memused": "mem_used_kib",
     "%memused": "mem_used_pct",
     "memused-percent": "mem_used_pct",
-    # the memory total (machines metadata, not a series): see _mem_total_kib
+    # the memory total (machines metadata, not a series): see mem_total_kib
     "kbmemfree": "mem_free_kib",
     "memfree": "mem_free_kib",
     "kbavail": "mem_avail_kib",
@@ -85,7 +86,6 @@ _KIB = 1024
 _GIB = 2**30
 
 _IOWAIT_NOTED_PCT = 5.0  # %iowait from which cpu_util's reading is reported
-_COUNT_FROM = "the sysstat file's CPU count: sar banner '(N CPU)', LINUX RESTART"
 _CPU_COUNT_RE = re.compile(r"\((\d+)\s*CPU\)")
 _PARTITION_RE = re.compile(r"^(?P<parent>.+?)(?:p?\d+)$")
 _DEVNUM_RE = re.compile(r"^dev(\d+)-(\d+)$")
@@ -107,6 +107,9 @@ class Collector:
         self.problems = Problems(label)
         self.cpu: dict[tuple[str, datetime], float] = {}
         self.iowait: dict[tuple[str, datetime], float] = {}
+        # (host, time) -> (sum of per-CPU %idle, CPUs), where no all-CPU row is
+        self.cpu_each: dict[tuple[str, datetime], tuple[float, int]] = {}
+        self.cpu_all: set[tuple[str, datetime]] = set()  # times with an all-CPU row
         self.cpu_ids: dict[tuple[str, datetime], set[str]] = defaultdict(set)
         self.cpu_zero: dict[tuple[str, datetime], set[str]] = defaultdict(set)
         self.mem: dict[tuple[str, datetime], tuple[float | None, float | None]] = {}
@@ -206,7 +209,7 @@ class Collector:
                 self.duplicates[host].add(ts)
                 return
             self.mem[k] = (values.get("mem_used_kib"), values.get("mem_used_pct"))
-            total = _mem_total_kib(values)
+            total = mem_total_kib(values)
             if total is not None:
                 self.mem_total_kib[host].append(total)
         elif activity == "io":
@@ -255,8 +258,9 @@ class Collector:
         cpu = "" if key is None else str(key).strip()
         others = [v for n, v in fields.items() if n not in _KEYS]
         if cpu not in ("-1", "all"):
-            self.cpu_seen(k[0], k[1], cpu, others)
+            self.cpu_seen(k[0], k[1], cpu, others, roles.get("cpu_idle_pct", ("", None))[1])
             return
+        self.cpu_all.add(k)
         # An offline CPU (older sysstat) or a lost sample prints all zeros.
         zero = all(_is_zero(v) for v in others)
         if "cpu_idle_pct" not in roles:
@@ -276,12 +280,22 @@ class Collector:
                 if wait is not None:
                     self.iowait[k] = wait
 
-    def cpu_seen(self, host: str, ts: datetime, cpu: str, values: list[str]) -> None:
-        """A per-CPU row: only which CPUs are online (all-zero rows are not)."""
+    def cpu_seen(
+        self, host: str, ts: datetime, cpu: str, values: list[str], idle: Any = None
+    ) -> None:
+        """A per-CPU row: which CPUs are online (all-zero rows are not), and its
+        %idle, for a table without the all-CPU row (``sar -P 0``)."""
         k = (host, ts)
         self.cpu_ids[k].add(cpu)
         if all(_is_zero(v) for v in values):
             self.cpu_zero[k].add(cpu)
+        elif idle is not None:
+            try:
+                value = float(str(idle).replace(",", "."))
+            except ValueError:
+                return  # per-CPU rows are not checked; the all-CPU row is
+            total, n = self.cpu_each.get(k, (0.0, 0))
+            self.cpu_each[k] = (total + value, n + 1)
 
     def restart(self, host: str, ts: datetime, text: str) -> None:
         self.host(host)
@@ -299,14 +313,19 @@ class Collector:
         names = {h: (server if server is not None else h) for h in self.hosts}
         rows = Rows()
         disk_sources: set[str] = set()
+        each = {k: v for k, v in self.cpu_each.items() if k not in self.cpu_all}
         keys = sorted(
-            set(self.cpu) | set(self.mem) | set(self.io) | set(self.dev) | set(self.net)
-        )
+            set(self.cpu) | set(each) | set(self.mem) | set(self.io) | set(self.dev)
+            | set(self.net)
+        )  # fmt: skip
         for k in keys:
             host, ts = k
             name = names.get(host, host)
             if k in self.cpu:
                 rows.add(name, ts, "cpu_util", (100.0 - self.cpu[k]) / 100.0)
+            elif k in each:
+                idle_sum, n_cpus = each[k]
+                rows.add(name, ts, "cpu_util", (100.0 - idle_sum / n_cpus) / 100.0)
             if k in self.mem:
                 used_kib, pct = self.mem[k]
                 if used_kib is not None:
@@ -331,8 +350,12 @@ class Collector:
                 rate = sum(v for i, v in self.net[k].items() if i != "lo")
                 rows.add(name, ts, "net_mbps", rate * 8 / 1e6)
         self._quality(quality, names)
+        self._per_cpu_only(quality, names, each)
         frame = tidy(rows, quality)
-        machines = self._machines(names, quality)
+        machines = server_sizes(
+            self.hosts, names, self.cpu_count, self.restarts, self.mem_total_kib,
+            quality,
+        )  # fmt: skip
         metadata: dict[str, Any] = {
             "variant": variant,
             "hosts": list(self.hosts),
@@ -359,42 +382,6 @@ class Collector:
             source_format="sar",
             metadata=metadata,
         )
-
-    def _machines(
-        self, names: dict[str, str], quality: SeriesQuality
-    ) -> dict[str, dict[str, Any]]:
-        """Each server's size as the file gives it: CPU count (banner, ``LINUX
-        RESTART`` lines, sadf -j number-of-cpus; the largest when they differ) and
-        memory total [GiB] (the median over the ``sar -r`` rows)."""
-        counts: dict[str, set[int]] = defaultdict(set)
-        for host, n in self.cpu_count.items():
-            counts[host].add(int(n))
-        for host, _, text in self.restarts:
-            m = _CPU_COUNT_RE.search(text)
-            if m:
-                counts[host].add(int(m.group(1)))
-        out: dict[str, dict[str, Any]] = {}
-        for host in self.hosts:
-            entry: dict[str, Any] = {}
-            if counts.get(host):
-                # Linux's CPUs: as many cores (at --vm-cpu-mhz) and vCPUs as a VM
-                entry["cpu_count"] = entry["vcpus"] = max(counts[host])
-                entry["cpu_count_from"] = _COUNT_FROM
-                if len(counts[host]) > 1:
-                    quality.add(
-                        names[host], "cpu_count", len(counts[host]),
-                        "CPU count changes across restarts ("
-                        + ", ".join(str(c) for c in sorted(counts[host]))
-                        + f"): {max(counts[host])} taken",
-                    )  # fmt: skip
-            totals = sorted(self.mem_total_kib.get(host, []))
-            if totals:
-                median = totals[len(totals) // 2]
-                entry["mem_gib"] = round(median * _KIB / _GIB, 3)
-                entry["mem_gib_from"] = "sar -r (kbmemused x 100 / %memused)"
-            if entry:
-                out[names[host]] = entry
-        return out
 
     def _timezone_text(self) -> str:
         if not self.local_times:
@@ -458,6 +445,29 @@ class Collector:
                     f"'{shown(text)}')",
                 )
 
+    def _per_cpu_only(
+        self,
+        quality: SeriesQuality,
+        names: dict[str, str],
+        each: dict[tuple[str, datetime], tuple[float, int]],
+    ) -> None:
+        """Say where cpu_util is the mean of per-CPU rows (no all-CPU row)."""
+        for host in self.hosts:
+            mine = [n for (h, _), (_, n) in each.items() if h == host]
+            if not mine:
+                continue
+            banner = self.cpu_count.get(host)
+            short = sum(1 for n in mine if banner and n < banner)
+            quality.add(
+                names[host],
+                "per_cpu_only",
+                len(mine),
+                "no all-CPU row (sar -P n): cpu_util is the mean of the per-CPU "
+                f"rows, {min(mine)} to {max(mine)} CPUs"
+                + (f" of the banner's {banner}" if banner else "")
+                + (f"; {short} times list fewer CPUs than the banner" if short else ""),
+            )
+
     def _iowait(self, quality: SeriesQuality, host: str, name: str) -> None:
         """Say how much %iowait cpu_util counts as busy, where it is 5 % or more.
 
@@ -505,36 +515,6 @@ class Collector:
                 f"{intervals} of {len(per_ts)} intervals: {listed}; cpu_util uses "
                 "the all-CPU row",
             )
-
-
-def _mem_total_kib(values: Mapping[str, float]) -> float | None:
-    """The memory total [KiB] of a ``sar -r`` row, None when it cannot be told.
-
-    sar(1) (sysstat, S. Godard, https://sysstat.github.io/man/man1/sar.html):
-    ``%memused`` is kbmemused as a share of the total memory, so the total is
-    kbmemused x 100 / %memused. As %memused is rounded to two decimals, the sum of
-    fields that gives the same total within that rounding is taken instead:
-    kbmemfree + kbmemused (older sysstat: used = total - free), + kbbuffers +
-    kbcached (+ kbslab) (current sysstat, pr_stats.c: used = total - free -
-    buffers - cache - slab), or kbmemused + kbavail.
-    """
-    used, pct = values.get("mem_used_kib"), values.get("mem_used_pct")
-    if used is None or pct is None or not 0 < pct <= 100:
-        return None
-    implied = used * 100.0 / pct
-    tolerance = implied * max(0.0005, 0.0051 / pct)
-    candidates = []
-    if "mem_free_kib" in values:
-        total = used + values["mem_free_kib"]
-        candidates.append(total)
-        for part in ("mem_buffers_kib", "mem_cached_kib", "mem_slab_kib"):
-            if part in values:
-                total += values[part]
-                candidates.append(total)
-    if "mem_avail_kib" in values:
-        candidates.append(used + values["mem_avail_kib"])
-    close = [c for c in candidates if abs(c - implied) <= tolerance]
-    return min(close, key=lambda c: abs(c - implied)) if close else implied
 
 
 def _cpu_order(item: tuple[str, int]) -> tuple[int, str]:

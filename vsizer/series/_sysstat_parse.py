@@ -132,10 +132,15 @@ def parse_sadf_csv(lines: list[str], col: Collector) -> None:
             )
             continue
         if activity == "cpu" and names[0] == "CPU" and rest[0] not in ("-1", "all"):
-            col.cpu_seen(host, ts, rest[0], rest[1:])  # per-CPU rows: fast path
+            col.cpu_seen(host, ts, rest[0], rest[1:], _idle(names, rest))  # fast path
             continue
         row = dict(zip(names, rest, strict=True))
         col.feed(activity, host, ts, row.get(key) if key else None, row, where)
+
+
+def _idle(names: list[str], values: list[str]) -> str | None:
+    """The %idle field of a per-CPU ``sadf -d`` row, None without one."""
+    return values[names.index("%idle")] if "%idle" in names else None
 
 
 def _trailer_start(lines: list[str], is_data: Callable[[str], bool]) -> int:
