@@ -179,3 +179,49 @@ def test_almalinux10_japanese_sar_p0_without_the_all_row() -> None:
         "no all-CPU row (sar -P n): cpu_util is the mean of the per-CPU rows, 1 to "
         "1 CPUs of the banner's 1"
     )
+
+
+SLES_CPU = REAL / "sysstat" / "mw2q_sles11_s390x_sadf_d_cpu.csv"
+SLES_MEM = REAL / "sysstat" / "mw2q_sles11_s390x_sadf_d_mem.csv"
+
+
+def test_sles11_sadf_d_cpu_count_from_per_cpu_rows() -> None:
+    # sadf -d -U (Unix seconds), SLES 11 SP3 on IBM Z (kernel 3.0.76, s390x):
+    # 10 samples at 60 s, CPUs -1 (all), 0 and 1; lowest all-CPU %idle 2.44 at
+    # 1430502085 (2015-05-01 17:41:25 UTC).
+    s = read_sysstat(SLES_CPU)
+    c = cpu(s)
+    assert len(c) == 10 and s.metadata["median_interval_s"] == 60
+    assert c.max() == pytest.approx(0.9756)
+    assert c.idxmax() == pd.Timestamp("2015-05-01 17:41:25Z")
+    assert s.metadata["machines"] == {
+        "ECSPGSQL": {
+            "cpu_count": 2,
+            "vcpus": 2,
+            "cpu_count_from": "the CPUs listed in the per-CPU rows (-P ALL)",
+        }
+    }
+
+
+def test_sles11_old_sysstat_memory_leaves_the_page_cache_out() -> None:
+    # kbmemfree + kbmemused = 4,110,964 KiB on every row (3,067,992 / 74.63 %):
+    # this sysstat counts buffers and cache as used (99.29 % on the last row).
+    s = read_sysstat(SLES_MEM)
+    mem = s.data[s.data["metric"] == "mem_used_gib"].set_index("timestamp")["value"]
+    last = pd.Timestamp("2015-05-01 17:48:25Z")
+    assert mem[last] == pytest.approx((4081740 - 68936 - 3378888) / 2**20)
+    assert s.metadata["machines"]["ECSPGSQL"]["mem_gib"] == 3.921
+    assert kinds(s)["page_cache"] == 10
+
+
+def test_sles11_cpu_and_memory_files_plan_one_server(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    cli("import", SLES_CPU, SLES_MEM, "--format", "sar", "--store", store)
+    out = tmp_path / "plan.json"
+    cli("plan", "--series", store, "--vm-cpu-mhz", 5000, "-o", out)
+    (vm,) = json.loads(out.read_text())["servers"]
+    assert vm["name"] == "ECSPGSQL"
+    assert vm["cores_per_socket"] == 2 and vm["vcpus"] == 2  # from the CPU file
+    assert vm["mem_gib"] == 3.921  # from the memory file
+    # busiest 5-minute step 17:40 to 17:45: %idle 2.89, 2.44, 2.97, 2.87, 3.33
+    assert vm["cpu_peak_util"] == pytest.approx(0.9710, abs=1e-4)

@@ -28,7 +28,11 @@ from vsizer.series._native import (
     tidy,
     to_utc,
 )
-from vsizer.series._sysstat_sizes import mem_total_kib, server_sizes
+from vsizer.series._sysstat_sizes import (
+    mem_total_kib,
+    server_sizes,
+    used_without_cache,
+)
 from vsizer.series.model import SeriesQuality, SeriesSet
 
 __all__ = ["VARIABLE_MAP", "Collector"]
@@ -114,6 +118,7 @@ class Collector:
         self.cpu_zero: dict[tuple[str, datetime], set[str]] = defaultdict(set)
         self.mem: dict[tuple[str, datetime], tuple[float | None, float | None]] = {}
         self.mem_total_kib: dict[str, list[float]] = defaultdict(list)
+        self.cache_out: Counter[str] = Counter()  # rows with the page cache taken out
         self.io: dict[tuple[str, datetime], tuple[float, float, float]] = {}
         self.dev: dict[tuple[str, datetime], dict[str, tuple[float, float]]] = (
             defaultdict(dict)
@@ -212,6 +217,10 @@ class Collector:
             total = mem_total_kib(values)
             if total is not None:
                 self.mem_total_kib[host].append(total)
+                used = used_without_cache(values, total)
+                if used is not None:  # older sysstat counts the page cache as used
+                    self.mem[k] = (used, used / total * 100.0)
+                    self.cache_out[host] += 1
         elif activity == "io":
             if k in self.io:
                 self.duplicates[host].add(ts)
@@ -352,9 +361,12 @@ class Collector:
         self._quality(quality, names)
         self._per_cpu_only(quality, names, each)
         frame = tidy(rows, quality)
+        listed: dict[str, set[str]] = defaultdict(set)
+        for (host, _), ids in self.cpu_ids.items():
+            listed[host] |= ids
         machines = server_sizes(
             self.hosts, names, self.cpu_count, self.restarts, self.mem_total_kib,
-            quality,
+            quality, {h: len(ids) for h, ids in listed.items()},
         )  # fmt: skip
         metadata: dict[str, Any] = {
             "variant": variant,
@@ -405,6 +417,13 @@ class Collector:
                 )
             self._offline(quality, host, name)
             self._iowait(quality, host, name)
+            if self.cache_out[host]:
+                quality.add(
+                    name, "page_cache", self.cache_out[host],
+                    "kbmemused counts the page cache (kbbuffers + kbcached) as used "
+                    "in this sysstat version; mem_used_gib and mem_util leave it out, "
+                    "as current sysstat does (sar(1))",
+                )  # fmt: skip
             if self.dropped.get(host):
                 times = self.dropped[host]
                 quality.add(

@@ -15,7 +15,7 @@ from typing import Any
 
 from vsizer.series.model import SeriesQuality
 
-__all__ = ["mem_total_kib", "server_sizes"]
+__all__ = ["mem_total_kib", "server_sizes", "used_without_cache"]
 
 _KIB = 1024
 _GIB = 2**30
@@ -53,6 +53,23 @@ def mem_total_kib(values: Mapping[str, float]) -> float | None:
     return min(close, key=lambda c: abs(c - implied)) if close else implied
 
 
+def used_without_cache(values: Mapping[str, float], total: float) -> float | None:
+    """kbmemused less kbbuffers and kbcached where the row counts the page cache
+    as used (kbmemfree + kbmemused = the total: sysstat before the change to
+    used = total - free - buffers - cache - slab), else None.
+
+    The page cache is memory the kernel gives back on demand; current sysstat
+    leaves it out of kbmemused, so older files are read the same way.
+    """
+    free, used = values.get("mem_free_kib"), values.get("mem_used_kib")
+    cache = values.get("mem_buffers_kib", 0.0) + values.get("mem_cached_kib", 0.0)
+    if free is None or used is None or cache <= 0:
+        return None
+    if abs(free + used - total) > 1e-9 * total:
+        return None
+    return max(used - cache, 0.0)
+
+
 def server_sizes(
     hosts: list[str],
     names: dict[str, str],
@@ -60,11 +77,14 @@ def server_sizes(
     restarts: list[tuple[str, Any, str]],
     mem_total: Mapping[str, list[float]],
     quality: SeriesQuality,
+    listed: Mapping[str, int] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Each server's size as the file gives it: CPU count (banner, ``LINUX
     RESTART`` lines, sadf -j number-of-cpus; the largest when they differ) and
     memory total [GiB] (the median of :func:`mem_total_kib` over the ``sar -r``
-    rows). Keyed by server name; ``metadata['machines']`` of the series."""
+    rows). Without a count (``sadf -d`` prints no banner), the CPUs *listed* in
+    per-CPU rows (``-P ALL``) per host. Keyed by server name;
+    ``metadata['machines']`` of the series."""
     counts: dict[str, set[int]] = defaultdict(set)
     for host, n in cpu_count.items():
         counts[host].add(int(n))
@@ -86,6 +106,9 @@ def server_sizes(
                     + ", ".join(str(c) for c in sorted(counts[host]))
                     + f"): {max(counts[host])} taken",
                 )  # fmt: skip
+        elif (listed or {}).get(host):
+            entry["cpu_count"] = entry["vcpus"] = int((listed or {})[host])
+            entry["cpu_count_from"] = "the CPUs listed in the per-CPU rows (-P ALL)"
         totals = sorted(mem_total.get(host, []))
         if totals:
             median = totals[len(totals) // 2]

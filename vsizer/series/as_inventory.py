@@ -41,15 +41,21 @@ def machines_from_metadata(metadata: Mapping[str, Any]) -> dict[str, dict[str, A
     series stores keep each source's metadata, or its ``machines``, there).
     """
     found: dict[str, dict[str, Any]] = {}
+
+    def merge(more: Mapping[str, Any]) -> None:
+        # per server and key: a CPU file and a memory file of one host both count
+        for k, v in more.items():
+            found.setdefault(str(k), {}).update(dict(v))
+
     machines = metadata.get("machines")
     if isinstance(machines, Mapping):
-        found.update({str(k): dict(v) for k, v in machines.items()})
+        merge(machines)
     for src in metadata.get("sources") or []:
         if isinstance(src, Mapping):
-            found.update(machines_from_metadata(src))
+            merge(machines_from_metadata(src))
             inner = src.get("metadata")
             if isinstance(inner, Mapping):
-                found.update(machines_from_metadata(inner))
+                merge(machines_from_metadata(inner))
     return found
 
 
