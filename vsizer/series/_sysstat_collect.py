@@ -361,12 +361,9 @@ class Collector:
         self._quality(quality, names)
         self._per_cpu_only(quality, names, each)
         frame = tidy(rows, quality)
-        listed: dict[str, set[str]] = defaultdict(set)
-        for (host, _), ids in self.cpu_ids.items():
-            listed[host] |= ids
         machines = server_sizes(
             self.hosts, names, self.cpu_count, self.restarts, self.mem_total_kib,
-            quality, {h: len(ids) for h, ids in listed.items()},
+            quality, self.cpu_ids,
         )  # fmt: skip
         metadata: dict[str, Any] = {
             "variant": variant,

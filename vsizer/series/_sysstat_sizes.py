@@ -77,13 +77,13 @@ def server_sizes(
     restarts: list[tuple[str, Any, str]],
     mem_total: Mapping[str, list[float]],
     quality: SeriesQuality,
-    listed: Mapping[str, int] | None = None,
+    cpu_ids: Mapping[tuple[str, Any], set[str]] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Each server's size as the file gives it: CPU count (banner, ``LINUX
     RESTART`` lines, sadf -j number-of-cpus; the largest when they differ) and
     memory total [GiB] (the median of :func:`mem_total_kib` over the ``sar -r``
-    rows). Without a count (``sadf -d`` prints no banner), the CPUs *listed* in
-    per-CPU rows (``-P ALL``) per host. Keyed by server name;
+    rows). Without a count (``sadf -d`` prints no banner), the CPUs listed in
+    per-CPU rows (``-P ALL``; *cpu_ids*: (host, time) -> CPU numbers). Keyed by server name;
     ``metadata['machines']`` of the series."""
     counts: dict[str, set[int]] = defaultdict(set)
     for host, n in cpu_count.items():
@@ -92,6 +92,9 @@ def server_sizes(
         m = _CPU_COUNT_RE.search(text)
         if m:
             counts[host].add(int(m.group(1)))
+    listed: dict[str, set[str]] = defaultdict(set)
+    for (host, _), ids in (cpu_ids or {}).items():
+        listed[host] |= ids
     out: dict[str, dict[str, Any]] = {}
     for host in hosts:
         entry: dict[str, Any] = {}
@@ -106,8 +109,8 @@ def server_sizes(
                     + ", ".join(str(c) for c in sorted(counts[host]))
                     + f"): {max(counts[host])} taken",
                 )  # fmt: skip
-        elif (listed or {}).get(host):
-            entry["cpu_count"] = entry["vcpus"] = int((listed or {})[host])
+        elif listed.get(host):
+            entry["cpu_count"] = entry["vcpus"] = len(listed[host])
             entry["cpu_count_from"] = "the CPUs listed in the per-CPU rows (-P ALL)"
         totals = sorted(mem_total.get(host, []))
         if totals:
