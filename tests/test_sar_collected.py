@@ -92,6 +92,13 @@ def test_comment_inside_is_counted_but_garbage_inside_is_an_error(
     assert counted[0]["count"] == 5 and "first on line 6: '# sampled by cron'" in (
         counted[0]["detail"]
     )
+    dated = tmp_path / "dated.txt"  # a footer starting with a digit is a footer
+    dated.write_text("\n".join([*lines, "2025-11-20 01:00 collection done"]))
+    assert read_sysstat(dated).metadata["skipped_lines"] == 5
+    cut = tmp_path / "cut.txt"  # a last row cut short is not
+    cut.write_text("\n".join([*lines[:27], "12:5"]))
+    with pytest.raises(SeriesError, match="cut.txt line 28: expected a time"):
+        read_sysstat(cut)
     garbage = tmp_path / "garbage.txt"
     garbage.write_text("\n".join([*lines[:5], "collected by cron", *lines[5:]]))
     with pytest.raises(SeriesError) as info:

@@ -311,6 +311,7 @@ def _sadf_time(stamp: str) -> tuple[datetime, timedelta | None] | None:
 
 # ----------------------------------------------------------------- sar text
 
+_CUT_TIME_RE = re.compile(r"^\d{1,2}:\d")  # a row cut short after the last one
 _SUMMARY_RE = re.compile(r"^[^\d\s][^:]*:$")  # Average: Summary: Moyenne: ...
 
 
@@ -355,7 +356,7 @@ def parse_sar_text(lines: list[str], col: Collector) -> None:
         if not text:
             st.names, st.prev = None, None
             continue
-        if text.startswith("#") or (n > end and not text[0].isdigit()):
+        if text.startswith("#") or (n > end and not _CUT_TIME_RE.match(text)):
             col.skip(n, text)  # a comment, or a footer after the last table
             continue
         banner = BANNER_RE.match(text)
