@@ -225,3 +225,12 @@ def test_sles11_cpu_and_memory_files_plan_one_server(tmp_path: Path) -> None:
     assert vm["mem_gib"] == 3.921  # from the memory file
     # busiest 5-minute step 17:40 to 17:45: %idle 2.89, 2.44, 2.97, 2.87, 3.33
     assert vm["cpu_peak_util"] == pytest.approx(0.9710, abs=1e-4)
+
+
+def test_perfmon_english_series_plan(tmp_path: Path) -> None:
+    doc = series_plan(tmp_path, "perfmon", PERFMON_EN)
+    (vm,) = doc["servers"]
+    assert vm["name"] == "DESKTOP-FUOCR3U" and vm["cores_per_socket"] == 1
+    assert doc["series"]["step_seconds"] == 300 and doc["series"]["steps"] == 289
+    # the 5-minute means stay below the 15-s peak of 92.4 %
+    assert 0.08 < vm["cpu_avg_util"] < vm["cpu_peak_util"] < 0.924
