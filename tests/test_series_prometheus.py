@@ -366,7 +366,8 @@ def test_query_range_errors(tmp_path):
         'query_range_bad.json: result 1 point 5: expected [unix_time, "value"], '
         "got '[1714557840]'.",
         "query_range_bad.json: result 2: expected a label 'instance' naming the "
-        'server, got labels {"job": "node"}.',
+        'server, got labels {"job": "node"}; aggregate the query by a label '
+        "naming the server.",
         "query_range_bad.json: result 3: instance='a' also names result 1; aggregate "
         "the query by (instance), e.g. avg by (instance) (...).",
     ]

@@ -164,7 +164,8 @@ def no_counters_message(label: str, columns: list[Column], encoding: str) -> str
         "Disk Transfers/sec or \\Disk Bytes/sec, Network Interface(*)\\Bytes "
         f"Total/sec), got {listed}{more}."
         + (
-            " Process(...)\\% Processor Time is per process and per core, not used."
+            " Process(...)\\% Processor Time is per process and per core, used only "
+            "as Process(Idle) against Process(_Total)."
             if process
             else ""
         )

@@ -22,7 +22,7 @@ from vsizer.series._native import Rows
 from vsizer.series._perfmon_counters import Column
 from vsizer.series.model import SeriesQuality
 
-__all__ = ["host_series"]
+__all__ = ["host_series", "usable_columns"]
 
 _VIRTUAL_NIC_RE = re.compile(r"loopback|isatap|teredo|6to4|pseudo", re.IGNORECASE)
 _GIB = 2**30
@@ -66,6 +66,8 @@ def host_series(
                 f"{name}: no Processor(_Total) counter; cpu_util is the mean of "
                 f"{len(cpus)} Processor(n) instances."
             )
+        else:
+            _cpu_from_idle(name, by_role.get("process_cpu_pct", []), emit, quality)
     # Disk: PhysicalDisk, else LogicalDisk(_Total)
     for prefix in ("disk", "ldisk"):
         iops = _summed(by_role, f"{prefix}_transfers_s", whole_only=prefix == "ldisk")
@@ -152,6 +154,59 @@ def _memory(
             "the available memory is kept in the series metadata "
             "(mem_available_gib)."
         )
+
+
+def usable_columns(used: list[Column]) -> list[Column]:
+    """The columns a host's series come from: all but Process(...) % Processor
+    Time, which is per process and per core, save Process(Idle) and
+    Process(_Total) of a host that logs no Processor counter (their ratio gives
+    its CPU use, :func:`_cpu_from_idle`)."""
+    usable = [c for c in used if c.role != "process_cpu_pct"]
+    return usable + _idle_and_total(used, usable)
+
+
+def _idle_and_total(used: list[Column], usable: list[Column]) -> list[Column]:
+    with_cpu = {c.host for c in usable if c.role in ("cpu_pct", "cpu_info_pct")}
+    out: list[Column] = []
+    for host in dict.fromkeys(c.host for c in used):
+        if host in with_cpu:
+            continue
+        procs = [c for c in used if c.host == host and c.role == "process_cpu_pct"]
+        pair = [
+            next((c for c in procs if c.instance.casefold() == inst), None)
+            for inst in ("idle", "_total")
+        ]
+        if pair[0] is not None and pair[1] is not None:
+            out += [pair[0], pair[1]]
+    return out
+
+
+def _cpu_from_idle(
+    name: str, procs: list[Column], emit: Any, quality: SeriesQuality
+) -> None:
+    """cpu_util = 1 - Process(Idle) / Process(_Total) % Processor Time.
+
+    Process\\% Processor Time is relative to one processor, so it reaches 100 %
+    x the logical processors; _Total includes the Idle process, so the ratio is
+    the idle share of all processors (Microsoft Learn, "Process object" counters,
+    https://learn.microsoft.com/en-us/previous-versions/windows/it-pro/windows-server-2003/cc780836(v=ws.10)).
+    """
+    idle = next((c for c in procs if c.instance.casefold() == "idle"), None)
+    total = next((c for c in procs if c.instance.casefold() == "_total"), None)
+    if idle is None or total is None:
+        return
+    with np.errstate(divide="ignore", invalid="ignore"):
+        busy = np.where(total.values > 0, 1.0 - idle.values / total.values, np.nan)
+    emit("cpu_util", np.clip(busy, 0.0, 1.0), [idle, total], 1.0)
+    peak = np.nanmax(total.values) if np.isfinite(total.values).any() else math.nan
+    quality.add(
+        name,
+        "cpu_from_processes",
+        int(np.isfinite(busy).sum()),
+        "no Processor counter: cpu_util = 1 - Process(Idle) / Process(_Total) "
+        f"% Processor Time (both per processor; _Total up to {peak:.0f} %, about "
+        f"{round(peak / 100)} logical processors)",
+    )
 
 
 def _total(columns: list[Column]) -> list[Column]:

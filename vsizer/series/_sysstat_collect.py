@@ -24,8 +24,14 @@ from vsizer.series._native import (
     iso,
     median_interval,
     plural,
+    shown,
     tidy,
     to_utc,
+)
+from vsizer.series._sysstat_sizes import (
+    mem_total_kib,
+    server_sizes,
+    used_without_cache,
 )
 from vsizer.series.model import SeriesQuality, SeriesSet
 
@@ -37,11 +43,24 @@ VARIABLE_MAP: dict[str, str] = {
     # CPU: the all-CPU row only
     "%idle": "cpu_idle_pct",
     "idle": "cpu_idle_pct",
+    "%iowait": "cpu_iowait_pct",  # counted as busy; reported (iowait_busy)
+    "iowait": "cpu_iowait_pct",
     # memory
     "kbmemused": "mem_used_kib",
     "memused": "mem_used_kib",
     "%memused": "mem_used_pct",
     "memused-percent": "mem_used_pct",
+    # the memory total (machines metadata, not a series): see mem_total_kib
+    "kbmemfree": "mem_free_kib",
+    "memfree": "mem_free_kib",
+    "kbavail": "mem_avail_kib",
+    "avail": "mem_avail_kib",
+    "kbbuffers": "mem_buffers_kib",
+    "buffers": "mem_buffers_kib",
+    "kbcached": "mem_cached_kib",
+    "cached": "mem_cached_kib",
+    "kbslab": "mem_slab_kib",
+    "slab": "mem_slab_kib",
     # I/O totals (sar -b) and block devices (sar -d)
     "tps": "tps",
     "bread/s": "read_sectors_s",
@@ -70,6 +89,7 @@ _SECTOR_BYTES = 512
 _KIB = 1024
 _GIB = 2**30
 
+_IOWAIT_NOTED_PCT = 5.0  # %iowait from which cpu_util's reading is reported
 _CPU_COUNT_RE = re.compile(r"\((\d+)\s*CPU\)")
 _PARTITION_RE = re.compile(r"^(?P<parent>.+?)(?:p?\d+)$")
 _DEVNUM_RE = re.compile(r"^dev(\d+)-(\d+)$")
@@ -90,9 +110,15 @@ class Collector:
         self.zone = zone
         self.problems = Problems(label)
         self.cpu: dict[tuple[str, datetime], float] = {}
+        self.iowait: dict[tuple[str, datetime], float] = {}
+        # (host, time) -> (sum of per-CPU %idle, CPUs), where no all-CPU row is
+        self.cpu_each: dict[tuple[str, datetime], tuple[float, int]] = {}
+        self.cpu_all: set[tuple[str, datetime]] = set()  # times with an all-CPU row
         self.cpu_ids: dict[tuple[str, datetime], set[str]] = defaultdict(set)
         self.cpu_zero: dict[tuple[str, datetime], set[str]] = defaultdict(set)
         self.mem: dict[tuple[str, datetime], tuple[float | None, float | None]] = {}
+        self.mem_total_kib: dict[str, list[float]] = defaultdict(list)
+        self.cache_out: Counter[str] = Counter()  # rows with the page cache taken out
         self.io: dict[tuple[str, datetime], tuple[float, float, float]] = {}
         self.dev: dict[tuple[str, datetime], dict[str, tuple[float, float]]] = (
             defaultdict(dict)
@@ -109,11 +135,16 @@ class Collector:
         self.local_times: dict[str, set[datetime]] = defaultdict(set)
         self.notes: list[str] = []
         self.guesses: list[tuple[str, str]] = []
+        self.skipped: list[tuple[int, str]] = []  # (line, text) of comments, footers
         self._utc_cache: dict[datetime, datetime] = {}
 
     # -- problems and values
     def bad(self, where: str, expected: str, got: Any) -> None:
         self.problems.bad(where, expected, got)
+
+    def skip(self, line: int, text: str) -> None:
+        """A comment or a collector's footer line: not read, counted."""
+        self.skipped.append((line, text))
 
     def activity(self, names: list[str]) -> tuple[str | None, str | None]:
         """The activity a header describes and its key column, or (None, None)."""
@@ -183,6 +214,13 @@ class Collector:
                 self.duplicates[host].add(ts)
                 return
             self.mem[k] = (values.get("mem_used_kib"), values.get("mem_used_pct"))
+            total = mem_total_kib(values)
+            if total is not None:
+                self.mem_total_kib[host].append(total)
+                used = used_without_cache(values, total)
+                if used is not None:  # older sysstat counts the page cache as used
+                    self.mem[k] = (used, used / total * 100.0)
+                    self.cache_out[host] += 1
         elif activity == "io":
             if k in self.io:
                 self.duplicates[host].add(ts)
@@ -229,8 +267,9 @@ class Collector:
         cpu = "" if key is None else str(key).strip()
         others = [v for n, v in fields.items() if n not in _KEYS]
         if cpu not in ("-1", "all"):
-            self.cpu_seen(k[0], k[1], cpu, others)
+            self.cpu_seen(k[0], k[1], cpu, others, roles.get("cpu_idle_pct", ("", None))[1])
             return
+        self.cpu_all.add(k)
         # An offline CPU (older sysstat) or a lost sample prints all zeros.
         zero = all(_is_zero(v) for v in others)
         if "cpu_idle_pct" not in roles:
@@ -245,13 +284,27 @@ class Collector:
             self.dropped[k[0]].append(k[1])
         else:
             self.cpu[k] = idle
+            if "cpu_iowait_pct" in roles:
+                wait = self.number(roles["cpu_iowait_pct"][1], "%iowait", where)
+                if wait is not None:
+                    self.iowait[k] = wait
 
-    def cpu_seen(self, host: str, ts: datetime, cpu: str, values: list[str]) -> None:
-        """A per-CPU row: only which CPUs are online (all-zero rows are not)."""
+    def cpu_seen(
+        self, host: str, ts: datetime, cpu: str, values: list[str], idle: Any = None
+    ) -> None:
+        """A per-CPU row: which CPUs are online (all-zero rows are not), and its
+        %idle, for a table without the all-CPU row (``sar -P 0``)."""
         k = (host, ts)
         self.cpu_ids[k].add(cpu)
         if all(_is_zero(v) for v in values):
             self.cpu_zero[k].add(cpu)
+        elif idle is not None:
+            try:
+                value = float(str(idle).replace(",", "."))
+            except ValueError:
+                return  # per-CPU rows are not checked; the all-CPU row is
+            total, n = self.cpu_each.get(k, (0.0, 0))
+            self.cpu_each[k] = (total + value, n + 1)
 
     def restart(self, host: str, ts: datetime, text: str) -> None:
         self.host(host)
@@ -269,14 +322,19 @@ class Collector:
         names = {h: (server if server is not None else h) for h in self.hosts}
         rows = Rows()
         disk_sources: set[str] = set()
+        each = {k: v for k, v in self.cpu_each.items() if k not in self.cpu_all}
         keys = sorted(
-            set(self.cpu) | set(self.mem) | set(self.io) | set(self.dev) | set(self.net)
-        )
+            set(self.cpu) | set(each) | set(self.mem) | set(self.io) | set(self.dev)
+            | set(self.net)
+        )  # fmt: skip
         for k in keys:
             host, ts = k
             name = names.get(host, host)
             if k in self.cpu:
                 rows.add(name, ts, "cpu_util", (100.0 - self.cpu[k]) / 100.0)
+            elif k in each:
+                idle_sum, n_cpus = each[k]
+                rows.add(name, ts, "cpu_util", (100.0 - idle_sum / n_cpus) / 100.0)
             if k in self.mem:
                 used_kib, pct = self.mem[k]
                 if used_kib is not None:
@@ -301,7 +359,12 @@ class Collector:
                 rate = sum(v for i, v in self.net[k].items() if i != "lo")
                 rows.add(name, ts, "net_mbps", rate * 8 / 1e6)
         self._quality(quality, names)
+        self._per_cpu_only(quality, names, each)
         frame = tidy(rows, quality)
+        machines = server_sizes(
+            self.hosts, names, self.cpu_count, self.restarts, self.mem_total_kib,
+            quality, self.cpu_ids,
+        )  # fmt: skip
         metadata: dict[str, Any] = {
             "variant": variant,
             "hosts": list(self.hosts),
@@ -312,6 +375,8 @@ class Collector:
             "timezone": self._timezone_text(),
             "disk_source": sorted(disk_sources),
             "ignored_records": dict(self.ignored),
+            "skipped_lines": len(self.skipped),
+            "machines": machines,
             "restarts": [
                 {"server": names.get(h, h), "time": iso(t), "detail": c.strip()}
                 for h, t, c in self.restarts
@@ -348,6 +413,14 @@ class Collector:
                     + "; counters start again, nothing is joined across",
                 )
             self._offline(quality, host, name)
+            self._iowait(quality, host, name)
+            if self.cache_out[host]:
+                quality.add(
+                    name, "page_cache", self.cache_out[host],
+                    "kbmemused counts the page cache (kbbuffers + kbcached) as used "
+                    "in this sysstat version; mem_used_gib and mem_util leave it out, "
+                    "as current sysstat does (sar(1))",
+                )  # fmt: skip
             if self.dropped.get(host):
                 times = self.dropped[host]
                 quality.add(
@@ -376,6 +449,63 @@ class Collector:
                 )
         for server_name, text in self.guesses:
             quality.add(server_name, "unit_guess", 1, text)
+        if self.skipped:
+            line, text = self.skipped[0]
+            for host in self.hosts:
+                quality.add(
+                    names[host],
+                    "skipped_lines",
+                    len(self.skipped),
+                    f"{plural(len(self.skipped), 'comment or footer line')} of "
+                    f"{self.label} not read (first on line {line}: "
+                    f"'{shown(text)}')",
+                )
+
+    def _per_cpu_only(
+        self,
+        quality: SeriesQuality,
+        names: dict[str, str],
+        each: dict[tuple[str, datetime], tuple[float, int]],
+    ) -> None:
+        """Say where cpu_util is the mean of per-CPU rows (no all-CPU row)."""
+        for host in self.hosts:
+            mine = [n for (h, _), (_, n) in each.items() if h == host]
+            if not mine:
+                continue
+            banner = self.cpu_count.get(host)
+            short = sum(1 for n in mine if banner and n < banner)
+            quality.add(
+                names[host],
+                "per_cpu_only",
+                len(mine),
+                "no all-CPU row (sar -P n): cpu_util is the mean of the per-CPU "
+                f"rows, {min(mine)} to {max(mine)} CPUs"
+                + (f" of the banner's {banner}" if banner else "")
+                + (f"; {short} times list fewer CPUs than the banner" if short else ""),
+            )
+
+    def _iowait(self, quality: SeriesQuality, host: str, name: str) -> None:
+        """Say how much %iowait cpu_util counts as busy, where it is 5 % or more.
+
+        sar(1) (https://sysstat.github.io/man/man1/sar.html) defines %iowait as
+        time the CPUs were idle with disk I/O outstanding; cpu_util = 100 - %idle
+        counts it as busy, as the node_exporter and collector readers do.
+        """
+        waits = sorted((w, t) for (h, t), w in self.iowait.items() if h == host)
+        if not waits or waits[-1][0] < _IOWAIT_NOTED_PCT:
+            return
+        peak, when = waits[-1]
+        mean = sum(w for w, _ in waits) / len(waits)
+        many = sum(1 for w, _ in waits if w >= _IOWAIT_NOTED_PCT)
+        quality.add(
+            name,
+            "iowait_busy",
+            many,
+            f"cpu_util = 100 - %idle counts %iowait as busy; sar(1) counts it as "
+            f"idle time with disk I/O outstanding: up to {peak:.2f} % (at "
+            f"{iso(when)}), mean {mean:.2f} %, {many} of {len(waits)} samples at "
+            f"{_IOWAIT_NOTED_PCT:g} % or more",
+        )
 
     def _offline(self, quality: SeriesQuality, host: str, name: str) -> None:
         per_ts = {k[1]: ids for k, ids in self.cpu_ids.items() if k[0] == host and ids}

@@ -1,4 +1,5 @@
-"""Parsers of the four sysstat text forms, feeding a :class:`~vsizer.series._sysstat_collect.Collector`.
+"""Parsers of sysstat's CSV and text forms (``sadf -d``, ``sadf -dh``, ``sar``; ``sadf
+-j`` is in :mod:`vsizer.series._sysstat_json`), feeding a :class:`~vsizer.series._sysstat_collect.Collector`.
 
 Private to :mod:`vsizer.series.sysstat`, which documents the forms. Each parser
 walks the text once, reads times, recognizes activities through
@@ -8,17 +9,15 @@ problems go to ``col.bad`` with the line (or JSON path) they were found at.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
 
 from vsizer.series._native import zone_offset
 from vsizer.series._sysstat_collect import Collector
 
-__all__ = ["BANNER_RE", "parse_json", "parse_sadf_csv", "parse_sar_text"]
+__all__ = ["BANNER_RE", "parse_sadf_csv", "parse_sar_text"]
 
 #: The first line of ``sar`` text: ``Linux <release> (<host>) <date> _<arch>_ (<n> CPU)``.
 BANNER_RE = re.compile(
@@ -65,11 +64,15 @@ def parse_sadf_csv(lines: list[str], col: Collector) -> None:
     header_line = 0
     stops_noted: set[str] = set()
     time_cache: dict[str, tuple[datetime, timedelta | None] | None] = {}
+    end = _trailer_start(lines, lambda t: t.count(";") >= 3)
     for n, raw in enumerate(lines, 1):
         line = raw.rstrip("\r\n")
         if not line.strip():
             continue
         where = f"{col.label} line {n}"
+        if ";" not in line and (n > end or line.startswith("#")):
+            col.skip(n, line)  # a comment, or a footer a collection tool appended
+            continue
         if line.startswith("#"):
             fields = [f.strip() for f in line.lstrip("#").split(";")]
             if fields[:3] != ["hostname", "interval", "timestamp"] or len(fields) < 4:
@@ -129,10 +132,25 @@ def parse_sadf_csv(lines: list[str], col: Collector) -> None:
             )
             continue
         if activity == "cpu" and names[0] == "CPU" and rest[0] not in ("-1", "all"):
-            col.cpu_seen(host, ts, rest[0], rest[1:])  # per-CPU rows: fast path
+            col.cpu_seen(host, ts, rest[0], rest[1:], _idle(names, rest))  # fast path
             continue
         row = dict(zip(names, rest, strict=True))
         col.feed(activity, host, ts, row.get(key) if key else None, row, where)
+
+
+def _idle(names: list[str], values: list[str]) -> str | None:
+    """The %idle field of a per-CPU ``sadf -d`` row, None without one."""
+    return values[names.index("%idle")] if "%idle" in names else None
+
+
+def _trailer_start(lines: list[str], is_data: Callable[[str], bool]) -> int:
+    """Number of the last line that *is_data* accepts (1-based; 0 if none): the
+    non-blank lines after it are a trailer a collection tool appended."""
+    for n in range(len(lines), 0, -1):
+        text = lines[n - 1].strip()
+        if text and is_data(text):
+            return n
+    return 0
 
 
 def _record_label(names: Iterable[str]) -> str:
@@ -291,120 +309,9 @@ def _sadf_time(stamp: str) -> tuple[datetime, timedelta | None] | None:
     return local, (None if zone is None else zone_offset(zone))
 
 
-# ------------------------------------------------------------------ sadf -j
-
-
-def parse_json(text: str, col: Collector) -> None:
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        # split("\n"), not splitlines(): the error may sit on the empty line
-        # after a final newline, which splitlines() drops.
-        lines = text.split("\n")
-        line = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else ""
-        col.bad(
-            f"{col.label} line {exc.lineno} column {exc.colno}",
-            f"JSON ({exc.msg})",
-            line.strip(),
-        )
-        return
-    top = doc.get("sysstat") if isinstance(doc, dict) else None
-    hosts = top.get("hosts") if isinstance(top, dict) else None
-    if not isinstance(hosts, list) or not all(isinstance(h, dict) for h in hosts):
-        col.bad(f"{col.label} line 1", "sadf -j JSON with 'sysstat.hosts'", text[:40])
-        return
-    for h, host_doc in enumerate(hosts):
-        base = f"{col.label} sysstat.hosts[{h}]"
-        host = str(host_doc.get("nodename", ""))
-        col.host(host)
-        if "release" in host_doc:
-            col.release[host] = str(host_doc["release"])
-        if isinstance(host_doc.get("number-of-cpus"), int):
-            col.cpu_count[host] = host_doc["number-of-cpus"]
-        for r, item in enumerate(host_doc.get("restarts") or []):
-            boot = item.get("boot", {}) if isinstance(item, dict) else {}
-            parsed = _json_time(boot)
-            if parsed is None:
-                col.bad(f"{base}.restarts[{r}]", "a boot date and time", boot)
-                continue
-            count = boot.get("cpu_count")
-            col.restart(host, col.utc(*parsed, host), f"({count} CPU)" if count else "")
-        for s, stat in enumerate(host_doc.get("statistics") or []):
-            _json_statistics(col, host, stat, f"{base}.statistics[{s}]")
-
-
-def _json_statistics(col: Collector, host: str, stat: Any, where: str) -> None:
-    stamp = stat.get("timestamp") if isinstance(stat, dict) else None
-    parsed = _json_time(stamp) if isinstance(stamp, dict) else None
-    if parsed is None or not isinstance(stamp, dict):
-        col.bad(where, "a 'timestamp' with 'date' and 'time'", stamp)
-        return
-    ts = col.utc(*parsed, host)
-    if isinstance(stamp.get("interval"), int):
-        col.intervals.add(stamp["interval"])
-    for name in ("cpu-load", "cpu-load-all"):
-        for i, entry in enumerate(stat.get(name) or []):
-            fields = _flat(entry)
-            col.feed(
-                "cpu",
-                host,
-                ts,
-                str(fields.pop("cpu", "")),
-                fields,
-                f"{where}.{name}[{i}]",
-            )
-    if isinstance(stat.get("memory"), dict):
-        col.feed("mem", host, ts, None, _flat(stat["memory"]), f"{where}.memory")
-    if isinstance(stat.get("io"), dict):
-        fields = _flat(stat["io"])
-        if "tps" in fields and "bread" in fields:
-            col.feed("io", host, ts, None, fields, f"{where}.io")
-    for i, entry in enumerate(stat.get("disk") or []):
-        fields = _flat(entry)
-        key = str(fields.pop("disk-device", ""))
-        col.feed("dev", host, ts, key, fields, f"{where}.disk[{i}]")
-    network = stat.get("network")
-    if isinstance(network, dict):
-        for i, entry in enumerate(network.get("net-dev") or []):
-            fields = _flat(entry)
-            key = str(fields.pop("iface", ""))
-            col.feed("net", host, ts, key, fields, f"{where}.network.net-dev[{i}]")
-    for name in stat:
-        if name not in _JSON_USED:
-            col.ignored[name] += 1
-
-
-_JSON_USED = frozenset(
-    {"timestamp", "cpu-load", "cpu-load-all", "memory", "io", "disk", "network"}
-)
-
-
-def _flat(entry: Any) -> dict[str, Any]:
-    """A JSON object with nested objects merged in (``io-reads``: {bread: ..})."""
-    out: dict[str, Any] = {}
-    if not isinstance(entry, dict):
-        return out
-    for k, v in entry.items():
-        if isinstance(v, dict):
-            out.update(_flat(v))
-        else:
-            out[k] = v
-    return out
-
-
-def _json_time(stamp: dict[str, Any]) -> tuple[datetime, timedelta | None] | None:
-    try:
-        local = datetime.fromisoformat(f"{stamp['date']} {stamp['time']}")
-    except (KeyError, TypeError, ValueError):
-        return None
-    if stamp.get("utc") == 1:
-        return local, timedelta(0)
-    zone = stamp.get("tz")
-    return local, (None if not isinstance(zone, str) else zone_offset(zone))
-
-
 # ----------------------------------------------------------------- sar text
 
+_CUT_TIME_RE = re.compile(r"^\d{1,2}:\d")  # a row cut short after the last one
 _SUMMARY_RE = re.compile(r"^[^\d\s][^:]*:$")  # Average: Summary: Moyenne: ...
 
 
@@ -426,14 +333,31 @@ class _SarState:
         return datetime.combine(self.day, datetime.min.time())
 
 
+#: A time of day as sar prints it under a CJK locale (the locale's ``%X``, glibc
+#: localedata t_fmt): ja_JP ``18時25分47秒``, zh_CN ``22时27分50秒``, ko_KR
+#: ``21시 47분 24초``; read as ``HH:MM:SS``.
+_LOCAL_CLOCK_RE = re.compile(
+    r"^(\s*)(\d{1,2})\s*[時时시]\s*(\d{2})\s*[分분]\s*(\d{2})\s*[秒초](?=\s|$)"
+)
+
+
+def _local_clock(line: str) -> str:
+    return _LOCAL_CLOCK_RE.sub(r"\1\2:\3:\4", line, count=1)
+
+
 def parse_sar_text(lines: list[str], col: Collector) -> None:
     """Feed the tables of ``sar`` text to *col*, line by line."""
     st = _SarState()
+    lines = [_local_clock(line) for line in lines]
+    end = _trailer_start(lines, _sar_line)
     for n, raw in enumerate(lines, 1):
         text = raw.strip()
         where = f"{col.label} line {n}"
         if not text:
             st.names, st.prev = None, None
+            continue
+        if text.startswith("#") or (n > end and not _CUT_TIME_RE.match(text)):
+            col.skip(n, text)  # a comment, or a footer after the last table
             continue
         banner = BANNER_RE.match(text)
         if banner and not _TIME_RE.match(text.split()[0]):
@@ -460,6 +384,14 @@ def parse_sar_text(lines: list[str], col: Collector) -> None:
             st.prev = _roll(st.segment, clock)
         else:
             _sar_row(rest, clock, text, st, col, where)
+
+
+def _sar_line(text: str) -> bool:
+    """Whether a line is sar's own: a banner, a timed line or a summary line."""
+    first = text.split()[0]
+    return bool(
+        BANNER_RE.match(text) or _TIME_RE.match(first) or _SUMMARY_RE.match(first)
+    )
 
 
 def _sar_banner(banner: re.Match[str], st: _SarState, col: Collector, where: str) -> None:

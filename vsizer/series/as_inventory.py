@@ -5,11 +5,14 @@ and the gcd traces give only percentages, so one size for every VM comes from th
 user (``--vm-cpu-mhz``, ``--vm-mem-gib``). The Alibaba trace's ``machine_meta``
 and the Azure trace's vmtable give each machine's CPU count (series metadata
 ``machines``): that machine then has that many cores, each at ``--vm-cpu-mhz``;
-the vmtable's memory bucket gives its memory where no series does. Each VM becomes one row: its cores
+the vmtable's memory bucket gives its memory where no series does. A sysstat file
+gives its CPU count (the banner's ``(14 CPU)``) and memory total (``sar -r``): the
+server then has that many cores at ``--vm-cpu-mhz`` each, as many vCPUs, and that
+memory unless ``--vm-mem-gib`` is given. Each VM becomes one row: its cores
 (one where no count is known) at their MHz (CPU capacity then follows the clock
-fallback, MHz x cores on the host's score per MHz), its memory, no vCPU count
-(the vCPU:core limit is not applied) and no physical "before" power (they are
-VMs already; power before is not estimated).
+fallback, MHz x cores on the host's score per MHz), its memory, a vCPU count only
+where the machine list gives one (else the vCPU:core limit is not applied) and no
+physical "before" power (they are VMs already; power before is not estimated).
 """
 
 from __future__ import annotations
@@ -38,15 +41,21 @@ def machines_from_metadata(metadata: Mapping[str, Any]) -> dict[str, dict[str, A
     series stores keep each source's metadata, or its ``machines``, there).
     """
     found: dict[str, dict[str, Any]] = {}
+
+    def merge(more: Mapping[str, Any]) -> None:
+        # per server and key: a CPU file and a memory file of one host both count
+        for k, v in more.items():
+            found.setdefault(str(k), {}).update(dict(v))
+
     machines = metadata.get("machines")
     if isinstance(machines, Mapping):
-        found.update({str(k): dict(v) for k, v in machines.items()})
+        merge(machines)
     for src in metadata.get("sources") or []:
         if isinstance(src, Mapping):
-            found.update(machines_from_metadata(src))
+            merge(machines_from_metadata(src))
             inner = src.get("metadata")
             if isinstance(inner, Mapping):
-                found.update(machines_from_metadata(inner))
+                merge(machines_from_metadata(inner))
     return found
 
 
@@ -74,7 +83,8 @@ def inventory_from_series(
     """One inventory row per series server.
 
     Cores: ``machines[server]['cpu_count']`` where given (Alibaba
-    ``machine_meta``; recorded as given), else 1. Clock per core [MHz]:
+    ``machine_meta``, the sar banner; recorded as given), else 1; vCPUs:
+    ``machines[server]['vcpus']`` where given. Clock per core [MHz]:
     ``vm_cpu_mhz`` when given, else the server's ``cpu_capacity_mhz`` series
     divided by its cores. Memory [GiB]: ``vm_mem_gib`` when given, else its
     ``mem_capacity_gib`` series. Utilization (average, peak) comes from the
@@ -87,7 +97,7 @@ def inventory_from_series(
     clock = series_max(aligned, "cpu_capacity_mhz", names) / cores
     mem = series_max(aligned, "mem_capacity_gib", names)
     cpu_from = np.where(np.isnan(clock), "option", "series")
-    mem_from = np.where(np.isnan(mem), "option", "series")
+    mem_from = np.where(np.isnan(mem), "option", "series").astype(object)
     listed = _machine_sizes(names, machines, "mem_gib")
     from_list = np.isnan(mem) & (listed > 0)  # Azure vmtable: the memory bucket
     mem[from_list] = listed[from_list]
@@ -100,10 +110,12 @@ def inventory_from_series(
         mem_from[:] = "option"
     _check_sizes(names, clock, mem, counts, source)
     avg, peak = cpu_util_stats(aligned, names, clock * cores)
+    vcpus = _machine_sizes(names, machines, "vcpus").astype(np.int64)
     df = empty_frame(n)
     df["name"] = pd.array(names, dtype="string")
     df["sockets"] = pd.array([1] * n, dtype="Int64")
     df["cores_per_socket"] = pd.array(cores.tolist(), dtype="Int64")
+    df["vcpus"] = pd.array([int(v) if v > 0 else None for v in vcpus], dtype="Int64")
     df["cpu_mhz"] = pd.array(clock, dtype="Float64")
     df["mem_gib"] = pd.array(mem, dtype="Float64")
     df["cpu_avg_util"] = pd.array(avg, dtype="Float64")  # NaN -> NA
@@ -111,9 +123,18 @@ def inventory_from_series(
     df["pool"] = pd.array(["default"] * n, dtype="string")
     df["power_w"] = pd.array([0.0] * n, dtype="Float64")
     df["rack_u"] = pd.array([0.0] * n, dtype="Float64")
+    count_from = [
+        str((machines or {}).get(n, {}).get("cpu_count_from") or _LISTS) for n in names
+    ]
+    for i in np.flatnonzero(mem_from == "machines"):  # where the reader says, say it
+        said = (machines or {}).get(names[i], {}).get("mem_gib_from")
+        if said:
+            mem_from[i] = f"machines:{said}"
     quality = _quality(
-        names, counts, cpu_from, mem_from, avg, vm_cpu_mhz, vm_mem_gib, source
-    )
+        names, counts, count_from, cpu_from, mem_from, avg, vm_cpu_mhz, vm_mem_gib,
+        source,
+    )  # fmt: skip
+    _warn_memory_in_use(quality, names, series_max(aligned, "mem_used_gib", names), mem)
     return Inventory(
         servers=df,
         excluded=pd.DataFrame({"name": [], "reason": []}),
@@ -122,6 +143,20 @@ def inventory_from_series(
         source_format="series",
         metadata={"from_series": True},
     )
+
+
+def _warn_memory_in_use(
+    quality: QualityReport, names: list[str], used: FloatArray, mem: FloatArray
+) -> None:
+    """A warning per server whose series shows more memory in use than its size."""
+    for i in np.flatnonzero(~np.isnan(used) & (used > mem * 1.0005)):
+        quality.warn(
+            "mem_in_use_over_size",
+            f"Server {names[i]}: its series shows up to {used[i]:.1f} GiB of memory "
+            f"in use, more than the {mem[i]:g} GiB it is sized with; give its real "
+            "memory (--vm-mem-gib, or an inventory row).",
+            [names[i]],
+        )
 
 
 def _check_sizes(
@@ -158,9 +193,17 @@ def _check_sizes(
         raise InputError(problems)
 
 
+#: Where a CPU count comes from when the reader does not say.
+_LISTS = (
+    "the series' machine list (Alibaba machine_meta cpu_num, Azure vmtable core "
+    "bucket)"
+)
+
+
 def _quality(
     names: list[str],
     counts: npt.NDArray[np.int64],
+    count_from: list[str],
     cpu_from: npt.NDArray[np.str_],
     mem_from: npt.NDArray[np.str_],
     avg: FloatArray,
@@ -176,8 +219,8 @@ def _quality(
                 name,
                 "cores_per_socket",
                 "given",
-                f"CPU count {counts[i]} (the series' machine list: Alibaba "
-                "machine_meta cpu_num, Azure vmtable core bucket)",
+                f"CPU count {counts[i]} ("
+                + count_from[i].replace(" (", ": ").rstrip(")") + ")",
             )
         quality.record(
             name,
@@ -192,6 +235,8 @@ def _quality(
         else:
             quality.record(name, "mem_gib", "given", (
                 "mem_capacity_gib series" if mem_from[i] == "series"
+                else str(mem_from[i])[len("machines:"):]
+                if str(mem_from[i]).startswith("machines:")
                 else "the series' machine list (Azure vmtable memory bucket)"
             ))  # fmt: skip
         for field_name in ("cpu_avg_util", "cpu_peak_util"):
@@ -209,8 +254,7 @@ def _quality(
     if (counts > 0).any():
         quality.note(
             f"CPU count of {int((counts > 0).sum())} of {len(names)} servers from "
-            "the series' machine list (Alibaba machine_meta cpu_num, Azure vmtable "
-            "core bucket); each CPU at "
-            f"--vm-cpu-mhz {vm_cpu_mhz}."
+            + "; ".join(sorted({count_from[i] for i in np.flatnonzero(counts > 0)}))
+            + f"; each CPU at --vm-cpu-mhz {vm_cpu_mhz}."
         )
     return quality

@@ -63,7 +63,7 @@ from vsizer.series._perfmon_counters import (
     cut,
     no_counters_message,
 )
-from vsizer.series._perfmon_series import host_series
+from vsizer.series._perfmon_series import host_series, usable_columns
 from vsizer.series.model import SeriesQuality, SeriesSet
 
 __all__ = [
@@ -224,7 +224,7 @@ def read_perfmon(
     _check_capacity(mem_capacity_gib)
     table = _Table(Path(path), encoding, tz, "read_perfmon")
     used = [c for c in table.columns if c.role is not None]
-    usable = [c for c in used if c.role != "process_cpu_pct"]
+    usable = usable_columns(used)
     if not usable:
         raise SeriesError(no_counters_message(table.label, table.columns, table.encoding))
     _values(table.rows, table.numbers, usable, table.label, table.problems)
@@ -241,7 +241,7 @@ def read_perfmon(
     for host, name in names.items():
         mine = [c for c in usable if c.host == host]
         host_series(name, mine, times, out, quality, metadata, mem_capacity_gib)
-        procs = [c for c in used if c.host == host and c.role == "process_cpu_pct"]
+        procs = [c for c in used if c.host == host and c not in usable]
         _host_issues(name, procs, table, len(times), quality)
     metadata["blank_values"] = _blank_values(usable, metadata["counters"])
     frame = tidy(out, quality)
@@ -299,8 +299,7 @@ def _host_issues(
             "dropped",
             len(procs),
             f"{len(procs)} Process(...)\\% Processor Time columns not used: they "
-            "are relative to one core (can exceed 100 %); cpu_util comes from "
-            "Processor(_Total)",
+            "are relative to one core (can exceed 100 %) and name single processes",
         )
     if table.zone_guessed:
         quality.add(

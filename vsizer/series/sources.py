@@ -263,7 +263,7 @@ def _prometheus_reads(paths: list[Path], opts: dict[str, Any]) -> list[SourceRea
             (json_files if _is_json(f) else scrapes).append(f)
     reads = []
     q_opts: dict[str, Any] = {
-        k: opts[k] for k in ("metric", "unit", "server_label") if k in opts
+        k: opts[k] for k in ("metric", "unit", "server_label", "server") if k in opts
     }
     if json_files and "metric" not in q_opts:
         raise ConfigError(

@@ -227,11 +227,34 @@ def part_info(name: str, meta: dict[str, Any], created: bool = True) -> PartInfo
         created=created,
         sealed_from=meta.get("sealed_from"),
         quality=quality,
-        machines=dict((meta.get("metadata") or {}).get("machines") or {}),
+        machines=_machines(meta),
         compacted_from=tuple(
             str(c.get("part")) for c in meta.get("compacted_from") or []
         ),
     )
+
+
+def _machines(meta: dict[str, Any]) -> dict[str, Any]:
+    """Per-server sizes of a part's reader; for a ``sar`` part written before the
+    sysstat reader recorded them, its CPU counts (``metadata['cpu_count']``, per
+    host name of the file) under the part's server names."""
+    inner = meta.get("metadata") or {}
+    machines = dict(inner.get("machines") or {})
+    counts = inner.get("cpu_count")
+    if machines or meta.get("source_format") != "sar" or not isinstance(counts, dict):
+        return machines
+    servers = list(meta.get("servers", []))
+    if len(counts) == 1 and len(servers) == 1:  # --server renamed the one host
+        counts = {servers[0]: next(iter(counts.values()))}
+    return {
+        str(name): {
+            "cpu_count": int(n),
+            "vcpus": int(n),
+            "cpu_count_from": "the sysstat file's CPU count (store part metadata)",
+        }
+        for name, n in counts.items()
+        if str(name) in servers and isinstance(n, int) and n > 0
+    }
 
 
 def _schema(pa: Any) -> Any:

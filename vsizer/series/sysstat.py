@@ -20,7 +20,8 @@ https://github.com/sysstat/sysstat):
     interval, ``restarts`` per host.
 ``sar`` text
     Tables per activity under a banner ``Linux <release> (<host>) <date> ...``;
-    times ``HH:MM:SS`` (or ``hh:MM:SS AM``) local to the host, the date in the
+    times ``HH:MM:SS`` (or ``hh:MM:SS AM``, ``18時25分47秒``, ``22时27分50秒``,
+    ``21시 47분 24초``) local to the host, the date in the
     banner (``04/18/19``, ``2019-04-18``, ``18.04.2019``, ``2019年04月18日``),
     ``Average:``/``Summary:`` lines, ``LINUX RESTART`` lines.
 
@@ -37,6 +38,14 @@ Metrics (sysstat "kB" are KiB, sectors are 512 bytes):
 * ``net_mbps`` = sum over interfaces other than ``lo`` of
   (rxkB/s + txkB/s) x 8 x 1024 / 10^6.
 
+Comment lines (``#``) and a footer after the last data line (a collection
+script's ``## ...`` lines) are skipped and counted (``skipped_lines``). The CPU
+count (banner, restarts, ``number-of-cpus``) and the memory total (kbmemused x 100
+/ %memused, matched to a sum of ``sar -r`` fields) go to ``metadata['machines']``
+and size a server that has no inventory row
+(:mod:`vsizer.series.as_inventory`). %iowait counts as busy; where it reaches 5 %
+an ``iowait_busy`` issue says how much.
+
 Times are converted to UTC. A time without a zone (``sar`` text, ``sadf -t``)
 is read in the ``tz`` given, else as UTC with a ``unit_guess`` issue.
 """
@@ -51,12 +60,8 @@ from vsizer._textio import decode, read_bytes
 from vsizer.errors import SeriesError
 from vsizer.series._native import parse_tz_param, shown
 from vsizer.series._sysstat_collect import VARIABLE_MAP, Collector
-from vsizer.series._sysstat_parse import (
-    BANNER_RE,
-    parse_json,
-    parse_sadf_csv,
-    parse_sar_text,
-)
+from vsizer.series._sysstat_json import parse_json
+from vsizer.series._sysstat_parse import BANNER_RE, parse_sadf_csv, parse_sar_text
 from vsizer.series.model import SeriesSet
 
 __all__ = ["VARIABLE_MAP", "read_sysstat"]
@@ -93,8 +98,10 @@ def read_sysstat(
         ``source_format`` ``'sar'``; ``metadata`` holds ``variant`` (``sadf -d``,
         ``sadf -dh``, ``sadf -j``, ``sar``), ``hosts``, ``release``,
         ``cpu_count``, ``intervals_s``, ``median_interval_s``, ``timezone``,
-        ``disk_source`` and ``ignored_records`` (rows of activities not used,
-        counted per record type).
+        ``disk_source``, ``ignored_records`` (rows of activities not used,
+        counted per record type), ``skipped_lines`` (comments and footers) and
+        ``machines`` (server -> ``cpu_count``, ``vcpus``, ``mem_gib`` and where
+        each came from).
 
     Raises
     ------
@@ -123,7 +130,7 @@ def read_sysstat(
         variant = "sadf -dh" if re.search(r"^#.*\[\.\.\.\]", text, re.M) else "sadf -d"
         parse_sadf_csv(text.splitlines(), col)
     elif BANNER_RE.match(stripped) or re.search(
-        r"^\d{1,2}:\d{2}:\d{2}\s", text, re.MULTILINE
+        r"^\d{1,2}(?::|\s*[時时시]\s*)\d{2}", text, re.MULTILINE
     ):
         variant = "sar"
         parse_sar_text(text.splitlines(), col)

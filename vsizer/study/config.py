@@ -262,13 +262,16 @@ class Rules:
     # --- end issue 15 (shards)
     vm_cpu_mhz: float | None = field(default=None, metadata=rule(
         "Clock [MHz per core] of servers whose inventory row has neither "
-        "clock nor CPU score (e.g. Azure Migrate); without inventory, the CPU "
-        "size of every VM (PlanetLab gives only %). Default without it: each "
-        "core counts as one host core (a warning).",
+        "clock nor CPU score (e.g. Azure Migrate); without inventory, the clock "
+        "of each CPU of every VM, times its CPU count where the series gives one "
+        "(a sar banner's '(14 CPU)', a trace's machine list), else one core "
+        "(PlanetLab gives only %). Default without it: each core counts as one "
+        "host core (a warning).",
         "series", flag="--vm-cpu-mhz", constraint=_up_to_plausible("cpu_mhz")))
     vm_mem_gib: float | None = field(default=None, metadata=rule(
         "Memory [GiB] of servers whose inventory row has none; without "
-        "inventory, the memory of every VM.",
+        "inventory, the memory of every VM (default there: the memory total the "
+        "series gives, e.g. sar -r).",
         "series", flag="--vm-mem-gib", constraint=_up_to_plausible("mem_gib")))
     # Platform what-if (DESIGN §6.4, vsizer.models.platform): named published
     # comparisons applied to the host's CPU capacity and power; Hyper-Threading.

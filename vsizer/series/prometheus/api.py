@@ -46,6 +46,7 @@ def read_query_range(
     metric: str,
     unit: str | None = None,
     server_label: str = "instance",
+    server: str | None = None,
 ) -> SeriesSet:
     """Read a Prometheus HTTP API ``query_range`` response saved as JSON.
 
@@ -66,6 +67,8 @@ def read_query_range(
     server_label : str, default "instance"
         Label that names the server. Each result series must have it, and no
         two series the same value (aggregate the query ``by (instance)``).
+    server : str, optional
+        Name of the one series of a response, whatever its labels (noted).
 
     Returns
     -------
@@ -82,11 +85,8 @@ def read_query_range(
     ConfigError
         Unknown ``metric``, or a ``unit`` that does not fit it.
 
-    Notes
-    -----
-    Values are strings in the API; ``"NaN"`` (no data, e.g. 0/0) and
-    ``"+Inf"``/``"-Inf"`` points are left out and counted (``dropped``).
-    Utilization above 1 after conversion is clipped (``clipped``).
+    ``"NaN"`` and ``"+Inf"``/``"-Inf"`` points are left out and counted
+    (``dropped``); utilization above 1 is clipped (``clipped``).
     """
     given_unit = _given_unit(metric, unit)
     file = file_label(path)
@@ -97,13 +97,10 @@ def read_query_range(
     quality = SeriesQuality()
     for w in body.get("warnings") or []:
         quality.note(f"{file}: Prometheus warning: {w}")
+    result = _named(result, server, server_label, file, problems, quality)
     series = _select_series(result, file, server_label, problems, quality)
     problems.raise_if_any()
-    read_unit = (
-        given_unit
-        if given_unit is not None
-        else _told_unit(metric, series.points, quality)
-    )
+    read_unit = given_unit or _told_unit(metric, series.points, quality)
     data, steps = _rows(metric, read_unit, series.points, quality)
     if not series.points:
         quality.note(f"{file}: the query returned no series.")
@@ -144,6 +141,39 @@ def _given_unit(metric: str, unit: str | None) -> str | None:
     return given
 
 
+def _named(
+    result: list[Any],
+    server: str | None,
+    server_label: str,
+    file: str,
+    problems: Problems,
+    quality: SeriesQuality,
+) -> list[Any]:
+    """The one result series with its ``server_label`` set to *server* (None:
+    *result* as it is)."""
+    if server is None:
+        return result
+    if len(result) != 1 or not isinstance(result[0], dict):
+        problems.whole(
+            file,
+            f"--server names the one series of a response; expected 1 series, got "
+            f"{len(result)}; name servers by a label with --server-label instead.",
+        )
+        return result
+    item = dict(result[0])
+    found = item.get("metric")
+    labels: dict[str, Any] = found if isinstance(found, dict) else {}
+    old = labels.get(server_label)
+    item["metric"] = {**labels, server_label: server}
+    quality.note(
+        f"{file}: the one series named '{server}' (--server)"
+        + (f", not '{old}' ({server_label})" if old else f"; its labels: "
+           f"{json.dumps(labels, sort_keys=True)}")
+        + "."
+    )  # fmt: skip
+    return [item]
+
+
 Points = dict[str, tuple[np.ndarray, np.ndarray]]
 
 
@@ -180,7 +210,12 @@ def _select_series(
             problems.whole(
                 file,
                 f"{where}: expected a label '{server_label}' naming the server, got "
-                f"labels {json.dumps(labels, sort_keys=True)}.",
+                f"labels {json.dumps(labels, sort_keys=True)}; "
+                + (
+                    "name the one series with --server NAME."
+                    if len(result) == 1
+                    else "aggregate the query by a label naming the server."
+                ),
             )
             continue
         name = str(name)
