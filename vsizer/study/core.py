@@ -43,6 +43,7 @@ from vsizer.study.economics import plan_economics
 from vsizer.study.growth import with_growth
 from vsizer.study.hosts import host_capacity, platform_adjustment, resolve_host
 from vsizer.study.plan_warnings import plan_warnings
+from vsizer.study.pool_overrides import match_pool_overrides
 from vsizer.study.predict import predict_plan
 from vsizer.study.results import ConsolidationPlan, PoolResult, SeriesInfo
 from vsizer.study.rightsizing import apply as apply_rightsizing
@@ -111,6 +112,7 @@ class ConsolidationStudy:
         require_servers(self.inventory)
         quality = copy.deepcopy(self.inventory.quality)
         inv_servers, series_info = self._matched_servers(quality)
+        rules = self.rules = match_pool_overrides(rules, inv_servers["pool"], quality)
         servers, unit = self._normalized(inv_servers, quality)
         before = self._hosts_before(quality)
         self._add_power(servers, before, quality)
