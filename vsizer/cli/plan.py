@@ -12,7 +12,12 @@ from typing import Annotated, Any
 
 import typer
 
-from vsizer._atomic import atomic_write, check_output_path
+from vsizer._atomic import (
+    atomic_write,
+    check_not_input,
+    check_output_path,
+    output_set,
+)
 from vsizer.cli.common import (
     EncodingOpt,
     EngineAddressOpt,
@@ -41,7 +46,7 @@ from vsizer.cli.common import (
     reader_options,
 )
 from vsizer.cli.rule_flags import rules_of, with_rule_flags
-from vsizer.errors import ConfigError, VsizerError
+from vsizer.errors import ConfigError, OutputError, VsizerError
 from vsizer.limits import using
 
 _OUTPUT_SUFFIXES = (".json", ".xlsx", ".html", ".htm")
@@ -165,6 +170,7 @@ def plan(
             max_unpacked_mib=max_unpacked_mib,
         )
         rules = rules_of(config, rule_flags)
+        unwritable = _preflight(output or [], inventory, series, config, profile, rules)
         with using(limits):  # bounds on every file read (vsizer.limits)
             source, series_set = _inputs(
                 inventory, sheet, rules, series, series_format, opts, quiet
@@ -176,10 +182,69 @@ def plan(
                     source, rules=rules, progress=progress, series=series_set,
                     predict=predict, profile=profile, engine=eng,
                 )
-        doc = result.to_dict()
-        _report(doc, output or [], lang, quiet)
+        _report(result.to_dict(), output or [], lang, quiet, unwritable)
     except VsizerError as exc:
         raise _fail(exc) from None
+
+
+def _preflight(
+    output: list[Path],
+    inventory: Path | None,
+    series: list[Path] | None,
+    config: Path | None,
+    profile: Path | None,
+    rules: Any,
+) -> dict[Path, str]:
+    """No output replaces an input; the outputs whose extra is missing."""
+    check_not_input(output, _inputs_of(inventory, series, config, profile, rules))
+    return _unwritable_outputs(output)
+
+
+def _inputs_of(
+    inventory: Path | None,
+    series: list[Path] | None,
+    config: Path | None,
+    profile: Path | None,
+    rules: Any,
+) -> dict[str, list[Any]]:
+    """Every file this run reads, by what it is: no output may replace one."""
+    from vsizer.study.config import rule_fields
+
+    inputs: dict[str, list[Any]] = {
+        "the inventory": [inventory],
+        "a --series input": list(series or []),
+        "the --config file": [config],
+        "the --profile file": [profile],
+    }
+    for name, meta in rule_fields().items():
+        if meta.path:
+            inputs[f"the {meta.flag} file"] = [getattr(rules, name)]
+    return inputs
+
+
+def _unwritable_outputs(output: list[Path]) -> dict[Path, str]:
+    """Outputs whose writer needs a missing extra, found before any planning.
+
+    They are reported (one line each, on stderr) before planning, skipped, and
+    the run exits with an error after writing the others.
+    """
+    import importlib.util
+
+    missing: dict[Path, str] = {}
+    for path in output:
+        if path.suffix.lower() in (".html", ".htm") and (
+            importlib.util.find_spec("plotly") is None
+        ):
+            missing[path] = (
+                f"-o {path}: not written: the HTML report needs the 'plotly' package "
+                "for its charts: pip install 'vsizer[report]'."
+            )
+    for line in missing.values():
+        err.print(
+            f"warning: {line} The other outputs are still written.",
+            markup=False, highlight=False, soft_wrap=True,
+        )
+    return missing
 
 
 def _check_arguments(
@@ -236,16 +301,39 @@ def _inputs(
     return inv, series_set
 
 
-def _report(doc: dict[str, Any], output: list[Path], lang: str, quiet: bool) -> None:
-    """The terminal summary (unless quiet) and every ``-o`` file."""
+def _report(
+    doc: dict[str, Any],
+    output: list[Path],
+    lang: str,
+    quiet: bool,
+    unwritable: dict[Path, str] | None = None,
+) -> None:
+    """The terminal summary (unless quiet) and every ``-o`` file, as one set.
+
+    The files are committed together (:func:`vsizer._atomic.output_set`); one
+    that fails does not stop the others, and its error ends the run after them.
+    """
     if not quiet:
         from vsizer.reporting.terminal import print_summary
 
         print_summary(doc, out, lang=lang)
-    for path in output:
-        _write(doc, path, lang)
-        if not quiet:
+    failed = list((unwritable or {}).values())
+    written = []
+    with output_set():
+        for path in output:
+            if unwritable and path in unwritable:
+                continue
+            try:
+                _write(doc, path, lang)
+            except VsizerError as exc:
+                failed.append(str(exc))
+            else:
+                written.append(path)
+    if not quiet:
+        for path in written:
             out.print(f"wrote {path}")
+    if failed:
+        raise OutputError("\n".join(failed))
 
 
 def _read_series(

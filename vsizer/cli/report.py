@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from vsizer._atomic import check_output_path
+from vsizer._atomic import check_not_input, check_output_path, output_set
 from vsizer.cli.common import (
     EngineAddressOpt,
     EngineOpt,
@@ -86,6 +86,10 @@ def compare(
 
     try:
         _check_arguments(lang, output or [])
+        check_not_input(
+            output or [],
+            {"a scenario file": list(scenarios), "the --inventory file": [inventory]},
+        )
         limits = input_limits(
             max_rows=max_rows,
             max_columns=max_columns,
@@ -101,8 +105,10 @@ def compare(
             )
         if not quiet:
             _print_summary(doc)
+        with output_set():  # the outputs are committed together
+            for path in output or []:
+                _write(doc, path, lang)
         for path in output or []:
-            _write(doc, path, lang)
             if not quiet:
                 out.print(f"wrote {path}", markup=False, highlight=False)
     except VsizerError as exc:

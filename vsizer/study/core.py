@@ -51,6 +51,7 @@ from vsizer.study.growth import with_growth
 from vsizer.study.host_bound import bound_by_hosts
 from vsizer.study.hosts import host_capacity, platform_adjustment, resolve_host
 from vsizer.study.plan_warnings import plan_warnings
+from vsizer.study.pool_overrides import match_pool_overrides
 from vsizer.study.predict import predict_plan
 from vsizer.study.problems import anti_affinity_groups, pool_problem
 from vsizer.study.results import ConsolidationPlan, PoolResult, SeriesInfo
@@ -131,6 +132,7 @@ class ConsolidationStudy:
         )
         self.rules, self._baseline = rules, baseline
         inv_servers, series_info = self._matched_servers(quality)
+        rules = self.rules = match_pool_overrides(rules, inv_servers["pool"], quality)
         servers, unit = self._normalized(inv_servers, quality)
         before = self._hosts_before(quality)
         self._add_power(servers, before, quality)
