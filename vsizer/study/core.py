@@ -450,6 +450,7 @@ def _problem(
         min_hosts=min_hosts,
         anti_affinity=local,
         pins=pins,
+        failover_budget=rules.failover_budget,
     )
 
 
