@@ -81,3 +81,30 @@ def test_a_pool_override_differing_in_case_applies_and_is_warned(tmp_path):
     assert [w["message"] for w in warned] == [
         "[pools.'PROD'] applied to pool 'prod' (the names differ only in case)."
     ]
+
+
+def test_unbounded_failover_parameters_finish_within_the_budget_and_warn(tmp_path):
+    """--failures 8 --min-hosts 40 (C(40, 8) = 76,904,685 scenarios) ran until killed;
+    now each check takes 5,000,000 // (40 x 8) = 15,625 scenarios and says so."""
+    out = tmp_path / "plan.json"
+    res = run(
+        "plan", INVENTORY, "-q", "--failures", "8", "--min-hosts", "40",
+        "--failover-budget", "50000", "-o", str(out),
+    )
+    assert res.exit_code == 0, res.output
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert [len(p["hosts"]) for p in doc["pools"]] == [40, 40]
+    sampled = [w["message"] for w in doc["warnings"] if w["code"] == "failover_sampled"]
+    assert sampled == [
+        f"Pool {pool}: N+8 checked on 156 of 76,904,685 failure scenarios, those "
+        "failing the most loaded hosts first; every one checked was survived, the "
+        "others were not checked. Raise --failover-budget (now 50,000 "
+        "host-scenarios) for a complete check."
+        for pool in ("prod", "dev")
+    ]
+
+
+def test_a_failover_budget_below_one_is_refused():
+    res = run("plan", INVENTORY, "-q", "--failover-budget", "0")
+    assert res.exit_code == 2
+    assert "failover_budget" in res.output or "--failover-budget" in res.output

@@ -64,3 +64,28 @@ def test_check_does_not_mutate_placement():
 @pytest.mark.parametrize("n,k,expected", [(3, 1, 3), (10, 2, 45), (4, 0, 0), (2, 3, 0)])
 def test_scenario_count(n, k, expected):
     assert failover.scenario_count(n, k) == expected
+
+
+def test_failover_budget_takes_the_heaviest_scenarios_first_and_says_so():
+    # 5 hosts at loads 0.1, 0.5, 0.2, 0.4, 0.3 (one VM each); N+2 has C(5,2) = 10
+    # scenarios = 10 x 5 hosts x 2 = 100 host-scenarios. A budget of 30 allows
+    # 30 // (5 x 2) = 3: the heaviest host (1, at 0.5) with the next ones in
+    # load order (3, 4, 2): {1,3}, {1,4}, {1,2}.
+    import dataclasses
+
+    p = problem([[0.1], [0.5], [0.2], [0.4], [0.3]], [1.0], failures=2)
+    pl = _placement(p, [0, 1, 2, 3, 4], 5)
+    full = failover.check(pl)
+    assert full.exhaustive and len(full.detail) == full.scenarios == 10
+    small = dataclasses.replace(p, failover_budget=30)
+    r = failover.check(_placement(small, [0, 1, 2, 3, 4], 5))
+    assert r.scenarios == 10 and not r.exhaustive
+    assert [s.failed for s in r.detail] == [
+        ["p-02", "p-04"], ["p-02", "p-05"], ["p-02", "p-03"]
+    ]
+    assert list(failover.failure_sets(_placement(small, [0, 1, 2, 3, 4], 5), 2)) == [
+        (1, 3), (1, 4), (1, 2)
+    ]
+    assert failover.scenario_limit(5, 2, 30) == 3
+    assert failover.scenario_limit(10**5, 1, 5_000_000) == 50
+    assert failover.scenario_limit(10**9, 8, 1) == 1  # never zero

@@ -8,7 +8,6 @@ from typing import Any
 
 from vsizer.errors import ConfigError
 
-
 #: Deepest nesting of tables and arrays a scenario file may have. The deepest
 #: vsizer reads is 3 (``[pools.NAME]`` with an array); anything far deeper is
 #: not a scenario, and Python's TOML parser recurses once per level.

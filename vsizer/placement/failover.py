@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import numpy.typing as npt
@@ -89,7 +89,7 @@ def check(
         else CurveReplacer(placement, curves, quantile, hints)
     )
     detail: list[Scenario] = []
-    for failed in itertools.combinations(range(n), k):
+    for failed in failure_sets(placement, k):
         scenario = replacer.scenario(failed)
         detail.append(scenario)
         if on_scenario is not None:
@@ -103,6 +103,45 @@ def check(
     return summarize(k, detail, scenario_count(n, k))
 
 
+def failure_sets(placement: Placement, k: int) -> Iterator[tuple[int, ...]]:
+    """The k-host failure sets a check enumerates, each sorted.
+
+    Every one of the C(n, k) sets while C(n, k) x n is within the problem's
+    ``failover_budget`` (a scenario visits every survivor); beyond it, the
+    first ``failover_budget // n`` sets in the order of the hosts by load,
+    heaviest first (the most loaded host with each other, and so on), so the
+    work stays bounded and the hardest failures are among those checked. The
+    report's ``exhaustive`` says which it was.
+    """
+    n = placement.n_hosts
+    limit = scenario_limit(n, k, placement.problem.failover_budget)
+    if scenario_count(n, k) <= limit:
+        yield from itertools.combinations(range(n), k)
+        return
+    order = np.argsort(-_host_weight(placement), kind="stable").tolist()
+    for failed in itertools.islice(itertools.combinations(order, k), limit):
+        yield tuple(sorted(int(h) for h in failed))
+
+
+def scenario_limit(n_hosts: int, failures: int, budget: int) -> int:
+    """Most scenarios a check may run within ``budget`` host-scenarios: each
+    scenario visits the ``n_hosts`` hosts once per failed host."""
+    return max(1, budget // max(n_hosts * failures, 1))
+
+
+def _host_weight(placement: Placement) -> npt.NDArray[np.float64]:
+    """Each host's load as its largest share of capacity over the dimensions."""
+    p = placement.problem
+    if placement.n_hosts == 0:
+        return np.zeros(0)
+    return (placement.host_loads() / p.capacity).max(axis=1)
+
+
+#: Largest pool the compiled N+1 check runs on (its work grows as hosts²; a
+#: fleet of 200,000 servers has pools of a few thousand hosts).
+_KERNEL_MAX_HOSTS = 20_000
+
+
 def survives(placement: Placement) -> bool | None:
     """Whether :func:`check` of ``placement`` on scalar demand would report
     ``survives``, found by the compiled kernel without building the scenarios
@@ -110,7 +149,12 @@ def survives(placement: Placement) -> bool | None:
     :func:`check`). Same re-placements as :func:`check`, so the same answer."""
     p = placement.problem
     kernel = _kernel.get()
-    if kernel is None or p.failures != 1 or p.n_vms == 0 or placement.n_hosts <= 1:
+    if (
+        kernel is None or p.failures != 1 or p.n_vms == 0 or placement.n_hosts <= 1
+        # the compiled check visits n x n host pairs: beyond the budget,
+        # check() takes the heaviest scenarios instead
+        or placement.n_hosts > _KERNEL_MAX_HOSTS
+    ):
         return None
     r = _PeakReplacer(placement)
     c = np.ascontiguousarray

@@ -83,6 +83,12 @@ class FailoverReport:
     detail: list[Scenario] = field(default_factory=list)
 
     @property
+    def exhaustive(self) -> bool:
+        """Every failure set was checked, or one failed (the answer is known either
+        way); False when the budget (``max_scenarios``) cut the enumeration."""
+        return len(self.detail) >= self.scenarios or not self.survives
+
+    @property
     def failed_scenarios(self) -> list[Scenario]:
         return [s for s in self.detail if s.unplaced]
 

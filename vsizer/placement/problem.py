@@ -63,6 +63,10 @@ class PlacementProblem:
         Group id per VM; VMs of one group never share a host. -1 = no group.
     pins : ndarray of int, shape (n_vms,)
         Host index (0-based) a VM must start on; -1 = free.
+    failover_budget : int
+        Work of one failover check in host-scenarios (scenarios x hosts x k):
+        beyond it the check takes ``failover_budget // (hosts x k)`` scenarios, those failing
+        the most loaded hosts first (:func:`vsizer.placement.failover.check`).
     """
 
     pool: str
@@ -81,6 +85,7 @@ class PlacementProblem:
     pins: npt.NDArray[np.int64] = field(
         default_factory=lambda: np.zeros(0, dtype=np.int64)
     )
+    failover_budget: int = 5_000_000
 
     def __post_init__(self) -> None:
         n, d = self.demand.shape

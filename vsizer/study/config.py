@@ -159,6 +159,15 @@ class Rules:
     failover_limit: float = field(default=1.0, metadata=rule(
         "Utilization survivors may reach after a failure [fraction]. Default 1.0.",
         "sizing", constraint=_FRACTION))
+    failover_budget: int = field(default=5_000_000, metadata=rule(
+        "Work of one N+k check, in host-scenarios (failure scenarios x hosts "
+        "of the pool x k). While C(hosts, k) x hosts x k is within it every "
+        "scenario is checked; beyond it, budget / (hosts x k) scenarios, those "
+        "failing the most loaded hosts first, and the plan warns "
+        "(failover_sampled). Default 5000000 (N+1 up to 2,236 hosts, N+2 up to "
+        "171, N+3 up to 56).",
+        "sizing", flag="--failover-budget",
+        constraint=Interval(int, 1, None)))
     cpu_basis: str = field(default="peak", metadata=rule(
         "Size CPU on 'peak' or 'average' utilization. Default peak.",
         "sizing", flag="--cpu-basis", constraint=OneOf(("peak", "average"))))

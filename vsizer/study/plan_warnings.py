@@ -54,6 +54,30 @@ def plan_warnings(
     if series is not None:
         out.extend(_series_warnings(series))
     out.extend(solver_warnings(pools, rules))
+    out.extend(failover_budget_warnings(pools, rules))
+    return out
+
+
+def failover_budget_warnings(
+    pools: Sequence[PoolResult], rules: Rules
+) -> list[PlanWarning]:
+    """One ``failover_sampled`` warning per pool whose N+k check stopped at
+    ``--max-failover-scenarios`` instead of checking every failure set."""
+    out = []
+    for pr in pools:
+        fo = pr.sizing.failover
+        if fo.exhaustive:
+            continue
+        out.append(
+            PlanWarning(
+                "failover_sampled",
+                f"Pool {pr.name}: N+{fo.failures} checked on {len(fo.detail):,} of "
+                f"{fo.scenarios:,} failure scenarios, those failing the most loaded "
+                "hosts first; every one checked was survived, the others were not "
+                "checked. Raise --failover-budget (now "
+                f"{rules.failover_budget:,} host-scenarios) for a complete check.",
+            )
+        )
     return out
 
 

@@ -95,6 +95,7 @@ def pool_problem(
         min_hosts=min_hosts,
         anti_affinity=local,
         pins=pins,
+        failover_budget=rules.failover_budget,
     )
 
 
