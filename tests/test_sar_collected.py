@@ -99,13 +99,22 @@ def test_comment_inside_is_counted_but_garbage_inside_is_an_error(
     cut.write_text("\n".join([*lines[:27], "12:5"]))
     with pytest.raises(SeriesError, match="cut.txt line 28: expected a time"):
         read_sysstat(cut)
-    garbage = tmp_path / "garbage.txt"
-    garbage.write_text("\n".join([*lines[:5], "collected by cron", *lines[5:]]))
+    titled = tmp_path / "titled.txt"  # text without a number: a wrapper's title
+    titled.write_text("\n".join([*lines[:5], "collected by cron", *lines[5:]]))
+    (foreign,) = [
+        i for i in read_sysstat(titled).quality.issues if i["kind"] == "foreign_lines"
+    ]
+    assert foreign["detail"] == (
+        "1 line of titled.txt (not sar's: no time first) not read (first on line 6: "
+        "'collected by cron')"
+    )
+    garbage = tmp_path / "garbage.txt"  # with numbers it may be data: an error
+    garbage.write_text("\n".join([*lines[:5], "cpu 12.50 87.50", *lines[5:]]))
     with pytest.raises(SeriesError) as info:
         read_sysstat(garbage)
     assert info.value.problems == [
         "garbage.txt line 6: expected a time (HH:MM:SS) at the start of the line, "
-        "'Average:' or a 'Linux ...' banner, got 'collected'."
+        "'Average:' or a 'Linux ...' banner, got 'cpu'."
     ]
 
 

@@ -557,7 +557,9 @@ BANNER = "Linux 5.1 (h) \t2024-01-01 \t_x86_64_\t(2 CPU)\n\n"
             "nohdr.txt",
             f"{BANNER}10:00:01 all 1.00 2.00\n",
             [
-                "nohdr.txt line 3: expected a table header before the rows, got "
+                "nohdr.txt line 3: expected a table header before the rows (a time, "
+                "then column names such as 'CPU %user ... %idle'); 1 row from here on "
+                "without one, not read (give sar's whole output), got "
                 "'10:00:01 all 1.00 2.00'."
             ],
         ),

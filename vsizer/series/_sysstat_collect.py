@@ -136,15 +136,17 @@ class Collector:
         self.notes: list[str] = []
         self.guesses: list[tuple[str, str]] = []
         self.skipped: list[tuple[int, str]] = []  # (line, text) of comments, footers
+        self.foreign: list[tuple[int, str]] = []  # other text between the tables
         self._utc_cache: dict[datetime, datetime] = {}
 
     # -- problems and values
     def bad(self, where: str, expected: str, got: Any) -> None:
         self.problems.bad(where, expected, got)
 
-    def skip(self, line: int, text: str) -> None:
-        """A comment or a collector's footer line: not read, counted."""
-        self.skipped.append((line, text))
+    def skip(self, line: int, text: str, foreign: bool = False) -> None:
+        """A comment, a collector's footer line or (*foreign*) a wrapper script's
+        text between the tables: not read, counted."""
+        (self.foreign if foreign else self.skipped).append((line, text))
 
     def activity(self, names: list[str]) -> tuple[str | None, str | None]:
         """The activity a header describes and its key column, or (None, None)."""
@@ -375,7 +377,7 @@ class Collector:
             "timezone": self._timezone_text(),
             "disk_source": sorted(disk_sources),
             "ignored_records": dict(self.ignored),
-            "skipped_lines": len(self.skipped),
+            "skipped_lines": len(self.skipped) + len(self.foreign),
             "machines": machines,
             "restarts": [
                 {"server": names.get(h, h), "time": iso(t), "detail": c.strip()}
@@ -449,16 +451,17 @@ class Collector:
                 )
         for server_name, text in self.guesses:
             quality.add(server_name, "unit_guess", 1, text)
-        if self.skipped:
-            line, text = self.skipped[0]
-            for host in self.hosts:
+        for kind, lines, what, why in (
+            ("skipped_lines", self.skipped, "comment or footer line", ""),
+            ("foreign_lines", self.foreign, "line", " (not sar's: no time first)"),
+        ):
+            for host in self.hosts if lines else ():
                 quality.add(
                     names[host],
-                    "skipped_lines",
-                    len(self.skipped),
-                    f"{plural(len(self.skipped), 'comment or footer line')} of "
-                    f"{self.label} not read (first on line {line}: "
-                    f"'{shown(text)}')",
+                    kind,
+                    len(lines),
+                    f"{plural(len(lines), what)} of {self.label}{why} not read "
+                    f"(first on line {lines[0][0]}: '{shown(lines[0][1])}')",
                 )
 
     def _per_cpu_only(

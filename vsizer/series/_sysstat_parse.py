@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from vsizer.series._native import zone_offset
+from vsizer.series._native import plural, zone_offset
 from vsizer.series._sysstat_collect import Collector
 
 __all__ = ["BANNER_RE", "parse_sadf_csv", "parse_sar_text"]
@@ -313,6 +313,9 @@ def _sadf_time(stamp: str) -> tuple[datetime, timedelta | None] | None:
 
 _CUT_TIME_RE = re.compile(r"^\d{1,2}:\d")  # a row cut short after the last one
 _SUMMARY_RE = re.compile(r"^[^\d\s][^:]*:$")  # Average: Summary: Moyenne: ...
+# The first line of sar on other Unix systems: SunOS host 5.10 Generic_... sun4v
+# 11/05/15; AIX host 1 7 00F84C0C4C00 11/05/15; HP-UX host B.11.31 U ia64 11/05/15
+_UNIX_SAR_RE = re.compile(r"^(SunOS|AIX|HP-UX)\s+\S+\s+\S+.*\d{2}/\d{2}/\d{2}")
 
 
 @dataclass
@@ -327,6 +330,9 @@ class _SarState:
     prev: datetime | None = None  # last time of the current table
     segment: datetime | None = None  # start of the current boot segment
     header_line: int = 0
+    # rows without a header since the last header or blank line: where and text
+    # of the first, and how many (reported once per run, not once per row)
+    headless: list[tuple[str, str]] = field(default_factory=list)
 
     def midnight(self) -> datetime:
         assert self.day is not None
@@ -354,6 +360,7 @@ def parse_sar_text(lines: list[str], col: Collector) -> None:
         text = raw.strip()
         where = f"{col.label} line {n}"
         if not text:
+            _headless(st, col)
             st.names, st.prev = None, None
             continue
         if text.startswith("#") or (n > end and not _CUT_TIME_RE.match(text)):
@@ -361,11 +368,20 @@ def parse_sar_text(lines: list[str], col: Collector) -> None:
             continue
         banner = BANNER_RE.match(text)
         if banner and not _TIME_RE.match(text.split()[0]):
+            _headless(st, col)
             _sar_banner(banner, st, col, where)
             continue
         tokens = text.split()
         if _SUMMARY_RE.match(tokens[0]):
             continue  # Average:, Summary: (and their translations)
+        if _UNIX_SAR_RE.match(text):
+            col.bad(where, "a Linux banner (sar of SunOS, AIX, HP-UX is not read)", text)
+            continue
+        if not text[0].isdigit() and not any(_numeric(t) for t in tokens):
+            # every line of sar but its banner and summaries starts with a time;
+            # text without a number is a wrapper script's title or message
+            col.skip(n, text, foreign=True)
+            continue
         timed = _sar_clock(tokens, text, st, col, where)
         if timed is None:
             continue
@@ -377,6 +393,7 @@ def parse_sar_text(lines: list[str], col: Collector) -> None:
         elif rest and rest[0] == "COM":
             continue
         elif not rest or not any(_numeric(t) for t in rest):
+            _headless(st, col)
             st.names, st.header_line = rest, n
             st.activity, st.key = col.activity(rest)
             if st.segment is None:
@@ -384,6 +401,21 @@ def parse_sar_text(lines: list[str], col: Collector) -> None:
             st.prev = _roll(st.segment, clock)
         else:
             _sar_row(rest, clock, text, st, col, where)
+    _headless(st, col)
+
+
+def _headless(st: _SarState, col: Collector) -> None:
+    """Report a run of rows without a table header once, with its length."""
+    if st.headless:
+        where, text = st.headless[0]
+        col.bad(
+            where,
+            "a table header before the rows (a time, then column names such as "
+            f"'CPU %user ... %idle'); {plural(len(st.headless), 'row')} from here "
+            "on without one, not read (give sar's whole output)",
+            text,
+        )
+        st.headless = []
 
 
 def _sar_line(text: str) -> bool:
@@ -443,7 +475,7 @@ def _sar_row(
 ) -> None:
     """A data row of the current table, fed to *col* when its activity is read."""
     if st.names is None:
-        col.bad(where, "a table header before the rows", text)
+        st.headless.append((where, text))  # reported once per run (_headless)
         return
     local = _roll(st.prev or st.segment or st.midnight(), clock)
     st.prev = local
