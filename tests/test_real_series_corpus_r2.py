@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 
 from vsizer.cli import app
 from vsizer.errors import SeriesError
+from vsizer.series.perfmon import read_perfmon
 from vsizer.series.sysstat import read_sysstat
 
 SYSSTAT = Path(__file__).parent / "data" / "real" / "sysstat"
@@ -37,6 +38,11 @@ def cli(*args: object) -> str:
     r = runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "250"})
     assert r.exit_code == 0, r.output
     return r.output
+
+
+def cpu(s) -> pd.Series:  # type: ignore[no-untyped-def]
+    d = s.data[s.data["metric"] == "cpu_util"]
+    return d.set_index("timestamp")["value"]
 
 
 def issues(s) -> dict[str, dict]:  # type: ignore[no-untyped-def]
@@ -131,3 +137,63 @@ def test_solaris_sar_said_unsupported(tmp_path: Path) -> None:
     )
     with pytest.raises(SeriesError, match="sar of SunOS, AIX, HP-UX is not read"):
         read_sysstat(f)
+
+
+# ------------------------------------------------------------------ perfmon
+
+PERFMON = Path(__file__).parent / "data" / "real" / "perfmon"
+IVERSON = PERFMON / "iverson_lu_perfmon_en_china_20cpu_first45.csv"
+
+
+def test_iverson_perfmon_china_20_processors() -> None:
+    # English PDH-CSV, (China Standard Time)(-480), 2,633 columns (1,119 GPU
+    # Engine pairs, 21 Processor instances x 17 counters, Memory, PhysicalDisk),
+    # 1 s; the first 45 rows kept. Processor(_Total) blank in the first row, then
+    # highest 20.198 % at 13:46:42.743 local = 05:46:42.743 UTC, mean 13.505 %.
+    s = read_perfmon(IVERSON)
+    c = cpu(s)
+    assert len(c) == 44 and s.metadata["bias_minutes"] == -480
+    assert c.max() == pytest.approx(0.2019823612716083)
+    assert c.idxmax() == pd.Timestamp("2025-11-14 05:46:42.743Z")
+    assert c.mean() == pytest.approx(0.135054739, abs=1e-8)
+    m = s.data[s.data.metric == "mem_used_gib"]["value"]
+    assert m.max() == pytest.approx(61521551360 / 2**30)  # Committed Bytes
+    # Processor(0) .. Processor(19): 20 logical processors
+    assert s.metadata["machines"] == {
+        "I-MEDUSA": {
+            "cpu_count": 20,
+            "vcpus": 20,
+            "cpu_count_from": "the 20 Processor(n) instances of the perfmon log "
+            "(logical processors)",
+        }
+    }
+
+
+def test_iverson_perfmon_only_plan_plans_20_cores(tmp_path: Path) -> None:
+    # once planned as 1 core (cpu demand 20x too small) although the log lists 20
+    store = tmp_path / "store"
+    cli("import", IVERSON, "--format", "perfmon", "--store", store)
+    out = tmp_path / "plan.json"
+    cli("plan", "--series", store, "--vm-cpu-mhz", 2600, "--vm-mem-gib", 64, "-o", out)
+    (vm,) = json.loads(out.read_text())["servers"]
+    assert (vm["name"], vm["vcpus"], vm["cores_per_socket"]) == ("I-MEDUSA", 20, 20)
+    assert vm["cpu_capacity"] == pytest.approx(20 * vm["cpu_score_per_core"])
+
+
+def test_perfmon_processor_information_instances_count(tmp_path: Path) -> None:
+    # Windows Server 2008 R2 and later also log Processor Information(group,n)
+    f = tmp_path / "pi.csv"
+    head = ['"(PDH-CSV 4.0) (UTC)(0)"'] + [
+        f'"\\\\H1\\Processor Information({i})\\% Processor Time"'
+        for i in ("0,0", "0,1", "1,0", "1,1", "0,_Total", "1,_Total", "_Total")
+    ]
+    rows = ['"01/02/2024 00:00:00.000","10","20","30","40","15","35","25"']
+    f.write_text("\n".join([",".join(head), *rows]) + "\n")
+    s = read_perfmon(f)
+    assert cpu(s).tolist() == [pytest.approx(0.25)]
+    assert s.metadata["machines"]["H1"]["cpu_count"] == 4
+
+
+def test_perfmon_without_processor_instances_is_not_sized() -> None:
+    en = PERFMON / "rajitharul_perfmon_en_srilanka_first24h.csv"  # _Total only
+    assert read_perfmon(en).metadata["machines"] == {}

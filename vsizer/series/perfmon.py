@@ -37,6 +37,9 @@ and Russian):
   ``Memory\\Committed Bytes`` when logged (the commit charge: memory the
   processes reserved, backed by RAM or the page file) and the available series
   is kept in ``metadata['mem_available_gib']`` with a note.
+* Size: the numbered ``Processor(n)`` (else ``Processor Information(g,n)``)
+  instances are the server's logical processors: ``metadata['machines']`` gives
+  the CPU count a plan without an inventory sizes the server with.
 """
 
 from __future__ import annotations
@@ -210,7 +213,9 @@ def read_perfmon(
         ``source_format`` ``'perfmon'``; ``metadata`` holds ``hosts``,
         ``encoding``, ``pdh_version``, ``timezone_name``, ``bias_minutes``,
         ``median_interval_s``, ``counters`` (metric -> counter paths used),
-        ``ignored_counters``, ``blank_values`` (per used counter) and, when
+        ``ignored_counters``, ``blank_values`` (per used counter), ``machines``
+        (server -> ``cpu_count``, ``vcpus`` and ``cpu_count_from``: the logical
+        processors the log lists as ``Processor(n)`` instances) and, when
         memory needs the size, ``mem_available_gib`` (server -> frame of
         timestamp, value [GiB]).
 
@@ -244,6 +249,7 @@ def read_perfmon(
         procs = [c for c in used if c.host == host and c not in usable]
         _host_issues(name, procs, table, len(times), quality)
     metadata["blank_values"] = _blank_values(usable, metadata["counters"])
+    metadata["machines"] = _machines(names, used)
     frame = tidy(out, quality)
     metadata["median_interval_s"] = median_interval(frame)
     return SeriesSet(
@@ -253,6 +259,31 @@ def read_perfmon(
         source_format="perfmon",
         metadata=metadata,
     )
+
+
+_CPU_INSTANCE = {"cpu_pct": re.compile(r"^\d+$"), "cpu_info_pct": re.compile(r"^\d+,\d+$")}
+
+
+def _machines(names: dict[str, str], used: list[Column]) -> dict[str, dict[str, Any]]:
+    """``machines``: per server, the logical processors its log lists (the numbered
+    ``Processor(n)`` instances, else ``Processor Information(g,n)``), so a plan
+    without an inventory sizes the server with them."""
+    machines: dict[str, dict[str, Any]] = {}
+    for host, name in names.items():
+        for role, obj in (("cpu_pct", "Processor"), ("cpu_info_pct", "Processor Information")):
+            found = {
+                c.instance for c in used if c.host == host and c.role == role
+                and _CPU_INSTANCE[role].match(c.instance)
+            }  # fmt: skip
+            if found:
+                machines[name] = {
+                    "cpu_count": len(found),
+                    "vcpus": len(found),
+                    "cpu_count_from": f"the {len(found)} {obj}(n) instances of the "
+                    "perfmon log (logical processors)",
+                }
+                break
+    return machines
 
 
 def _check_capacity(mem_capacity_gib: float | None) -> None:
