@@ -197,3 +197,45 @@ def test_perfmon_processor_information_instances_count(tmp_path: Path) -> None:
 def test_perfmon_without_processor_instances_is_not_sized() -> None:
     en = PERFMON / "rajitharul_perfmon_en_srilanka_first24h.csv"  # _Total only
     assert read_perfmon(en).metadata["machines"] == {}
+
+
+AAYUSH = SYSSTAT / "aayushgarg89_rhel5_sysstat7_sar_u_ampm.txt"
+
+
+def test_aayush_rhel5_sysstat7_banner_without_cpu_count() -> None:
+    # RHEL 5 (kernel 2.6.18-400.el5), sysstat 7.x: the banner has no arch and no
+    # '(N CPU)'; 12-hour clock. 96 samples 12:05:01 AM to 08:00:01 AM (300 s);
+    # awk: mean busy 58.93 %, %idle 0.00 at 07:00:01 AM.
+    s = read_sysstat(AAYUSH)
+    c = cpu(s)
+    assert len(c) == 96 and s.metadata["median_interval_s"] == 300
+    assert c.index.min() == pd.Timestamp("2016-10-31 00:05:01Z")
+    assert c.index.max() == pd.Timestamp("2016-10-31 08:00:01Z")
+    assert c.max() == 1.0 and c.idxmax() == pd.Timestamp("2016-10-31 07:00:01Z")
+    assert c.mean() == pytest.approx(0.589305, abs=1e-6)
+    assert s.metadata["machines"] == {}
+    assert issues(s)["cpu_count_unknown"]["detail"] == (
+        "the file gives no CPU count (a banner without '(N CPU)', as older sysstat "
+        "(7.x) prints, and no per-CPU rows): without an inventory row the server is "
+        "planned as 1 core; give its CPUs in an inventory"
+    )
+    assert issues(s)["iowait_busy"]["count"] == 6
+
+
+def test_aayush_plan_says_why_one_core(tmp_path: Path) -> None:
+    # once planned as 1 core with no word but the generic 'assumed_cpu_capacity'
+    store = tmp_path / "store"
+    cli("import", AAYUSH, "--format", "sar", "--store", store)
+    out = tmp_path / "plan.json"
+    cli("plan", "--series", store, "--vm-cpu-mhz", 2600, "--vm-mem-gib", 16, "-o", out)
+    doc = json.loads(out.read_text())
+    (vm,) = doc["servers"]
+    assert vm["cores_per_socket"] == 1 and vm["cpu_peak_util"] == 1.0
+    (w,) = [w for w in doc["warnings"] if w["code"] == "series_cpu_count_unknown"]
+    assert w["servers"] == ["prodsvr01"]
+
+
+def test_a_count_from_another_file_of_the_host_is_not_unknown() -> None:
+    # the SLES 11 memory file has no CPU rows: no cpu_count_unknown for it
+    mem = SYSSTAT / "mw2q_sles11_s390x_sadf_d_mem.csv"
+    assert "cpu_count_unknown" not in issues(read_sysstat(mem))

@@ -365,7 +365,7 @@ class Collector:
         frame = tidy(rows, quality)
         machines = server_sizes(
             self.hosts, names, self.cpu_count, self.restarts, self.mem_total_kib,
-            quality, self.cpu_ids,
+            quality, self.cpu_ids, frozenset(h for h, _ in self.cpu_all),
         )  # fmt: skip
         metadata: dict[str, Any] = {
             "variant": variant,

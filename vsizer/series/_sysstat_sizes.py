@@ -78,13 +78,15 @@ def server_sizes(
     mem_total: Mapping[str, list[float]],
     quality: SeriesQuality,
     cpu_ids: Mapping[tuple[str, Any], set[str]] | None = None,
+    cpu_hosts: frozenset[str] = frozenset(),
 ) -> dict[str, dict[str, Any]]:
     """Each server's size as the file gives it: CPU count (banner, ``LINUX
     RESTART`` lines, sadf -j number-of-cpus; the largest when they differ) and
     memory total [GiB] (the median of :func:`mem_total_kib` over the ``sar -r``
     rows). Without a count (``sadf -d`` prints no banner), the CPUs listed in
-    per-CPU rows (``-P ALL``; *cpu_ids*: (host, time) -> CPU numbers). Keyed by server name;
-    ``metadata['machines']`` of the series."""
+    per-CPU rows (``-P ALL``; *cpu_ids*: (host, time) -> CPU numbers); with neither,
+    a host of *cpu_hosts* (those with CPU rows) gets a ``cpu_count_unknown`` issue.
+    Keyed by server name; ``metadata['machines']`` of the series."""
     counts: dict[str, set[int]] = defaultdict(set)
     for host, n in cpu_count.items():
         counts[host].add(int(n))
@@ -112,6 +114,13 @@ def server_sizes(
         elif listed.get(host):
             entry["cpu_count"] = entry["vcpus"] = len(listed[host])
             entry["cpu_count_from"] = "the CPUs listed in the per-CPU rows (-P ALL)"
+        elif host in cpu_hosts:
+            quality.add(
+                names[host], "cpu_count_unknown", 1,
+                "the file gives no CPU count (a banner without '(N CPU)', as older "
+                "sysstat (7.x) prints, and no per-CPU rows): without an inventory row "
+                "the server is planned as 1 core; give its CPUs in an inventory",
+            )  # fmt: skip
         totals = sorted(mem_total.get(host, []))
         if totals:
             median = totals[len(totals) // 2]
