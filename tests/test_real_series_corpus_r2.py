@@ -239,3 +239,82 @@ def test_a_count_from_another_file_of_the_host_is_not_unknown() -> None:
     # the SLES 11 memory file has no CPU rows: no cpu_count_unknown for it
     mem = SYSSTAT / "mw2q_sles11_s390x_sadf_d_mem.csv"
     assert "cpu_count_unknown" not in issues(read_sysstat(mem))
+
+
+# ------------------------------------------- a collector's folder of sadf -d files
+
+EC2 = SYSSTAT / "mw2q_ec2_centos7_sadf_d"
+
+
+def run(*args: object) -> tuple[int, str]:
+    r = runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "250"})
+    return r.exit_code, r.output
+
+
+def test_ec2_pgxl_sadf_d_files() -> None:
+    # CentOS 7 on EC2 (kernel 3.10.0-229), sysstat 10.1: the DBT-2 kit's sadf -d -U
+    # split per activity; 16 samples at 60 s from 1440519747 (2015-08-25 16:22:27Z).
+    # awk: all-CPU busy mean 6.979 %, peak 19.13 % at 1440520287; 4 CPUs listed;
+    # kbmemfree + kbmemused = 30,987,820 KiB every row; eth0 (rx+tx) kB/s peak
+    # 535.845 Mbit/s at 1440519927 (lo left out); xvda + xvdb tps peak 16.73.
+    pg = EC2 / "pgxl"
+    c = cpu(read_sysstat(pg / "sar-cpu.csv"))
+    assert len(c) == 16 and c.index.min() == pd.Timestamp("2015-08-25 16:22:27Z")
+    assert c.max() == pytest.approx(0.1913)
+    assert c.idxmax() == pd.Timestamp(1440520287, unit="s", tz="UTC")
+    assert c.mean() == pytest.approx(0.0697938, abs=1e-7)
+    assert read_sysstat(pg / "sar-cpu.csv").metadata["machines"]["pgxl"]["cpu_count"] == 4
+    mem = read_sysstat(pg / "sar-mem2.csv")
+    assert mem.metadata["machines"]["pgxl"]["mem_gib"] == pytest.approx(
+        30987820 / 2**20, abs=1e-3
+    )
+    used = mem.data[mem.data.metric == "mem_used_gib"]["value"]
+    assert used.max() == pytest.approx(2380672 / 2**20)  # kbmemused - cache at ...587
+    net = read_sysstat(pg / "sar-net.csv").data["value"]
+    assert net.max() == pytest.approx(535.845, abs=1e-3)
+    disk = read_sysstat(pg / "sar-blockdev.csv").data
+    assert disk[disk.metric == "disk_iops"]["value"].max() == pytest.approx(16.73)
+
+
+def test_import_two_collector_folders(tmp_path: Path) -> None:
+    # once: 'file not found' for a folder, and a file holding only activities
+    # vsizer does not read (paging, swap, frmpg/s) an error ('no samples to store')
+    store = tmp_path / "store"
+    code, output = run("import", EC2 / "pgxl", EC2 / "pgxl1", "--format", "sar",
+                       "--store", store)  # fmt: skip
+    assert code == 0, output
+    skipped = [line for line in output.splitlines() if line.startswith("skipped: ")]
+    assert len(skipped) == 6
+    assert f"skipped: {EC2 / 'pgxl' / 'sar-swap.csv'}: no series vsizer reads, only " \
+        "'pswpin/s;pswpout/s' (16 rows); nothing stored." in skipped  # fmt: skip
+    out = tmp_path / "plan.json"
+    cli("plan", "--series", store, "--vm-cpu-mhz", 2500, "-o", out)
+    servers = {v["name"]: v for v in json.loads(out.read_text())["servers"]}
+    assert sorted(servers) == ["pgxl", "pgxl1"]
+    assert [servers[n]["vcpus"] for n in ("pgxl", "pgxl1")] == [4, 4]
+    assert servers["pgxl"]["mem_gib"] == pytest.approx(29.552)
+
+
+def test_plan_reads_a_collector_folder_directly(tmp_path: Path) -> None:
+    out = tmp_path / "plan.json"
+    cli("plan", "--series", EC2 / "pgxl", "--series-format", "sar",
+        "--vm-cpu-mhz", 2500, "-o", out)  # fmt: skip
+    (vm,) = json.loads(out.read_text())["servers"]
+    assert (vm["name"], vm["vcpus"]) == ("pgxl", 4)
+
+
+def test_a_subfolder_is_named_not_skipped(tmp_path: Path) -> None:
+    code, output = run("import", EC2, "--format", "sar", "--store", tmp_path / "s")
+    assert code == 2
+    assert (
+        f"error: {EC2 / 'pgxl'}: a folder inside a source folder is not read; give it "
+        "as a source of its own"
+    ) in output.replace("\n", "")
+
+
+def test_a_file_with_nothing_vsizer_reads_alone_fails(tmp_path: Path) -> None:
+    code, output = run("import", EC2 / "pgxl" / "sar-paging.csv", "--format", "sar",
+                       "--store", tmp_path / "s")  # fmt: skip
+    assert code == 2 and "no series vsizer reads, only 'pgpgin/s;pgpgout/s;fault/s'" in (
+        output.replace("\n", "")
+    )

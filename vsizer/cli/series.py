@@ -110,7 +110,7 @@ def import_series(
     if done:
         _print_imported(done)
         out.print(f"store: {st.path}", markup=False, highlight=False)
-    if failed:
+    if failed or not done:  # nothing stored at all is a failure too
         raise typer.Exit(EXIT_INPUT)
 
 
@@ -144,7 +144,11 @@ def _import_all(
     with _bar(len(reads), "importing") as advance:
         for r in reads:
             try:
-                done.extend((r.label, info) for info in st.append_split(r.run()))
+                series = r.run()
+                if series.data.empty:  # e.g. a sadf -d file of swap activity only
+                    _say(f"skipped: {_nothing_read(r.label, series)}")
+                else:
+                    done.extend((r.label, info) for info in st.append_split(series))
             except VsizerError as exc:
                 failed += 1
                 for line in str(exc).splitlines():
@@ -157,6 +161,13 @@ def _import_all(
                 _say(f"error: {r.label}: cannot store it in {store} ({reason}).")
             advance(r.label)
     return done, failed
+
+
+def _nothing_read(label: str, series: Any) -> str:
+    """Why a source gave no samples: the records its reader left unread."""
+    ignored = series.metadata.get("ignored_records") or {}
+    held = ", ".join(f"'{k}' ({n} rows)" for k, n in list(ignored.items())[:3])
+    return f"{label}: no series vsizer reads" + (f", only {held}" if held else "") + "; nothing stored."
 
 
 def _print_imported(done: list[tuple[str, PartInfo]]) -> None:

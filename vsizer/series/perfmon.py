@@ -214,8 +214,7 @@ def read_perfmon(
         ``encoding``, ``pdh_version``, ``timezone_name``, ``bias_minutes``,
         ``median_interval_s``, ``counters`` (metric -> counter paths used),
         ``ignored_counters``, ``blank_values`` (per used counter), ``machines``
-        (server -> ``cpu_count``, ``vcpus`` and ``cpu_count_from``: the logical
-        processors the log lists as ``Processor(n)`` instances) and, when
+        (server -> ``cpu_count``, ``vcpus``, ``cpu_count_from``) and, when
         memory needs the size, ``mem_available_gib`` (server -> frame of
         timestamp, value [GiB]).
 

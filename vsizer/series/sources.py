@@ -220,7 +220,37 @@ def plan_reads(
     if fmt == "prometheus":
         return _prometheus_reads(paths, opts)
     reader = _reader(fmt)
+    if fmt in _PER_FILE:
+        return [read for p in paths for read in _folder_reads(p, reader, opts)]
     return [SourceRead(str(p), _bind(reader, p, opts)) for p in paths]
+
+
+#: Formats whose reader takes one file: a folder given as a source is its files.
+_PER_FILE = frozenset({"sar", "perfmon"})
+
+
+def _folder_reads(path: Path, reader: Reader, opts: dict[str, Any]) -> list[SourceRead]:
+    """One read per file of a folder source (not hidden, sorted), *path* itself when
+    it is a file; a subfolder is one error saying it is not read, never skipped
+    silently; an empty folder is an error."""
+    if not path.is_dir():
+        return [SourceRead(str(path), _bind(reader, path, opts))]
+    inside = sorted(p for p in path.iterdir() if not p.name.startswith("."))
+    reads = [SourceRead(str(p), _bind(reader, p, opts)) for p in inside if p.is_file()]
+    reads += [SourceRead(str(p), _refuse(_SUBFOLDER.format(p))) for p in inside if p.is_dir()]
+    return reads or [SourceRead(str(path), _refuse(f"{path}: expected files in the folder, got none"))]
+
+
+_SUBFOLDER = (
+    "{}: a folder inside a source folder is not read; give it as a source of its own"
+)
+
+
+def _refuse(message: str) -> Callable[[], SeriesSet]:
+    def run() -> SeriesSet:
+        raise SeriesError(message)
+
+    return run
 
 
 def _bind(reader: Reader, path: Any, opts: dict[str, Any]) -> Callable[[], SeriesSet]:
