@@ -318,3 +318,64 @@ def test_a_file_with_nothing_vsizer_reads_alone_fails(tmp_path: Path) -> None:
     assert code == 2 and "no series vsizer reads, only 'pgpgin/s;pgpgout/s;fault/s'" in (
         output.replace("\n", "")
     )
+
+
+# ------------------------------------------------------------ mpstat -o JSON
+
+MPSTAT = SYSSTAT / "antmicro_rdfm_mpstat_o_json"
+
+
+def test_mpstat_json_riscv64_two_records() -> None:
+    # 'mpstat 1 1 -o JSON | jq -c' on a Renode-emulated riscv64 board (4 CPUs):
+    # date once per host ('09/09/25'), a time of day per statistic; %idle 91.00 at
+    # 14:46:54 and 0.00 at 14:50:12. Once refused: "expected a 'timestamp' with
+    # 'date' and 'time', got '14:46:54'".
+    parts = [read_sysstat(f) for f in sorted((MPSTAT / "riscv64").iterdir())]
+    c = pd.concat([cpu(s) for s in parts])
+    assert c.to_dict() == {
+        pd.Timestamp("2025-09-09 14:46:54Z"): pytest.approx(0.09),
+        pd.Timestamp("2025-09-09 14:50:12Z"): pytest.approx(1.0),
+    }
+    assert parts[0].metadata["machines"]["renodeunmatched"]["cpu_count"] == 4
+
+
+def test_mpstat_json_amd64_folder_import_and_plan(tmp_path: Path) -> None:
+    # jq -c writes 0 for 0.00; date '04/08/26' is ambiguous: read as April 8 and
+    # said so. %idle 99.31 at 10:20:36 and 98.11 at 10:22:06, one 5-min step:
+    # peak step mean (0.69 + 1.89) / 2 = 1.29 % busy; 16 CPUs.
+    store = tmp_path / "store"
+    cli("import", MPSTAT / "amd64", "--format", "sar", "--tz", "UTC", "--store", store)
+    out = tmp_path / "plan.json"
+    cli("plan", "--series", store, "--vm-cpu-mhz", 2000, "--vm-mem-gib", 4, "-o", out)
+    doc = json.loads(out.read_text())
+    (vm,) = doc["servers"]
+    assert (vm["name"], vm["vcpus"]) == ("cb7375df33ee", 16)
+    assert vm["cpu_peak_util"] == pytest.approx(0.0129)
+    s = read_sysstat(MPSTAT / "amd64" / "mpstat_102036.json")
+    assert cpu(s).index[0] == pd.Timestamp("2026-04-08 10:20:36Z")
+    assert "banner date '04/08/26' read as month/day/year (C locale)" in (
+        issues(s)["unit_guess"]["detail"]
+    )
+
+
+def test_mpstat_json_times_roll_past_midnight_and_12_hour_clock(tmp_path: Path) -> None:
+    doc = {"sysstat": {"hosts": [{"nodename": "h", "number-of-cpus": 2,
+        "date": "2025-01-31", "statistics": [
+            {"timestamp": "11:59:30 PM", "cpu-load": [{"cpu": "all", "idle": 80.0}]},
+            {"timestamp": "12:00:30 AM", "cpu-load": [{"cpu": "all", "idle": 60.0}]},
+            {"timestamp": "25:00:00", "cpu-load": [{"cpu": "all", "idle": 60.0}]},
+        ]}]}}  # fmt: skip
+    f = tmp_path / "m.json"
+    f.write_text(json.dumps(doc))
+    with pytest.raises(SeriesError) as err:
+        read_sysstat(f)
+    assert err.value.problems == [
+        "m.json sysstat.hosts[0].statistics[2]: expected a time of day (HH:MM:SS) with "
+        "the host's 'date' (mpstat -o JSON), got '25:00:00'."
+    ]
+    doc["sysstat"]["hosts"][0]["statistics"].pop()  # type: ignore[index]
+    f.write_text(json.dumps(doc))
+    assert list(cpu(read_sysstat(f)).index) == [
+        pd.Timestamp("2025-01-31 23:59:30Z"),
+        pd.Timestamp("2025-02-01 00:00:30Z"),
+    ]

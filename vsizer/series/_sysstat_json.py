@@ -2,17 +2,22 @@
 
 Private to :mod:`vsizer.series.sysstat`, which documents the form: JSON
 ``sysstat.hosts[].statistics[]`` with a ``timestamp`` object per interval and
-``restarts`` per host. Problems go to ``col.bad`` with their JSON path.
+``restarts`` per host. ``mpstat -o JSON`` writes the same document with the date
+once per host (``"date": "09/09/25"``, the locale's form as in a sar banner) and a
+time of day per statistic (``"timestamp": "14:50:12"``); both are read. Problems go
+to ``col.bad`` with their JSON path.
 """
 
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+import re
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from vsizer.series._native import zone_offset
 from vsizer.series._sysstat_collect import Collector
+from vsizer.series._sysstat_parse import banner_date, roll
 
 __all__ = ["parse_json"]
 
@@ -52,18 +57,53 @@ def parse_json(text: str, col: Collector) -> None:
                 continue
             count = boot.get("cpu_count")
             col.restart(host, col.utc(*parsed, host), f"({count} CPU)" if count else "")
+        day = host_doc.get("date")  # mpstat -o JSON: one date for the host
+        clock = _Clock(banner_date(day, col, host, f"{base}.date") if isinstance(day, str) else None)
         for s, stat in enumerate(host_doc.get("statistics") or []):
-            _json_statistics(col, host, stat, f"{base}.statistics[{s}]")
+            _json_statistics(col, host, stat, f"{base}.statistics[{s}]", clock)
 
 
-def _json_statistics(col: Collector, host: str, stat: Any, where: str) -> None:
+_TIME_OF_DAY = re.compile(r"^(\d{1,2}):(\d{2}):(\d{2})(?:\s*([AP]M))?$", re.IGNORECASE)
+
+
+_MPSTAT_TIME = "a time of day (HH:MM:SS) with the host's 'date' (mpstat -o JSON)"
+
+
+class _Clock:
+    """Times of day of ``mpstat -o JSON`` on the host's date, rolled past midnight."""
+
+    def __init__(self, day: date | None) -> None:
+        self.day = day
+        self.prev: datetime | None = None
+
+    def local(self, text: str) -> datetime | None:
+        m = _TIME_OF_DAY.match(text.strip())
+        if self.day is None or m is None:
+            return None
+        hour, minute, second = int(m[1]), int(m[2]), int(m[3])
+        if m[4]:
+            hour = hour % 12 + (12 if m[4].upper() == "PM" else 0)
+        if hour > 23 or minute > 59 or second > 59:
+            return None
+        at = timedelta(hours=hour, minutes=minute, seconds=second)
+        self.prev = roll(self.prev or datetime.combine(self.day, datetime.min.time()), at)
+        return self.prev
+
+
+def _json_statistics(
+    col: Collector, host: str, stat: Any, where: str, clock: _Clock
+) -> None:
     stamp = stat.get("timestamp") if isinstance(stat, dict) else None
     parsed = _json_time(stamp) if isinstance(stamp, dict) else None
-    if parsed is None or not isinstance(stamp, dict):
-        col.bad(where, "a 'timestamp' with 'date' and 'time'", stamp)
+    if isinstance(stamp, str):
+        local = clock.local(stamp)  # the host's local time: --tz gives its zone
+        parsed = None if local is None else (local, None)
+    if parsed is None or stamp is None:
+        mpstat = isinstance(stamp, str)  # mpstat -o JSON: HH:MM:SS on the host's date
+        col.bad(where, _MPSTAT_TIME if mpstat else "a 'timestamp' with 'date' and 'time'", stamp)
         return
     ts = col.utc(*parsed, host)
-    if isinstance(stamp.get("interval"), int):
+    if isinstance(stamp, dict) and isinstance(stamp.get("interval"), int):
         col.intervals.add(stamp["interval"])
     for name in ("cpu-load", "cpu-load-all"):
         for i, entry in enumerate(stat.get(name) or []):

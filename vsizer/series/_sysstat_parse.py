@@ -17,7 +17,7 @@ from datetime import date, datetime, timedelta
 from vsizer.series._native import plural, zone_offset
 from vsizer.series._sysstat_collect import Collector
 
-__all__ = ["BANNER_RE", "parse_sadf_csv", "parse_sar_text"]
+__all__ = ["BANNER_RE", "banner_date", "parse_sadf_csv", "parse_sar_text", "roll"]
 
 #: The first line of ``sar`` text: ``Linux <release> (<host>) <date> _<arch>_ (<n> CPU)``.
 BANNER_RE = re.compile(
@@ -387,7 +387,7 @@ def parse_sar_text(lines: list[str], col: Collector) -> None:
             continue
         clock, rest = timed
         if "RESTART" in rest and "LINUX" in rest:
-            local = _roll(st.prev or st.segment or st.midnight(), clock)
+            local = roll(st.prev or st.segment or st.midnight(), clock)
             col.restart(st.host or "", col.utc(local, None, st.host or ""), " ".join(rest))
             st.segment, st.names, st.prev = local, None, None
         elif rest and rest[0] == "COM":
@@ -398,7 +398,7 @@ def parse_sar_text(lines: list[str], col: Collector) -> None:
             st.activity, st.key = col.activity(rest)
             if st.segment is None:
                 st.segment = st.midnight() + clock
-            st.prev = _roll(st.segment, clock)
+            st.prev = roll(st.segment, clock)
         else:
             _sar_row(rest, clock, text, st, col, where)
     _headless(st, col)
@@ -434,7 +434,7 @@ def _sar_banner(banner: re.Match[str], st: _SarState, col: Collector, where: str
     if banner.group("ncpu"):
         col.cpu_count[host] = int(banner.group("ncpu"))
     st.host = host
-    st.day = _banner_date(banner.group("date"), col, host, where)
+    st.day = banner_date(banner.group("date"), col, host, where)
     st.names, st.prev, st.segment = None, None, None
 
 
@@ -477,7 +477,7 @@ def _sar_row(
     if st.names is None:
         st.headless.append((where, text))  # reported once per run (_headless)
         return
-    local = _roll(st.prev or st.segment or st.midnight(), clock)
+    local = roll(st.prev or st.segment or st.midnight(), clock)
     st.prev = local
     if st.activity is None:
         col.ignored[_record_label(st.names)] += 1
@@ -510,7 +510,7 @@ def _numeric(token: str) -> bool:
     return True
 
 
-def _roll(ref: datetime, clock: timedelta) -> datetime:
+def roll(ref: datetime, clock: timedelta) -> datetime:
     """The first time of day ``clock`` not more than 12 h before ``ref``."""
     candidate = datetime.combine(ref.date(), datetime.min.time()) + clock
     if candidate < ref - timedelta(hours=12):
@@ -518,7 +518,7 @@ def _roll(ref: datetime, clock: timedelta) -> datetime:
     return candidate
 
 
-def _banner_date(text: str, col: Collector, host: str, where: str) -> date:
+def banner_date(text: str, col: Collector, host: str, where: str) -> date:
     """The date of a sar banner in the C, ISO, European or Japanese form."""
     patterns = (
         (r"(\d{4})-(\d{2})-(\d{2})", "ymd"),
