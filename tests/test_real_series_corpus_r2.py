@@ -285,8 +285,8 @@ def test_import_two_collector_folders(tmp_path: Path) -> None:
     assert code == 0, output
     skipped = [line for line in output.splitlines() if line.startswith("skipped: ")]
     assert len(skipped) == 6
-    assert f"skipped: {EC2 / 'pgxl' / 'sar-swap.csv'}: no series vsizer reads, only " \
-        "'pswpin/s;pswpout/s' (16 rows); nothing stored." in skipped  # fmt: skip
+    assert f"skipped: {EC2 / 'pgxl' / 'sar-swap.csv'}: no series vsizer reads (only " \
+        "'pswpin/s;pswpout/s' (16 rows)); nothing stored." in skipped  # fmt: skip
     out = tmp_path / "plan.json"
     cli("plan", "--series", store, "--vm-cpu-mhz", 2500, "-o", out)
     servers = {v["name"]: v for v in json.loads(out.read_text())["servers"]}
@@ -315,7 +315,7 @@ def test_a_subfolder_is_named_not_skipped(tmp_path: Path) -> None:
 def test_a_file_with_nothing_vsizer_reads_alone_fails(tmp_path: Path) -> None:
     code, output = run("import", EC2 / "pgxl" / "sar-paging.csv", "--format", "sar",
                        "--store", tmp_path / "s")  # fmt: skip
-    assert code == 2 and "no series vsizer reads, only 'pgpgin/s;pgpgout/s;fault/s'" in (
+    assert code == 2 and "no series vsizer reads (only 'pgpgin/s;pgpgout/s;fault/s'" in (
         output.replace("\n", "")
     )
 
@@ -379,3 +379,41 @@ def test_mpstat_json_times_roll_past_midnight_and_12_hour_clock(tmp_path: Path) 
         pd.Timestamp("2025-01-31 23:59:30Z"),
         pd.Timestamp("2025-02-01 00:00:30Z"),
     ]
+
+
+# ------------------------------------------------------------------ prometheus
+
+EMPTY = Path(__file__).parent / "data" / "real" / "prometheus"
+EMPTY = EMPTY / "radex0104_query_range_empty_result.json"
+
+
+def test_empty_query_range_result_said_plainly(tmp_path: Path) -> None:
+    # a real response whose query matched nothing: "result": [] (111 bytes).
+    # Once: 'align got no samples' from plan, and a bare 'no samples to store'.
+    code, output = run("import", EMPTY, "--format", "prometheus", "--metric",
+                       "cpu_util", "--store", tmp_path / "s")  # fmt: skip
+    assert code == 2
+    assert output.replace("\n", "") == (
+        f"skipped: {EMPTY}: no series vsizer reads (radex0104_query_range_empty_result"
+        ".json: the query returned no series); nothing stored."
+    )
+    code, output = run("plan", "--series", EMPTY, "--series-format", "prometheus",
+                       "--metric", "cpu_util", "--vm-cpu-mhz", 2000, "--vm-mem-gib", 4,
+                       "-o", tmp_path / "p.json")  # fmt: skip
+    assert code != 0
+    assert (
+        f"error: series {EMPTY}: expected samples vsizer reads, got none "
+        "(radex0104_query_range_empty_result.json: the query returned no series)."
+    ) in output.replace("\n", "")
+
+
+def test_plan_on_a_sar_file_of_swap_only_says_what_it_holds(tmp_path: Path) -> None:
+    swap = EC2 / "pgxl" / "sar-swap.csv"
+    code, output = run("plan", "--series", swap, "--series-format", "sar",
+                       "--vm-cpu-mhz", 2000, "--vm-mem-gib", 4, "-o",
+                       tmp_path / "p.json")  # fmt: skip
+    assert code != 0
+    assert (
+        f"error: series {swap}: expected samples vsizer reads, got none (only "
+        "'pswpin/s;pswpout/s' (16 rows))."
+    ) in output.replace("\n", "")

@@ -165,9 +165,10 @@ def _import_all(
 
 def _nothing_read(label: str, series: Any) -> str:
     """Why a source gave no samples: the records its reader left unread."""
-    ignored = series.metadata.get("ignored_records") or {}
-    held = ", ".join(f"'{k}' ({n} rows)" for k, n in list(ignored.items())[:3])
-    return f"{label}: no series vsizer reads" + (f", only {held}" if held else "") + "; nothing stored."
+    from vsizer.series.sources import why_empty
+
+    why = why_empty(series)
+    return f"{label}: no series vsizer reads" + (f" ({why})" if why else "") + "; nothing stored."
 
 
 def _print_imported(done: list[tuple[str, PartInfo]]) -> None:

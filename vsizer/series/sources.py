@@ -28,6 +28,7 @@ __all__ = [
     "load_series",
     "merge_series",
     "plan_reads",
+    "why_empty",
 ]
 
 Reader = Callable[..., SeriesSet]
@@ -244,6 +245,17 @@ def _folder_reads(path: Path, reader: Reader, opts: dict[str, Any]) -> list[Sour
 _SUBFOLDER = (
     "{}: a folder inside a source folder is not read; give it as a source of its own"
 )
+
+
+def why_empty(series: SeriesSet) -> str:
+    """What a source without samples held: records its reader left unread (sar) or
+    its first note (an empty query_range result), else ''."""
+    ignored = series.metadata.get("ignored_records") or {}
+    if ignored:
+        held = ", ".join(f"'{k}' ({n} rows)" for k, n in list(ignored.items())[:3])
+        return f"only {held}"
+    notes = series.quality.notes
+    return notes[0].rstrip(".") if notes else ""
 
 
 def _refuse(message: str) -> Callable[[], SeriesSet]:

@@ -20,6 +20,7 @@ from vsizer.series.coverage import (
 )
 from vsizer.series.demand import cpu_util_stats, demand_curves
 from vsizer.series.model import SeriesSet
+from vsizer.series.sources import why_empty
 from vsizer.study.config import Rules
 from vsizer.study.results import SeriesInfo
 
@@ -27,6 +28,12 @@ from vsizer.study.results import SeriesInfo
 def align_for_plan(series: SeriesSet, rules: Rules) -> AlignedSeries:
     """Resample ``series`` to the plan's step (``rules.step``, ``rules.resample``)."""
     columns = series.columns
+    if columns is None and series.data.empty:
+        why = why_empty(series)
+        raise SeriesError(
+            f"series {series.source}: expected samples vsizer reads, got none"
+            + (f" ({why})" if why else "") + "."
+        )
     try:
         if columns is not None:  # Bitbrains, PlanetLab, a store: no tidy frame
             aligned = columns.align(step=rules.step, how=rules.resample)
