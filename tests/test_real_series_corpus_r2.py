@@ -417,3 +417,46 @@ def test_plan_on_a_sar_file_of_swap_only_says_what_it_holds(tmp_path: Path) -> N
         f"error: series {swap}: expected samples vsizer reads, got none (only "
         "'pswpin/s;pswpout/s' (16 rows))."
     ) in output.replace("\n", "")
+
+
+# ------------------------------------------- typeperf output redirected to a file
+
+TYPEPERF = (
+    '\r\n"(PDH-CSV 4.0)","\\\\HOST\\Processor(_Total)\\% Processor Time",'
+    '"\\\\HOST\\Memory\\Available MBytes"\r\n'
+    '"10/08/2026 03:17:56.857","12.500000","2048.000000"\r\n'
+    '"10/08/2026 03:17:57.857","37.500000","2040.000000"\r\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("trailer", "first"),
+    [
+        ("Exiting, please wait...\r\nThe command completed successfully.\r\n",
+         "Exiting, please wait..."),
+        ("終了しています。お待ちください...\r\nコマンドは正常に終了しました。\r\n",
+         "終了しています。お待ちください..."),
+    ],
+)  # fmt: skip
+def test_typeperf_console_trailer_counted(
+    tmp_path: Path, trailer: str, first: str
+) -> None:
+    # 'typeperf ... > out.csv' keeps the console: a blank first line and, after the
+    # rows, 'Exiting, please wait...' and 'The command completed successfully.' (in
+    # the display language). Once refused: "row 5: expected 3 fields as in the
+    # header (the row has 2), got 'Exiting, please wait...'".
+    f = tmp_path / "out.csv"
+    f.write_bytes((TYPEPERF + trailer).encode("utf-8"))
+    s = read_perfmon(f)
+    assert cpu(s).tolist() == [pytest.approx(0.125), pytest.approx(0.375)]
+    assert issues(s)["skipped_lines"]["detail"] == (
+        "2 line(s) after the last row of out.csv not read (typeperf's console "
+        f"messages; first on line 5: '{first}')"
+    )
+
+
+def test_typeperf_cut_last_row_stays_an_error(tmp_path: Path) -> None:
+    f = tmp_path / "cut.csv"
+    f.write_text(TYPEPERF + '"10/08/2026 03:17:58.857","50.0\r\n')
+    with pytest.raises(SeriesError, match="cut.csv row 5: expected 3 fields"):
+        read_perfmon(f)

@@ -102,6 +102,7 @@ class _Table:
         self.encoding, self.columns, self.rows, self.numbers = _decode_and_split(
             read_bytes(path), self.label, encoding
         )
+        self.trailer = _cut_trailer(self.rows, self.numbers)
         self.head = self.rows[0][0].strip() if self.rows and self.rows[0] else ""
         m = _HEADER_RE.match(self.head)
         if not m:
@@ -331,6 +332,15 @@ def _host_issues(
             f"{len(procs)} Process(...)\\% Processor Time columns not used: they "
             "are relative to one core (can exceed 100 %) and name single processes",
         )
+    if table.trailer:
+        line, text = table.trailer[0]
+        quality.add(
+            name,
+            "skipped_lines",
+            len(table.trailer),
+            f"{len(table.trailer)} line(s) after the last row of {table.label} not read "
+            f"(typeperf's console messages; first on line {line}: '{cut(text)}')",
+        )
     if table.zone_guessed:
         quality.add(
             name,
@@ -411,6 +421,24 @@ def _split(text: str, label: str) -> tuple[list[list[str]], list[int]]:
             rows.append(row)
             numbers.append(number)
     return rows, numbers
+
+
+_TIME_START = re.compile(r"^\s*\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\s")
+
+
+def _cut_trailer(rows: list[list[str]], numbers: list[int]) -> list[tuple[int, str]]:
+    """Remove and return (line, text) of the rows after the last one that starts with
+    a date: typeperf's console messages (``Exiting, please wait...``, ``The command
+    completed successfully.``, in the display language) when its output is
+    redirected to a file. A cut row starting with a date stays, as an error."""
+    end = len(rows)
+    while end > 1 and not (rows[end - 1] and _TIME_START.match(rows[end - 1][0])):
+        end -= 1
+    if end <= 1:  # no dated row at all: leave the file to the usual errors
+        return []
+    trailer = [(n, ",".join(r)) for r, n in zip(rows[end:], numbers[end:], strict=True)]
+    del rows[end:], numbers[end:]
+    return trailer
 
 
 # -------------------------------------------------------------------- values
