@@ -460,3 +460,17 @@ def test_typeperf_cut_last_row_stays_an_error(tmp_path: Path) -> None:
     f.write_text(TYPEPERF + '"10/08/2026 03:17:58.857","50.0\r\n')
     with pytest.raises(SeriesError, match="cut.csv row 5: expected 3 fields"):
         read_perfmon(f)
+
+
+def test_a_broken_banner_is_not_taken_for_wrapper_text(tmp_path: Path) -> None:
+    f = tmp_path / "bad.txt"
+    f.write_text(
+        "Linux 3.10.0-229.el7.x86_64 (host)\n\n"
+        "10:00:01 AM CPU %user %idle\n10:10:01 AM all 1.00 99.00\n"
+    )
+    with pytest.raises(SeriesError) as err:
+        read_sysstat(f)
+    assert err.value.problems[0] == (
+        "bad.txt line 1: expected a time (HH:MM:SS) at the start of the line, "
+        "'Average:' or a 'Linux ...' banner, got 'Linux'."
+    )

@@ -377,7 +377,9 @@ def parse_sar_text(lines: list[str], col: Collector) -> None:
         if _UNIX_SAR_RE.match(text):
             col.bad(where, "a Linux banner (sar of SunOS, AIX, HP-UX is not read)", text)
             continue
-        if not text[0].isdigit() and not any(_numeric(t) for t in tokens):
+        if not (text[0].isdigit() or tokens[0] == "Linux") and not any(
+            _numeric(t) for t in tokens
+        ):
             # every line of sar but its banner and summaries starts with a time;
             # text without a number is a wrapper script's title or message
             col.skip(n, text, foreign=True)
