@@ -27,6 +27,7 @@ from vsizer.cli import app
 from vsizer.errors import SeriesError
 from vsizer.series.perfmon import read_perfmon
 from vsizer.series.sysstat import read_sysstat
+from vsizer.series.wide import read_wide
 
 SYSSTAT = Path(__file__).parent / "data" / "real" / "sysstat"
 SEANGO = SYSSTAT / "seango_probe_ubuntu1404_sysstat11_sar_A_debug.log"
@@ -474,3 +475,48 @@ def test_a_broken_banner_is_not_taken_for_wrapper_text(tmp_path: Path) -> None:
         "bad.txt line 1: expected a time (HH:MM:SS) at the start of the line, "
         "'Average:' or a 'Linux ...' banner, got 'Linux'."
     )
+
+
+# ------------------------------------------ whole-datacenter aggregates (wide)
+
+AGG = Path(__file__).parent / "data" / "real" / "aggregates"
+
+
+@pytest.mark.parametrize(
+    ("name", "column", "span", "back", "line"),
+    [
+        ("alejandrofdez_google2019_instance_usage_300s_first100.csv", "avg_cpu",
+         "0.373617 to 0.441616", 50, 3),
+        ("alejandrofdez_alibaba2018_machine_usage_300s_first100.csv",
+         "cpu_util_percent", "16.127 to 76.8133", 56, 5),
+    ],
+)  # fmt: skip
+def test_a_measurement_column_is_not_taken_for_the_time(
+    name: str, column: str, span: str, back: int, line: int
+) -> None:
+    # no time column: the first column (CPU) was read as seconds after --start,
+    # 1.2e-5 s apart and going back and forth, with only a note; avg_mem,
+    # avg_assigned_mem and avg_cycles_per_instruction became three 'servers'.
+    # awk -F, 'NR>2 && $1<p {n++; if (!f) f=NR} {p=$1} END {print n, f}'
+    with pytest.raises(SeriesError) as err:
+        read_wide(AGG / name, start="2019-05-01T00:00Z", metric="cpu_util")
+    assert err.value.problems == [
+        f"{name}: column '{column}' is read as the time, but its plain numbers "
+        f"({span}) go back {back} times (first on line {line}), so they are no "
+        "times; expected a time column (dates, seconds after --start, or a step "
+        "index 1..N named with --index-column)."
+    ]
+
+
+def test_cores_and_memory_given_as_cpu_util_are_refused() -> None:
+    # Azure v2 aggregate: cpu_usage is cores in use summed over all VMs (up to
+    # 6,360,198.55 in the first 100 rows), assigned_mem a memory sum. With
+    # --metric cpu_util every value was 'clipped' to 100 % (8,640 per column).
+    name = "alejandrofdez_azure_v2_cpu_mem_aggregated_first100.csv"
+    with pytest.raises(SeriesError) as err:
+        read_wide(AGG / name, start="2019-05-01T00:00Z", metric="cpu_util")
+    assert err.value.problems == [
+        f"{name}: cpu_util of assigned_mem, cpu_usage reaches 6.3602e+06 %, which is "
+        "no utilization (a per-core sum stays below 100 x 100 %); expected the "
+        "--metric the column holds (e.g. mem_used_gib, net_mbps)."
+    ]

@@ -131,6 +131,10 @@ def numbers(
     return num, blank
 
 
+#: A utilization above this (10,000 %) is no utilization: not even a per-core sum.
+_NO_UTILIZATION = 100.0
+
+
 def convert(
     file: str,
     server: npt.NDArray[Any],
@@ -177,6 +181,18 @@ def convert(
             continue
         out[idx] = value[idx] * factor
     ratio = np.isin(metric, ["cpu_util", "mem_util"]) & (out > 1.0)
+    wild = ratio & (out > _NO_UTILIZATION)
+    if wild.any():  # cores, bytes or counts given as a utilization: never clip those
+        names = sorted({str(n) for n in server[wild]})
+        problems.whole(
+            file,
+            f"{', '.join(sorted({str(m) for m in metric[wild]}))} of "
+            f"{', '.join(names[:3])}{' ...' if len(names) > 3 else ''} reaches "
+            f"{float(np.max(out[wild])) * 100:g} %, which is no utilization (a "
+            "per-core sum stays below 100 x 100 %); expected the --metric the "
+            "column holds (e.g. mem_used_gib, net_mbps).",
+        )
+        ratio &= ~wild
     if ratio.any():
         for name, cnt in count_by(server[ratio]).items():
             quality.add(name, "clipped", cnt, "utilization above 100 % set to 100 %")

@@ -218,6 +218,17 @@ def _seconds_after_start(
     zone: tzinfo | None,
 ) -> tuple[Int64Array, npt.NDArray[np.bool_], dict[str, Any] | None]:
     lo, hi = float(np.min(num)), float(np.max(num))
+    back = np.flatnonzero(np.diff(num) < 0)
+    if back.size:  # a measurement column taken for the time: refuse, never misread
+        problems.whole(
+            file,
+            f"column '{column}' is read as the time, but its plain numbers ({lo:g} "
+            f"to {hi:g}) go back {back.size} times (first on line "
+            f"{int(lines[back[0] + 1])}), so they are no times; expected a time column "
+            "(dates, seconds after --start, or a step index 1..N named with "
+            "--index-column).",
+        )
+        problems.raise_all()
     if start is None:
         problems.whole(
             file,
