@@ -95,8 +95,10 @@ def read_times(
     start: str | None,
     step_s: float | None,
     zone: tzinfo | None,
+    guessed: bool = False,
 ) -> tuple[Int64Array, npt.NDArray[np.bool_], dict[str, Any] | None]:
-    """Times in ns (UTC), the good-cell mask and the index facts (None for dates)."""
+    """Times in ns (UTC), the good-cell mask and the index facts (None for dates);
+    *guessed*: the column is the first one, no header being named like a time."""
     text = raw.astype(str).str.strip()
     num = pd.to_numeric(text, errors="coerce").to_numpy(
         dtype=np.float64, na_value=np.nan
@@ -119,7 +121,7 @@ def read_times(
         return ns, ok, index
     if numeric and small:
         return _seconds_after_start(
-            num, column, lines, file, problems, notes, start, zone
+            num, column, lines, file, problems, notes, start, zone, guessed
         )
     if start is not None or step_s is not None:
         flag = "--start" if start is not None else "--series-step"
@@ -216,10 +218,11 @@ def _seconds_after_start(
     notes: list[str],
     start: str | None,
     zone: tzinfo | None,
+    guessed: bool,
 ) -> tuple[Int64Array, npt.NDArray[np.bool_], dict[str, Any] | None]:
     lo, hi = float(np.min(num)), float(np.max(num))
     back = np.flatnonzero(np.diff(num) < 0)
-    if back.size:  # a measurement column taken for the time: refuse, never misread
+    if guessed and back.size:  # a measurement column taken for the time: refuse, never misread
         problems.whole(
             file,
             f"column '{column}' is read as the time, but its plain numbers ({lo:g} "

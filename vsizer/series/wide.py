@@ -204,11 +204,13 @@ def _read_columns(
     t_idx = time_column(
         header, file, times.timestamp_col, times.index_column, problems, notes
     )
+    # time_column notes when it takes the first column for want of a time header
+    guessed = bool(notes) and notes[-1].endswith("is read as the time.")
     servers, col_units = _server_columns(header, t_idx, file, problems)
     ts, ts_ok, index = read_times(
         body[t_idx], header[t_idx], lines, file, problems, notes,
         forced=times.index_column is not None, start=times.start,
-        step_s=times.step_s, zone=times.zone,
+        step_s=times.step_s, zone=times.zone, guessed=guessed,
     )  # fmt: skip
     values: list[FloatArray] = []
     blanks: list[npt.NDArray[np.bool_]] = []
