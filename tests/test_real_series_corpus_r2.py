@@ -129,15 +129,27 @@ def test_western24_headerless_am_pm_rows_refused_in_two_lines() -> None:
     assert text.count("expected a table header") == 1
 
 
-def test_solaris_sar_said_unsupported(tmp_path: Path) -> None:
-    f = tmp_path / "sol.txt"
+@pytest.mark.parametrize(
+    "banner",
+    [
+        "SunOS solaris11-1 5.11 11.1 i86pc    05/21/2014",  # first lines as sar
+        "AIX bildb1 1 6 00F69A714C00    07/24/18",  # prints them (quoted in
+        "HP-UX VMS2 B.11.31 U ia64    05/08/26",  # public code and docs)
+    ],
+)
+def test_unix_sar_said_unsupported(tmp_path: Path, banner: str) -> None:
+    f = tmp_path / "unix.txt"
     f.write_text(
-        "\nSunOS sol10 5.10 Generic_150400-59 sun4v    11/05/15\n\n"
+        f"\n{banner}\n\n"
         "00:00:00    %usr    %sys    %wio   %idle\n"
         "00:10:00       3       1       0      96\n"
     )
-    with pytest.raises(SeriesError, match="sar of SunOS, AIX, HP-UX is not read"):
+    with pytest.raises(SeriesError) as err:
         read_sysstat(f)
+    assert err.value.problems[0] == (
+        "unix.txt line 2: expected a Linux banner (sar of SunOS, AIX, HP-UX is not "
+        f"read), got '{banner}'."
+    )
 
 
 # ------------------------------------------------------------------ perfmon
