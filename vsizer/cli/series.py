@@ -145,7 +145,9 @@ def _import_all(
         for r in reads:
             try:
                 series = r.run()
-                if series.data.empty:  # e.g. a sadf -d file of swap activity only
+                # a sadf -d file of swap activity only; a column-wise set (traces)
+                # is left to the store, never turned into a tidy frame here
+                if series.columns is None and series.data.empty:
                     _say(f"skipped: {_nothing_read(r.label, series)}")
                 else:
                     done.extend((r.label, info) for info in st.append_split(series))
