@@ -110,7 +110,9 @@ def import_series(
     if done:
         _print_imported(done)
         out.print(f"store: {st.path}", markup=False, highlight=False)
-    if failed or not done:  # nothing stored at all is a failure too
+    if not done and not failed:  # every source skipped: nothing stored is a failure
+        _say(f"error: nothing stored: no source held a series vsizer reads ({store}).")
+    if failed or not done:
         raise typer.Exit(EXIT_INPUT)
 
 
