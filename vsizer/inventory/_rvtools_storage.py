@@ -36,11 +36,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from vsizer.inventory._build import ProblemLog, clean_text
+from vsizer.inventory._build import ProblemLog
+from vsizer.inventory._rvtools_names import sums
 from vsizer.inventory._rvtools_sheets import Sheet
-from vsizer.inventory._rvtools_sheets import key as _key
 from vsizer.quality import QualityReport
-from vsizer.units import memory_to_gib, parse_number
+from vsizer.units import memory_to_gib
 
 #: (sheet, headers in order of preference) of the per-VM sums.
 _PARTITION = ("Consumed MiB", "Consumed MB")
@@ -55,35 +55,6 @@ SOURCES = {
 }
 
 Sums = dict[str, tuple[float, int]]
-
-
-def sums(sheet: Sheet | None, headers: tuple[str, ...], problems: ProblemLog) -> Sums:
-    """VM name -> (sum of the first present header [MiB], rows), or {}.
-
-    A cell that is not a non-negative number is a problem line of the sheet.
-    """
-    if sheet is None:
-        return {}
-    header = next((h for h in headers if sheet.has(h)), None)
-    if header is None:
-        return {}
-    out: Sums = {}
-    for row, cells in sheet.rows:
-        name = clean_text(cells.get("vm"))
-        raw = cells.get(_key(header))
-        try:
-            x = parse_number(raw)
-        except ValueError:
-            x = -1.0
-        if x is not None and x < 0:
-            problems.cell(row, sheet.header(header), "a non-negative size [MiB]",
-                          clean_text(raw) or "", sheet=sheet.name)
-            continue
-        if name is None or x is None:
-            continue
-        total, n = out.get(name, (0.0, 0))
-        out[name] = (total + x, n + 1)
-    return out
 
 
 class UsedDisk:
