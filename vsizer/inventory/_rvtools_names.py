@@ -9,11 +9,13 @@ unique within its vCenter) and its instance UUID (``VM UUID``); RVTools 4
 writes both on every per-VM tab (vInfo, vCPU, vMemory, vDisk, vPartition,
 vSnapshot, ...).
 
-So a vInfo name used by more than one row is read as ``NAME [VM ID]`` (else
-``NAME [VM UUID]``), stated in the warning ``rvtools_duplicate_vm_names``, and
-the VM's rows of the other tabs are found by that ID. Rows that share the name
-*and* the ID (the same VM exported twice), or give no ID, stay a duplicate
-name, an error as in any inventory.
+So a vInfo name used by more than one row is read as ``NAME [VM ID]``, else
+(VM IDs repeat across vCenters) ``NAME [VM UUID]``, else ``NAME [VI SDK
+Server]``: the first identifier that all the rows of that name give and that
+differs between them. It is stated in the warning
+``rvtools_duplicate_vm_names``, and the VM's rows of the other tabs are found by
+that identifier. Rows that no identifier tells apart (the same VM exported
+twice) stay a duplicate name, an error as in any inventory.
 
 A tab present in the export in which some vInfo VMs have no row (by name, or
 name and ID) is warned as ``rvtools_vm_not_in_tab``: the figures that tab
@@ -22,7 +24,6 @@ would give those VMs are missing, not silently taken from elsewhere.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from vsizer.inventory._build import ProblemLog, clean_text
@@ -32,7 +33,7 @@ from vsizer.quality import QualityReport
 from vsizer.units import NonFiniteError, parse_number
 
 #: The per-VM identifiers of RVTools' tabs, in order of preference.
-ID_HEADERS = ("VM ID", "VM UUID")
+ID_HEADERS = ("VM ID", "VM UUID", "VI SDK Server")
 
 
 def vm_keys(cells: dict[str, Any]) -> list[str]:
@@ -47,31 +48,30 @@ def vm_keys(cells: dict[str, Any]) -> list[str]:
 
 def vinfo_names(vinfo: Sheet, quality: QualityReport) -> dict[int, str]:
     """vInfo row -> the VM's name: its ``VM`` cell, or ``NAME [ID]`` where
-    that name is used by other rows too and the ID tells them apart
+    that name is used by other rows too and an identifier tells them apart
     (module docstring); warned as ``rvtools_duplicate_vm_names``."""
     names = {row: clean_text(c.get("vm")) for row, c in vinfo.rows}
-    count = Counter(n.casefold() for n in names.values() if n is not None)
-    keyed: dict[int, str] = {}
+    groups: dict[str, list[tuple[int, dict[str, Any]]]] = {}
     for row, cells in vinfo.rows:
         name = names[row]
-        if name is None or count[name.casefold()] < 2:
-            continue
-        ids = [clean_text(cells.get(_key(h))) for h in ID_HEADERS]
-        ident = next((i for i in ids if i is not None), None)
-        if ident is not None:
-            keyed[row] = f"{name} [{ident}]"
-    seen = Counter(n.casefold() for n in keyed.values())
-    keyed = {r: n for r, n in keyed.items() if seen[n.casefold()] == 1}
+        if name is not None:
+            groups.setdefault(name.casefold(), []).append((row, cells))
+    keyed: dict[int, str] = {}
+    for rows in (g for g in groups.values() if len(g) > 1):
+        for h in ID_HEADERS:
+            ids = [clean_text(c.get(_key(h))) for _, c in rows]
+            if None not in ids and len({str(i).casefold() for i in ids}) == len(ids):
+                pairs = zip(rows, ids, strict=True)
+                keyed.update({r: f"{names[r]} [{i}]" for (r, _), i in pairs})
+                break
     if keyed:
-        header = next(vinfo.header(h) for h in ID_HEADERS
-                      if any(n.endswith("]") for n in keyed.values()) and vinfo.has(h))
         quality.warn(
             "rvtools_duplicate_vm_names",
             f"{len(keyed)} VM(s) of '{vinfo.name}' share their name with another "
             "row (vCenter keeps a name unique only within its folder; an export "
-            f"of several vCenters repeats names): each is named 'NAME [{header}]' "
-            f"and found in the other tabs by that ID, e.g. "
-            f"'{next(iter(keyed.values()))}'.",
+            "of several vCenters repeats names): each is named 'NAME [ID]' by its "
+            "VM ID (else VM UUID, VI SDK Server) and found in the other tabs by "
+            f"that ID, e.g. '{next(iter(keyed.values()))}'.",
             sorted(keyed.values()),
         )
     return {row: keyed.get(row, n) for row, n in names.items() if n is not None}

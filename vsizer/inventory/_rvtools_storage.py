@@ -82,15 +82,16 @@ def partition_sums(
         return total, {}
     cap_h = next(h for h in _CAPACITY if sheet.has(h))
     con_h = next((h for h in _PARTITION if sheet.has(h)), None)
-    groups: dict[str, dict[tuple[Any, Any], list[str]]] = {}
+    groups: dict[str, dict[tuple[float, float], list[str]]] = {}
     for _, cells in sheet.rows:
         cap, con = (cells.get(_key(h)) if h else None for h in (cap_h, con_h))
         try:
-            sig = (parse_number(cap), parse_number(con))
+            c, u = parse_number(cap), parse_number(con)
         except (ValueError, NonFiniteError):
             continue  # the bad cell is a problem line of sums()
-        if None in sig or sig[1] <= 0:
+        if c is None or u is None or u <= 0:
             continue
+        sig = (c, u)
         disk = clean_text(cells.get("disk")) or "?"
         for k in vm_keys(cells):
             groups.setdefault(k, {}).setdefault(sig, []).append(disk)
@@ -132,8 +133,8 @@ class UsedDisk:
             note = f"guest view: sum of {n} vPartition rows (Consumed)"
             if name in self.shared:
                 self.shared_used[name] = self.shared[name]
-                note += (f", {self.shared[name][0]:g} MiB of mount points sharing a "
-                         "filesystem counted once")
+                note += ("; mount points of a filesystem already counted left out "
+                         f"({self.shared[name][0]:g} MiB)")
             put("disk_used_gib", memory_to_gib(total, "MiB"), "derived", note)
             source = "vPartition"
         elif value is None:

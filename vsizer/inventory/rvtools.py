@@ -410,7 +410,9 @@ def _disk_sums(
     for row, cells in sheet.rows:
         x = _number({**cells, "#row": row, "#sheet": sheet}, header, problems,
                     "a non-negative disk capacity")
-        for k in vm_keys(cells) if x is not None else []:
+        if x is None:
+            continue
+        for k in vm_keys(cells):
             total, n = out.get(k, (0.0, 0))
             out[k] = (total + x, n + 1)
     return out
