@@ -365,6 +365,8 @@ def xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str]
     ``metadata['other_server_sheets']``.
     """
     wb = open_workbook(path)
+    repair = [("xlsx_styles_repaired", r) for r in [getattr(wb, "vsizer_repair", None)]
+              if r]
     try:
         names, hidden = sheet_states(wb)
         meta: dict[str, Any] = {"format": "xlsx", "sheets": names, "hidden_sheets": hidden}
@@ -377,18 +379,18 @@ def xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str]
                     f"{path.name}: no sheet named '{sheet}'; sheets: {shown}"
                 )
             grid = list(sheet_rows(wb[sheet], f"{path.name} sheet '{sheet}'"))
-            meta["sheet_warnings"] = [] if sheet not in hidden else [(
+            meta["sheet_warnings"] = repair + ([] if sheet not in hidden else [(
                 "hidden_sheet_read",
                 f"{path.name}: sheet '{sheet}' is hidden in the workbook; read "
                 "because --sheet names it",
-            )]
+            )])
             return grid, {**meta, "sheet": sheet}, sheet
         found = _first_server_sheet(wb, path, [n for n in names if n not in hidden])
         hidden_lists = [n for n in hidden if looks_like_server_list(wb[n])]
     finally:
         wb.close()
     name, grid, others = found
-    warnings = []
+    warnings = list(repair)
     if hidden_lists:  # a hidden sheet of drop-down values is no news
         warnings.append(("hidden_sheets_skipped", (
             f"{path.name}: hidden sheet(s) {_listed(hidden_lists)} look like server "

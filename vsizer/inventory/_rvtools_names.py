@@ -121,13 +121,14 @@ def sums(
 
 
 def warn_not_in_tabs(
-    names: list[str], by_vm: dict[str, dict[str, dict[str, Any]]],
-    tabs: tuple[str, ...], quality: QualityReport,
+    names: list[str], sheets: dict[str, Sheet | None], quality: QualityReport,
+    tabs: tuple[str, ...] = ("vCPU", "vMemory", "vDisk"),
 ) -> None:
-    """``rvtools_vm_not_in_tab`` for each tab of ``tabs`` present in ``by_vm``
-    (tab -> :func:`index`) in which some of the VMs ``names`` have no row."""
+    """``rvtools_vm_not_in_tab`` for each tab of ``tabs`` in the export in
+    which some of the (planned) VMs ``names`` have no row."""
     for tab in tabs:
-        rows = by_vm.get(tab)
+        sheet = sheets.get(tab)
+        rows = index(sheet) if sheet is not None else None
         if not rows:
             continue
         missing = [n for n in names if n not in rows]

@@ -74,7 +74,8 @@ VARIABLE_MAP: dict[str, list[str]] = {
     ],
     "cpu_mhz": [
         "cpu_mhz", "cpu mhz", "clock", "cpu clock", "cpu speed", "clock speed",
-        "クロック", "CPUクロック", "クロック数", "動作周波数", "周波数",
+        "クロック", "CPUクロック", "クロック数", "CPUクロック数", "動作周波数",
+        "周波数",
     ],
     "cpu_avg_util": [
         "cpu_avg_util", "cpu_avg_pct", "cpu avg", "avg cpu", "average cpu",
@@ -89,7 +90,8 @@ VARIABLE_MAP: dict[str, list[str]] = {
     ],
     "mem_gib": [
         "mem_gib", "memory", "mem", "memory size", "ram", "メモリ", "メモリ容量",
-        "搭載メモリ", "メモリサイズ", "実装メモリ", "メモリ搭載量",
+        "搭載メモリ", "メモリサイズ", "実装メモリ", "メモリ搭載量", "メモリ量",
+        "メモリー", "メモリー容量", "MEM容量",
     ],
     "mem_used_gib": [
         "mem_used_gib", "memory used", "used memory", "mem used", "memory usage",

@@ -180,6 +180,8 @@ def read_rvtools(
     quality.note(
         f"RVTools sizes read as MiB ({layout} headers; vSphere reports binary units)"
     )
+    for line in vinfo.notes:  # a workbook read with its styles mended
+        quality.warn("xlsx_styles_repaired", line)
     if vinfo.name.casefold() != "vinfo":  # another producer's name for the tab
         quality.warn(
             "rvtools_vinfo_sheet_named",
@@ -194,7 +196,7 @@ def read_rvtools(
         {r.name: _power(c) for r, c in _with_context(records, vinfo, sheets)}, quality,
         vinfo.header("Powerstate"),
     )
-    _warn_not_in_tabs(planned, sheets, quality)
+    warn_not_in_tabs([r.name for r, _ in planned], sheets, quality)
     on_host = _planned_values(planned, sheets, disks, hosts, problems, quality)
     inv = finish(
         records, problems=problems, quality=quality, source=os.fspath(path),
@@ -240,15 +242,6 @@ def _vinfo_records(
         if rec.reason is None:
             planned.append((rec, ctx))
     return records, planned
-
-
-def _warn_not_in_tabs(
-    planned: list[tuple[ServerRecord, list[dict[str, Any]]]],
-    sheets: dict[str, _Sheet | None], quality: QualityReport,
-) -> None:
-    tabs = ("vCPU", "vMemory", "vDisk")
-    by_vm = {t: _index(s) for t in tabs if (s := sheets.get(t)) is not None}
-    warn_not_in_tabs([r.name for r, _ in planned], by_vm, tabs, quality)
 
 
 def _hosts_before(

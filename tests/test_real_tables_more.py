@@ -1,0 +1,123 @@
+"""Server lists from other producers (tests/data/real/tables/, see its README.md).
+
+Issue 23, second round: a workbook saved by SoftMaker Office (getconfig's
+Japanese server check sheet) made every command end in an internal error, and
+a server list whose headers look like the Azure Migrate template had its
+``Memory (GB)`` read as MB. Figures are the files' own cells.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+from openpyxl.worksheet.datavalidation import DataValidation
+
+from vsizer.cli import main
+from vsizer.errors import InventoryError
+from vsizer.inventory import detect_format, read_inventory
+
+REAL = Path(__file__).parent / "data" / "real" / "tables"
+CHECK_SHEET = REAL / "getconfig_softmaker_server_check_sheet.xlsx"
+
+
+def _codes(inv):
+    return {w.code: w for w in inv.quality.warnings}
+
+
+def test_softmaker_workbook_is_read_not_an_internal_error(capsys):
+    # defect: openpyxl refuses SoftMaker's styles part (<extLst> in a fill:
+    # "PatternFill.__init__() got an unexpected keyword argument 'extLst'") and
+    # its data validations (view="0"): every command was an internal error
+    assert detect_format(CHECK_SHEET) == "table"
+    with pytest.raises(InventoryError) as info:
+        read_inventory(CHECK_SHEET)
+    lines = str(info.value).splitlines()
+    # the report template '検査レポート' has CPU数, CPUコア数, MEM容量 but no rows
+    assert any("sheet '検査レポート': no column for 'cores_per_socket'" in x
+               for x in lines)
+    assert not any("TypeError" in x or "internal error" in x for x in lines)
+    with pytest.raises(SystemExit):
+        main(["plan", str(CHECK_SHEET), "-q"])
+    err = capsys.readouterr().err
+    assert "internal error" not in err and "UserWarning" not in err
+
+
+def _softmaker_book(path: Path) -> Path:
+    """A two-server list saved as SoftMaker does: the real styles part of the
+    getconfig check sheet, a drop-down with ``view="0"`` and an smNativeData
+    extension block in the sheet."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "サーバ一覧"
+    ws.append(["ホスト名", "CPU数", "コア数/CPU", "MEM容量(GB)", "CPUクロック数", "用途"])
+    ws.append(["sv-db01", 2, 12, 256, 2600, "本番"])
+    ws.append(["sv-ap01", 1, 8, 64, 2100, "開発"])
+    dv = DataValidation(type="list", formula1='"本番,開発"')
+    dv.add("F2:F3")
+    ws.add_data_validation(dv)
+    plain = path.with_suffix(".plain.xlsx")
+    wb.save(plain)
+    with zipfile.ZipFile(CHECK_SHEET) as z:
+        styles = z.read("xl/styles.xml")
+    with zipfile.ZipFile(plain) as zin, zipfile.ZipFile(path, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if info.filename == "xl/styles.xml":
+                data = styles
+            elif info.filename == "xl/worksheets/sheet1.xml":
+                text = data.decode("utf-8").replace("<dataValidation ",
+                                                    '<dataValidation view="0" ')
+                ext = ('<extLst><ext uri="smNativeData"><pm:pageFlags '
+                       'xmlns:pm="smNativeData" id="1"/></ext></extLst>')
+                data = re.sub(r"</worksheet>$", ext + "</worksheet>", text).encode()
+            zout.writestr(info, data)
+    return path
+
+
+def test_softmaker_styles_are_mended_and_stated(tmp_path):
+    inv = read_inventory(_softmaker_book(tmp_path / "list.xlsx"))
+    got = inv.servers.set_index("name")[
+        ["sockets", "cores_per_socket", "mem_gib", "cpu_mhz"]].to_dict("index")
+    assert got == {
+        "sv-db01": {"sockets": 2, "cores_per_socket": 12, "mem_gib": 256.0,
+                    "cpu_mhz": 2600.0},
+        "sv-ap01": {"sockets": 1, "cores_per_socket": 8, "mem_gib": 64.0,
+                    "cpu_mhz": 2100.0},
+    }
+    w = _codes(inv)["xlsx_styles_repaired"]
+    assert w.message == (
+        "list.xlsx: its styles part could not be read (TypeError: "
+        "PatternFill.__init__() got an unexpected keyword argument 'extLst'); the "
+        "workbook was read without its extension blocks (<extLst>); values and "
+        "number formats kept (its data validations and extension blocks not read)")
+
+
+def test_a_list_with_server_name_and_cores_keeps_its_memory_unit(tmp_path):
+    # defect: 'Server name' and 'Cores' make a list read as the Azure Migrate
+    # template, whose memory is in MB: 'Memory (GB)' 64 became 0.0625 GiB
+    path = tmp_path / "servers.csv"
+    path.write_text("Server name,Cores,Memory (GB),Disk 1 size (TB)\n"
+                    "sv01,16,64,2\n", encoding="utf-8")
+    assert detect_format(path) == "azure_migrate"
+    inv = read_inventory(path)
+    s = inv.servers.set_index("name").loc["sv01"]
+    assert (s["vcpus"], s["mem_gib"]) == (16, 64.0)
+    assert s["disk_gib"] == pytest.approx(2e12 / 2**30)
+    assert _codes(inv)["azure_migrate_header_unit"].message == (
+        "servers.csv: column(s) 'Memory (GB)' [GB], 'Disk 1 size (TB)' [TB] read in "
+        "the unit their header states, not the template's (memory MB, disks and "
+        "storage in use GB)")
+
+
+def test_japanese_memory_and_clock_headers(tmp_path):
+    # getconfig's own list writes メモリ量 and CPUクロック数; server ledgers MEM容量
+    path = tmp_path / "台帳.csv"
+    path.write_text("サーバ名,CPU数,コア数/CPU,メモリ量,CPUクロック数\n"
+                    "ostrich,1,4,16,2400\n", encoding="utf-8")
+    s = read_inventory(path).servers.set_index("name").loc["ostrich"]
+    assert (s["sockets"], s["cores_per_socket"], s["mem_gib"], s["cpu_mhz"]) == (
+        1, 4, 16.0, 2400.0)
