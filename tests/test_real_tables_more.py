@@ -36,9 +36,13 @@ def test_softmaker_workbook_is_read_not_an_internal_error(capsys):
     with pytest.raises(InventoryError) as info:
         read_inventory(CHECK_SHEET)
     lines = str(info.value).splitlines()
-    # the report template '検査レポート' has CPU数, CPUコア数, MEM容量 but no rows
-    assert any("sheet '検査レポート': no column for 'cores_per_socket'" in x
-               for x in lines)
+    # the report template '検査レポート' has CPU数, CPUコア数, MEM容量, and rows
+    # of field mappings, not servers: each cell is one line naming it
+    assert lines[0] == (
+        "getconfig_softmaker_server_check_sheet.xlsx sheet '検査レポート' row 3, "
+        "column 'CPU数': expected a positive whole number, got 'CPU数'.")
+    assert all(x.startswith("getconfig_softmaker_server_check_sheet.xlsx sheet "
+                            "'検査レポート'") for x in lines)
     assert not any("TypeError" in x or "internal error" in x for x in lines)
     with pytest.raises(SystemExit):
         main(["plan", str(CHECK_SHEET), "-q"])
@@ -121,3 +125,37 @@ def test_japanese_memory_and_clock_headers(tmp_path):
     s = read_inventory(path).servers.set_index("name").loc["ostrich"]
     assert (s["sockets"], s["cores_per_socket"], s["mem_gib"], s["cpu_mhz"]) == (
         1, 4, 16.0, 2400.0)
+
+
+def test_total_core_count_with_sockets_gives_cores_per_socket(tmp_path):
+    # ledgers write CPU数 (sockets) and コア数 (the server's cores): was refused
+    # ("no column for 'cores_per_socket'")
+    path = tmp_path / "台帳.csv"
+    path.write_text("ホスト名,CPU数,コア数,MEM容量(GB)\nsv01,2,16,64\nsv02,1,20,128\n",
+                    encoding="utf-8")
+    inv = read_inventory(path)
+    got = inv.servers.set_index("name")[["sockets", "cores_per_socket"]].to_dict("index")
+    assert got == {"sv01": {"sockets": 2, "cores_per_socket": 8},
+                   "sv02": {"sockets": 1, "cores_per_socket": 20}}
+    assert _codes(inv)["total_cores_column"].message == (
+        "台帳.csv: column 'コア数' is each server's total cores: cores per socket = "
+        "'コア数' / 'CPU数'")
+
+
+def test_total_core_count_not_divisible_is_one_line(tmp_path):
+    path = tmp_path / "list.csv"
+    path.write_text("Server,Sockets,Total cores,RAM (GB)\nsv03,3,20,32\n",
+                    encoding="utf-8")
+    with pytest.raises(InventoryError) as info:
+        read_inventory(path)
+    assert str(info.value) == ("list.csv row 2, column 'Total cores / Sockets': "
+                               "expected a positive whole number, got '20/3'.")
+
+
+def test_total_core_count_without_sockets_is_the_vcpu_count(tmp_path):
+    path = tmp_path / "vms.csv"
+    path.write_text("Server,Cores,RAM (GB)\nweb1,8,16\n", encoding="utf-8")
+    inv = read_inventory(path)
+    assert inv.servers.set_index("name").loc["web1", "vcpus"] == 8
+    assert "read as vcpus, there being no sockets" in (
+        _codes(inv)["total_cores_column"].message)
