@@ -159,3 +159,24 @@ def test_total_core_count_without_sockets_is_the_vcpu_count(tmp_path):
     assert inv.servers.set_index("name").loc["web1", "vcpus"] == 8
     assert "read as vcpus, there being no sockets" in (
         _codes(inv)["total_cores_column"].message)
+
+
+def test_azure_migrate_storage_allocated_is_the_provisioned_size(tmp_path):
+    # A header the portal accepted ("4 rows processed"), as published in a
+    # Portuguese lab write-up: '*Storage allocated (In MB)' was "not in the
+    # template, not read", so the provisioned size fell back to the used one
+    path = tmp_path / "contoso-vms.csv"
+    path.write_text(
+        "*Server name,IP addresses,*Cores,*Memory (In MB),*OS name,OS version,"
+        "OS architecture,Server type,Hypervisor,CPU utilization percentage,"
+        "Memory utilization percentage,Storage in use (In MB),"
+        "*Storage allocated (In MB)\n"
+        "contoso-fs01,192.168.10.20,2,2048,Windows Server 2022,10.0.20348,x64,"
+        "Virtual,Hyper-V,5,15,81920,163840\n", encoding="utf-8")
+    inv = read_inventory(path)
+    s = inv.servers.set_index("name").loc["contoso-fs01"]
+    assert s["disk_gib"] == pytest.approx(163840e6 / 2**30)
+    assert s["disk_used_gib"] == pytest.approx(81920e6 / 2**30)
+    codes = _codes(inv)
+    assert "azure_migrate_header_unit" not in codes  # MB is a template spelling
+    assert "Storage allocated" not in codes["azure_migrate_columns_ignored"].message

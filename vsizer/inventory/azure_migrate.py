@@ -119,6 +119,9 @@ _SIMPLE = {
     "network in throughput": "net", "network out throughput": "net",
     # issue 23 D: the rest of Microsoft's template (tutorial-discover-import.md)
     "storage in use": "disk_used", "server type": "server_type",
+    # a later template's provisioned total (seen marked required:
+    # '*Storage allocated (In MB)' beside 'Storage in use (In MB)')
+    "storage allocated": "disk_alloc",
     "hypervisor": "hypervisor",
 }
 
@@ -263,7 +266,11 @@ def _map_headers(
 
 
 #: The template's unit of each size role (Microsoft's tutorial-discover-import).
-_TEMPLATE_UNIT = {"mem_gib": "MB", "disk size": "GB", "disk_used": "GB"}
+_TEMPLATE_UNIT = {"mem_gib": "MB", "disk size": "GB", "disk_used": "GB",
+                  "disk_alloc": "GB"}
+#: Units a template version writes for the column: read without a warning.
+_TEMPLATE_UNITS = {"mem_gib": {"MB"}, "disk size": {"GB"}, "disk_used": {"GB", "MB"},
+                   "disk_alloc": {"GB", "MB"}}
 
 
 def _units(headers: list[Any], roles: dict[int, tuple[str, str | None]]) -> list[str]:
@@ -271,7 +278,7 @@ def _units(headers: list[Any], roles: dict[int, tuple[str, str | None]]) -> list
     than the template's (read in the header's unit)."""
     return [f"'{headers[i]}' [{size_unit(headers[i], d)}]" for i, (role, _) in
             roles.items() if (d := _TEMPLATE_UNIT.get(role)) and
-            size_unit(headers[i], d) != d]
+            size_unit(headers[i], d) not in _TEMPLATE_UNITS[role]]
 
 
 def _state_columns(
@@ -382,7 +389,9 @@ class _Cells:
 
 
 _TEXT_ROLES = {"name": "name", "os": "os_name", "os_version": "os_version"}
-_SINGLE_ROLES = ("vcpus", "mem_gib", "cpu_avg_util", "mem_used_pct", "disk_used")
+_SINGLE_ROLES = (
+    "vcpus", "mem_gib", "cpu_avg_util", "mem_used_pct", "disk_used", "disk_alloc",
+)
 #: Text roles kept in ``where`` for the metadata (not server-list fields).
 _KIND_ROLES = ("server_type", "hypervisor")
 
@@ -515,6 +524,11 @@ def _put_values(rec: ServerRecord, c: _Cells, quality: QualityReport) -> None:
         total = sum(sums["disk size"])
         put("disk_gib", disk_to_gib(total, "GB"), "derived",
             f"sum of {len(sums['disk size'])} disk sizes [GB]")
+    elif "disk_alloc" in got:  # the provisioned total, without per-disk sizes
+        header = c.where["disk_alloc"][1]
+        unit = size_unit(header, "GB")
+        put("disk_gib", disk_to_gib(got["disk_alloc"], unit), "given",
+            f"column '{header}' [{unit}]")
     for f, total_role, disk_roles, scale in (
         ("disk_iops", "iops_total", ("disk read ops", "disk write ops"), 1.0),
         ("disk_mb_s", "mbs_total", ("disk read throughput", "disk write throughput"),
