@@ -205,3 +205,40 @@ def test_same_name_in_two_vcenters_reads_both_and_joins_by_id(tmp_path):
     assert _warning(inv, "rvtools_duplicate_vm_names").servers == (
         "APP01 [vm-77]", "app01 [vm-10]")
     assert _warning(inv, "rvtools_vm_not_in_tab") is None
+
+
+# --- Genuine RVTools 4.7.1.4 of the same vCenter (the 133-VM export) -----
+
+RVTOOLEX = REAL / "rvtools-4.7.1.4_kylow_RVTOOLEX.xlsx"
+
+
+def test_rvtoolex_counts_the_32_socket_vm_and_todays_clusters(tmp_path):
+    # vInfo 133 VMs: poweredOn 116, poweredOff 17; vHost 9 hosts: PRODUCCION 4
+    # (144 cores), TEST 3 (72), SANDBOX 2 (48); vCPUs of the powered-on VMs
+    # 523, 112, 36
+    inv = read_rvtools(RVTOOLEX)
+    assert (len(inv), len(inv.excluded), len(inv.hosts_before)) == (116, 17, 9)
+    vm = _row(inv, "T-FORTIDATA-01")  # vCPU: 32 sockets x 1, Overall 138 / Max 73600
+    assert (vm["vcpus"], vm["sockets"], vm["cores_per_socket"]) == (32, 32, 1)
+    assert vm["cpu_avg_util"] == pytest.approx(138 / 73600)
+    assert vm["mem_gib"] == 64.0 and vm["mem_used_gib"] == pytest.approx(
+        (18812 - 206) / 1024)  # vMemory Consumed - Consumed Overhead
+    assert vm["disk_used_gib"] == pytest.approx((41 + 2609 + 27055 + 3290) / 1024)
+    out = tmp_path / "plan.json"
+    with pytest.raises(SystemExit) as info:
+        main(["plan", str(RVTOOLEX), "-q", "-o", str(out)])
+    assert info.value.code in (0, None)
+    clusters = {c["name"]: (c["hosts"], c["cores"], c["vcpus"]) for c in
+                json.loads(out.read_text())["before"]["clusters"]}
+    assert clusters == {"USFQ-PRODUCCION": (4, 144, 523), "USFQ-TEST": (3, 72, 112),
+                        "USFQ-SANDBOX": (2, 48, 36)}
+
+
+def test_rvtoolex_bind_mount_of_root_counts_once():
+    # D-CUSTOM-01: '/' 102441/23224, '/boot' 2550/486, '/opt/sentinelone/rpm_mount'
+    # 102441/23224 (a bind mount of '/'), '/home' 255874/8152 (MiB)
+    inv = read_rvtools(RVTOOLEX)
+    assert _row(inv, "D-CUSTOM-01")["disk_used_gib"] == pytest.approx(
+        (23224 + 486 + 8152) / 1024)
+    w = _warning(inv, "rvtools_partitions_shared")
+    assert "D-CUSTOM-01" in w.servers
