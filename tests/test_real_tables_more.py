@@ -180,3 +180,19 @@ def test_azure_migrate_storage_allocated_is_the_provisioned_size(tmp_path):
     codes = _codes(inv)
     assert "azure_migrate_header_unit" not in codes  # MB is a template spelling
     assert "Storage allocated" not in codes["azure_migrate_columns_ignored"].message
+
+
+def test_aws_application_discovery_import_template(tmp_path):
+    # No filled-in file was found; the header is AWS's documented import template
+    # (application-discovery userguide, discovery-import): it was refused whole
+    # ("no column for 'mem_gib'", sockets, cores per socket)
+    path = tmp_path / "import_template.csv"
+    path.write_text(
+        "ExternalId,HostName,OS.Name,CPU.NumberOfProcessors,CPU.NumberOfCores,"
+        "CPU.NumberOfLogicalCores,RAM.TotalSizeInMB,CPU.UsagePct.Avg,CPU.UsagePct.Max\n"
+        "INV-4711,payments-db-01,Linux,2,16,32,64128,23.9,55.3\n", encoding="utf-8")
+    s = read_inventory(path).servers.set_index("name").loc["payments-db-01"]
+    assert (s["sockets"], s["cores_per_socket"]) == (2, 8)  # 16 cores / 2 CPUs
+    assert s["mem_gib"] == pytest.approx(64128 / 1024)  # MB read as MiB
+    assert (s["cpu_avg_util"], s["cpu_peak_util"]) == (pytest.approx(0.239),
+                                                       pytest.approx(0.553))

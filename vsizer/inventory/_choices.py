@@ -297,6 +297,7 @@ _TOTAL_CORES = frozenset(normalize_text(h).casefold() for h in (
     "cores", "core count", "# cores", "#cores", "total cores", "num cores",
     "number of cores", "cpu cores", "physical cores", "コア数", "CPUコア数",
     "総コア数", "合計コア数", "物理コア数", "コア",
+    "CPU.NumberOfCores",  # AWS Application Discovery Service import template
 ))
 
 
