@@ -160,7 +160,7 @@ def test_load_scenario_lists_every_problem(tmp_path: Path) -> None:
         f"{bad}: unknown key 'scenario.colour'; accepted: name, description, "
         "inventory.",
         f"{bad}: unknown key 'sizing.ceilin'; accepted: ceiling, failures, "
-        "min_hosts, vcpu_per_core, failover_limit, cpu_basis, assume_util, min_confidence, "
+        "min_hosts, vcpu_per_core, failover_limit, failover_budget, cpu_basis, assume_util, min_confidence, "
         "rightsize.",
     ]
 

@@ -43,7 +43,7 @@ def test_unknown_keys_are_errors_all_reported(tmp_path):
         load_rules(f)
     assert exc.value.problems == [
         f"{f}: unknown key 'sizing.ceil'; accepted: ceiling, failures, min_hosts, "
-        "vcpu_per_core, failover_limit, cpu_basis, assume_util, min_confidence, rightsize.",
+        "vcpu_per_core, failover_limit, failover_budget, cpu_basis, assume_util, min_confidence, rightsize.",
         f"{f}: unknown section [foo]; accepted: [hosts], [sizing], [overhead], [power], "
         "[space], [inventory], [platform], [series], [storage], [growth], [targets], [pools].",
         f"{f}: unknown key 'targets.speed'; accepted: host_ratio, rack_ratio, "

@@ -85,11 +85,7 @@ def compare(
     from vsizer.study.compare import compare as run_compare
 
     try:
-        _check_arguments(lang, output or [])
-        check_not_input(
-            output or [],
-            {"a scenario file": list(scenarios), "the --inventory file": [inventory]},
-        )
+        _check_arguments(lang, output or [], scenarios, inventory)
         limits = input_limits(
             max_rows=max_rows,
             max_columns=max_columns,
@@ -105,18 +101,29 @@ def compare(
             )
         if not quiet:
             _print_summary(doc)
-        with output_set():  # the outputs are committed together
-            for path in output or []:
-                _write(doc, path, lang)
-        for path in output or []:
-            if not quiet:
-                out.print(f"wrote {path}", markup=False, highlight=False)
+        _write_all(doc, output or [], lang, quiet)
     except VsizerError as exc:
         raise _fail(exc) from None
 
 
-def _check_arguments(lang: str, output: list[Path]) -> None:
-    """The checks of ``compare``'s own arguments, before anything is read."""
+def _write_all(doc: dict[str, Any], output: list[Path], lang: str, quiet: bool) -> None:
+    """Every ``-o`` file, committed together (:func:`vsizer._atomic.output_set`)."""
+    with output_set():
+        for path in output:
+            _write(doc, path, lang)
+    for path in output:
+        if not quiet:
+            out.print(f"wrote {path}", markup=False, highlight=False)
+
+
+def _check_arguments(
+    lang: str, output: list[Path], scenarios: list[Path], inventory: Path | None
+) -> None:
+    """The checks of ``compare``'s own arguments, before anything is read; no
+    output may replace an input."""
+    check_not_input(
+        output, {"a scenario file": list(scenarios), "the --inventory file": [inventory]}
+    )
     if lang not in ("en", "ja"):
         raise ConfigError(
             f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead."

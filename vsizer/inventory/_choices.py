@@ -64,6 +64,7 @@ __all__ = [
     "decimal_commas",
     "looks_like_server_list",
     "sheet_states",
+    "total_cores",
     "xlsx_grid",
 ]
 
@@ -290,6 +291,64 @@ def cpu_counts_as_vcpus(
     ))
 
 
+#: Headers of a server's total core count (not a field of its own: it is
+#: sockets x cores per socket, or the vCPU count of a VM).
+_TOTAL_CORES = frozenset(normalize_text(h).casefold() for h in (
+    "cores", "core count", "# cores", "#cores", "total cores", "num cores",
+    "number of cores", "cpu cores", "physical cores", "コア数", "CPUコア数",
+    "総コア数", "合計コア数", "物理コア数", "コア",
+    "CPU.NumberOfCores",  # AWS Application Discovery Service import template
+))
+
+
+def total_cores(
+    grid: Grid, header_at: int, header: list[Any], cols: dict[str, int],
+    matches: dict[str, HeaderMatch], metadata: dict[str, Any], where: str,
+) -> Grid:
+    """A total core count column (``Cores``, ``コア数``) in a list without
+    cores-per-socket or vCPU columns: with ``sockets`` it gives cores per socket
+    = cores / sockets (a column appended to the grid, named ``'C / S'`` after
+    both headers; a count not divisible is a cell error there); without, it is
+    the vCPU count. Either way a warning ``total_cores_column`` says so."""
+    if "cores_per_socket" in cols or "vcpus" in cols:
+        return grid
+    i = next((k for k, h in enumerate(header) if not is_blank(h) and
+              normalize_text(h).casefold() in _TOTAL_CORES), None)
+    if i is None:
+        return grid
+    name = str(header[i])
+    metadata["unmapped"] = [h for h in metadata.get("unmapped", []) if h != name]
+    if "sockets" not in cols:
+        cols["vcpus"], matches["vcpus"] = i, HeaderMatch(name, "vcpus")
+        metadata["columns"][name] = "vcpus"
+        said = f"column '{name}' (total cores) read as vcpus, there being no sockets"
+    else:
+        s = cols["sockets"]
+        both = f"{name} / {matches['sockets'].header}"
+        grid = [(r, [*c, _per_socket(c, i, s)] if n > header_at else [*c, both])
+                for n, (r, c) in enumerate(grid)]
+        cols["cores_per_socket"] = len(grid[header_at][1]) - 1
+        matches["cores_per_socket"] = HeaderMatch(both, "cores_per_socket")
+        metadata["columns"][name] = "cores_per_socket"
+        said = (f"column '{name}' is each server's total cores: cores per socket = "
+                f"'{name}' / '{matches['sockets'].header}'")
+    metadata.setdefault("warnings", []).append(("total_cores_column", f"{where}: {said}"))
+    return grid
+
+
+def _per_socket(cells: list[Any], cores: int, sockets: int) -> Any:
+    """``cores / sockets`` of a row: a whole number, blank, or the text
+    ``'C/S'`` (then reported as not a whole number of cores per socket)."""
+    raw = [cells[k] if k < len(cells) else None for k in (cores, sockets)]
+    try:
+        c, s = ((q[0] if (q := parse_quantity(x)) else None) for x in raw)
+    except ValueError:
+        return f"{raw[0]}/{raw[1]}"
+    if c is None or s is None:
+        return None if c is None else f"{raw[0]}/{raw[1]}"
+    return int(c // s) if s > 0 and c % s == 0 else f"{raw[0]}/{raw[1]}"
+
+
 def sheet_states(wb: Any) -> tuple[list[str], list[str]]:
     """A workbook's sheet names and, among them, the hidden ones (``hidden`` and
     ``veryHidden``: Excel shows neither in its tab bar)."""
@@ -365,6 +424,8 @@ def xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str]
     ``metadata['other_server_sheets']``.
     """
     wb = open_workbook(path)
+    repair = [("xlsx_styles_repaired", r) for r in [getattr(wb, "vsizer_repair", None)]
+              if r]
     try:
         names, hidden = sheet_states(wb)
         meta: dict[str, Any] = {"format": "xlsx", "sheets": names, "hidden_sheets": hidden}
@@ -377,18 +438,18 @@ def xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str]
                     f"{path.name}: no sheet named '{sheet}'; sheets: {shown}"
                 )
             grid = list(sheet_rows(wb[sheet], f"{path.name} sheet '{sheet}'"))
-            meta["sheet_warnings"] = [] if sheet not in hidden else [(
+            meta["sheet_warnings"] = repair + ([] if sheet not in hidden else [(
                 "hidden_sheet_read",
                 f"{path.name}: sheet '{sheet}' is hidden in the workbook; read "
                 "because --sheet names it",
-            )]
+            )])
             return grid, {**meta, "sheet": sheet}, sheet
         found = _first_server_sheet(wb, path, [n for n in names if n not in hidden])
         hidden_lists = [n for n in hidden if looks_like_server_list(wb[n])]
     finally:
         wb.close()
     name, grid, others = found
-    warnings = []
+    warnings = list(repair)
     if hidden_lists:  # a hidden sheet of drop-down values is no news
         warnings.append(("hidden_sheets_skipped", (
             f"{path.name}: hidden sheet(s) {_listed(hidden_lists)} look like server "

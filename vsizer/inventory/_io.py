@@ -7,6 +7,9 @@ headers) and ``cells`` the raw values. Nothing here interprets a value.
 
 from __future__ import annotations
 
+import io
+import re
+import warnings
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -80,6 +83,13 @@ def open_workbook(path: Path) -> Any:
 
     An archive declaring more than ``--max-xlsx-mib`` uncompressed is refused
     before anything is decompressed (:func:`vsizer.limits.check_unzipped_size`).
+    A styles part openpyxl cannot read (other spreadsheet programs' extensions,
+    e.g. SoftMaker's ``<extLst>`` in fills and fonts) does not stop the reading:
+    :func:`_open_restyled` reads the cells without it, and the workbook's
+    ``vsizer_repair`` attribute says so (a warning of the readers). The
+    worksheets are mended alike: their extension blocks and data validations
+    (drop-down lists; SoftMaker writes a ``view`` attribute openpyxl refuses)
+    are not read.
     """
     import openpyxl
 
@@ -87,16 +97,90 @@ def open_workbook(path: Path) -> Any:
 
     check_unzipped_size(path, error=InventoryError)
     install()  # a sheet without <dimension> is not parsed whole at open
+    # openpyxl's UserWarnings are about parts vsizer does not read (extensions,
+    # validations, conditional formats); printed, they are two lines of noise
+    warnings.filterwarnings("ignore", category=UserWarning, module="openpyxl")
     try:
         return openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except (
-        zipfile.BadZipFile, KeyError, OSError, ValueError, zlib.error, EOFError,
-        SyntaxError,  # XML ParseError of a damaged member (lxml's too)
-        NotImplementedError,  # a member compressed with an unsupported method
-    ) as exc:
+    except _OPEN_ERRORS as exc:
         raise InventoryError(
             f"{path.name}: cannot open as an Excel workbook (.xlsx): {exc}"
         ) from exc
+    except (TypeError, AttributeError) as exc:  # in openpyxl's stylesheet reader
+        return _open_restyled(path, exc)
+
+
+_OPEN_ERRORS = (
+    zipfile.BadZipFile, KeyError, OSError, ValueError, zlib.error, EOFError,
+    SyntaxError,  # XML ParseError of a damaged member (lxml's too)
+    NotImplementedError,  # a member compressed with an unsupported method
+)
+
+#: The smallest stylesheet Excel accepts: one font, fill, border and format.
+_PLAIN_STYLES = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+    '<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+    '<fonts count="1"><font/></fonts><fills count="1"><fill/></fills>'
+    '<borders count="1"><border/></borders>'
+    '<cellStyleXfs count="1"><xf/></cellStyleXfs><cellXfs count="1"><xf/></cellXfs>'
+    "</styleSheet>"
+)
+
+
+_EXTENSIONS = re.compile(r"<(\w+:)?extLst\b.*?</(\w+:)?extLst>", re.S)
+_VALIDATIONS = re.compile(r"<(\w+:)?dataValidations\b.*?</(\w+:)?dataValidations>", re.S)
+
+
+def _without(data: bytes, *blocks: re.Pattern[str]) -> str:
+    """The XML text of a package part without the ``blocks``."""
+    text = data.decode("utf-8", "replace")
+    for block in blocks:
+        text = block.sub("", text)
+    return text
+
+
+def _open_restyled(path: Path, first: Exception) -> Any:
+    """The workbook at ``path`` read with its styles part mended: first without
+    its ``<extLst>`` extension blocks (number formats kept), else replaced by a
+    plain stylesheet (cell values kept, number formats lost: a date may read
+    as its serial number). Sets ``wb.vsizer_repair`` to the one-line account."""
+    import openpyxl
+
+    with zipfile.ZipFile(path) as z:
+        parts = {i.filename: z.read(i) for i in z.infolist()}
+    name = next((n for n in parts if n.lower() == "xl/styles.xml"), None)
+    if name is None:
+        raise InventoryError(
+            f"{path.name}: cannot open as an Excel workbook (.xlsx): {first}"
+        ) from first
+    text = _without(parts[name], _EXTENSIONS)
+    for n in [n for n in parts if re.match(r"xl/worksheets/[^/]+\.xml$", n, re.I)]:
+        parts[n] = _without(parts[n], _EXTENSIONS, _VALIDATIONS).encode("utf-8")
+    tries = (
+        (text, "without its extension blocks (<extLst>); values and number "
+         "formats kept"),
+        (_PLAIN_STYLES, "without its cell formats; values kept, a date may read "
+         "as its serial number"),
+    )
+    for styles, how in tries:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as out:
+            for n, data in parts.items():
+                out.writestr(n, styles.encode("utf-8") if n == name else data)
+        buf.seek(0)
+        try:
+            wb = openpyxl.load_workbook(buf, read_only=True, data_only=True)
+        except (TypeError, AttributeError, *_OPEN_ERRORS):
+            continue
+        wb.vsizer_repair = (
+            f"{path.name}: its styles part could not be read ({type(first).__name__}: "
+            f"{first}); the workbook was read {how} (its data validations and "
+            "extension blocks not read)"
+        )
+        return wb
+    raise InventoryError(
+        f"{path.name}: cannot open as an Excel workbook (.xlsx): {first}"
+    ) from first
 
 
 def iter_sheet(
@@ -185,6 +269,13 @@ def _undamaged(ws: Any) -> Iterator[Any]:
     ``FILE: the workbook is damaged (sheet 'S': ...); ...``."""
     try:
         yield from ws.iter_rows()
+    except (TypeError, AttributeError) as exc:  # an element openpyxl cannot build
+        raise InventoryError(
+            f"{_workbook_file(ws)}: sheet '{ws.title}' holds an element this reader "
+            f"cannot read ({type(exc).__name__}: {exc}), written by another "
+            "spreadsheet program; open it in Excel (or LibreOffice) and save it "
+            "again as .xlsx."
+        ) from None
     except _DAMAGE as exc:
         file = _workbook_file(ws)
         reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

@@ -81,6 +81,7 @@ class Sheet:
     ):
         self.name, self.headers, self.rows = name, headers, rows
         self.file = file  # the CSV file of a per-tab export ('' in a workbook)
+        self.notes: list[str] = []  # how the workbook had to be read (one line each)
         self.by_key = {key(h): h for h in headers}
 
     def has(self, header: str) -> bool:
@@ -202,8 +203,11 @@ def read_sheets(
                 other = vinfo_like_sheet(wb)
                 sheets["vInfo"] = None if other is None else load(wb, other, p.name)
             all_sheets = list(wb.sheetnames)
+            repair = getattr(wb, "vsizer_repair", None)
         finally:
             wb.close()
+        if repair and sheets["vInfo"] is not None:
+            sheets["vInfo"].notes.append(repair)
     vinfo = sheets["vInfo"]
     if vinfo is None or not vinfo.has("VM"):
         what = "sheet" if fmt == "xlsx" else "file"

@@ -119,6 +119,9 @@ _SIMPLE = {
     "network in throughput": "net", "network out throughput": "net",
     # issue 23 D: the rest of Microsoft's template (tutorial-discover-import.md)
     "storage in use": "disk_used", "server type": "server_type",
+    # a later template's provisioned total (seen marked required:
+    # '*Storage allocated (In MB)' beside 'Storage in use (In MB)')
+    "storage allocated": "disk_alloc",
     "hypervisor": "hypervisor",
 }
 
@@ -149,6 +152,19 @@ def column_role(header: Any) -> tuple[str, str | None] | None:
     if m:
         return "disk " + m.group(2), m.group(1)
     return None
+
+
+_UNIT = re.compile(r"[(\[]\s*(?:in\s+)?([KMGT]i?B)\s*[)\]]\s*$", re.I)
+
+
+def size_unit(header: Any, default: str) -> str:
+    """The size unit a header states in brackets (``'Memory (GB)'`` -> ``'GB'``,
+    ``'*Memory (In MB)'`` -> ``'MB'``), else ``default`` (the template's)."""
+    m = _UNIT.search(clean_text(header) or "")
+    if m is None:
+        return default
+    u = m.group(1)
+    return u[0].upper() + ("iB" if u[1:].lower() == "ib" else "B")
 
 
 def is_azure_migrate_header(cells: list[Any]) -> bool:
@@ -206,7 +222,7 @@ def read_azure_migrate(path: str | os.PathLike[str]) -> Inventory:
     quality = QualityReport()
     if meta.get("delimiter") == ";":
         grid = decimal_commas(grid, 0, headers, metadata, problems, quality)
-    _state_columns(p.name, ignored, unmapped, quality)
+    _state_columns(p.name, ignored, unmapped, quality, _units(headers, roles))
     records = []
     for r, cells in grid[1:]:
         rec = _row(r, cells, headers, roles, problems, quality)
@@ -249,11 +265,35 @@ def _map_headers(
     return roles, extra, unmapped, ignored
 
 
+#: The template's unit of each size role (Microsoft's tutorial-discover-import).
+_TEMPLATE_UNIT = {"mem_gib": "MB", "disk size": "GB", "disk_used": "GB",
+                  "disk_alloc": "GB"}
+#: Units a template version writes for the column: read without a warning.
+_TEMPLATE_UNITS = {"mem_gib": {"MB"}, "disk size": {"GB"}, "disk_used": {"GB", "MB"},
+                   "disk_alloc": {"GB", "MB"}}
+
+
+def _units(headers: list[Any], roles: dict[int, tuple[str, str | None]]) -> list[str]:
+    """``'header' [unit]`` of each size column whose header states another unit
+    than the template's (read in the header's unit)."""
+    return [f"'{headers[i]}' [{size_unit(headers[i], d)}]" for i, (role, _) in
+            roles.items() if (d := _TEMPLATE_UNIT.get(role)) and
+            size_unit(headers[i], d) not in _TEMPLATE_UNITS[role]]
+
+
 def _state_columns(
-    file: str, ignored: list[str], unmapped: list[str], quality: QualityReport
+    file: str, ignored: list[str], unmapped: list[str], quality: QualityReport,
+    units: list[str] | None = None,
 ) -> None:
     """One warning listing the columns not read: template columns that do not
-    change host sizing, and columns that are not in the template."""
+    change host sizing, and columns that are not in the template; and one for
+    size columns read in another unit than the template's, as their header says."""
+    if units:
+        quality.warn(
+            "azure_migrate_header_unit",
+            f"{file}: column(s) {', '.join(units)} read in the unit their header "
+            "states, not the template's (memory MB, disks and storage in use GB)",
+        )
     parts = []
     if ignored:
         parts.append("template column(s) " + ", ".join(f"'{h}'" for h in ignored)
@@ -349,7 +389,9 @@ class _Cells:
 
 
 _TEXT_ROLES = {"name": "name", "os": "os_name", "os_version": "os_version"}
-_SINGLE_ROLES = ("vcpus", "mem_gib", "cpu_avg_util", "mem_used_pct", "disk_used")
+_SINGLE_ROLES = (
+    "vcpus", "mem_gib", "cpu_avg_util", "mem_used_pct", "disk_used", "disk_alloc",
+)
 #: Text roles kept in ``where`` for the metadata (not server-list fields).
 _KIND_ROLES = ("server_type", "hypervisor")
 
@@ -402,6 +444,9 @@ def _read_cells(
         if role in _SINGLE_ROLES:
             c.got[role] = x
             c.where[role] = (r, str(headers[i]), None, clean_text(raw) or "")
+        elif role == "disk size":  # in GB, the template's unit, whatever the header
+            c.sums.setdefault(role, []).append(
+                disk_to_gib(x, size_unit(headers[i], "GB")) / disk_to_gib(1.0, "GB"))
         else:
             c.sums.setdefault(role, []).append(x)
     return c
@@ -458,14 +503,16 @@ def _put_values(rec: ServerRecord, c: _Cells, quality: QualityReport) -> None:
     if "vcpus" in got:
         put("vcpus", int(got["vcpus"]), "given", "Cores")
     if "mem_gib" in got:
-        put("mem_gib", memory_to_gib(got["mem_gib"], "MB"), "given", "MB read as MiB")
+        unit = size_unit(c.where["mem_gib"][1], "MB")
+        put("mem_gib", memory_to_gib(got["mem_gib"], unit), "given",
+            f"{unit} read as {unit[0]}iB" if "i" not in unit else unit)
     if "cpu_avg_util" in got:
         # The format has one CPU figure; the peak is missing and is estimated
         # by the missing-data policy (vsizer.missing) when the list is finished.
         put("cpu_avg_util", got["cpu_avg_util"] / 100, "given")
     if "disk_used" in got:  # 'Storage in use (In GB)': decimal GB like the disks
         header = c.where["disk_used"][1]
-        unit = "MB" if "(in mb)" in header.casefold().replace("  ", " ") else "GB"
+        unit = size_unit(header, "GB")
         put("disk_used_gib", disk_to_gib(got["disk_used"], unit), "given",
             f"column '{header}' [{unit}]")
     if "mem_used_pct" in got and "mem_gib" in v:
@@ -477,6 +524,11 @@ def _put_values(rec: ServerRecord, c: _Cells, quality: QualityReport) -> None:
         total = sum(sums["disk size"])
         put("disk_gib", disk_to_gib(total, "GB"), "derived",
             f"sum of {len(sums['disk size'])} disk sizes [GB]")
+    elif "disk_alloc" in got:  # the provisioned total, without per-disk sizes
+        header = c.where["disk_alloc"][1]
+        unit = size_unit(header, "GB")
+        put("disk_gib", disk_to_gib(got["disk_alloc"], unit), "given",
+            f"column '{header}' [{unit}]")
     for f, total_role, disk_roles, scale in (
         ("disk_iops", "iops_total", ("disk read ops", "disk write ops"), 1.0),
         ("disk_mb_s", "mbs_total", ("disk read throughput", "disk write throughput"),

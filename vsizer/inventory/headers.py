@@ -52,7 +52,7 @@ VARIABLE_MAP: dict[str, list[str]] = {
     ],
     "sockets": [
         "sockets", "cpu sockets", "socket count", "CPU数", "ソケット数",
-        "CPUソケット数", "物理CPU数",
+        "CPUソケット数", "物理CPU数", "CPU.NumberOfProcessors",
     ],
     "cores_per_socket": [
         "cores_per_socket", "cores per socket", "cores per cpu", "cores/cpu",
@@ -74,22 +74,24 @@ VARIABLE_MAP: dict[str, list[str]] = {
     ],
     "cpu_mhz": [
         "cpu_mhz", "cpu mhz", "clock", "cpu clock", "cpu speed", "clock speed",
-        "クロック", "CPUクロック", "クロック数", "動作周波数", "周波数",
+        "クロック", "CPUクロック", "クロック数", "CPUクロック数", "動作周波数",
+        "周波数",
     ],
     "cpu_avg_util": [
         "cpu_avg_util", "cpu_avg_pct", "cpu avg", "avg cpu", "average cpu",
         "cpu average", "cpu avg util", "CPU 平均使用率", "平均CPU使用率",
-        "CPU使用率(平均)", "CPU使用率平均", "CPU平均",
+        "CPU使用率(平均)", "CPU使用率平均", "CPU平均", "CPU.UsagePct.Avg",
     ],
     "cpu_peak_util": [
         "cpu_peak_util", "cpu_peak_pct", "cpu peak", "peak cpu", "cpu max",
         "max cpu", "CPU 最高使用率", "CPU最大使用率", "最大CPU使用率",
         "最高CPU使用率", "CPU使用率(最大)", "CPU使用率(最高)", "CPUピーク使用率",
-        "CPU最高", "CPU最大",
+        "CPU最高", "CPU最大", "CPU.UsagePct.Max",
     ],
     "mem_gib": [
         "mem_gib", "memory", "mem", "memory size", "ram", "メモリ", "メモリ容量",
-        "搭載メモリ", "メモリサイズ", "実装メモリ", "メモリ搭載量",
+        "搭載メモリ", "メモリサイズ", "実装メモリ", "メモリ搭載量", "メモリ量",
+        "メモリー", "メモリー容量", "MEM容量", "RAM.TotalSizeInMB",
     ],
     "mem_used_gib": [
         "mem_used_gib", "memory used", "used memory", "mem used", "memory usage",
@@ -148,7 +150,7 @@ VARIABLE_MAP: dict[str, list[str]] = {
         "migrate", "migration", "移行", "移行対象", "移行有無", "移行可否",
     ],
     "pin_host": ["pin_host", "pinned host", "固定ホスト", "配置ホスト"],
-    "os": ["os", "operating system", "OS名", "オペレーティングシステム"],
+    "os": ["os", "operating system", "OS名", "オペレーティングシステム", "OS.Name"],
 }
 
 #: Benchmark a score header is in; score headers not listed are
@@ -185,6 +187,10 @@ IMPLICIT_UNITS: dict[str, str] = {
     "ディスク使用率": "%",
     "cpu_mhz": "MHz",
     "cpu mhz": "MHz",
+    # AWS Application Discovery Service import template (discovery-import.html)
+    "ram.totalsizeinmb": "MB",
+    "cpu.usagepct.avg": "%",
+    "cpu.usagepct.max": "%",
     "net_mbps": "Mbit/s",
     "network mbps": "Mbit/s",
     "disk_mb_s": "MB/s",

@@ -2,7 +2,8 @@
 
 One VM per row of the ``vInfo`` sheet; when present, the ``vCPU``,
 ``vMemory``, ``vDisk``, ``vPartition`` and ``vSnapshot`` sheets are joined by VM
-name and ``vHost`` by the VM's host. The export is an ``.xlsx``, RVTools'
+name (a repeated name: name and VM ID, :mod:`vsizer.inventory._rvtools_names`)
+and ``vHost`` by the VM's host. The export is an ``.xlsx``, RVTools'
 per-tab CSV export (a folder, or its ``vInfo.csv``/``RVTools_tabvInfo.csv``;
 :mod:`vsizer.inventory._rvtools_sheets`), or a file another tool wrote in that
 layout. Power states of every producer are mapped
@@ -87,6 +88,8 @@ from vsizer.inventory._rvtools_hosts import (
     match_hosts,
     read_hosts,
 )
+from vsizer.inventory._rvtools_names import index as _index
+from vsizer.inventory._rvtools_names import vinfo_names, vm_keys, warn_not_in_tabs
 from vsizer.inventory._rvtools_power import PowerState, power_state, warn_power_states
 from vsizer.inventory._rvtools_sheets import Sheet as _Sheet
 from vsizer.inventory._rvtools_sheets import key as _key
@@ -177,6 +180,8 @@ def read_rvtools(
     quality.note(
         f"RVTools sizes read as MiB ({layout} headers; vSphere reports binary units)"
     )
+    for line in vinfo.notes:  # a workbook read with its styles mended
+        quality.warn("xlsx_styles_repaired", line)
     if vinfo.name.casefold() != "vinfo":  # another producer's name for the tab
         quality.warn(
             "rvtools_vinfo_sheet_named",
@@ -184,11 +189,14 @@ def read_rvtools(
             "vInfo's: VM, Powerstate, CPUs, Memory [MiB]).",
         )
     disks = (_disk_sums(sheets["vDisk"], problems), UsedDisk(sheets, problems))
-    records, planned = _vinfo_records(vinfo, sheets, include_powered_off, problems)
+    records, planned = _vinfo_records(
+        vinfo, sheets, include_powered_off, problems, vinfo_names(vinfo, quality)
+    )
     warn_power_states(
         {r.name: _power(c) for r, c in _with_context(records, vinfo, sheets)}, quality,
         vinfo.header("Powerstate"),
     )
+    warn_not_in_tabs([r.name for r, _ in planned], sheets, quality)
     on_host = _planned_values(planned, sheets, disks, hosts, problems, quality)
     inv = finish(
         records, problems=problems, quality=quality, source=os.fspath(path),
@@ -213,16 +221,17 @@ def _vinfo_records(
     sheets: dict[str, _Sheet | None],
     include_powered_off: bool,
     problems: ProblemLog,
+    names: dict[int, str],
 ) -> tuple[list[ServerRecord], list[tuple[ServerRecord, list[dict[str, Any]]]]]:
-    """A record per vInfo row with a VM name, and those planned with their context
-    (the VM's cells in vInfo, vCPU and vMemory)."""
+    """A record per vInfo row with a VM name (``names``, row -> name), and those
+    planned with their context (the VM's cells in vInfo, vCPU and vMemory)."""
     by_vm = {
         n: _index(s) for n, s in sheets.items() if s is not None and n != "vHost"
     }
     records: list[ServerRecord] = []
     planned: list[tuple[ServerRecord, list[dict[str, Any]]]] = []
-    for row, cells in vinfo.rows:
-        name = clean_text(cells.get("vm"))
+    for row, _ in vinfo.rows:
+        name = names.get(row)
         if name is None:
             problems.cell(row, vinfo.header("VM"), "a VM name", "")
             continue
@@ -298,16 +307,6 @@ def _layout(sheets: dict[str, _Sheet | None]) -> str:
     if any(h.endswith(" MB") for h in headers):
         return "MB"
     return "unknown"
-
-
-def _index(sheet: _Sheet) -> dict[str, dict[str, Any]]:
-    """VM name -> first row of the sheet (row number under key ``'#row'``)."""
-    out: dict[str, dict[str, Any]] = {}
-    for row, cells in sheet.rows:
-        name = clean_text(cells.get("vm"))
-        if name is not None and name not in out:
-            out[name] = {**cells, "#row": row, "#sheet": sheet}
-    return out
 
 
 def _get(ctx: list[dict[str, Any]], header: str) -> Any:
@@ -402,13 +401,13 @@ def _disk_sums(
         return {}
     out: dict[str, tuple[float, int]] = {}
     for row, cells in sheet.rows:
-        name = clean_text(cells.get("vm"))
         x = _number({**cells, "#row": row, "#sheet": sheet}, header, problems,
                     "a non-negative disk capacity")
-        if name is None or x is None:
+        if x is None:
             continue
-        total, n = out.get(name, (0.0, 0))
-        out[name] = (total + x, n + 1)
+        for k in vm_keys(cells):
+            total, n = out.get(k, (0.0, 0))
+            out[k] = (total + x, n + 1)
     return out
 
 

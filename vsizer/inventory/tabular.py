@@ -36,6 +36,7 @@ from vsizer.inventory._choices import (
     compare_duplicates,
     cpu_counts_as_vcpus,
     decimal_commas,
+    total_cores,
     xlsx_grid,
 )
 from vsizer.inventory._io import (
@@ -182,6 +183,7 @@ def table_from_grid(
     metadata = {**metadata, "header_row": header_row, "group_row": group_row}
     problems = ProblemLog(file, sheet)
     cols, matches, derived, dups = _map_columns(cells, metadata)
+    grid = total_cores(grid, header_at, cells, cols, matches, metadata, problems.prefix)
     cpu_counts_as_vcpus(grid, header_at, cols, matches, metadata, problems.prefix)
     _require_columns(cols, problems)
     if problems.lines:

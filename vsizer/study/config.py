@@ -160,14 +160,10 @@ class Rules:
         "Utilization survivors may reach after a failure [fraction]. Default 1.0.",
         "sizing", constraint=_FRACTION))
     failover_budget: int = field(default=5_000_000, metadata=rule(
-        "Work of one N+k check, in host-scenarios (failure scenarios x hosts "
-        "of the pool x k). While C(hosts, k) x hosts x k is within it every "
-        "scenario is checked; beyond it, budget / (hosts x k) scenarios, those "
-        "failing the most loaded hosts first, and the plan warns "
-        "(failover_sampled). Default 5000000 (N+1 up to 2,236 hosts, N+2 up to "
-        "171, N+3 up to 56).",
-        "sizing", flag="--failover-budget",
-        constraint=Interval(int, 1, None)))
+        "Work of one N+k check in host-scenarios (scenarios x hosts x k); beyond "
+        "it, failures of the most loaded hosts first, warned. Default 5000000 "
+        "(every scenario of N+1 up to 2,236 hosts, N+2 up to 171).",
+        "sizing", flag="--failover-budget", constraint=Interval(int, 1, None)))
     cpu_basis: str = field(default="peak", metadata=rule(
         "Size CPU on 'peak' or 'average' utilization. Default peak.",
         "sizing", flag="--cpu-basis", constraint=OneOf(("peak", "average"))))
@@ -339,10 +335,9 @@ class Rules:
     pools: dict[str, PoolRules] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if isinstance(self.vcpu_per_core, str) and _rm.is_vcpu_per_core(
-            self.vcpu_per_core
-        ) and self.vcpu_per_core != "today":  # a flag's text: the number
-            object.__setattr__(self, "vcpu_per_core", float(self.vcpu_per_core))
+        v = self.vcpu_per_core
+        if isinstance(v, str) and _rm.is_vcpu_per_core(v) and v != "today":
+            object.__setattr__(self, "vcpu_per_core", float(v))  # a flag's text
         problems = rule_problems(self)
         if problems:
             raise ConfigError(problems)

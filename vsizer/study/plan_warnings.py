@@ -62,7 +62,7 @@ def failover_budget_warnings(
     pools: Sequence[PoolResult], rules: Rules
 ) -> list[PlanWarning]:
     """One ``failover_sampled`` warning per pool whose N+k check stopped at
-    ``--max-failover-scenarios`` instead of checking every failure set."""
+    ``--failover-budget`` instead of checking every failure set."""
     out = []
     for pr in pools:
         fo = pr.sizing.failover

@@ -157,7 +157,8 @@ def _named(
         problems.whole(
             file,
             f"--server names the one series of a response; expected 1 series, got "
-            f"{len(result)}; name servers by a label with --server-label instead.",
+            f"{len(result)}; leave --server out: each series is then named by its "
+            f"'{server_label}' label.",
         )
         return result
     item = dict(result[0])
