@@ -409,6 +409,22 @@ def test_real_racktrack_server_list_cpu_column_of_core_counts():
     }
 
 
+def test_racktrack_cpu_column_given_twice(tmp_path):
+    # found by tests/fuzz (column_duplicate): a second 'cpu' column was compared as
+    # 'cpu_name' after the first was read as vcpus: internal KeyError 'cpu_name'
+    rows = (TABLES / "racktrack_servers.csv").read_text().splitlines()
+    same = [rows[0] + ",cpu"] + [r + "," + r.split(",")[3] for r in rows[1:]]
+    inv = read_table(_csv(tmp_path, "\n".join(same) + "\n", "same.csv"))
+    assert int(inv.servers["vcpus"].sum()) == 80
+    other = [same[0], same[1].rsplit(",", 1)[0] + ",12 cores", *same[2:]]
+    with pytest.raises(InventoryError) as err:
+        read_table(_csv(tmp_path, "\n".join(other) + "\n", "other.csv"))
+    assert str(err.value) == (
+        "other.csv row 2: columns 'cpu' and 'cpu' both give 'vcpus' and differ: "
+        "'8 cores' and '12 cores'; delete one of them or make them agree."
+    )
+
+
 def test_cpu_column_of_names_stays_the_cpu_name(tmp_path):
     p = _csv(tmp_path, "name,cpu,vcpus,ram\na,Xeon Gold 6130,4,8\nb,8,2,4\n")
     inv = read_table(p)

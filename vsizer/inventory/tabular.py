@@ -16,6 +16,7 @@ Validation collects every problem of the file and raises one
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -185,6 +186,7 @@ def table_from_grid(
     cols, matches, derived, dups = _map_columns(cells, metadata)
     grid = total_cores(grid, header_at, cells, cols, matches, metadata, problems.prefix)
     cpu_counts_as_vcpus(grid, header_at, cols, matches, metadata, problems.prefix)
+    dups = _follow_moves(dups, cols)
     _require_columns(cols, problems)
     if problems.lines:
         problems.whole_file(
@@ -304,6 +306,19 @@ def _check_duplicates(
     for rows, group in ((records, [d for d in dups if d.field == "migrate"]),
                         (planned, [d for d in dups if d.field != "migrate"])):
         compare_duplicates(rows, group, first, value_at, problems, quality)
+
+
+def _follow_moves(dups: list[Duplicate], cols: dict[str, int]) -> list[Duplicate]:
+    """A second ``CPU`` column follows the first when that one was read as vCPUs
+    (:func:`~vsizer.inventory._choices.cpu_counts_as_vcpus`): both compare as
+    ``vcpus`` (equal: fine; different: an error naming both)."""
+    if "cpu_name" in cols or "vcpus" not in cols:
+        return dups
+    return [
+        replace(d, field="vcpus", match=HeaderMatch(d.match.header, "vcpus"))
+        if d.field == "cpu_name" else d
+        for d in dups
+    ]  # fmt: skip
 
 
 def _map_columns(
