@@ -30,6 +30,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from vsizer._validation import Interval, OneOf, check_param
+from vsizer.limits import check_grid
 from vsizer.series.align import AlignedSeries, _ffill_limited, align_report
 
 __all__ = ["GridAccumulator", "bin_block", "step_ns_of"]
@@ -133,6 +134,12 @@ class GridAccumulator:
         self.units = dict(units)
         self.first_bin = int(first_bin)
         self.n_bins = max(int(n_bins), 0)
+        start = pd.Timestamp(self.first_bin * self.step_ns, tz="UTC")
+        end = pd.Timestamp((self.first_bin + self.n_bins) * self.step_ns, tz="UTC")
+        check_grid(  # before anything of the grid's size is allocated
+            self.n_bins, len(self.servers),
+            f"of {self.step_ns / 1e9:g} s, {start:%Y-%m-%d} to {end:%Y-%m-%d}",
+        )  # fmt: skip
         shape = (len(self.servers), self.n_bins)
         self._agg: dict[str, FloatArray] = {}
         self._count: dict[str, npt.NDArray[np.int32]] = {}

@@ -20,6 +20,7 @@ from vsizer.series.coverage import (
 )
 from vsizer.series.demand import cpu_util_stats, demand_curves
 from vsizer.series.model import SeriesSet
+from vsizer.series.outliers import drop_outlying
 from vsizer.series.sources import why_empty
 from vsizer.study.config import Rules
 from vsizer.study.results import SeriesInfo
@@ -34,17 +35,19 @@ def align_for_plan(series: SeriesSet, rules: Rules) -> AlignedSeries:
             f"series {series.source}: expected samples vsizer reads, got none"
             + (f" ({why})" if why else "") + "."
         )
+    data = None
     try:
         if columns is not None:  # Bitbrains, PlanetLab, a store: no tidy frame
             aligned = columns.align(step=rules.step, how=rules.resample)
-        else:
-            aligned = align(series.data, step=rules.step, how=rules.resample)
+        else:  # clock resets and far futures dropped (vsizer.series.outliers)
+            data = drop_outlying(series.data, series.source, series.quality)
+            aligned = align(data, step=rules.step, how=rules.resample)
     except ValueError as exc:
         raise SeriesError(f"series {series.source}: {exc}") from None
     notes = (
         columns.step_notes(rules.step)
-        if columns is not None
-        else step_mismatch_notes(series.data, rules.step)
+        if columns is not None or data is None
+        else step_mismatch_notes(data, rules.step)
     )
     for note in notes:
         series.quality.note(note)
