@@ -28,6 +28,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from vsizer.limits import check_grid
+from vsizer.series._tidy import file_label
 
 __all__ = [
     "GAP_FACTOR",
@@ -73,12 +74,16 @@ def drop_outlying(
 ) -> pd.DataFrame:
     """Tidy ``data`` without its outlying samples, each server's drop counted.
 
+    ``source`` (a file or folder) is named by its last part, as problem lines
+    name files.
+
     ``quality`` (a :class:`~vsizer.series.model.SeriesQuality`) gets one
     ``outlying_time`` issue per server with samples dropped. ``data`` comes
     back unchanged (the same object) when nothing is outlying.
     """
     if data.empty:
         return data
+    source = file_label(source)
     ns = pd.to_datetime(data["timestamp"], utc=True).to_numpy(
         dtype="datetime64[ns]"
     ).astype(np.int64)
