@@ -404,7 +404,7 @@ def _localize(
     wall = pd.DatetimeIndex(ns[naive])
     as_dst = wall.tz_localize(tz, ambiguous=np.ones(len(wall), dtype=bool), nonexistent="NaT")
     as_std = wall.tz_localize(tz, ambiguous=np.zeros(len(wall), dtype=bool), nonexistent="NaT")
-    ok = as_dst.notna()
+    ok = np.asarray(as_dst.notna(), dtype=bool)
     dst_ns = np.where(ok, as_dst.as_unit("ns").asi8, 0)
     std_ns = np.where(ok, as_std.as_unit("ns").asi8, 0)
     n = len(ns)

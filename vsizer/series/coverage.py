@@ -206,10 +206,10 @@ def short_series(
     the grid (``has``: they have one), warned as ``short_series``."""
     short = has & (coverage < MIN_SERIES_COVERAGE)
     if short.any():
-        who = [str(names[i]) for i in np.flatnonzero(short)]
-        shares = ", ".join(
-            f"'{names[i]}' {coverage[i]:.1%}" for i in np.flatnonzero(short)[:5]
-        ) + (f" and {len(who) - 5} more" if len(who) > 5 else "")
+        rows = np.flatnonzero(short).tolist()
+        who = [str(names[i]) for i in rows]
+        shares = ", ".join(f"'{names[i]}' {coverage[i]:.1%}" for i in rows[:5])
+        shares += f" and {len(who) - 5} more" if len(who) > 5 else ""
         quality.warn(
             "short_series",
             f"{len(who)} server(s) have a CPU series covering less than "

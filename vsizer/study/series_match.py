@@ -36,7 +36,7 @@ def align_for_plan(series: SeriesSet, rules: Rules) -> AlignedSeries:
             f"series {series.source}: expected samples vsizer reads, got none"
             + (f" ({why})" if why else "") + "."
         )
-    data = None
+    data: pd.DataFrame | None = None
     try:
         if columns is not None:  # Bitbrains, PlanetLab, a store: no tidy frame
             aligned = columns.align(step=rules.step, how=rules.resample)
@@ -45,11 +45,10 @@ def align_for_plan(series: SeriesSet, rules: Rules) -> AlignedSeries:
             aligned = align(data, step=rules.step, how=rules.resample)
     except ValueError as exc:
         raise SeriesError(f"series {series.source}: {exc}") from None
-    notes = (
-        columns.step_notes(rules.step)
-        if columns is not None or data is None
-        else step_mismatch_notes(data, rules.step)
-    )
+    if columns is not None:
+        notes = columns.step_notes(rules.step)
+    else:
+        notes = step_mismatch_notes(data, rules.step) if data is not None else []
     for note in notes:
         series.quality.note(note)
     return aligned
