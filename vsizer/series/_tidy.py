@@ -299,12 +299,9 @@ def parse_timestamps(
 ) -> tuple[Int64Array, npt.NDArray[np.bool_]]:
     """Parse a column of times to ns since the epoch, UTC.
 
-    Local times at a daylight-saving change of ``tz``: one in the overlap (the
-    hour that repeats) is read by order within its ``groups`` code (a series:
-    server and metric; the whole column without ``groups``), the first
-    occurrence as daylight-saving time, the next as standard time, counted in
-    a note; one in the gap (the hour that is skipped) is a bad cell naming the
-    gap and its date.
+    Local times at a DST change of ``tz``: in the overlap, by order within
+    their ``groups`` code (a series), first DST then standard time (noted); in
+    the gap, a bad cell naming it (:func:`_in_dst_changes`).
 
     ISO 8601 texts with an offset are converted to UTC; texts without one are
     read in ``tz`` (``--tz``), else as UTC (noted). A column of plain numbers
@@ -346,16 +343,7 @@ def parse_timestamps(
             notes.append(note)
         naive_u = np.zeros(len(text), dtype=bool)
     else:
-        parsed = pd.to_datetime(
-            text.where(~blank), format="ISO8601", utc=True, errors="coerce"
-        )
-        u_good = parsed.notna().to_numpy(dtype=bool, copy=True)
-        if u_good.any():
-            u_ns[u_good] = pd.DatetimeIndex(parsed[u_good]).as_unit("ns").asi8
-        has_offset = text.fillna("").str.contains(_OFFSET_RE).to_numpy(dtype=bool)
-        naive_u = u_good & ~has_offset
-        if tz is not None and naive_u.any():
-            dst = _localize(u_ns, u_good, naive_u, tz)
+        u_good, naive_u, dst = _parse_iso(text, blank, u_ns, tz)
     ns = u_ns[codes]
     good = u_good[codes]
     if dst is not None:
@@ -378,6 +366,22 @@ def parse_timestamps(
             column=column,
         )
     return ns, good
+
+
+def _parse_iso(
+    text: pd.Series, blank: npt.NDArray[np.bool_], u_ns: Int64Array, tz: tzinfo | None
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], _DstChanges | None]:
+    """ISO 8601 texts into ``u_ns``: good cells, naive cells, DST changes met."""
+    parsed = pd.to_datetime(
+        text.where(~blank), format="ISO8601", utc=True, errors="coerce"
+    )
+    u_good = parsed.notna().to_numpy(dtype=bool, copy=True)
+    if u_good.any():
+        u_ns[u_good] = pd.DatetimeIndex(parsed[u_good]).as_unit("ns").asi8
+    has_offset = text.fillna("").str.contains(_OFFSET_RE).to_numpy(dtype=bool)
+    naive_u = u_good & ~has_offset
+    dst = _localize(u_ns, u_good, naive_u, tz) if tz is not None and naive_u.any() else None
+    return u_good, naive_u, dst
 
 
 @dataclass
