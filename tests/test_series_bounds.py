@@ -263,3 +263,29 @@ def test_cli_import_of_a_dst_overlap_succeeds(tmp_path) -> None:
                             "Europe/Berlin", "--store", str(tmp_path / "st")])  # fmt: skip
     assert r.exit_code == 0, r.output
     assert "expected an ISO 8601 time" not in r.output
+
+
+@pytest.mark.parametrize(
+    ("start", "stored", "error"),
+    [
+        ("2024-10-27T02:30:00", "2024-10-27 00:30", None),  # overlap: the first (DST)
+        ("2024-03-31T02:30:00", None,
+         "error: --start 2024-03-31T02:30:00: the time does not exist in Europe/Berlin: "
+         "it is in the daylight-saving gap of Europe/Berlin on 2024-03-31; give a time "
+         "that exists there, or one with a UTC offset."),
+    ],
+)  # fmt: skip
+def test_start_of_a_step_index_at_a_dst_change(tmp_path, start, stored, error) -> None:
+    # was: internal error (ValueError: Cannot infer dst time ...)
+    wide = tmp_path / "idx.csv"
+    wide.write_text("step,web01\n0,10\n1,20\n")
+    r = runner.invoke(app, ["import", str(wide), "--format", "wide", "--index-column",
+                            "step", "--start", start, "--step", "5min", "--tz",
+                            "Europe/Berlin", "--store", str(tmp_path / "st")],
+                      env={"COLUMNS": "250"})  # fmt: skip
+    if error is None:
+        assert r.exit_code == 0, r.output
+        assert stored in r.output
+    else:
+        assert r.exit_code == 2
+        assert r.output.strip().splitlines() == [error]
