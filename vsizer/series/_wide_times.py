@@ -153,7 +153,7 @@ def _start_ns(start: str | None, zone: tzinfo | None) -> int:
     if ts.tzinfo is None and zone is not None:
         # a local time the clock shows twice: its first occurrence (DST)
         local = ts.tz_localize(zone, ambiguous=True, nonexistent="NaT")
-        if local is pd.NaT:
+        if not isinstance(local, pd.Timestamp):  # NaT
             name = str(getattr(zone, "key", zone))
             raise ConfigError(
                 f"--start {start}: the time does not exist in {name}: it is in the "
