@@ -20,11 +20,13 @@ over the limit of 10,000 characters per cell; raise it with --max-cell-chars.``
   ``.xz``, a one-file ``.zip``: series, traces, server lists) by the bytes it
   actually decompresses to, counted while it is read (a gzip bomb declares
   nothing): :func:`vsizer._textio.open_binary` stops at the limit.
+* **Grid cells** bound the steps x servers of the time grid utilization
+  series are aligned to (:func:`check_grid`), before it is allocated.
 
 The limits in force are a :class:`Limits` value set for a block of work with
 :func:`using` (the CLI flags ``--max-rows``, ``--max-columns``,
-``--max-cell-chars``, ``--max-xlsx-mib`` and ``--max-unpacked-mib`` of
-``plan``, ``compare`` and ``import``); readers ask :func:`current`. The table is in
+``--max-cell-chars``, ``--max-xlsx-mib``, ``--max-unpacked-mib`` and
+``--max-grid-cells`` of ``plan``, ``compare`` and ``import``); readers ask :func:`current`. The table is in
 ``docs/reliability.md`` (Limits).
 """
 
@@ -48,6 +50,7 @@ __all__ = [
     "LIMIT_FLAGS",
     "Limits",
     "check_cells",
+    "check_grid",
     "check_row",
     "check_sheet_xml_rows",
     "check_unzipped_size",
@@ -87,6 +90,12 @@ class Limits:
         Decompressed size of one compressed text input (``.gz``, ``.bz2``,
         ``.xz``, one-file ``.zip``), counted as it is read [MiB]. Flag
         ``--max-unpacked-mib``.
+    max_grid_cells : int, default 10,000,000
+        Steps x servers of the time grid a plan builds from utilization series
+        (30 days of 5-minute steps for 1,157 servers; a plan costs about
+        20 µs and 1 KiB per cell) [cells], checked before the
+        grid is allocated; outlying timestamps are dropped first
+        (:mod:`vsizer.series.outliers`). Flag ``--max-grid-cells``.
     """
 
     max_rows: int = 100_000
@@ -94,6 +103,7 @@ class Limits:
     max_cell_chars: int = 10_000
     max_xlsx_mib: int = 1_024
     max_unpacked_mib: int = 4_096
+    max_grid_cells: int = 10_000_000
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -120,6 +130,7 @@ LIMIT_FLAGS: dict[str, str] = {
     "max_cell_chars": "--max-cell-chars",
     "max_xlsx_mib": "--max-xlsx-mib",
     "max_unpacked_mib": "--max-unpacked-mib",
+    "max_grid_cells": "--max-grid-cells",
 }
 
 _CURRENT: ContextVar[Limits] = ContextVar("vsizer_limits", default=DEFAULT_LIMITS)
@@ -333,3 +344,32 @@ def check_sheet_xml_rows(
         if not chunk:
             return
         buf = buf[max(end, len(buf) - _TAIL):]
+
+
+def check_grid(
+    n_steps: int,
+    n_servers: int,
+    what: str,
+    *,
+    error: type[Exception] = ValueError,
+    limits: Limits | None = None,
+) -> None:
+    """Refuse a time grid of more than ``max_grid_cells`` steps x servers.
+
+    Called with the step count computed from the first and last step, before
+    anything of the grid's size is allocated. *what* describes the grid (its
+    step and span) in the message.
+
+    Raises
+    ------
+    Exception (the class given as *error*, ValueError by default)
+        One line: the steps, servers, cells, the limit and its flag.
+    """
+    cap = (limits or current()).max_grid_cells
+    cells = int(n_steps) * int(n_servers)
+    if cells > cap:
+        raise error(
+            f"the time grid would be {n_steps:,} steps ({what}) x {n_servers:,} "
+            f"server(s) = {cells:,} cells, over the limit of {cap:,} cells; "
+            "raise it with --max-grid-cells, or keep the series to the period to plan."
+        )

@@ -272,6 +272,16 @@ MaxUnpackedMibOpt = Annotated[
         "[MiB], counted as it is read. Default 4096.",
     ),
 ]
+MaxGridCellsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-grid-cells",
+        min=1,
+        help="Steps x servers of the time grid utilization series are aligned "
+        "to, checked before it is built (outlying timestamps are dropped first). "
+        "Default 10000000.",
+    ),
+]
 
 
 def input_limits(
@@ -281,6 +291,7 @@ def input_limits(
     max_cell_chars: int | None = None,
     max_xlsx_mib: int | None = None,
     max_unpacked_mib: int | None = None,
+    max_grid_cells: int | None = None,
 ) -> Any:
     """The :class:`vsizer.limits.Limits` of the flags (defaults where not given)."""
     from vsizer.limits import DEFAULT_LIMITS
@@ -291,6 +302,7 @@ def input_limits(
         max_cell_chars=max_cell_chars,
         max_xlsx_mib=max_xlsx_mib,
         max_unpacked_mib=max_unpacked_mib,
+        max_grid_cells=max_grid_cells,
     )
 
 

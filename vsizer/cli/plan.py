@@ -25,6 +25,7 @@ from vsizer.cli.common import (
     IndexColumnOpt,
     MaxCellCharsOpt,
     MaxColumnsOpt,
+    MaxGridCellsOpt,
     MaxRowsOpt,
     MaxUnpackedMibOpt,
     MaxXlsxMibOpt,
@@ -131,6 +132,7 @@ def plan(
     max_cell_chars: MaxCellCharsOpt = None,
     max_xlsx_mib: MaxXlsxMibOpt = None,
     max_unpacked_mib: MaxUnpackedMibOpt = None,
+    max_grid_cells: MaxGridCellsOpt = None,
     quiet: QuietOpt = None,  # type: ignore[assignment]
     engine: EngineOpt = "local",
     engine_address: EngineAddressOpt = None,
@@ -168,6 +170,7 @@ def plan(
             max_cell_chars=max_cell_chars,
             max_xlsx_mib=max_xlsx_mib,
             max_unpacked_mib=max_unpacked_mib,
+            max_grid_cells=max_grid_cells,
         )
         rules = rules_of(config, rule_flags)
         unwritable = _preflight(output or [], inventory, series, config, profile, rules)

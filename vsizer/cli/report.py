@@ -14,6 +14,7 @@ from vsizer.cli.common import (
     EngineOpt,
     MaxCellCharsOpt,
     MaxColumnsOpt,
+    MaxGridCellsOpt,
     MaxRowsOpt,
     MaxUnpackedMibOpt,
     MaxXlsxMibOpt,
@@ -66,6 +67,7 @@ def compare(
     max_cell_chars: MaxCellCharsOpt = None,
     max_xlsx_mib: MaxXlsxMibOpt = None,
     max_unpacked_mib: MaxUnpackedMibOpt = None,
+    max_grid_cells: MaxGridCellsOpt = None,
     engine: EngineOpt = "local",
     engine_address: EngineAddressOpt = None,
     workers: WorkersOpt = None,
@@ -92,6 +94,7 @@ def compare(
             max_cell_chars=max_cell_chars,
             max_xlsx_mib=max_xlsx_mib,
             max_unpacked_mib=max_unpacked_mib,
+            max_grid_cells=max_grid_cells,
         )
         with using(limits), open_engine(
             engine, engine_address, workers

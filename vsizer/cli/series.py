@@ -16,6 +16,7 @@ from vsizer.cli.common import (
     ImportStepOpt,
     IndexColumnOpt,
     MaxCellCharsOpt,
+    MaxGridCellsOpt,
     MaxUnpackedMibOpt,
     MetricOpt,
     ServerOpt,
@@ -28,7 +29,7 @@ from vsizer.cli.common import (
     out,
     reader_options,
 )
-from vsizer.errors import OutputError, VsizerError
+from vsizer.errors import OutputError, SeriesError, VsizerError
 from vsizer.limits import using
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ def import_series(
     step: ImportStepOpt = None,
     max_cell_chars: MaxCellCharsOpt = None,
     max_unpacked_mib: MaxUnpackedMibOpt = None,
+    max_grid_cells: MaxGridCellsOpt = None,
 ) -> None:
     """Import utilization series files into a series store (Parquet parts).
 
@@ -100,7 +102,9 @@ def import_series(
             step=step,
         )
         limits = input_limits(
-            max_cell_chars=max_cell_chars, max_unpacked_mib=max_unpacked_mib
+            max_cell_chars=max_cell_chars,
+            max_unpacked_mib=max_unpacked_mib,
+            max_grid_cells=max_grid_cells,
         )
         reads, st = _open_import(sources, fmt, store, options)
     except VsizerError as exc:
@@ -152,6 +156,7 @@ def _import_all(
                 if series.columns is None and series.data.empty:
                     _say(f"skipped: {_nothing_read(r.label, series)}")
                 else:
+                    _bounded(series, r.label)
                     done.extend((r.label, info) for info in st.append_split(series))
             except VsizerError as exc:
                 failed += 1
@@ -165,6 +170,23 @@ def _import_all(
                 _say(f"error: {r.label}: cannot store it in {store} ({reason}).")
             advance(r.label)
     return done, failed
+
+
+def _bounded(series: Any, label: str) -> None:
+    """Outlying timestamps of a tidy series dropped (and counted), then its grid
+    at the plan's default 5-minute step checked against --max-grid-cells
+    (:mod:`vsizer.series.outliers`); a column-wise set (traces) is left as is."""
+    from vsizer.series.outliers import check_span, drop_outlying
+
+    if series.columns is not None:
+        return
+    data = drop_outlying(series.data, label, series.quality)
+    try:
+        check_span(data, "5min")
+    except ValueError as exc:
+        raise SeriesError(f"{label}: {exc}") from None
+    if data is not series.data:
+        series.data = data
 
 
 def _nothing_read(label: str, series: Any) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
 from typing import Any, NoReturn
@@ -294,8 +295,13 @@ def parse_timestamps(
     problems: Problems,
     notes: list[str],
     tz: tzinfo | None = None,
+    groups: Int64Array | None = None,
 ) -> tuple[Int64Array, npt.NDArray[np.bool_]]:
     """Parse a column of times to ns since the epoch, UTC.
+
+    Local times at a DST change of ``tz``: in the overlap, by order within
+    their ``groups`` code (a series), first DST then standard time (noted); in
+    the gap, a bad cell naming it (:func:`_in_dst_changes`).
 
     ISO 8601 texts with an offset are converted to UTC; texts without one are
     read in ``tz`` (``--tz``), else as UTC (noted). A column of plain numbers
@@ -314,6 +320,7 @@ def parse_timestamps(
     is_number = numbers.notna().to_numpy(dtype=bool) & ~blank
     u_ns = np.zeros(len(text), dtype=np.int64)
     u_good = np.zeros(len(text), dtype=bool)
+    dst: _DstChanges | None = None
     if bool(is_number.any()) and bool(is_number.sum() == (~blank).sum()):
         vals = numbers.to_numpy(dtype=np.float64, na_value=np.nan)
         finite = np.isfinite(vals) & (np.abs(vals) < _MAX_NS)  # else a bad cell
@@ -336,25 +343,20 @@ def parse_timestamps(
             notes.append(note)
         naive_u = np.zeros(len(text), dtype=bool)
     else:
-        parsed = pd.to_datetime(
-            text.where(~blank), format="ISO8601", utc=True, errors="coerce"
-        )
-        u_good = parsed.notna().to_numpy(dtype=bool, copy=True)
-        if u_good.any():
-            u_ns[u_good] = pd.DatetimeIndex(parsed[u_good]).as_unit("ns").asi8
-        has_offset = text.fillna("").str.contains(_OFFSET_RE).to_numpy(dtype=bool)
-        naive_u = u_good & ~has_offset
-        if tz is not None and naive_u.any():
-            _localize(u_ns, u_good, naive_u, tz)
+        u_good, naive_u, dst = _parse_iso(text, blank, u_ns, tz)
     ns = u_ns[codes]
     good = u_good[codes]
+    if dst is not None:
+        _in_dst_changes(ns, good, codes, dst, groups, text, tz, file, column, lines,
+                        problems, notes)  # fmt: skip
     n_naive = int(naive_u[codes].sum())
     if n_naive:
         notes.append(
             f"{file}: {n_naive} times in column '{column}' have no UTC offset; "
             + ("read as UTC." if tz is None else f"read in --tz {tz}.")
         )
-    for pos in np.flatnonzero(~good):
+    in_gap = dst.gap[codes] if dst is not None else np.zeros(len(codes), dtype=bool)
+    for pos in np.flatnonzero(~good & ~in_gap):
         u = codes[pos]
         problems.cell(
             file,
@@ -366,22 +368,102 @@ def parse_timestamps(
     return ns, good
 
 
+def _parse_iso(
+    text: pd.Series, blank: npt.NDArray[np.bool_], u_ns: Int64Array, tz: tzinfo | None
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], _DstChanges | None]:
+    """ISO 8601 texts into ``u_ns``: good cells, naive cells, DST changes met."""
+    parsed = pd.to_datetime(
+        text.where(~blank), format="ISO8601", utc=True, errors="coerce"
+    )
+    u_good = parsed.notna().to_numpy(dtype=bool, copy=True)
+    if u_good.any():
+        u_ns[u_good] = pd.DatetimeIndex(parsed[u_good]).as_unit("ns").asi8
+    has_offset = text.fillna("").str.contains(_OFFSET_RE).to_numpy(dtype=bool)
+    naive_u = u_good & ~has_offset
+    dst = _localize(u_ns, u_good, naive_u, tz) if tz is not None and naive_u.any() else None
+    return u_good, naive_u, dst
+
+
+@dataclass
+class _DstChanges:
+    """Distinct naive times at a DST change: in the overlap (with their standard
+    time reading) and in the gap."""
+
+    ambiguous: npt.NDArray[np.bool_]
+    standard_ns: Int64Array
+    gap: npt.NDArray[np.bool_]
+
+
 def _localize(
     ns: Int64Array,
     good: npt.NDArray[np.bool_],
     naive: npt.NDArray[np.bool_],
     tz: tzinfo,
-) -> None:
+) -> _DstChanges:
     """Re-read the naive times (parsed as UTC wall clock) as wall clock in *tz*.
 
-    Times that do not exist or are ambiguous there (DST changes) become bad cells.
+    Times in a DST overlap get their daylight-saving reading here (and their
+    standard one in the result); times in a DST gap become bad cells.
     """
-    local = pd.DatetimeIndex(ns[naive]).tz_localize(
-        tz, ambiguous="NaT", nonexistent="NaT"
-    )
-    ok = local.notna()
+    wall = pd.DatetimeIndex(ns[naive])
+    as_dst = wall.tz_localize(tz, ambiguous=np.ones(len(wall), dtype=bool), nonexistent="NaT")
+    as_std = wall.tz_localize(tz, ambiguous=np.zeros(len(wall), dtype=bool), nonexistent="NaT")
+    ok = np.asarray(as_dst.notna(), dtype=bool)
+    dst_ns = np.where(ok, as_dst.as_unit("ns").asi8, 0)
+    std_ns = np.where(ok, as_std.as_unit("ns").asi8, 0)
+    n = len(ns)
+    changes = _DstChanges(np.zeros(n, bool), np.zeros(n, np.int64), np.zeros(n, bool))
+    changes.ambiguous[naive] = ok & (dst_ns != std_ns)
+    changes.standard_ns[naive] = std_ns
+    changes.gap[naive] = ~ok
     good[naive] = ok
-    ns[naive] = np.where(ok, local.as_unit("ns").asi8, 0)
+    ns[naive] = dst_ns
+    return changes
+
+
+def _in_dst_changes(
+    ns: Int64Array,
+    good: npt.NDArray[np.bool_],
+    codes: Int64Array,
+    dst: _DstChanges,
+    groups: Int64Array | None,
+    text: pd.Series,
+    tz: Any,
+    file: str,
+    column: str,
+    lines: Int64Array,
+    problems: Problems,
+    notes: list[str],
+) -> None:
+    """Rows at a DST change: overlaps resolved by order (noted), gaps bad cells."""
+    zone = str(getattr(tz, "key", tz))
+    twice = np.flatnonzero(dst.ambiguous[codes])
+    if len(twice):
+        key = pd.DataFrame(
+            {"g": 0 if groups is None else groups[twice], "c": codes[twice]}
+        )
+        later = key.groupby(["g", "c"], sort=False).cumcount().to_numpy() > 0
+        ns[twice[later]] = dst.standard_ns[codes[twice[later]]]
+        first = str(text.iloc[int(codes[twice[0]])])
+        notes.append(
+            f"{file}: {len(twice)} times in column '{column}' fall in the "
+            f"daylight-saving overlap of {zone} (e.g. '{first}'), when the clock "
+            "shows an hour twice; each series' first occurrence is read as "
+            f"daylight-saving time, the next as standard time ({int(later.sum())} "
+            "read as standard time)."
+        )
+    for pos in np.flatnonzero(dst.gap[codes]):
+        shown_text = str(text.iloc[int(codes[pos])])
+        day = shown_text[:10]
+        problems.cell(
+            file,
+            int(lines[pos]),
+            f"a local time that exists in {zone} (this one is in the "
+            f"daylight-saving gap of {zone} on {day})",
+            shown_text,
+            column=column,
+        )
+    good[dst.gap[codes]] = False
 
 
 # ----------------------------------------------------- percent or fraction

@@ -150,8 +150,19 @@ def _start_ns(start: str | None, zone: tzinfo | None) -> int:
             "--start must be an ISO 8601 time such as 2024-05-01T00:00:00Z. "
             f"Got {start!r} instead."
         )
-    if ts.tzinfo is None:
-        ts = ts.tz_localize(zone) if zone is not None else ts.tz_localize("UTC")
+    if ts.tzinfo is None and zone is not None:
+        # a local time the clock shows twice: its first occurrence (DST)
+        local = ts.tz_localize(zone, ambiguous=True, nonexistent="NaT")
+        if not isinstance(local, pd.Timestamp):  # NaT
+            name = str(getattr(zone, "key", zone))
+            raise ConfigError(
+                f"--start {start}: the time does not exist in {name}: it is in the "
+                f"daylight-saving gap of {name} on {ts:%Y-%m-%d}; give a time that "
+                "exists there, or one with a UTC offset."
+            )
+        ts = local
+    elif ts.tzinfo is None:
+        ts = ts.tz_localize("UTC")
     return int(ts.tz_convert("UTC").as_unit("ns").value)
 
 

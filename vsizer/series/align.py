@@ -9,6 +9,8 @@ Policy (all reported, never silent):
   and counts them; ``fill="ffill"`` carries the last value forward for at most
   ``max_fill`` steps (default 2, i.e. 10 minutes at 5-minute steps) and counts
   what it filled; longer gaps stay NaN. Nothing is interpolated or invented.
+* **Size**: steps x servers at most ``--max-grid-cells``
+  (:func:`vsizer.limits.check_grid`), checked before the grid is allocated.
 * **Window**: the grid spans the union of all series; ``overlap`` is the window
   every server covers (latest start to earliest end). ``clip="overlap"`` keeps
   only that window.
@@ -24,6 +26,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from vsizer._validation import Interval, OneOf, check_param
+from vsizer.limits import check_grid
 from vsizer.series.model import SERIES_COLUMNS
 
 
@@ -99,6 +102,10 @@ def align(
     frame = _binned(data, step_td)
     servers = sorted(frame["server"].unique().tolist())
     frame, start, end, overlap = _window(frame, clip)
+    check_grid(  # before the grid is allocated (--max-grid-cells)
+        (end - start) // step_td + 1, len(servers),
+        f"of {step_td.total_seconds():g} s, {start:%Y-%m-%d} to {end:%Y-%m-%d}",
+    )  # fmt: skip
     index = pd.date_range(start, end, freq=step_td, tz="UTC")
     first_unit = data.groupby(data["metric"].astype(str))["unit"].first()
     units = {str(k): str(v) for k, v in first_unit.items()}

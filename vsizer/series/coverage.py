@@ -14,7 +14,10 @@ them.
 
 **Coverage.** Servers with a series / all servers of a pool. Servers without
 one are placed at their inventory peak (a flat curve); see
-``docs/inputs.md``.
+``docs/inputs.md``. A server whose CPU series has a value in fewer than
+:data:`MIN_SERIES_COVERAGE` (50 %) of the plan grid's steps keeps the larger of
+its inventory peak and its series (:func:`short_series`), with the warning
+``short_series``: one 5-minute sample at 5 % never replaces a 60 % peak.
 """
 
 from __future__ import annotations
@@ -186,6 +189,36 @@ def host_avg_cpu(
     adj = np.zeros(len(out))
     np.add.at(adj, assignment, delta)
     return out + adj / capacity
+
+
+#: A CPU series with values in fewer than this share of the grid's steps is short.
+MIN_SERIES_COVERAGE = 0.5
+
+
+def short_series(
+    quality: QualityReport,
+    names: Sequence[str],
+    coverage: npt.NDArray[np.float64],
+    has: npt.NDArray[np.bool_],
+    n_steps: int,
+) -> npt.NDArray[np.bool_]:
+    """Servers whose CPU series covers less than :data:`MIN_SERIES_COVERAGE` of
+    the grid (``has``: they have one), warned as ``short_series``."""
+    short = has & (coverage < MIN_SERIES_COVERAGE)
+    if short.any():
+        rows = np.flatnonzero(short).tolist()
+        who = [str(names[i]) for i in rows]
+        shares = ", ".join(f"'{names[i]}' {coverage[i]:.1%}" for i in rows[:5])
+        shares += f" and {len(who) - 5} more" if len(who) > 5 else ""
+        quality.warn(
+            "short_series",
+            f"{len(who)} server(s) have a CPU series covering less than "
+            f"{MIN_SERIES_COVERAGE:.0%} of the plan's {n_steps:,} steps ({shares}); "
+            "each keeps the larger of its inventory peak and its series peak "
+            "(placed flat at the inventory peak where that is larger).",
+            who,
+        )
+    return np.asarray(short)
 
 
 def coverage_warnings(

@@ -87,6 +87,16 @@ def cpu_util_stats(
     return avg, peak
 
 
+def cpu_coverage(
+    aligned: AlignedSeries, names: Sequence[str], capacity_mhz: FloatArray
+) -> FloatArray:
+    """Share of the grid's steps with a CPU value, per server (0 without a curve)."""
+    util = _cpu_fraction(aligned, names, capacity_mhz)
+    if util.shape[1] == 0:
+        return np.zeros(len(names))
+    return np.count_nonzero(~np.isnan(util), axis=1) / util.shape[1]
+
+
 def _cpu_fraction(
     aligned: AlignedSeries, names: Sequence[str], capacity_mhz: FloatArray
 ) -> FloatArray:

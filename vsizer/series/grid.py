@@ -30,6 +30,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from vsizer._validation import Interval, OneOf, check_param
+from vsizer.limits import check_grid
 from vsizer.series.align import AlignedSeries, _ffill_limited, align_report
 
 __all__ = ["GridAccumulator", "bin_block", "step_ns_of"]
@@ -91,6 +92,18 @@ def bin_block(
     )
 
 
+def _span_text(first_bin: int, n_bins: int, step_ns: int) -> str:
+    """``of 300 s, 2024-03-01 to 2024-03-03``: a grid's step and days (the
+    step alone when the days are outside the datetime range)."""
+    text = f"of {step_ns / 1e9:g} s"
+    try:
+        start = pd.Timestamp(first_bin * step_ns, tz="UTC")
+        end = pd.Timestamp((first_bin + max(n_bins - 1, 0)) * step_ns, tz="UTC")
+    except (ValueError, OverflowError):
+        return text
+    return f"{text}, {start:%Y-%m-%d} to {end:%Y-%m-%d}"
+
+
 class GridAccumulator:
     """Dense per-metric matrices over a grid known up front, filled piece by piece.
 
@@ -133,6 +146,9 @@ class GridAccumulator:
         self.units = dict(units)
         self.first_bin = int(first_bin)
         self.n_bins = max(int(n_bins), 0)
+        check_grid(  # before anything of the grid's size is allocated
+            self.n_bins, len(self.servers), _span_text(self.first_bin, self.n_bins, self.step_ns)
+        )
         shape = (len(self.servers), self.n_bins)
         self._agg: dict[str, FloatArray] = {}
         self._count: dict[str, npt.NDArray[np.int32]] = {}

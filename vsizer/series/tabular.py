@@ -75,6 +75,15 @@ from vsizer.units import canonical_unit
 __all__ = ["COLUMN_ALIASES", "VARIABLE_MAP", "read_long"]
 
 
+def _series_codes(server: Any, metric: pd.Series) -> Any:
+    """One code per (server, metric) of each row: the series a row belongs to
+    (daylight-saving overlaps are resolved by order within it)."""
+    key = pd.Series(server, dtype="string").fillna("") + "\x00" + pd.Series(
+        metric.to_numpy(), dtype="string"
+    ).fillna("")
+    return pd.factorize(key)[0]
+
+
 def read_long(path: str | os.PathLike[str], *, tz: str | None = None) -> SeriesSet:
     """Read a long CSV: one row per (server, timestamp, metric) sample.
 
@@ -113,6 +122,7 @@ def read_long(path: str | os.PathLike[str], *, tz: str | None = None) -> SeriesS
         problems=problems,
         notes=notes,
         tz=parse_tz_param(tz, "read_long"),
+        groups=_series_codes(server, table.col["metric"]),
     )
     metrics = _metric_names(table, problems)
     value, blank = numbers(

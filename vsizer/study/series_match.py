@@ -17,9 +17,11 @@ from vsizer.series.coverage import (
     coverage_warnings,
     match_names,
     scalar_demand,
+    short_series,
 )
-from vsizer.series.demand import cpu_util_stats, demand_curves
+from vsizer.series.demand import cpu_coverage, cpu_util_stats, demand_curves
 from vsizer.series.model import SeriesSet
+from vsizer.series.outliers import drop_outlying
 from vsizer.series.sources import why_empty
 from vsizer.study.config import Rules
 from vsizer.study.results import SeriesInfo
@@ -34,18 +36,19 @@ def align_for_plan(series: SeriesSet, rules: Rules) -> AlignedSeries:
             f"series {series.source}: expected samples vsizer reads, got none"
             + (f" ({why})" if why else "") + "."
         )
+    data: pd.DataFrame | None = None
     try:
         if columns is not None:  # Bitbrains, PlanetLab, a store: no tidy frame
             aligned = columns.align(step=rules.step, how=rules.resample)
-        else:
-            aligned = align(series.data, step=rules.step, how=rules.resample)
+        else:  # clock resets and far futures dropped (vsizer.series.outliers)
+            data = drop_outlying(series.data, series.source, series.quality)
+            aligned = align(data, step=rules.step, how=rules.resample)
     except ValueError as exc:
         raise SeriesError(f"series {series.source}: {exc}") from None
-    notes = (
-        columns.step_notes(rules.step)
-        if columns is not None
-        else step_mismatch_notes(series.data, rules.step)
-    )
+    if columns is not None:
+        notes = columns.step_notes(rules.step)
+    else:
+        notes = step_mismatch_notes(data, rules.step) if data is not None else []
     for note in notes:
         series.quality.note(note)
     return aligned
@@ -82,9 +85,13 @@ def match_series(
     coverage_warnings(quality, names, inventory_only, series_only, found.loose)
     inv = inv.copy()
     avg, peak = cpu_util_stats(aligned, names, server_mhz(inv))
-    has = ~np.isnan(peak)
     own_avg = pd.to_numeric(inv["cpu_avg_util"], errors="coerce").astype(float)
     own_peak = pd.to_numeric(inv["cpu_peak_util"], errors="coerce").astype(float)
+    aligned, avg, peak = _keep_inventory_peaks(
+        quality, names, aligned, server_mhz(inv),
+        (own_avg.to_numpy(float), own_peak.to_numpy(float)), (avg, peak),
+    )  # fmt: skip
+    has = ~np.isnan(peak)
     own = dict(zip(names, zip(own_avg, own_peak, strict=True), strict=True))
     if has.any():
         inv["cpu_avg_util"] = inv["cpu_avg_util"].astype("Float64")
@@ -107,6 +114,37 @@ def match_series(
         inventory_util={n: own[n] for n in found.pairs},
     )
     return inv, info
+
+
+def _keep_inventory_peaks(
+    quality: QualityReport,
+    names: list[str],
+    aligned: AlignedSeries,
+    mhz: np.ndarray,
+    own: tuple[np.ndarray, np.ndarray],
+    stats: tuple[np.ndarray, np.ndarray],
+) -> tuple[AlignedSeries, np.ndarray, np.ndarray]:
+    """Servers whose CPU series covers under half the grid (``short_series``)
+    keep the larger of their inventory peak and their series: where the
+    inventory's is larger, their CPU curve is dropped (placed flat at it)."""
+    avg, peak = stats
+    cover = cpu_coverage(aligned, names, mhz)
+    short = short_series(quality, names, cover, ~np.isnan(peak), aligned.n_steps)
+    with np.errstate(invalid="ignore"):
+        higher = short & (own[1] > peak)
+    if not higher.any():
+        return aligned, avg, peak
+    avg, peak = avg.copy(), peak.copy()
+    peak[higher] = np.nan
+    avg[higher] = np.nan
+    pos = {s: i for i, s in enumerate(aligned.servers)}
+    rows = [pos[names[i]] for i in np.flatnonzero(higher)]
+    values = dict(aligned.values)
+    for metric in ("cpu_util", "cpu_mhz"):
+        if metric in values:
+            values[metric] = values[metric].copy()
+            values[metric][rows] = np.nan
+    return dataclasses.replace(aligned, values=values), avg, peak
 
 
 def server_mhz(servers: pd.DataFrame) -> np.ndarray:
