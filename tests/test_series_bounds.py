@@ -117,9 +117,9 @@ def test_a_grid_still_over_the_budget_is_one_error_line(tmp_path, inv) -> None:
     assert len(lines) == 1, output
     assert lines[0] == (
         "error: series " + str(series) + ": the time grid would be 30,715,512 steps "
-        "(of 300 s, 1970-01-01 to 2262-01-01) x 1 server(s) = 30,715,512 cells, over "
-        "the limit of 10,000,000 cells; raise it with --max-grid-cells, or keep the "
-        "series to the period to plan."
+        "(of 300 s, 1970-01-01 to 2262-01-01), over the limit of 1,051,200 steps (ten "
+        "years of 5-minute steps); keep the series to the period to plan, or plan on "
+        "a coarser --step."
     )
 
 
@@ -130,7 +130,7 @@ def test_five_yearly_samples_plan_within_the_budget_or_are_refused_below_it(
     series = write(tmp_path / "yearly.csv", [f"web01,{t},cpu_util,40,%" for t in stamps])
     code, output, doc = plan_json(tmp_path, str(inv), "--series", str(series))
     assert code == 0, output
-    assert doc["series"]["steps"] == 420_481  # 420,481 cells, within 10,000,000
+    assert doc["series"]["steps"] == 420_481  # 420,481 cells, within 200,000,000
     codes = {w["code"] for w in doc["warnings"]}
     assert "short_series" in codes  # 5 of 420,481 steps
     web = next(s for s in doc["servers"] if s["name"] == "web01")
@@ -143,14 +143,19 @@ def test_five_yearly_samples_plan_within_the_budget_or_are_refused_below_it(
 
 def test_grid_accumulator_checks_the_budget_before_allocating() -> None:
     # 10**12 steps would be 8 TB of float64: refused at once
-    with pytest.raises(ValueError, match=r"1,000,000,000,000 steps .* --max-grid-cells"):
+    with pytest.raises(ValueError, match=r"1,000,000,000,000 steps .* 1,051,200 steps"):
         GridAccumulator(["a"], ["cpu_util"], {"cpu_util": "fraction"}, 0, 10**12)
+    with pytest.raises(ValueError, match=r"1,000 server\(s\) = 1,000,000,000 cells"):
+        GridAccumulator(
+            [str(i) for i in range(1000)], ["cpu_util"], {"cpu_util": "fraction"}, 0,
+            10**6,
+        )
     with using(DEFAULT_LIMITS.replace(max_grid_cells=10)), pytest.raises(ValueError):
         GridAccumulator(["a", "b"], ["cpu_util"], {"cpu_util": "fraction"}, 0, 6)
 
 
 def test_the_limit_has_a_flag_and_is_checked() -> None:
-    assert DEFAULT_LIMITS.max_grid_cells == 10_000_000
+    assert DEFAULT_LIMITS.max_grid_cells == 200_000_000
     assert LIMIT_FLAGS["max_grid_cells"] == "--max-grid-cells"
     with pytest.raises(ConfigError, match="--max-grid-cells"):
         Limits(max_grid_cells=0)

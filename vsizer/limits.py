@@ -90,12 +90,13 @@ class Limits:
         Decompressed size of one compressed text input (``.gz``, ``.bz2``,
         ``.xz``, one-file ``.zip``), counted as it is read [MiB]. Flag
         ``--max-unpacked-mib``.
-    max_grid_cells : int, default 10,000,000
+    max_grid_cells : int, default 200,000,000
         Steps x servers of the time grid a plan builds from utilization series
-        (30 days of 5-minute steps for 1,157 servers; a plan costs about
-        20 µs and 1 KiB per cell) [cells], checked before the
+        (30 days of 5-minute steps for 23,148 servers; the grid takes 12 bytes
+        per cell and metric while it is binned) [cells], checked before the
         grid is allocated; outlying timestamps are dropped first
-        (:mod:`vsizer.series.outliers`). Flag ``--max-grid-cells``.
+        (:mod:`vsizer.series.outliers`). Flag ``--max-grid-cells``. Whatever
+        the servers, a grid also has at most :data:`MAX_GRID_STEPS` steps.
     """
 
     max_rows: int = 100_000
@@ -103,7 +104,7 @@ class Limits:
     max_cell_chars: int = 10_000
     max_xlsx_mib: int = 1_024
     max_unpacked_mib: int = 4_096
-    max_grid_cells: int = 10_000_000
+    max_grid_cells: int = 200_000_000
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -346,6 +347,12 @@ def check_sheet_xml_rows(
         buf = buf[max(end, len(buf) - _TAIL):]
 
 
+#: Most steps of a time grid, whatever the servers: ten 365-day years of
+#: 5-minute steps. A grid stretched past it by a few samples far from the rest
+#: (a clock reset to 1970, a date in 2262) is refused before it is built.
+MAX_GRID_STEPS = 1_051_200
+
+
 def check_grid(
     n_steps: int,
     n_servers: int,
@@ -365,6 +372,12 @@ def check_grid(
     Exception (the class given as *error*, ValueError by default)
         One line: the steps, servers, cells, the limit and its flag.
     """
+    if int(n_steps) > MAX_GRID_STEPS:
+        raise error(
+            f"the time grid would be {n_steps:,} steps ({what}), over the limit of "
+            f"{MAX_GRID_STEPS:,} steps (ten years of 5-minute steps); keep the series "
+            "to the period to plan, or plan on a coarser --step."
+        )
     cap = (limits or current()).max_grid_cells
     cells = int(n_steps) * int(n_servers)
     if cells > cap:

@@ -279,7 +279,7 @@ MaxGridCellsOpt = Annotated[
         min=1,
         help="Steps x servers of the time grid utilization series are aligned "
         "to, checked before it is built (outlying timestamps are dropped first). "
-        "Default 10000000.",
+        "Default 200000000 (and at most 1,051,200 steps).",
     ),
 ]
 
