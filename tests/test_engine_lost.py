@@ -1,0 +1,129 @@
+"""An engine that loses a node ends with one ``error:`` line, exit 2 (issue 24).
+
+Reproducer of the issue: killing Ray's raylet during ``vsizer plan --engine
+ray`` exited 1 with no ``error:`` line. The faults are injected without a
+cluster: the real :class:`RayEngine` / :class:`DaskEngine` code runs over a
+stand-in module that raises, at each call, the exception type the installed
+``ray`` / ``distributed`` raise in the driver when a node, the local raylet,
+a worker or the scheduler is lost.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from vsizer.cli.app import app
+from vsizer.engines import DaskEngine, RayEngine
+from vsizer.errors import EngineLostError
+
+INVENTORY = str(Path(__file__).parent / "data" / "inventory" / "table_en.csv")
+HAVE_RAY = importlib.util.find_spec("ray") is not None
+HAVE_DASK = importlib.util.find_spec("distributed") is not None
+
+
+def _ray_lost(exc: BaseException, at: str) -> RayEngine:
+    """A RayEngine whose ray module raises ``exc`` at ``at`` (put, wait or get)."""
+    import ray.exceptions
+
+    def fail(*_a: Any, **_k: Any) -> Any:
+        raise exc
+
+    task = types.SimpleNamespace(remote=lambda *_a: object())
+    fake = types.SimpleNamespace(
+        exceptions=ray.exceptions, remote=lambda **_k: (lambda fn: task),
+        put=fail if at == "put" else (lambda fn: fn),
+        wait=fail if at == "wait" else (lambda p, **_k: (p[:1], p[1:])),
+        get=fail, cancel=fail, shutdown=fail,
+    )
+    engine = RayEngine.__new__(RayEngine)
+    engine._ray, engine.address, engine._owned, engine._task = fake, None, True, None
+    engine.workers = 1
+    return engine
+
+
+def _ray_exceptions() -> list[Any]:
+    import ray.exceptions as rx
+
+    return [rx.LocalRayletDiedError(), rx.NodeDiedError("node 1a2b lost"),
+            rx.WorkerCrashedError(), rx.RaySystemError("raylet gone"),
+            rx.ObjectLostError("0" * 56, "owner", "plan"), ConnectionError("GCS unreachable")]
+
+
+@pytest.mark.skipif(not HAVE_RAY, reason="ray not installed")
+@pytest.mark.parametrize("at", ["put", "wait", "get"])
+def test_ray_node_loss_is_one_engine_lost_line(at: str) -> None:
+    for exc in _ray_exceptions():
+        engine = _ray_lost(exc, at)
+        with pytest.raises(EngineLostError) as info:
+            engine.map(abs, [-1, 2], done=(lambda i: None) if at == "wait" else None)
+        text = str(info.value)
+        assert "\n" not in text
+        assert text.startswith(
+            "--engine ray: a worker or node was lost while running builtins.abs (")
+        assert text.endswith("); check the workers' memory and logs, and run again.")
+        assert type(exc).__name__ in text
+        engine.close()  # shutting down a lost cluster raises nothing
+
+
+def _dask_lost(exc: BaseException) -> DaskEngine:
+    import distributed
+
+    def fail(*_a: Any, **_k: Any) -> Any:
+        raise exc
+
+    client = types.SimpleNamespace(map=lambda fn, boxes, pure: [], gather=fail,
+                                   cancel=fail, close=fail, loop=None)
+    engine = DaskEngine.__new__(DaskEngine)
+    dist = types.SimpleNamespace(as_completed=lambda futures, loop: iter(futures),
+                                 KilledWorker=distributed.KilledWorker,
+                                 comm=distributed.comm)
+    engine._dist, engine._client, engine._cluster = dist, client, None
+    engine.address, engine.workers = None, 1
+    return engine
+
+
+@pytest.mark.skipif(not HAVE_DASK, reason="distributed not installed")
+def test_dask_node_loss_is_one_engine_lost_line() -> None:
+    import distributed
+    from distributed.client import FutureCancelledError
+    from distributed.comm import CommClosedError
+
+    for exc in (distributed.KilledWorker("task-1", types.SimpleNamespace(address="tcp://127.0.0.1:1"), 3),
+                CommClosedError("in <TCP (closed)>: Stream is closed"),
+                FutureCancelledError("task-1", reason="scheduler-connection-lost"),
+                TimeoutError("no reply"), OSError(104, "Connection reset by peer")):
+        engine = _dask_lost(exc)
+        with pytest.raises(EngineLostError) as info:
+            engine.map(abs, [-1, 2])
+        text = str(info.value)
+        assert "\n" not in text
+        assert text.startswith(
+            "--engine dask: a worker or node was lost while running builtins.abs (")
+        assert type(exc).__name__ in text
+        engine.close()
+
+
+@pytest.mark.skipif(not HAVE_RAY, reason="ray not installed")
+def test_cli_plan_on_a_lost_node_ends_with_one_error_line_exit_2(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import ray.exceptions
+
+    import vsizer.engines
+
+    engine = _ray_lost(ray.exceptions.LocalRayletDiedError(), "get")
+    monkeypatch.setattr(vsizer.engines, "get_engine", lambda *a, **k: engine)
+    res = CliRunner().invoke(app, ["plan", INVENTORY, "--host-model", "auto",
+                                   "--engine", "ray", "-q"], env={"COLUMNS": "400"})
+    assert res.exit_code == 2, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("error: --engine ray: a worker or node was lost while "
+                               "running vsizer.study.choice._plan_one (")
+    assert "\x1b" not in res.output
