@@ -64,6 +64,15 @@ def budget_of(family: str) -> Budget:
     return BUDGETS.get(family, DEFAULT_BUDGET)
 
 
+def over_budget(family: str, seconds: float, rss_mib: float | None) -> str | None:
+    """The budget violation of a finished run of ``family``, or None."""
+    b = budget_of(family)
+    if seconds <= b.seconds and (rss_mib or 0.0) <= b.rss_mib:
+        return None
+    return (f"over_budget: {seconds:.1f} s, {rss_mib:.0f} MiB over the budget of "
+            f"{b.seconds:g} s, {b.rss_mib:g} MiB of {family}")
+
+
 @dataclass
 class Attack:
     """One run of an attack family.
@@ -112,7 +121,7 @@ def output_is_input(rnd: random.Random) -> Attack:
         cfg = ["--config", "{dir}/s.json"]
     argv = _plan(*cfg, "-o", "{dir}/out.json", "-o", target)
     return Attack("output_is_input", variant, files, [argv],
-                  tuple(n for n in files if not n.endswith(".keep")),
+                  tuple(n for n in files if not n.endswith(".keep")), links=links,
                   expect="clean_error")
 
 

@@ -45,6 +45,7 @@ from tests.fuzz.attacks import (
     budget_of,
     digests,
     judge_attack,
+    over_budget,
     write_attack,
 )
 from tests.fuzz.corpus import REPO, Seed, formats, seeds
@@ -203,12 +204,9 @@ class Campaign:
                 outcome = Outcome("silently_wrong", outcome.exit_code,
                                   "input_changed: the input was rewritten by the run",
                                   ["input_changed: the input was rewritten by the run"])
-        budget = budget_of(job.family)
-        if outcome.status in ("success", "clean_error") and (
-                secs > budget.seconds or (peak or 0) > budget.rss_mib):
-            outcome = Outcome("over_budget", outcome.exit_code,
-                              f"{secs:.1f} s, {peak} MiB over the budget of "
-                              f"{budget.seconds:g} s, {budget.rss_mib:g} MiB")
+        late = over_budget(job.family, secs, peak)
+        if outcome.status in ("success", "clean_error") and late:
+            outcome = Outcome("over_budget", outcome.exit_code, late, [late])
         return outcome, peak
 
     def _keep(self, job: Job, status: str) -> dict[str, Any]:
