@@ -127,3 +127,93 @@ def test_cli_plan_on_a_lost_node_ends_with_one_error_line_exit_2(
     assert lines[0].startswith("error: --engine ray: a worker or node was lost while "
                                "running vsizer.study.choice._plan_one (")
     assert "\x1b" not in res.output
+
+
+def _descendants(pid: int) -> list[int]:
+    out: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        for child in task.read_text().split():
+            out += [int(child), *_descendants(int(child))]
+    return out
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+@pytest.mark.skipif(not HAVE_RAY or not Path("/proc/self/task").is_dir(),
+                    reason="ray not installed, or no /proc")
+def test_a_real_raylet_killed_under_a_console_plan_is_one_error_line(
+    tmp_path: Path,
+) -> None:
+    """The issue's reproducer on a real local cluster: the raylet of this machine
+    killed while the candidates of ``--host-model auto`` run (at most ~3 min)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vsizer", "plan", INVENTORY, "--host-model", "auto",
+         "--growth", "0.1", "--engine", "ray", "--workers", "1", "-q", "-o",
+         str(tmp_path / "p.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parents[1])
+    killed, deadline = False, time.monotonic() + 120
+    while proc.poll() is None and time.monotonic() < deadline and not killed:
+        kids = _descendants(proc.pid)
+        raylet = [p for p in kids if _comm(p) == "raylet"]
+        working = [p for p in kids if _comm(p).startswith("ray::")]
+        if raylet and working:
+            time.sleep(1.0)
+            with __import__("contextlib").suppress(ProcessLookupError):
+                import os
+
+                os.kill(raylet[0], signal.SIGKILL)
+                killed = True
+        time.sleep(0.2)
+    try:
+        stdout, stderr = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        stdout, stderr = proc.communicate()
+        pytest.fail(f"no exit 120 s after the raylet was killed: {stderr[-500:]!r}")
+    if not killed or proc.returncode == 0:
+        pytest.skip("the plan ended before its raylet could be killed")
+    text = stderr.decode("utf-8", "replace")
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    assert proc.returncode == 2, text
+    assert len(lines) == 1 and lines[0].startswith("error: --engine ray: "), text
+    assert "\x1b" not in text and stdout == b""
+
+
+@pytest.mark.skipif(not HAVE_RAY, reason="ray not installed")
+def test_rays_printed_cluster_errors_go_to_a_logger_without_escape_codes(
+    capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture,
+) -> None:
+    import logging
+
+    import ray._private.worker as ray_worker
+
+    from vsizer.engines import _quiet_ray_prints
+
+    _quiet_ray_prints()
+    with caplog.at_level(logging.INFO, logger="vsizer.engines.ray"):
+        ray_worker.print_to_stdstream(
+            {"lines": ["\x1b[33m(raylet)\x1b[0m Raylet is terminated."],
+             "pid": "raylet", "is_err": False}, ignore_prefix=False)
+    assert capsys.readouterr().out == ""
+    assert caplog.messages == ["ray raylet: (raylet) Raylet is terminated."]
+
+
+def test_a_library_or_test_run_never_forks_a_supervisor() -> None:
+    import os
+
+    from vsizer.cli.supervise import CONSOLE, supervise_ray
+
+    assert CONSOLE["on"] is False  # set by vsizer.cli.main only
+    pid = os.getpid()
+    supervise_ray()
+    assert os.getpid() == pid

@@ -267,6 +267,7 @@ class RayEngine(_Closing):
 
     def __init__(self, address: str | None, workers: int) -> None:
         self._ray: Any = importlib.import_module("ray")
+        _quiet_ray_prints()
         self.address = address
         self._owned = False
         self._task: Any = None
@@ -346,6 +347,28 @@ class RayEngine(_Closing):
             self._owned = False
             with contextlib.suppress(Exception):  # a cluster already lost: nothing to stop
                 self._ray.shutdown()
+
+
+#: Where the lines Ray's driver would print go (its cluster's errors).
+_RAY_LOG = logging.getLogger("vsizer.engines.ray")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _quiet_ray_prints() -> None:
+    """Send the lines Ray's driver prints to stdout (a raylet that died, with its
+    last log lines and colour codes: issue 24) to the ``vsizer.engines.ray``
+    logger, without the escape codes, instead of the terminal."""
+    try:
+        worker: Any = importlib.import_module("ray._private.worker")
+    except ImportError:
+        return
+
+    def to_log(data: dict[str, Any], ignore_prefix: bool = False) -> None:
+        for line in data.get("lines", ()):
+            _RAY_LOG.info("ray %s: %s", data.get("pid", "?"), _ANSI.sub("", str(line)))
+
+    if hasattr(worker, "print_to_stdstream"):
+        worker.print_to_stdstream = to_log
 
 
 def _cancel(ray: Any, refs: Sequence[Any]) -> None:
