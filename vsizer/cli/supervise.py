@@ -48,7 +48,11 @@ def supervise_ray() -> None:
     log.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the child says 130
     _, status = os.waitpid(pid, 0)
-    said = os.read(read, 1) == b"1"
+    os.set_blocking(read, False)  # a process the child started may hold the pipe
+    try:
+        said = os.read(read, 1) == b"1"
+    except BlockingIOError:
+        said = False
     code = os.waitstatus_to_exitcode(status)
     if said:
         _remove_if_empty(log.name)
