@@ -11,6 +11,7 @@ a worker or the scheduler is lost.
 from __future__ import annotations
 
 import importlib.util
+import tempfile
 import types
 from pathlib import Path
 from typing import Any
@@ -187,6 +188,9 @@ def test_a_real_raylet_killed_under_a_console_plan_is_one_error_line(
     assert proc.returncode == 2, text
     assert len(lines) == 1 and lines[0].startswith("error: --engine ray: "), text
     assert "\x1b" not in text and stdout == b""
+    log = lines[0].split("(Ray's lines: ")[-1].split(")")[0]
+    if log.startswith(tempfile.gettempdir()) and "vsizer-ray-" in log:
+        Path(log).unlink(missing_ok=True)  # the log the line points to
 
 
 @pytest.mark.skipif(not HAVE_RAY, reason="ray not installed")
