@@ -224,8 +224,9 @@ def test_a_dead_worker_is_one_line(cluster: Engine) -> None:
     with pytest.raises(VsizerError) as exc:
         cluster.map(os._exit, [3])  # the worker process exits under the task
     text = str(exc.value)
-    assert text.startswith(f"--engine {cluster.name}: a worker died while running ")
-    assert text.endswith("; check the workers' memory and logs.")
+    assert text.startswith(
+        f"--engine {cluster.name}: a worker or node was lost while running ")
+    assert text.endswith("; check the workers' memory and logs, and run again.")
     assert "\n" not in text
 
 

@@ -26,6 +26,7 @@ See ``docs/scale.md``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import logging
@@ -35,12 +36,13 @@ import socket
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
-from vsizer.errors import ConfigError, VsizerError
+from vsizer.errors import ConfigError, EngineLostError, VsizerError
 
 __all__ = [
     "ENGINES",
     "DaskEngine",
     "Engine",
+    "EngineLostError",
     "LocalEngine",
     "RayEngine",
     "get_engine",
@@ -265,6 +267,7 @@ class RayEngine(_Closing):
 
     def __init__(self, address: str | None, workers: int) -> None:
         self._ray: Any = importlib.import_module("ray")
+        _quiet_ray_prints()
         self.address = address
         self._owned = False
         self._task: Any = None
@@ -309,13 +312,14 @@ class RayEngine(_Closing):
         if not items:
             return []
         ray = self._ray
-        if self._task is None:
-            self._task = ray.remote(max_retries=1)(_call)
-        fn_ref = ray.put(fn)
-        refs = [self._task.remote(fn_ref, item) for item in items]
-        index = {ref: i for i, ref in enumerate(refs)}
-        pending = list(refs) if done is not None else []
+        refs: list[Any] = []
         try:
+            if self._task is None:
+                self._task = ray.remote(max_retries=1)(_call)
+            fn_ref = ray.put(fn)
+            refs = [self._task.remote(fn_ref, item) for item in items]
+            index = {ref: i for i, ref in enumerate(refs)}
+            pending = list(refs) if done is not None else []
             while pending:  # only to call done() as items complete
                 ready, pending = ray.wait(pending, num_returns=1, fetch_local=False)
                 for ref in ready:
@@ -328,18 +332,50 @@ class RayEngine(_Closing):
             raise VsizerError(
                 f"--engine ray: {_fn_name(fn)} failed on a worker ({_first_line(exc)})."
             ) from None
-        except ray.exceptions.RayError as exc:  # worker or node died, object lost
-            for ref in refs:
-                ray.cancel(ref, force=True)
-            raise VsizerError(
-                f"--engine ray: a worker died while running {_fn_name(fn)} "
-                f"({_first_line(exc)}); check the workers' memory and logs."
+        except (ray.exceptions.RayError, ConnectionError, OSError) as exc:
+            # a worker or node died, the local raylet died, an object was lost,
+            # the cluster stopped answering (issue 24: one error line, exit 2)
+            _cancel(ray, refs)
+            raise EngineLostError(
+                f"--engine ray: a worker or node was lost while running "
+                f"{_fn_name(fn)} ({_first_line(exc)}); check the workers' memory "
+                "and logs, and run again."
             ) from None
 
     def close(self) -> None:
         if self._owned:
             self._owned = False
-            self._ray.shutdown()
+            with contextlib.suppress(Exception):  # a cluster already lost: nothing to stop
+                self._ray.shutdown()
+
+
+#: Where the lines Ray's driver would print go (its cluster's errors).
+_RAY_LOG = logging.getLogger("vsizer.engines.ray")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _quiet_ray_prints() -> None:
+    """Send the lines Ray's driver prints to stdout (a raylet that died, with its
+    last log lines and colour codes: issue 24) to the ``vsizer.engines.ray``
+    logger, without the escape codes, instead of the terminal."""
+    try:
+        worker: Any = importlib.import_module("ray._private.worker")
+    except ImportError:
+        return
+
+    def to_log(data: dict[str, Any], ignore_prefix: bool = False) -> None:
+        for line in data.get("lines", ()):
+            _RAY_LOG.info("ray %s: %s", data.get("pid", "?"), _ANSI.sub("", str(line)))
+
+    if hasattr(worker, "print_to_stdstream"):
+        worker.print_to_stdstream = to_log
+
+
+def _cancel(ray: Any, refs: Sequence[Any]) -> None:
+    """Cancel the tasks of ``refs``, best effort (the cluster may be gone)."""
+    for ref in refs:
+        with contextlib.suppress(Exception):  # the node that ran it is lost
+            ray.cancel(ref, force=True)
 
 
 
@@ -405,18 +441,34 @@ class DaskEngine(_Closing):
         except VsizerError:
             client.cancel(futures)
             raise
-        except (dist.KilledWorker, dist.comm.CommClosedError, OSError) as exc:
-            client.cancel(futures)
-            raise VsizerError(
-                f"--engine dask: a worker died while running {_fn_name(fn)} "
-                f"({_first_line(exc)}); check the workers' memory and logs."
+        except _dask_lost(dist) as exc:
+            with contextlib.suppress(Exception):  # the scheduler may be gone
+                client.cancel(futures)
+            raise EngineLostError(
+                f"--engine dask: a worker or node was lost while running "
+                f"{_fn_name(fn)} ({_first_line(exc)}); check the workers' memory "
+                "and logs, and run again."
             ) from None
 
     def close(self) -> None:
         client, self._client = self._client, None
-        if client is not None:
-            client.close()
         cluster, self._cluster = self._cluster, None
-        if cluster is not None:
-            cluster.close()
+        for part in (client, cluster):
+            try:
+                if part is not None:
+                    part.close()
+            except Exception:  # noqa: BLE001 - a cluster already lost: nothing to stop
+                pass
+
+
+def _dask_lost(dist: Any) -> tuple[type[BaseException], ...]:
+    """What Dask raises in the driver when a worker, node or the scheduler is lost."""
+    import asyncio
+    import concurrent.futures
+
+    from distributed.client import FutureCancelledError
+
+    return (dist.KilledWorker, dist.comm.CommClosedError, FutureCancelledError,
+            asyncio.CancelledError, concurrent.futures.CancelledError,
+            TimeoutError, OSError)
 

@@ -139,6 +139,11 @@ class BenchmarkRunError(VsizerError):
     """A benchmark tool failed or its output lacked the line that makes it valid."""
 
 
+class EngineLostError(VsizerError):
+    """A distributed engine lost a worker, a node or its scheduler during a run
+    (``--engine ray``/``dask``): one line naming the engine and the work, exit 2."""
+
+
 class OutputError(VsizerError):
     """An output file or directory cannot be written (bad path, no space, no permission)."""
 

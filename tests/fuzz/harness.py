@@ -80,6 +80,7 @@ def run_inprocess(argv: list[str], timeout: float = INPROCESS_SECONDS) -> Outcom
 def _child(argv: list[str], log: str) -> None:  # pragma: no cover - in a fork
     import sys
 
+    start_kib = _rss_kib()
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
@@ -105,7 +106,30 @@ def _child(argv: list[str], log: str) -> None:  # pragma: no cover - in a fork
         code = _cli_common.guard(exc) if isinstance(exc, Exception) else 130
     sys.stdout.flush()
     sys.stderr.flush()
+    import resource
+
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with open(log + ".rss", "w", encoding="utf-8") as f:
+        f.write(f"{start_kib} {peak_kib}\n")
     os._exit(code)
+
+
+def _rss_kib() -> int:
+    """Resident set of this process [KiB] (0 where /proc is missing)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def rss_added_mib(log: Path) -> float | None:
+    """Peak RSS a forked run added over what it inherited [MiB], or None."""
+    try:
+        start, peak = Path(str(log) + ".rss").read_text(encoding="utf-8").split()
+    except (OSError, ValueError):
+        return None
+    return max(int(peak) - int(start), 0) / 1024.0
 
 
 def run_forked(argv: list[str], log: Path, timeout: float = HANG_SECONDS) -> Outcome:

@@ -9,7 +9,11 @@ clean_error      exit 2 with ``error:`` lines (including an ``OSError`` or
 traceback        an exception other than those escapes a command (exit 1,
                  "internal error" for a user), or an exit code that is not 0/2
 hang             the run exceeded its time limit
-silently_wrong   exit 0 but an invariant on plan.json fails
+silently_wrong   exit 0 but an invariant on plan.json fails; or (any exit) an
+                 input's bytes changed, or an attack of :mod:`tests.fuzz.attacks`
+                 did not end as it must
+over_budget      finished, but over its family's wall-time or RSS budget
+                 (:data:`tests.fuzz.attacks.BUDGETS`)
 
 Invariants on a successful plan.json ("silently wrong" checks)
 --------------------------------------------------------------
@@ -21,6 +25,14 @@ placed           every planned server has a host; every excluded one a reason;
 empty_plan       a plan with no server at all carries a warning
 deterministic    a second run on the same input writes the same bytes
                  (sampled)
+
+Invariants on every run (issue 24)
+----------------------------------
+no_traceback     no exception escapes, exit 0 or 2 with ``error:`` lines
+inputs_kept      no output replaces an input: every input file keeps its bytes
+budget           wall time and RSS added over the forked parent stay under the
+                 family's budget
+one_set          two plans on one output set leave the files of one run
 """
 
 from __future__ import annotations
@@ -45,7 +57,8 @@ _PLAIN_NUMBER = re.compile(
 )
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\x9b]")
 
-STATUSES = ("success", "clean_error", "traceback", "hang", "silently_wrong")
+STATUSES = ("success", "clean_error", "traceback", "hang", "silently_wrong",
+            "over_budget")
 
 
 @dataclass

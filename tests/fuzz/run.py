@@ -39,28 +39,54 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any
 
+from tests.fuzz.attacks import (
+    ATTACKS,
+    Attack,
+    budget_of,
+    digests,
+    judge_attack,
+    over_budget,
+    write_attack,
+)
 from tests.fuzz.corpus import REPO, Seed, formats, seeds
-from tests.fuzz.harness import _child, judge, judge_log, prepare
+from tests.fuzz.harness import _child, judge, judge_log, prepare, rss_added_mib
 from tests.fuzz.mutate import families_for, mutate
 from tests.fuzz.oracle import STATUSES, Outcome
 
-BAD = ("traceback", "hang", "silently_wrong")
+BAD = ("traceback", "hang", "silently_wrong", "over_budget")
+#: Worst first: the outcome of a run of several processes is the worst of theirs.
+_WORST = ("traceback", "hang", "silently_wrong", "clean_error", "success")
+#: Formats of a campaign (``--formats``; default: every seed format and attack).
+FORMATS: list[str] = []
 
 
 @dataclass
 class Job:
     k: int
-    seed: Seed
+    seed: Seed | None
     family: str
     stack: int
     data: bytes
+    attack: Attack | None = None
+
+    @property
+    def fmt(self) -> str:
+        return self.seed.fmt if self.seed is not None else self.family
+
+
+def all_formats() -> list[str]:
+    """The seed formats, then one per attack family (:mod:`tests.fuzz.attacks`)."""
+    return FORMATS or [*formats(), *ATTACKS]
 
 
 def make_job(master: int, k: int) -> Job:
     """Run ``k`` of a campaign: the same (master, k) always gives the same input."""
     rnd = random.Random(f"{master}:{k}")
-    fmts = formats()
+    fmts = all_formats()
     fmt = fmts[k % len(fmts)]
+    if fmt in ATTACKS:
+        attack = ATTACKS[fmt](rnd)
+        return Job(k, None, fmt, 1, b"", attack)
     seed = rnd.choice([s for s in seeds() if s.fmt == fmt])
     family = rnd.choice(seed.families or families_for(seed.kind))
     stack = 1 if rnd.random() < 0.8 else rnd.randint(2, 3)
@@ -98,26 +124,38 @@ class Campaign:
 
         wd = self.work / f"run{job.k}"
         if rerun:
-            argv = job.argv  # type: ignore[attr-defined]
+            argvs = job.argvs  # type: ignore[attr-defined]
+        elif job.attack is not None:
+            where = wd / "run"
+            shutil.rmtree(where, ignore_errors=True)
+            where.mkdir(parents=True)
+            argvs, job.before = write_attack(job.attack, where)  # type: ignore[attr-defined]
+            job.argvs, job.where = argvs, where  # type: ignore[attr-defined]
         else:
+            assert job.seed is not None
             argv, inp, out = prepare(job.seed, job.data, wd / "run")
             job.argv, job.inp, job.out = argv, inp, out  # type: ignore[attr-defined]
-        log = wd / "stderr.log"
-        for p in (log, Path(str(log) + ".exc")):
-            p.unlink(missing_ok=True)
-        proc = multiprocessing.get_context("fork").Process(
-            target=_child, args=(argv, str(log)))
-        proc.start()
-        return {"job": job, "proc": proc, "t0": time.monotonic(), "log": log,
-                "slot": slot, "rerun": rerun}
+            job.argvs, job.before = [argv], digests(inp.parent, (inp.name,))  # type: ignore[attr-defined]
+            argvs = job.argvs  # type: ignore[attr-defined]
+        logs = [wd / f"stderr{i}.log" for i in range(len(argvs))]
+        for log in logs:
+            for p in (log, Path(str(log) + ".exc"), Path(str(log) + ".rss")):
+                p.unlink(missing_ok=True)
+        procs = [multiprocessing.get_context("fork").Process(
+            target=_child, args=(argv, str(log))) for argv, log in zip(argvs, logs, strict=True)]
+        for proc in procs:  # two at once for concurrency
+            proc.start()
+        return {"job": job, "procs": procs, "proc": procs[0], "t0": time.monotonic(),
+                "logs": logs, "log": logs[0], "slot": slot, "rerun": rerun}
 
     def _finish(self, run: dict[str, Any], hang: bool) -> dict[str, Any] | None:
         """Judge a finished child; maybe return a determinism rerun to start."""
-        job, proc = run["job"], run["proc"]
+        job, procs = run["job"], run["procs"]
         secs = time.monotonic() - run["t0"]
-        if hang:
-            proc.kill()
-        proc.join()
+        for proc in procs:
+            if hang:
+                proc.kill()
+            proc.join()
         if run["rerun"]:
             first = job.out.with_suffix(".first")
             same = (job.out.exists() and first.exists()
@@ -128,20 +166,17 @@ class Campaign:
                 self.det_fail.append(self._keep(job, "nondeterministic"))
             shutil.rmtree(self.work / f"run{job.k}", ignore_errors=True)
             return None
-        if hang:
-            outcome = Outcome("hang", None, f"over {self.args.timeout:g} s")
-        else:
-            outcome = judge(job.seed, judge_log(proc.exitcode, run["log"]), job.inp,
-                            job.out)
-        rec = {"k": job.k, "format": job.seed.fmt, "seed": job.seed.name,
+        outcome, rss = self._outcome(run, hang, secs)
+        rec = {"k": job.k, "format": job.fmt,
+               "seed": job.seed.name if job.seed else job.attack.variant,
                "family": job.family, "stack": job.stack, "seconds": round(secs, 3),
-               **outcome.as_dict()}
+               "rss_mib": rss, **outcome.as_dict()}
         if outcome.status in BAD:
             rec["kept"] = self._keep(job, outcome.status)["dir"]
             (Path(rec["kept"]) / "outcome.json").write_text(
                 json.dumps(rec, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         self.records.append(rec)
-        if outcome.status == "success" and job.seed.plans:
+        if outcome.status == "success" and job.seed is not None and job.seed.plans:
             self.successes += 1
             if self.successes % self.args.determinism_every == 0 and job.out.exists():
                 shutil.copyfile(job.out, job.out.with_suffix(".first"))
@@ -149,9 +184,41 @@ class Campaign:
         shutil.rmtree(self.work / f"run{job.k}", ignore_errors=True)
         return None
 
+    def _outcome(self, run: dict[str, Any], hang: bool,
+                 secs: float) -> tuple[Outcome, float | None]:
+        """The oracle over every process of a run: the worst outcome, then the
+        input bytes, the attack's own checks and the family's budget."""
+        job = run["job"]
+        rss = [r for r in map(rss_added_mib, run["logs"]) if r is not None]
+        peak = round(max(rss), 1) if rss else None
+        if hang:
+            return Outcome("hang", None, f"over {self.args.timeout:g} s"), peak
+        outs = [judge_log(p.exitcode, log) for p, log in zip(run["procs"], run["logs"], strict=True)]
+        outcome = min(outs, key=lambda o: _WORST.index(o.status))
+        if job.attack is not None:
+            outcome = judge_attack(job.attack, job.where, outcome, job.before)
+        else:
+            outcome = judge(job.seed, outcome, job.inp, job.out)
+            if digests(job.inp.parent, (job.inp.name,)) != job.before and (
+                    outcome.status in ("success", "clean_error")):
+                outcome = Outcome("silently_wrong", outcome.exit_code,
+                                  "input_changed: the input was rewritten by the run",
+                                  ["input_changed: the input was rewritten by the run"])
+        late = over_budget(job.family, secs, peak)
+        if outcome.status in ("success", "clean_error") and late:
+            outcome = Outcome("over_budget", outcome.exit_code, late, [late])
+        return outcome, peak
+
     def _keep(self, job: Job, status: str) -> dict[str, Any]:
-        d = self.keep / f"{job.k:05d}-{status}-{job.seed.fmt}-{job.family}"
+        d = self.keep / f"{job.k:05d}-{status}-{job.fmt}-{job.family}"
         d.mkdir(parents=True, exist_ok=True)
+        if job.attack is not None:  # the files as written, one command per process
+            shutil.copytree(job.where, d / "run", symlinks=True, dirs_exist_ok=True)
+            cmds = [shlex.join(["vsizer", *[a.replace(str(job.where), "run") for a in argv]])
+                    for argv in job.argvs]
+            (d / "command.txt").write_text(" &\n".join(cmds) + "\n", encoding="utf-8")
+            return {"dir": str(d), "k": job.k}
+        assert job.seed is not None
         (d / Path(job.seed.filename).name).write_bytes(job.data)
         cmd = ["vsizer", *[a.replace(str(job.inp), Path(job.seed.filename).name)
                            .replace(str(job.inp.parent), ".") for a in job.argv]]
@@ -173,10 +240,10 @@ class Campaign:
                     running[slot] = self._start(reruns.pop()["job"], slot, rerun=True)
                 elif pending:
                     running[slot] = self._start(make_job(a.seed, pending.pop(0)), slot)
-            wait([r["proc"].sentinel for r in running.values()], timeout=0.5)
+            wait([p.sentinel for r in running.values() for p in r["procs"]], timeout=0.5)
             now = time.monotonic()
             for slot, r in list(running.items()):
-                done = not r["proc"].is_alive()
+                done = not any(p.is_alive() for p in r["procs"])
                 if done or now - r["t0"] > a.timeout:
                     del running[slot]
                     more = self._finish(r, hang=not done)
@@ -236,7 +303,29 @@ class Campaign:
             "per_family": {k: row(v) for k, v in sorted(per_fam.items())},
             "causes": dict(sorted(causes.items(), key=lambda kv: -kv[1]["count"])),
             "seconds_max": max((r["seconds"] for r in recs), default=0.0),
+            "budgets": _budgets(recs),
+            "concurrency": _concurrency(recs),
         }
+
+
+def _budgets(recs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per family: its budget, the longest run and the largest RSS added."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in recs:
+        b = budget_of(r["family"])
+        row = out.setdefault(r["family"], {"budget_s": b.seconds, "budget_mib": b.rss_mib,
+                                           "seconds_max": 0.0, "rss_mib_max": 0.0})
+        row["seconds_max"] = max(row["seconds_max"], r["seconds"])
+        row["rss_mib_max"] = max(row["rss_mib_max"], r.get("rss_mib") or 0.0)
+    return dict(sorted(out.items()))
+
+
+def _concurrency(recs: list[dict[str, Any]]) -> dict[str, int]:
+    """Runs of two plans on one output set, and how many left a mixed set."""
+    runs = [r for r in recs if r["family"] == "concurrency"]
+    mixed = sum(1 for r in runs if any(v.startswith("mixed_set") for v in r["violations"]))
+    return {"runs": len(runs), "mixed_sets": mixed,
+            "both_succeeded": sum(1 for r in runs if r["status"] == "success")}
 
 
 def print_figures(f: dict[str, Any]) -> None:
@@ -254,6 +343,12 @@ def print_figures(f: dict[str, Any]) -> None:
     d = f["determinism"]
     print(f"\ndeterminism: {d['identical']} of {d['runs']} reruns byte-identical")
     print(f"stderr with raw control characters: {f['raw_control_in_stderr']}")
+    c = f["concurrency"]
+    print(f"concurrency: {c['runs']} runs of two plans on one output set, "
+          f"{c['mixed_sets']} mixed sets")
+    for name, b in f["budgets"].items():
+        print(f"budget {name:18} longest {b['seconds_max']:6.1f} s of {b['budget_s']:g}; "
+              f"largest {b['rss_mib_max']:6.0f} MiB of {b['budget_mib']:g}")
     if f["causes"]:
         print("\ncauses (count, formats, example kept input)")
         for key, c in f["causes"].items():
@@ -279,6 +374,18 @@ def markdown(f: dict[str, Any]) -> str:
             f"stderr with raw control characters: {f['raw_control_in_stderr']}.\n\n")
     text += table([("**total**", f["total"])] + list(f["per_format"].items()))
     text += "\nPer mutation family:\n\n" + table(list(f["per_family"].items()))
+    if f.get("budgets"):
+        text += ("\nBudgets per family (wall time; RSS a run adds over the forked "
+                 "parent) and the largest seen:\n\n| family | budget s | longest s | "
+                 "budget MiB | largest MiB |\n|---|---:|---:|---:|---:|\n")
+        for name, b in f["budgets"].items():
+            text += (f"| {name} | {b['budget_s']:g} | {b['seconds_max']:.1f} | "
+                     f"{b['budget_mib']:g} | {b['rss_mib_max']:.0f} |\n")
+    c = f.get("concurrency")
+    if c:
+        text += (f"\nConcurrency: {c['runs']} runs of two plans on one output set, "
+                 f"{c['both_succeeded']} with both plans succeeding, "
+                 f"{c['mixed_sets']} mixed sets.\n")
     if f["causes"]:
         text += "\nCauses:\n\n| count | cause | formats |\n|---:|---|---|\n"
         for key, c in f["causes"].items():
@@ -307,6 +414,13 @@ def warm_up(where: Path) -> None:
 def replay(master: int, k: int, where: Path) -> None:
     """Write run ``k``'s input under ``where`` and print its command line."""
     job = make_job(master, k)
+    if job.attack is not None:
+        where.mkdir(parents=True, exist_ok=True)
+        argvs, _before = write_attack(job.attack, where)
+        print(f"# run {k}: {job.family} ({job.attack.variant})")
+        print(" &\n".join(shlex.join(["vsizer", *argv]) for argv in argvs))
+        return
+    assert job.seed is not None
     argv, inp, _out = prepare(job.seed, job.data, where)
     print(f"# run {k}: {job.seed.name} ({job.seed.fmt}), {job.family} x{job.stack}")
     print(shlex.join(["vsizer", *argv]))
@@ -327,8 +441,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="write run K's input to ./fuzz-replay and print its command")
     p.add_argument("--markdown", metavar="JSON", default=None,
                    help="print the figures of a finished campaign as Markdown")
+    p.add_argument("--formats", default=None,
+                   help="comma-separated formats or attack families to run (default: all)")
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
+    if args.formats:
+        FORMATS[:] = [f.strip() for f in args.formats.split(",") if f.strip()]
+        unknown = set(FORMATS) - {*formats(), *ATTACKS}
+        if unknown:
+            p.error(f"unknown formats: {sorted(unknown)}")
     if args.markdown:
         print(markdown(json.loads(Path(args.markdown).read_text(encoding="utf-8"))))
         return 0

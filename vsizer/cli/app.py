@@ -74,6 +74,9 @@ def main(argv: list[str] | None = None) -> None:
     interrupted. An unexpected exception becomes one line naming its type and
     a pointer to ``--debug`` / ``VSIZER_DEBUG=1``, which print the traceback.
     """
+    from vsizer.cli.supervise import CONSOLE
+
+    CONSOLE["on"] = True
     try:
         app(args=argv)
     except KeyboardInterrupt:

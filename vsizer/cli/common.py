@@ -345,4 +345,9 @@ def open_engine(name: str, address: str | None, workers: int | None) -> Any:
     """The engine of ``--engine``/``--engine-address``/``--workers`` (a context manager)."""
     from vsizer.engines import get_engine
 
-    return get_engine(name.strip().casefold(), address=address, workers=workers)
+    name = name.strip().casefold()
+    if name == "ray":
+        from vsizer.cli.supervise import supervise_ray
+
+        supervise_ray()  # a console run ends with one error line if Ray ends it
+    return get_engine(name, address=address, workers=workers)

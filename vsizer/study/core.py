@@ -49,6 +49,7 @@ from vsizer.study.count_reason import explain_pool, suggest_merges
 from vsizer.study.economics import plan_economics
 from vsizer.study.growth import with_growth
 from vsizer.study.host_bound import bound_by_hosts
+from vsizer.study.host_bounds import check_host_bounds
 from vsizer.study.hosts import host_capacity, platform_adjustment, resolve_host
 from vsizer.study.plan_warnings import plan_warnings
 from vsizer.study.pool_overrides import match_pool_overrides
@@ -455,11 +456,12 @@ def plan(
             + "."
         )
     rules = (rules or Rules()).replace(**overrides)
-    aligned = align_for_plan(series, rules) if series is not None else None
-    inventory = _plan_inventory(inventory, series, aligned, rules)
     if hosts is None and rules.host_catalog is not None:
         hosts = rules.host_catalog
     host, catalog_name = resolve_host(hosts, rules.host_model)
+    check_host_bounds(rules, host)  # as soon as the host is known (issue 24)
+    aligned = align_for_plan(series, rules) if series is not None else None
+    inventory = _plan_inventory(inventory, series, aligned, rules)
     cpu_catalog = (
         read_cpu_catalog(rules.cpu_catalog, merge=True) if rules.cpu_catalog else None
     )
