@@ -89,3 +89,27 @@ def test_failover_budget_takes_the_heaviest_scenarios_first_and_says_so():
     assert failover.scenario_limit(5, 2, 30) == 3
     assert failover.scenario_limit(10**5, 1, 5_000_000) == 50
     assert failover.scenario_limit(10**9, 8, 1) == 1  # never zero
+
+
+def test_the_plan_lists_the_failed_and_worst_scenarios_beyond_the_cap(monkeypatch):
+    from vsizer.placement.failover_report import FailoverReport, Scenario
+    from vsizer.study import _pools
+
+    def sc(i: int, util: float, unplaced: list[str]) -> Scenario:
+        return Scenario([f"p-{i:02d}"], [], unplaced, "p-99", util, "cpu", {})
+
+    detail = [
+        sc(1, 0.5, []), sc(2, 0.9, []), sc(3, 0.4, ["vm7"]), sc(4, 0.95, []),
+        sc(5, 0.1, []),
+    ]
+    fo = FailoverReport(1, False, 5, 0.95, "cpu", None, detail)
+    monkeypatch.setattr(_pools, "MAX_LISTED_SCENARIOS", 3)
+    # the failed one (3), then the highest utilizations (4: 0.95, 2: 0.9), in order
+    assert [s.failed for s in _pools.listed_scenarios(fo)] == [
+        ["p-02"], ["p-03"], ["p-04"]
+    ]
+    doc = _pools._failover(fo, None)
+    assert doc["scenarios_listed"] == {"listed": 3, "checked": 5}
+    assert [s["failed"] for s in doc["scenarios"]] == [["p-02"], ["p-03"], ["p-04"]]
+    monkeypatch.setattr(_pools, "MAX_LISTED_SCENARIOS", 5)
+    assert "scenarios_listed" not in _pools._failover(fo, None)  # all listed: as before

@@ -11,6 +11,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+#: Most failure scenarios a plan document lists per pool: C(hosts, k) grows
+#: fast (N+8 on 20 hosts: 125,970 scenarios, 54 MB of JSON). Beyond it the
+#: failed ones and then those with the highest worst-survivor utilization are
+#: listed, in the order they were checked, and the plan warns.
+MAX_LISTED_SCENARIOS = 200
+
 
 @dataclass(frozen=True)
 class Scenario:

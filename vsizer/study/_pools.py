@@ -10,6 +10,7 @@ import pandas as pd
 
 from vsizer._jsonable import jsonable as _r
 from vsizer.placement.failover import FailoverReport, Scenario
+from vsizer.placement.failover_report import MAX_LISTED_SCENARIOS
 from vsizer.placement.problem import UTIL_DIMS
 from vsizer.study.count_reason import count_reason_doc
 
@@ -161,7 +162,25 @@ def _cpu_stack(
     return stack
 
 
+def listed_scenarios(fo: FailoverReport) -> list[Scenario]:
+    """The scenarios of ``fo`` the document lists (all up to the cap)."""
+    detail = fo.detail
+    if len(detail) <= MAX_LISTED_SCENARIOS:
+        return detail
+    ranked = sorted(
+        range(len(detail)),
+        key=lambda i: (not detail[i].unplaced, -detail[i].worst_util, i),
+    )[:MAX_LISTED_SCENARIOS]
+    return [detail[i] for i in sorted(ranked)]
+
+
 def _failover(fo: FailoverReport, index: pd.DatetimeIndex | None) -> dict[str, Any]:
+    listed = listed_scenarios(fo)
+    extra = (
+        {"scenarios_listed": {"listed": len(listed), "checked": len(fo.detail)}}
+        if len(listed) < len(fo.detail)
+        else {}
+    )
     return {
         "failures": fo.failures,
         "survives": fo.survives,
@@ -172,7 +191,8 @@ def _failover(fo: FailoverReport, index: pd.DatetimeIndex | None) -> dict[str, A
         "failed_scenarios": [
             {"failed": sc.failed, "unplaced": sc.unplaced} for sc in fo.failed_scenarios
         ],
-        "scenarios": [_scenario(sc, index) for sc in fo.detail],
+        "scenarios": [_scenario(sc, index) for sc in listed],
+        **extra,
     }
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from vsizer.catalogs.model import HostModel
+from vsizer.placement.failover_report import MAX_LISTED_SCENARIOS
 from vsizer.quality import (
     PlanWarning,
     QualityReport,
@@ -66,6 +67,15 @@ def failover_budget_warnings(
     out = []
     for pr in pools:
         fo = pr.sizing.failover
+        if len(fo.detail) > MAX_LISTED_SCENARIOS:
+            out.append(
+                PlanWarning(
+                    "failover_scenarios_listed",
+                    f"Pool {pr.name}: {len(fo.detail):,} failure scenarios checked; "
+                    f"the plan lists {MAX_LISTED_SCENARIOS:,} of them (those that "
+                    "failed, then the highest worst-survivor utilization).",
+                )
+            )
         if fo.exhaustive:
             continue
         out.append(
