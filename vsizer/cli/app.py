@@ -76,7 +76,9 @@ def main(argv: list[str] | None = None) -> None:
     """
     from vsizer.cli.supervise import CONSOLE
 
-    CONSOLE["on"] = True
+    # Only the real console run (no argv given: the `vsizer` command) may fork a
+    # supervisor; a caller's main([...]) (tests, embedding) never does.
+    CONSOLE["on"] = argv is None
     try:
         app(args=argv)
     except KeyboardInterrupt:
@@ -84,6 +86,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except Exception as exc:  # the top-level guard; see docs/reliability.md
         sys.exit(guard(exc))
+    finally:
+        CONSOLE["on"] = False
 
 
 if __name__ == "__main__":
