@@ -216,3 +216,23 @@ def test_a_missing_extra_is_found_before_planning_and_the_others_are_written(
     assert not html.exists()
     assert json.loads(js.read_text(encoding="utf-8"))["summary"]["hosts"] >= 1
     assert xlsx.read_bytes()[:2] == b"PK"
+
+
+def test_compare_refuses_an_output_that_is_the_inventory_a_scenario_names(tmp_path):
+    """The inventory of compare may come from the scenarios' [scenario] table."""
+    inv = tmp_path / "inv.xlsx"
+    shutil.copyfile(SAMPLES / "inventory_ja.xlsx", inv)
+    before = inv.read_bytes()
+    paths = []
+    for name in ("a", "b"):
+        paths.append(tmp_path / f"{name}.toml")
+        paths[-1].write_text(
+            f'[scenario]\nname = "{name}"\ninventory = "inv.xlsx"\n', encoding="utf-8"
+        )
+    res = run("compare", *map(str, paths), "-q", "-o", str(inv))
+    assert res.exit_code == 2
+    assert res.output.strip() == (
+        f"error: -o {inv}: is the inventory of a scenario of this run ({inv}); vsizer "
+        "never writes over an input: give another file name."
+    )
+    assert inv.read_bytes() == before

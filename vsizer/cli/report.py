@@ -87,7 +87,7 @@ def compare(
     from vsizer.study.compare import compare as run_compare
 
     try:
-        _check_arguments(lang, output or [], scenarios, inventory)
+        loaded = _check_arguments(lang, output or [], scenarios, inventory)
         limits = input_limits(
             max_rows=max_rows,
             max_columns=max_columns,
@@ -100,7 +100,7 @@ def compare(
             engine, engine_address, workers
         ) as eng, _progress(quiet) as progress:
             doc = run_compare(
-                scenarios, inventory, progress=progress, engine=eng, sheet=sheet
+                loaded, inventory, progress=progress, engine=eng, sheet=sheet
             )
         if not quiet:
             _print_summary(doc)
@@ -121,12 +121,13 @@ def _write_all(doc: dict[str, Any], output: list[Path], lang: str, quiet: bool) 
 
 def _check_arguments(
     lang: str, output: list[Path], scenarios: list[Path], inventory: Path | None
-) -> None:
-    """The checks of ``compare``'s own arguments, before anything is read; no
-    output may replace an input."""
-    check_not_input(
-        output, {"a scenario file": list(scenarios), "the --inventory file": [inventory]}
-    )
+) -> list[Any]:
+    """The checks of ``compare``'s own arguments, before any inventory is read;
+    returns the scenarios, loaded once. No output may replace an input: a
+    scenario file, the inventory (given or named in a scenario), a catalog."""
+    from vsizer.study.compare import load_scenario
+    from vsizer.study.config import rule_fields
+
     if lang not in ("en", "ja"):
         raise ConfigError(
             f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead."
@@ -142,6 +143,17 @@ def _check_arguments(
         )
     for path in output:
         check_output_path(path)
+    loaded = [load_scenario(p) for p in scenarios]
+    inputs: dict[str, list[Any]] = {
+        "a scenario file": list(scenarios),
+        "the --inventory file": [inventory],
+        "the inventory of a scenario": [s.inventory for s in loaded],
+    }
+    for name, meta in rule_fields().items():
+        if meta.path:
+            inputs[f"the {meta.flag} file"] = [getattr(s.rules, name) for s in loaded]
+    check_not_input(output, inputs)
+    return loaded
 
 
 def _print_summary(doc: dict[str, Any]) -> None:
