@@ -187,7 +187,8 @@ def test_inventory_with_series_uses_curves_for_matched_servers():
     inv = vsizer.read_inventory(SAMPLES / "inventory_ja.xlsx")
     names = inv.servers["name"].astype(str).tolist()
     curves = {names[0]: [0.1, 0.2, 0.3], names[1]: [0.3, 0.2, 0.1], "ghost": [0.5] * 3}
-    plan = vsizer.plan(inv, series=cpu_series(curves), rules=vsizer.load_rules(
+    # 12-hour steps: three samples span 36 h, more than a short series' day
+    plan = vsizer.plan(inv, series=cpu_series(curves, "12h"), rules=vsizer.load_rules(
         SAMPLES / "scenario.toml"))
     doc = plan.to_dict()
     sr = doc["series"]

@@ -202,7 +202,29 @@ def test_one_short_sample_no_longer_replaces_the_inventory_peak(tmp_path, inv) -
     assert by_name["web01"]["cpu_peak_util"] == 0.49  # full series: its own peak
     (w,) = [w for w in doc["warnings"] if w["code"] == "short_series"]
     assert w["servers"] == ["db01"]
-    assert "covering less than 50% of the plan's 864 steps ('db01' 0.1%)" in w["message"]
+    assert "covering less than 50% of the plan's 864 steps or less than 24 hours " in w["message"]
+    assert "('db01' 0.1%, 5 min)" in w["message"]
+
+
+def test_a_lone_sample_that_is_the_whole_grid_is_still_short(tmp_path, inv) -> None:
+    """The series holds one server and one sample: the grid is that one step,
+    coverage 100 %, yet five minutes cannot show a 60 % daily peak."""
+    series = write(tmp_path / "lone.csv", ["db01,2024-03-01T12:00:00Z,cpu_util,5,%"])
+    code, output, doc = plan_json(tmp_path, str(inv), "--series", str(series))
+    assert code == 0, output
+    by_name = {s["name"]: s for s in doc["servers"]}
+    assert by_name["db01"]["cpu_peak_util"] == 0.6  # was 0.05 with only low_confidence
+    (w,) = [w for w in doc["warnings"] if w["code"] == "short_series"]
+    assert w["servers"] == ["db01"]
+    assert "the plan's 1 steps or less than 24 hours ('db01' 100.0%, 5 min)" in w["message"]
+
+
+def test_a_full_day_of_series_is_not_short(tmp_path, inv) -> None:
+    day = normal_rows(n=288)  # 288 x 5 min = 24 h exactly
+    code, output, doc = plan_json(tmp_path, str(inv), "--series", str(write(tmp_path / "d.csv", day)))
+    assert code == 0, output
+    assert not [w for w in doc["warnings"] if w["code"] == "short_series"]
+    assert {s["name"]: s for s in doc["servers"]}["web01"]["cpu_peak_util"] == 0.49
 
 
 def test_short_series_above_the_inventory_peak_is_kept(tmp_path, inv) -> None:

@@ -273,7 +273,7 @@ def test_ambiguity_messages():
 
 def test_plan_matches_series_names_ignoring_case_and_domain():
     inv = vsizer.read_inventory(SAMPLES / "inventory_ja.xlsx")
-    series = cpu_series({"PRINT01": 0.02, "fs01.corp.example": 0.05, "ad01": 0.03}, 4)
+    series = cpu_series({"PRINT01": 0.02, "fs01.corp.example": 0.05, "ad01": 0.03})
     plan = vsizer.plan(inv, ceiling=0.8, failures=0, series=series)
     doc = plan.to_dict()
     assert (doc["series"]["matched"], doc["series"]["series_only"]) == (3, 0)

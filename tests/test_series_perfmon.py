@@ -487,3 +487,45 @@ def test_encoding_flag_of_import_and_plan(tmp_path: Path) -> None:
     assert r.exit_code == 2
     assert "error: --encoding does not apply to series format 'sar'; it accepts: " \
         "--server, --tz." in " ".join(r.output.split())
+
+
+# ------------------------------------------- daylight-saving changes (issue 24)
+
+
+def _no_bias_log(tmp_path: Path, times: list[str]) -> Path:
+    """A PDH-CSV log whose header has no bias (read with --tz), one CPU counter."""
+    lines = ['"(PDH-CSV 4.0)","\\\\APP\\Processor(_Total)\\% Processor Time"']
+    lines += [f'"{t}","{10 + i}"' for i, t in enumerate(times)]
+    path = tmp_path / "dst.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_overlap_hour_is_read_by_order_with_a_note(tmp_path: Path) -> None:
+    """Europe/Berlin falls back at 03:00 CEST on 2024-10-27: the log shows
+    02:00-02:59 twice; the first pass is CEST (UTC+2), the second CET (UTC+1)."""
+    times = ["10/27/2024 01:30:00.000", "10/27/2024 02:30:00.000",
+             "10/27/2024 02:30:00.000", "10/27/2024 03:30:00.000"]  # fmt: skip
+    s = read_perfmon(_no_bias_log(tmp_path, times), tz="Europe/Berlin")
+    utc = sorted(s.data.loc[s.data["metric"] == "cpu_util", "timestamp"].astype(str))
+    assert utc == ["2024-10-26 23:30:00+00:00", "2024-10-27 00:30:00+00:00",
+                   "2024-10-27 01:30:00+00:00", "2024-10-27 02:30:00+00:00"]  # fmt: skip
+    assert s.quality.notes == [
+        "dst.csv: 2 times fall in the daylight-saving overlap of Europe/Berlin "
+        "(e.g. '2024-10-27 02:30:00'), when the clock shows an hour twice; the first "
+        "occurrence is read as daylight-saving time, the next as standard time "
+        "(1 read as standard time)."
+    ]
+
+
+def test_gap_hour_is_one_line_naming_the_gap(tmp_path: Path) -> None:
+    """2024-03-31 02:00-02:59 does not exist in Europe/Berlin: it was shifted
+    forward silently; now it is a bad row."""
+    times = ["03/31/2024 01:30:00.000", "03/31/2024 02:30:00.000", "03/31/2024 03:30:00.000"]
+    with pytest.raises(SeriesError) as e:
+        read_perfmon(_no_bias_log(tmp_path, times), tz="Europe/Berlin")
+    assert str(e.value) == (
+        "dst.csv row 3, column '(PDH-CSV 4.0)': expected a local time that exists in "
+        "Europe/Berlin (this one is in the daylight-saving gap of Europe/Berlin on "
+        "2024-03-31), got '03/31/2024 02:30:00'."
+    )

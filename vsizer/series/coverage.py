@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 from vsizer._validation import quoted_list
 from vsizer.quality import QualityReport
@@ -194,31 +195,46 @@ def host_avg_cpu(
 #: A CPU series with values in fewer than this share of the grid's steps is short.
 MIN_SERIES_COVERAGE = 0.5
 
+#: A CPU series with values over less time than this is short whatever the grid:
+#: a day is the shortest span that holds a daily business cycle and its peak.
+MIN_SERIES_SPAN = pd.Timedelta(days=1)
+
 
 def short_series(
     quality: QualityReport,
     names: Sequence[str],
     coverage: npt.NDArray[np.float64],
     has: npt.NDArray[np.bool_],
-    n_steps: int,
+    grid: tuple[int, pd.Timedelta],
 ) -> npt.NDArray[np.bool_]:
     """Servers whose CPU series covers less than :data:`MIN_SERIES_COVERAGE` of
-    the grid (``has``: they have one), warned as ``short_series``."""
-    short = has & (coverage < MIN_SERIES_COVERAGE)
+    the grid, or less than :data:`MIN_SERIES_SPAN` of time (``has``: they have
+    one; ``grid``: its steps and step), warned as ``short_series``."""
+    n_steps, step = grid
+    covered = coverage * n_steps * (step / pd.Timedelta(hours=1))
+    span_h = MIN_SERIES_SPAN / pd.Timedelta(hours=1)
+    short = has & ((coverage < MIN_SERIES_COVERAGE) | (covered < span_h))
     if short.any():
         rows = np.flatnonzero(short).tolist()
         who = [str(names[i]) for i in rows]
-        shares = ", ".join(f"'{names[i]}' {coverage[i]:.1%}" for i in rows[:5])
+        shares = ", ".join(
+            f"'{names[i]}' {coverage[i]:.1%}, {_hours(covered[i])}" for i in rows[:5]
+        )
         shares += f" and {len(who) - 5} more" if len(who) > 5 else ""
         quality.warn(
             "short_series",
             f"{len(who)} server(s) have a CPU series covering less than "
-            f"{MIN_SERIES_COVERAGE:.0%} of the plan's {n_steps:,} steps ({shares}); "
+            f"{MIN_SERIES_COVERAGE:.0%} of the plan's {n_steps:,} steps or less than "
+            f"{span_h:g} hours ({shares}); "
             "each keeps the larger of its inventory peak and its series peak "
             "(placed flat at the inventory peak where that is larger).",
             who,
         )
     return np.asarray(short)
+
+
+def _hours(h: float) -> str:
+    return f"{h * 60:.0f} min" if h < 1 else f"{h:.1f} h"
 
 
 def coverage_warnings(

@@ -9,7 +9,9 @@ Format (relog ``-f csv``, logman/perfmon data collector sets, typeperf ``-f CSV`
 * Rows: ``"MM/DD/YYYY HH:MM:SS.mmm"`` (local wall-clock time of the host), then
   the values. The header holds one bias, the one in force when the log
   started: in a log that runs across a daylight-saving change the later times
-  are an hour off (the change shows as a ``gap`` or ``duplicate`` issue).
+  are an hour off (the change shows as a ``gap`` or ``duplicate`` issue). A
+  header without a bias is read in ``tz``: the hour shown twice by order (a
+  note), a time in the skipped hour a bad row.
   Every field is quoted; a rate counter has no value in its first row (``" "``)
   and a counter whose instance is gone is blank too: blanks are missing values,
   never 0.
@@ -116,15 +118,14 @@ class _Table:
         self.bias = int(m.group("bias")) if m.group("bias") is not None else None
         self.zone = zone
         self.problems = Problems(self.label)
+        self.dst_note: str | None = None
         local = _times(self.rows, self.numbers, self.head, self.label, self.problems)
         if self.bias is not None:  # minutes west of UTC: UTC = local + bias
             self.utc = local + pd.Timedelta(minutes=self.bias)
         elif zone is not None:
-            self.utc = local.tz_localize(
-                zone,
-                ambiguous=np.ones(len(local), dtype=bool),
-                nonexistent="shift_forward",
-            ).tz_convert(None)
+            self.utc, self.dst_note = _localize_by_order(
+                local, zone, self.numbers[1:], (self.label, self.head), self.problems
+            )
         else:
             self.utc = local
 
@@ -341,6 +342,8 @@ def _host_issues(
             f"{len(table.trailer)} line(s) after the last row of {table.label} not read "
             f"(typeperf's console messages; first on line {line}: '{cut(text)}')",
         )
+    if table.dst_note:
+        quality.note(table.dst_note)
     if table.zone_guessed:
         quality.add(
             name,
@@ -476,6 +479,48 @@ def _times(
                 order=(r, 0),
             )
     return pd.DatetimeIndex(parsed).as_unit("ns")
+
+
+def _localize_by_order(
+    local: pd.DatetimeIndex,
+    zone: Any,
+    numbers: list[int],
+    where: tuple[str, str],
+    problems: Problems,
+) -> tuple[pd.DatetimeIndex, str | None]:
+    """UTC times of local wall-clock times in ``zone``: a time the clock shows
+    twice (the daylight-saving overlap) is daylight-saving time on its first
+    row and standard time on the next; a time in the gap does not exist and is
+    a bad row naming the gap. Returns the times and a note on the overlap."""
+    label, head = where
+    name = str(getattr(zone, "key", zone))
+    as_dst = local.tz_localize(zone, ambiguous=np.ones(len(local), bool), nonexistent="NaT")
+    as_std = local.tz_localize(zone, ambiguous=np.zeros(len(local), bool), nonexistent="NaT")
+    known = np.asarray(local.notna())
+    gap = known & np.asarray(as_dst.isna())
+    twice = np.flatnonzero(known & ~gap & np.asarray(as_dst != as_std))
+    utc = as_dst.tz_convert(None)
+    note = None
+    if len(twice):
+        later = pd.Series(local[twice]).groupby(local[twice]).cumcount().to_numpy() > 0
+        values = utc.as_unit("ns").asi8.copy()
+        values[twice[later]] = as_std[twice[later]].tz_convert(None).as_unit("ns").asi8
+        utc = pd.DatetimeIndex(values)
+        note = (
+            f"{label}: {len(twice)} times fall in the daylight-saving overlap of "
+            f"{name} (e.g. '{local[twice[0]]}'), when the clock shows an hour twice; "
+            "the first occurrence is read as daylight-saving time, the next as "
+            f"standard time ({int(later.sum())} read as standard time)."
+        )
+    for i in np.flatnonzero(gap).tolist():
+        problems.bad(
+            f"{label} row {numbers[i]}, column '{cut(head)}'",
+            f"a local time that exists in {name} (this one is in the daylight-saving "
+            f"gap of {name} on {local[i]:%Y-%m-%d})",
+            f"{local[i]:%m/%d/%Y %H:%M:%S}",
+            order=(numbers[i], 0),
+        )
+    return pd.DatetimeIndex(utc).as_unit("ns"), note
 
 
 def _values(

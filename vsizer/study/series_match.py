@@ -124,12 +124,13 @@ def _keep_inventory_peaks(
     own: tuple[np.ndarray, np.ndarray],
     stats: tuple[np.ndarray, np.ndarray],
 ) -> tuple[AlignedSeries, np.ndarray, np.ndarray]:
-    """Servers whose CPU series covers under half the grid (``short_series``)
+    """Servers whose CPU series covers under half the grid or under a day (``short_series``)
     keep the larger of their inventory peak and their series: where the
     inventory's is larger, their CPU curve is dropped (placed flat at it)."""
     avg, peak = stats
     cover = cpu_coverage(aligned, names, mhz)
-    short = short_series(quality, names, cover, ~np.isnan(peak), aligned.n_steps)
+    grid = (aligned.n_steps, aligned.step)
+    short = short_series(quality, names, cover, ~np.isnan(peak), grid)
     with np.errstate(invalid="ignore"):
         higher = short & (own[1] > peak)
     if not higher.any():
