@@ -87,3 +87,30 @@ def test_cell_style_missing_from_the_styles_part_is_damage(tmp_path: Path) -> No
         r"refers to a style that is not there\); open it in Excel and save it "
         r"again\.\n", text
     ), text
+
+
+def test_damaged_sheet_xml_met_while_sniffing_for_rvtools_is_one_line(tmp_path: Path) -> None:
+    """make fuzz (seed 5, run 129, byte_flip): a byte flipped in a sheet's XML
+    escaped as an internal ParseError from the check for a vInfo header under
+    another sheet name; it is now the damaged-workbook line the reader gives."""
+    src = tmp_path / "src.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active.title = "servers"
+    wb.active.append(["name", "sockets", "cores_per_socket", "mem_gib"])
+    wb.active.append(["s1", 2, 4, 16])
+    wb.save(src)
+    out = tmp_path / "flip.xlsx"
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(out, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                data = data.replace(b"<sheetData>", b"<sheetData><\x01>", 1)
+            zout.writestr(item, data)
+    code, text = _run("plan", str(out), "-q")
+    assert code == 2
+    assert re.fullmatch(
+        r"error: flip\.xlsx: the workbook is damaged \(sheet 'servers': ParseError: "
+        r"not well-formed \(invalid token\): line \d+, column \d+\); open it in Excel "
+        r"and save it again\.\n",
+        text,
+    ), text

@@ -20,6 +20,12 @@ Invariants on a successful plan.json ("silently wrong" checks)
 given_number     every number the input gives for a planned server, in a
                  column that maps to a field of the plan's server record, is
                  non-null there (no overflow-to-null, no dropped value)
+given_value      a number the input gives for a planned server, in a column
+                 whose unit is the plan field's own (counts, GiB, W, IOPS),
+                 is the plan's number, unless a warning names the server or
+                 the field, or the plan's quality record does not call the
+                 field given (derived, estimated, assumed: a value clipped,
+                 replaced or read another way is a choice, and is said)
 placed           every planned server has a host; every excluded one a reason;
                  every named row of the input is planned or excluded
 empty_plan       a plan with no server at all carries a warning
@@ -137,7 +143,11 @@ def _rows_table(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     if at is None:
         return
     cells, _ = header_cells(grid, at)
-    fields = [match_header(c).field for c in cells]
+    matches = [match_header(c) for c in cells]
+    fields = [m.field for m in matches]
+    # given_value compares only columns in the field's own unit (a bare header)
+    other_unit = {m.field for m in matches
+                  if m.field is not None and m.unit != match_header(m.field).unit}
     if "name" not in fields:
         return
     name_col = fields.index("name")
@@ -147,8 +157,9 @@ def _rows_table(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         name = clean_text(values[name_col])
         if name is None or name.casefold() in _TOTAL_LABELS:
             continue
-        yield name, {f: values[j] for j, f in enumerate(fields)
-                     if f in PLAN_FIELDS and j < len(values)}
+        row = {f: values[j] for j, f in enumerate(fields)
+               if f in PLAN_FIELDS and j < len(values)}
+        yield name, row | {SAME_UNIT: sorted(set(row) - other_unit)}
 
 
 def _rows_azure(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -170,8 +181,9 @@ def _rows_azure(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         name = clean_text(values[name_col])
         if name is None:
             continue
-        yield name, {r: values[j] for j, r in enumerate(roles)
-                     if r in PLAN_FIELDS and j < len(values)}
+        row = {r: values[j] for j, r in enumerate(roles)
+               if r in PLAN_FIELDS and j < len(values)}
+        yield name, row | {SAME_UNIT: ["vcpus"]}  # memory in the template's MB
 
 
 def _rows_rvtools(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -199,8 +211,9 @@ def _rows_rvtools(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         name = clean_text(values[name_col])
         if name is None:
             continue
-        yield name, {want[h]: values[j] for j, h in enumerate(header)
-                     if h in want and j < len(values)}
+        row = {want[h]: values[j] for j, h in enumerate(header)
+               if h in want and j < len(values)}
+        yield name, row | {SAME_UNIT: ["vcpus"]}  # Memory is in MiB
 
 
 def input_rows(fmt: str, path: Path) -> list[tuple[str, dict[str, Any]]] | None:
@@ -242,6 +255,7 @@ def check_plan(plan_path: Path, fmt: str | None = None,
     by_name = {str(s.get("name")): s for s in servers}
     known = set(by_name) | {str(e.get("name")) for e in excluded}
     for name, cells in rows:
+        same_unit = set(cells.pop(SAME_UNIT, ()))
         if name not in known:
             out.append(f"placed: input server {name!r} neither planned nor excluded")
             continue
@@ -252,4 +266,53 @@ def check_plan(plan_path: Path, fmt: str | None = None,
             if _is_number(value) and record.get(fld) is None:
                 out.append(f"given_number: {name!r} {fld} = {str(value)[:40]!r} "
                            "in the input, null in the plan")
+        out += _changed_silently(plan, name, record,
+                                 {f: v for f, v in cells.items() if f in same_unit})
+    return out
+
+
+#: Key of an input row listing the fields in their own unit (``given_value``).
+SAME_UNIT = "_same_unit"
+#: Fields compared by ``given_value``: their canonical unit is the one a bare
+#: header means, so the input's number is the plan's.
+SAME_UNIT_FIELDS = frozenset({
+    "sockets", "cores_per_socket", "vcpus", "disk_iops", "power_w", "rack_u", "mem_gib",
+})
+
+
+def _plain_float(value: Any) -> float | None:
+    if isinstance(value, bool) or not _is_number(value):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    text = str(value).strip()
+    if "," in text or "%" in text or "inf" in text.casefold():
+        return None  # thousands separators, decimal commas, percent: read by rules
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _changed_silently(plan: dict[str, Any], name: str, record: dict[str, Any],
+                      cells: dict[str, Any]) -> list[str]:
+    """``given_value`` violations of one server (see the module docstring)."""
+    warned = {str(s) for w in plan.get("warnings") or [] for s in w.get("servers") or []}
+    if name in warned:
+        return []
+    texts = " ".join(str(w.get("message", "")) for w in plan.get("warnings") or [])
+    quality = next((q for q in (plan.get("quality") or {}).get("servers") or []
+                    if q.get("name") == name), {})
+    given_fields = set(quality.get("given") or ())
+    out = []
+    for fld, value in cells.items():
+        given = _plain_float(value)
+        planned = record.get(fld)
+        if (fld not in SAME_UNIT_FIELDS or given is None or not math.isfinite(given)
+                or not isinstance(planned, int | float) or fld not in given_fields
+                or fld in texts):
+            continue
+        if not math.isclose(given, planned, rel_tol=1e-6, abs_tol=1e-6):
+            out.append(f"given_value: {name!r} {fld} = {str(value)[:40]!r} in the input, "
+                       f"{planned!r} in the plan, and no warning or note says why")
     return out

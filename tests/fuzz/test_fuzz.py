@@ -134,6 +134,40 @@ def test_the_oracle_catches_an_overflow_to_null(tmp_path: Path) -> None:
     assert any(v.startswith("placed: server 's1' has no host") for v in violations)
 
 
+def test_the_oracle_catches_a_value_changed_without_a_word(tmp_path: Path) -> None:
+    """given_value: a number read in the field's own unit that the plan shows
+    otherwise is silently wrong, unless a warning names the server; a column
+    in another unit (MB) is not compared."""
+    import json
+
+    from tests.fuzz.oracle import check_plan
+
+    csv = tmp_path / "m.csv"
+    csv.write_text("name,sockets,cores_per_socket,cpu_mhz,cpu_peak_pct,mem_gib,power_w\n"
+                   "s1,2,4,2400,40,64,350\n")
+    out = tmp_path / "m.json"
+    assert run_inprocess(["plan", str(csv), "-o", str(out), "-q"]).status == "success"
+    assert check_plan(out, "table-csv", csv) == []
+    plan = json.loads(out.read_text())
+    plan["servers"][0]["power_w"] = 500.0
+    plan["warnings"] = [w for w in plan["warnings"] if "s1" not in w.get("servers", [])]
+    plan["warnings"] = [w for w in plan["warnings"] if "power_w" not in w["message"]]
+    out.write_text(json.dumps(plan))
+    assert check_plan(out, "table-csv", csv) == [
+        "given_value: 's1' power_w = '350' in the input, 500.0 in the plan, and no "
+        "warning or note says why"
+    ]
+    plan["warnings"].append({"code": "clipped", "message": "...", "servers": ["s1"]})
+    out.write_text(json.dumps(plan))
+    assert check_plan(out, "table-csv", csv) == []
+    mb = tmp_path / "mb.csv"
+    mb.write_text("name,sockets,cores_per_socket,cpu_mhz,cpu_peak_pct,mem (MB)\n"
+                  "s1,2,4,2400,40,65536\n")
+    assert run_inprocess(["plan", str(mb), "-o", str(out), "-q"]).status == "success"
+    assert json.loads(out.read_text())["servers"][0]["mem_gib"] == 64.0
+    assert check_plan(out, "table-csv", mb) == []
+
+
 def test_the_oracle_classifies_exits() -> None:
     from tests.fuzz.oracle import classify
 

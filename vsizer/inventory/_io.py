@@ -195,7 +195,7 @@ def iter_sheet(
     if hasattr(ws, "reset_dimensions"):
         ws.reset_dimensions()  # stored dimensions may be wrong or absurd
     empty_run = 0
-    for number, row in enumerate(_undamaged(ws), start=1):
+    for number, row in enumerate(undamaged_rows(ws), start=1):
         if max_rows is not None and number > max_rows:
             return
         try:
@@ -264,7 +264,7 @@ def _workbook_file(ws: Any) -> str:
     return Path(str(getattr(archive, "filename", "") or "the workbook")).name
 
 
-def _undamaged(ws: Any) -> Iterator[Any]:
+def undamaged_rows(ws: Any) -> Iterator[Any]:
     """``ws.iter_rows()``, a damaged member raising :class:`InventoryError`
     ``FILE: the workbook is damaged (sheet 'S': ...); ...``."""
     try:

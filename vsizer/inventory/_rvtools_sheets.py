@@ -23,7 +23,7 @@ from typing import Any
 
 from vsizer._textio import sniff_delimiter
 from vsizer.errors import InventoryError
-from vsizer.inventory._io import decode_csv, open_workbook, sheet_rows
+from vsizer.inventory._io import decode_csv, open_workbook, sheet_rows, undamaged_rows
 from vsizer.limits import csv_records
 
 #: The sheets read, in this order.
@@ -109,8 +109,8 @@ def vinfo_like_sheet(wb: Any) -> str | None:
         ws = wb[name]
         if getattr(ws, "sheet_state", "visible") != "visible":
             continue
-        first = next(ws.iter_rows(min_row=1, max_row=1, values_only=True), ())
-        if is_vinfo_header(list(first)):
+        first = next(undamaged_rows(ws), ())  # a damaged sheet: one line, as when read
+        if is_vinfo_header([getattr(c, "value", None) for c in first]):
             return str(name)
     return None
 
