@@ -172,6 +172,29 @@ _WRITER = textwrap.dedent(
 )
 
 
+def test_a_temporary_left_by_a_killed_run_is_removed_by_the_next_write(tmp_path):
+    """kill -9 between writing and renaming leaves ``.p.json.HOST-PID.*.tmp``;
+    the next write of p.json removes it once that PID no longer runs, and
+    leaves a live process's temporary and other names alone."""
+    from vsizer._atomic import _HOST
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    stale = tmp_path / f".p.json.{_HOST}-{dead}.abc123.tmp"
+    live = tmp_path / f".p.json.{_HOST}-{os.getppid()}.def456.tmp"
+    other_host = tmp_path / f".p.json.0000beef-{dead}.ghi789.tmp"
+    other_name = tmp_path / f".q.json.{_HOST}-{dead}.jkl012.tmp"
+    for f in (stale, live, other_host, other_name):
+        f.write_text("partial")
+    with output_set(), atomic_write(tmp_path / "p.json", "w") as fh:
+        fh.write("{}")
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted([live.name, other_host.name, other_name.name, "p.json"])
+    with atomic_write(tmp_path / "q.json", "w") as fh:  # outside a set too
+        fh.write("{}")
+    assert not other_name.exists()
+
+
 def test_two_runs_on_one_output_set_never_leave_a_mix(tmp_path):
     """A renames slowly; B commits after A's first rename: B must wait for A's set."""
     env = {**os.environ, "PYTHONPATH": str(Path(vsizer.__file__).parent.parent)}

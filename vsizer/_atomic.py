@@ -6,7 +6,8 @@ temporary file in the target's directory, flushed and fsynced, then renamed
 over the target with :func:`os.replace` (atomic on POSIX and Windows within a
 file system) and the directory fsynced. A full disk, a kill or a crash thus
 leaves either the previous complete file or none, plus no temporary (it is
-removed on any error; a ``kill -9`` can leave a ``.NAME.*.tmp`` beside it).
+removed on any error; a ``kill -9`` can leave a ``.NAME.HOST-PID.*.tmp`` beside
+it, which the next write of ``NAME`` removes once that process is gone).
 
 :func:`check_output_path` is the pre-flight check the CLI runs before any
 work: it turns the common path mistakes into one error line each.
@@ -15,7 +16,10 @@ work: it turns the common path mistakes into one error line each.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import re
+import socket
 import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
@@ -122,7 +126,7 @@ def atomic_write(
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(
-            dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+            dir=target.parent, prefix=f".{target.name}.{_HOST}-{os.getpid()}.", suffix=".tmp"
         )
         tmp = Path(tmp_name)
         with os.fdopen(fd, mode, encoding=encoding, newline=newline) as fh:
@@ -136,6 +140,7 @@ def atomic_write(
         os.chmod(tmp, perm)
         if pending is None:
             os.replace(tmp, target)
+            _sweep_stale(target)
     except OSError as exc:
         _remove(tmp)
         raise OutputError(f"{target}: cannot write ({_reason(exc)}).") from exc
@@ -193,6 +198,7 @@ def _commit(pending: list[_Pending]) -> None:
                 raise OutputError(
                     f"{p.target}: cannot write ({_reason(exc)})."
                 ) from exc
+            _sweep_stale(p.target)
     for d in dirs:
         fsync_dir(Path(d))
 
@@ -233,6 +239,32 @@ def _refuse_read_only(path: Path, option: str) -> None:
             f"{lead}: the file is read-only (mode {stat.S_IMODE(mode):04o}); vsizer "
             "does not replace read-only files: remove it or give another name."
         )
+
+
+#: Host part of temporary names: a hash of the host name, so a directory
+#: shared between machines never loses another machine's file.
+_HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+
+
+def _sweep_stale(target: Path) -> None:
+    """Remove ``.NAME.HOST-PID.*.tmp`` beside ``target`` left by a killed
+    process of this host (its PID no longer runs); others are left alone."""
+    pattern = re.compile(rf"^\.{re.escape(target.name)}\.{_HOST}-(\d+)\.[^.]+\.tmp$")
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(target.parent):
+            m = pattern.match(entry.name)
+            if m and int(m.group(1)) != os.getpid() and not _running(int(m.group(1))):
+                _remove(Path(entry.path))
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # another user's process, or no such number
+        return True
+    return True
 
 
 def _remove(tmp: Path | None) -> None:
