@@ -49,10 +49,11 @@ def _variants(family: str) -> dict[str, Attack]:
 
 def _run(attack: Attack, where: Path) -> Outcome:
     (argv,), before = write_attack(attack, where)
-    return judge_attack(attack, where, run_inprocess(argv), before)
+    budget = budget_of(attack.family).seconds  # the family's budget, as in make fuzz
+    return judge_attack(attack, where, run_inprocess(argv, budget), before)
 
 
-@pytest.mark.parametrize("family", ["output_is_input", "toml_attack"])
+@pytest.mark.parametrize("family", ["output_is_input", "toml_attack", "series_time"])
 def test_every_variant_ends_as_it_must(tmp_path: Path, family: str) -> None:
     variants = _variants(family)
     assert len(variants) >= 7
@@ -60,7 +61,8 @@ def test_every_variant_ends_as_it_must(tmp_path: Path, family: str) -> None:
         where = tmp_path / name
         where.mkdir()
         outcome = _run(attack, where)
-        assert outcome.status == attack.expect, (name, outcome)
+        expected = ("success", "clean_error") if attack.expect == "either" else (attack.expect,)
+        assert outcome.status in expected, (name, outcome)
         assert outcome.violations == [], (name, outcome)
 
 
@@ -141,6 +143,23 @@ def test_the_oracle_sees_a_missing_warning(tmp_path: Path) -> None:
     judged = judge_attack(attack, tmp_path, Outcome("success", 0), before)
     assert judged.violations == [
         "unwarned: pool_case succeeded without warning 'pool_override_case'"]
+
+
+def test_the_oracle_sees_a_short_series_below_the_inventory_peak(tmp_path: Path) -> None:
+    attack = _variants("series_time")["lone_short"]
+    (argv,), before = write_attack(attack, tmp_path)
+    assert run_inprocess(argv).status == "success"
+    plan = tmp_path / "out" / "plan.json"
+    doc = json.loads(plan.read_text(encoding="utf-8"))
+    assert {s["name"]: s["cpu_peak_util"] for s in doc["servers"]}["db01"] == 0.8
+    for s in doc["servers"]:
+        if s["name"] == "db01":
+            s["cpu_peak_util"] = 0.05  # what the issue saw: one 5 % sample won
+    plan.write_text(json.dumps(doc), encoding="utf-8")
+    judged = judge_attack(attack, tmp_path, Outcome("success", 0), before)
+    assert judged.violations == [
+        "undersized: lone_short: db01 planned at a CPU peak of 0.05, below its "
+        "inventory's 0.8"]
 
 
 def test_budgets_are_stated_per_family_and_judged() -> None:

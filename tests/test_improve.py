@@ -132,6 +132,17 @@ def test_step_l2_bound_is_the_best_step_and_enters_the_plan_bound():
     assert (lb, detail["l2"], series) == (3, 3, {"cpu": 2})
 
 
+def test_step_l2_bound_computes_each_distinct_step_once_with_the_same_result():
+    """make fuzz (series_time, yearly): five samples a year apart make a
+    420,481-step grid of flat curves; L2 per step took 175 s of a plan, now
+    each distinct step once (14 s). Same bound as step by step."""
+    rng = np.random.default_rng(4)
+    cols = rng.choice([0.2, 0.55, 0.7, 0.35], size=(6, 5))
+    demand = np.repeat(cols, 20_000, axis=1)  # (6 VMs, 100,000 steps), 5 distinct
+    expected = max(l2_bound(cols[:, t], 1.0) for t in range(5))
+    assert step_l2_bound(demand, 1.0) == expected == 5
+
+
 def test_n_plus_one_on_curves_uses_the_improved_packing_and_survives():
     demand = np.array(BINS)[:, None, None] * np.ones((1, 2, 1))
     p = PlacementProblem(

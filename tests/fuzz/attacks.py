@@ -23,6 +23,15 @@ toml_attack      a scenario with a UTF-8 BOM, arrays or tables nested up to
 parameters       ``--min-hosts`` up to 100,000, ``--failures`` up to 8 on
                  pools held at 20-60 hosts, a failover budget of 1; expected:
                  a plan (or one error line) within the family's budget
+series_time      a utilization series whose timing attacks the grid or the
+                 coverage: a clock-reset sample (1970), a far-future one (2262),
+                 both, samples a year apart, a lone short series at 5 % for a
+                 server whose inventory peak is 80 %, a series that is only
+                 that sample, samples shuffled or repeated, local times in a
+                 daylight-saving overlap or gap (``--tz Europe/Berlin``);
+                 expected per variant: a plan carrying the warning that names
+                 the choice (and a short series never below the inventory
+                 peak), or one error line naming the gap
 """
 
 from __future__ import annotations
@@ -57,6 +66,7 @@ BUDGETS: dict[str, Budget] = {
     "concurrency": Budget(60.0, 1024.0),  # two plans, each within it
     "toml_attack": Budget(30.0, 512.0),
     "parameters": Budget(60.0, 1536.0),
+    "series_time": Budget(60.0, 1024.0),  # five yearly samples: a 420,481-step grid
 }
 
 
@@ -92,6 +102,8 @@ class Attack:
     links: dict[str, tuple[str, str]] = field(default_factory=dict)
     expect: str = "either"
     warning: str | None = None
+    #: server -> the least CPU peak (fraction) the plan may give it
+    peak_at_least: dict[str, float] = field(default_factory=dict)
 
 
 def _plan(*extra: str, inv: str = "inv.csv") -> list[str]:
@@ -185,11 +197,74 @@ def parameters(rnd: random.Random) -> Attack:
                   ("inv.csv",), ("out/plan.json",), expect="either")
 
 
+_T0 = 1_709_251_200  # 2024-03-01T00:00:00Z
+_SERIES_HEAD = "server,timestamp,metric,value,unit"
+
+
+def _iso(epoch_s: int) -> str:
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(epoch_s, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _bulk(rnd: random.Random, server: str = "web01", n: int = 864) -> list[str]:
+    """``n`` 5-minute CPU samples of ``server`` from 2024-03-01 (3 days at 864)."""
+    return [f"{server},{_iso(_T0 + 300 * i)},cpu_util,{rnd.randint(5, 60)},%"
+            for i in range(n)]
+
+
+def _local_rows(day: str, hours: list[str]) -> list[str]:
+    return [f"web01,{day}T{h},cpu_util,{20 + i},%" for i, h in enumerate(hours)]
+
+
+def _series_variant(rnd: random.Random) -> tuple[str, list[str], list[str], str, str | None]:
+    """(variant, rows, extra flags, expected outcome, warning code required)."""
+    name = rnd.choice(["clock_reset", "far_future", "reset_and_future", "yearly",
+                       "lone_short", "lone_only", "shuffled", "repeated",
+                       "dst_overlap", "dst_gap"])
+    reset = "web01,1970-01-01T00:00:00Z,cpu_util,50,%"
+    future = "web01,2262-01-01T00:00:00Z,cpu_util,50,%"
+    short = "db01,2024-03-01T12:00:00Z,cpu_util,5,%"
+    hours = [f"{h:02d}:{m:02d}:00" for h in range(24) for m in range(0, 60, 30)]
+    table: dict[str, tuple[list[str], list[str], str, str | None]] = {
+        "clock_reset": ([*_bulk(rnd), reset], [], "success", "series_outlying_time"),
+        "far_future": ([*_bulk(rnd), future], [], "success", "series_outlying_time"),
+        "reset_and_future": ([*_bulk(rnd), reset, future], [], "success",
+                             "series_outlying_time"),
+        "yearly": ([f"db01,{2019 + y}-03-01T00:00:00Z,cpu_util,40,%" for y in range(5)],
+                   [], "either", "short_series"),
+        "lone_short": ([*_bulk(rnd), short], [], "success", "short_series"),
+        "lone_only": ([short], [], "success", "short_series"),
+        "shuffled": (rnd.sample(_bulk(rnd), 864), [], "success", None),
+        "repeated": ([*(b := _bulk(rnd, n=300)), *b[:50]], [], "success",
+                     "series_duplicate"),
+        # Europe/Berlin: 2024-10-27 02:00-02:59 twice; 2024-03-31 02:00-02:59 never
+        "dst_overlap": (_local_rows("2024-10-27", hours[:6] + hours[4:]),
+                        ["--tz", "Europe/Berlin"], "success", None),
+        "dst_gap": (_local_rows("2024-03-31", hours), ["--tz", "Europe/Berlin"],
+                    "clean_error", None),
+    }
+    rows, extra, expect, warning = table[name]
+    return name, rows, extra, expect, warning
+
+
+def series_time(rnd: random.Random) -> Attack:
+    variant, rows, extra, expect, warning = _series_variant(rnd)
+    data = "\n".join([_SERIES_HEAD, *rows]).encode() + b"\n"
+    argv = _plan("--series", "{dir}/s.csv", "--series-format", "long", *extra,
+                 "-o", "{dir}/out/plan.json")
+    floor = {"db01": 0.8} if variant.startswith("lone") else {}  # table_en.csv: 80 %
+    return Attack("series_time", variant, {"inv.csv": INVENTORY.read_bytes(), "s.csv": data},
+                  [argv], ("inv.csv", "s.csv"), ("out/plan.json",), expect=expect,
+                  warning=warning, peak_at_least=floor)
+
+
 ATTACKS: dict[str, Callable[[random.Random], Attack]] = {
     "output_is_input": output_is_input,
     "concurrency": concurrency,
     "toml_attack": toml_attack,
     "parameters": parameters,
+    "series_time": series_time,
 }
 
 
@@ -258,10 +333,23 @@ def _violations(attack: Attack, where: Path, outcome: Outcome,
             if attack.warning not in {w.get("code") for w in doc.get("warnings", [])}:
                 out.append(f"unwarned: {attack.variant} succeeded without warning "
                            f"'{attack.warning}'")
+        out += _peaks_kept(attack, where)
         if attack.family == "concurrency":
             mixed = mixed_set(where)
             out += [mixed] if mixed else []
     return out
+
+
+def _peaks_kept(attack: Attack, where: Path) -> list[str]:
+    """A short series never takes a server below its inventory peak."""
+    if not attack.peak_at_least:
+        return []
+    doc = json.loads((where / attack.outputs[0]).read_text(encoding="utf-8"))
+    peaks = {s.get("name"): s.get("cpu_peak_util") for s in doc.get("servers", [])}
+    return [f"undersized: {attack.variant}: {name} planned at a CPU peak of "
+            f"{peaks.get(name)}, below its inventory's {least}"
+            for name, least in attack.peak_at_least.items()
+            if not isinstance(peaks.get(name), int | float) or peaks[name] < least - 1e-9]
 
 
 def judge_attack(attack: Attack, where: Path, outcome: Outcome,

@@ -72,10 +72,17 @@ def step_l2_bound(demand: npt.NDArray[np.floating], capacity: float) -> int:
     """Max over steps of :func:`l2_bound` (demand (n_vms, n_steps), one dimension).
 
     Only steps with an item above half a host can beat the sum bound there
-    (without one, L2 = ceil(sum / C)), so only those are computed.
+    (without one, L2 = ceil(sum / C)), so only those are computed, and each
+    distinct step once: curves flat over most of a long grid (servers at their
+    inventory peak) repeat one step hundreds of thousands of times.
     """
     big = np.flatnonzero((demand > capacity / 2 * (1 + EPS)).any(axis=0))
-    return max((l2_bound(demand[:, t], capacity) for t in big.tolist()), default=0)
+    if not big.size:
+        return 0
+    cols = np.asarray(demand[:, big], dtype=np.float64)
+    runs = np.concatenate(([True], (cols[:, 1:] != cols[:, :-1]).any(axis=0)))
+    steps = np.unique(cols[:, runs].T, axis=0)  # runs of equal steps first: no sort
+    return max(l2_bound(step, capacity) for step in steps)
 
 
 def step_stat(
