@@ -151,6 +151,11 @@ def test_predict_errors(tmp_path):
     assert "error: plan.json line 2, column 3: invalid JSON" in r.stderr
     r = run("predict", str(tmp_path / "missing.json"))
     assert r.exit_code == 2 and "cannot read the plan" in r.stderr
+    bad.write_bytes(b"\xff\xfe{}")  # UTF-16 from an editor
+    r = run("predict", str(bad))
+    assert r.exit_code == 2
+    assert "error: plan.json: expected a plan document in UTF-8 (invalid start byte " \
+        "at byte 0)." in r.stderr
     prof = tmp_path / "p.json"
     prof.write_text('{"cpu": {"slop": 1}}', encoding="utf-8")
     r = run("predict", str(DATA / "plan_small.json"), "--profile", str(prof))

@@ -34,3 +34,29 @@ def test_profile_and_suite_use_the_same_message(tmp_path: Path) -> None:
         load_profile(bad)
     with pytest.raises(ConfigError, match=r"site\.toml: not valid TOML: .*\(at line 1, column 5\)\.$"):
         load_suite(bad)
+
+
+# ----------------------------------------- files without end (issue 24, beyond the suite)
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_device_without_end_is_one_line_not_all_memory() -> None:
+    """``--config /dev/zero`` read until killed: 9.7 GB in 60 s."""
+    with pytest.raises(ConfigError) as err:
+        read_toml("/dev/zero")
+    assert str(err.value) == (
+        "/dev/zero: more than 64 MiB, too large for a scenario file (is it a device "
+        "or a pipe without end?); give the file itself."
+    )
+
+
+def test_small_files_read_as_read_text_did(tmp_path: Path) -> None:
+    from vsizer._small_file import read_small_text
+
+    p = tmp_path / "c.csv"
+    p.write_bytes(b"\xef\xbb\xbfa,b\r\n1,2\r3\n")
+    assert read_small_text(p, what="x", error=ConfigError, encoding="utf-8-sig") == (
+        p.read_text(encoding="utf-8-sig"))
+    with pytest.raises(ConfigError, match=r"more than 1 MiB, too large for a catalog"):
+        p.write_bytes(b"x" * (1024 * 1024 + 1))
+        read_small_text(p, what="a catalog", error=ConfigError, limit_mib=1)

@@ -6,6 +6,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from vsizer._small_file import read_small_text
 from vsizer.errors import ConfigError
 
 #: Deepest nesting of tables and arrays a scenario file may have. The deepest
@@ -76,7 +77,7 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_small_text(path, what="a scenario file", error=ConfigError)
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found.") from None
     except OSError as exc:

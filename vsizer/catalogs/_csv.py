@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from vsizer._small_file import read_small_text
 from vsizer.errors import CatalogError
 from vsizer.limits import csv_records
 from vsizer.plausible import FIELD_RANGES, check
@@ -152,7 +153,8 @@ def read_rows(
     p = Path(path)
     name = p.name
     try:
-        text = p.read_text(encoding="utf-8-sig")
+        text = read_small_text(p, what="a catalog", error=CatalogError,
+                               encoding="utf-8-sig")
     except OSError as exc:
         raise CatalogError(
             f"{p}: cannot read the catalog file ({exc.strerror})."

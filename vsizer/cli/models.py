@@ -348,10 +348,19 @@ def predict(
 
 
 def _read_plan(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
+    from vsizer._small_file import read_small_text
+    from vsizer.limits import current
+
+    try:  # a plan of a million servers is about 2 GB: the unpacked-size limit
+        text = read_small_text(path, what="a plan document", error=InputError,
+                               limit_mib=current().max_unpacked_mib)
     except OSError as exc:
         raise InputError(f"{path}: cannot read the plan ({exc.strerror}).") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{path.name}: expected a plan document in UTF-8 ({exc.reason} at byte "
+            f"{exc.start})."
+        ) from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:

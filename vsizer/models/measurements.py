@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from vsizer._small_file import read_small_text
 from vsizer.errors import InputError
 from vsizer.limits import csv_records
 
@@ -182,7 +183,8 @@ def read_measurements(path: str | Path, model: str | None = None) -> pd.DataFram
 def _header_and_rows(p: Path) -> tuple[list[str], list[list[str]]]:
     """The stripped header (with 'model' and 'experiment') and the data rows."""
     try:
-        text = p.read_text(encoding="utf-8-sig")
+        text = read_small_text(p, what="a measurement file", error=InputError,
+                               encoding="utf-8-sig")
     except OSError as exc:
         raise InputError(f"{p}: cannot read the measurement file ({exc.strerror}).") from None
     except UnicodeDecodeError as exc:

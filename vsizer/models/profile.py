@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vsizer._small_file import read_small_text
 from vsizer._toml import parse_toml
 from vsizer.errors import ConfigError
 from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
@@ -202,7 +203,7 @@ def load_profile(path: str | Path) -> Profile:
     """
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_small_text(p, what="a profile", error=ConfigError)
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read the profile ({exc.strerror}).") from None
     except UnicodeDecodeError as exc:
