@@ -60,3 +60,19 @@ def test_small_files_read_as_read_text_did(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"more than 1 MiB, too large for a catalog"):
         p.write_bytes(b"x" * (1024 * 1024 + 1))
         read_small_text(p, what="a catalog", error=ConfigError, limit_mib=1)
+
+
+def test_a_named_pipe_is_named_as_such_not_missing(tmp_path: Path) -> None:
+    """A FIFO given as the inventory was 'file not found'."""
+    import os
+
+    from vsizer.errors import InventoryError
+    from vsizer.inventory import read_inventory
+
+    fifo = tmp_path / "f.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(InventoryError) as err:
+        read_inventory(fifo)
+    assert str(err.value) == (
+        f"f.csv: not a regular file (a device or a named pipe): {fifo}; give the "
+        "file itself.")

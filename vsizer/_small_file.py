@@ -47,3 +47,16 @@ def read_small_text(
             "(is it a device or a pipe without end?); give the file itself."
         )
     return data.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def not_a_file(path: str | os.PathLike[str]) -> str:
+    """Why ``path`` cannot be read as a file, for a message after ``NAME: ``:
+    ``file not found: PATH``, or what it is when it exists (a folder, a device
+    or a named pipe)."""
+    p = Path(path)
+    if p.is_dir():
+        return f"a folder, not a file: {os.fspath(path)}"
+    if p.exists():
+        return (f"not a regular file (a device or a named pipe): {os.fspath(path)}; "
+                "give the file itself.")
+    return f"file not found: {os.fspath(path)}"

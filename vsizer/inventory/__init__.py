@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from vsizer._small_file import not_a_file
 from vsizer._textio import plain_name
 from vsizer._validation import OneOf, check_param
 from vsizer.errors import InventoryError
@@ -79,7 +80,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
             f"holds neither: {os.fspath(path)}"
         )
     if not p.is_file():
-        raise InventoryError(f"{p.name}: file not found: {os.fspath(path)}")
+        raise InventoryError(f"{p.name}: {not_a_file(path)}")
     if is_csv_export(p):
         return "rvtools"
     suffix = Path(plain_name(p)).suffix.lower()

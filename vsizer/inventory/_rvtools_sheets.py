@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from vsizer._small_file import not_a_file
 from vsizer._textio import sniff_delimiter
 from vsizer.errors import InventoryError
 from vsizer.inventory._io import decode_csv, open_workbook, sheet_rows, undamaged_rows
@@ -193,7 +194,7 @@ def read_sheets(
                 f"{os.fspath(path)}"
             )
     elif not p.is_file():
-        raise InventoryError(f"{p.name}: file not found: {os.fspath(path)}")
+        raise InventoryError(f"{p.name}: {not_a_file(path)}")
     else:
         file, fmt = p.name, "xlsx"
         wb = open_workbook(p)

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vsizer._small_file import not_a_file
 from vsizer.errors import InventoryError
 from vsizer.inventory._build import ProblemLog, ServerRecord, clean_text, finish
 from vsizer.inventory._choices import decimal_commas
@@ -195,7 +196,7 @@ def read_azure_migrate(path: str | os.PathLike[str]) -> Inventory:
     """
     p = Path(path)
     if not p.is_file():
-        raise InventoryError(f"{p.name}: file not found: {os.fspath(path)}")
+        raise InventoryError(f"{p.name}: {not_a_file(path)}")
     grid, meta = read_csv_grid(p)
     grid = [(r, c) for r, c in grid if not all(is_blank(x) for x in c)]
     if not grid:

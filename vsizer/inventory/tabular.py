@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from vsizer._small_file import not_a_file
 from vsizer._textio import plain_name
 from vsizer.errors import InventoryError
 from vsizer.inventory._build import (
@@ -132,7 +133,7 @@ def read_table(path: str | os.PathLike[str], *, sheet: str | None = None) -> Inv
     """
     p = Path(path)
     if not p.is_file():
-        raise InventoryError(f"{p.name}: file not found: {os.fspath(path)}")
+        raise InventoryError(f"{p.name}: {not_a_file(path)}")
     suffix = Path(plain_name(p)).suffix.lower()
     if suffix in (".xlsx", ".xlsm"):
         grid, meta, sheet_name = xlsx_grid(p, sheet)

@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from vsizer._small_file import not_a_file
 from vsizer._textio import candidate_encodings, decodings, plain_name, read_bytes
 from vsizer.errors import SeriesError
 from vsizer.limits import csv_records
@@ -100,7 +101,7 @@ class _Table:
         self.label = path.name
         zone = parse_tz_param(tz, func)
         if not path.is_file():
-            raise SeriesError(f"{self.label}: file not found: {os.fspath(path)}")
+            raise SeriesError(f"{self.label}: {not_a_file(path)}")
         self.encoding, self.columns, self.rows, self.numbers = _decode_and_split(
             read_bytes(path), self.label, encoding
         )

@@ -56,6 +56,7 @@ import os
 import re
 from pathlib import Path
 
+from vsizer._small_file import not_a_file
 from vsizer._textio import decode, read_bytes
 from vsizer.errors import SeriesError
 from vsizer.series._native import parse_tz_param, shown
@@ -113,7 +114,7 @@ def read_sysstat(
     label = p.name
     zone = parse_tz_param(tz, "read_sysstat")
     if not p.is_file():
-        raise SeriesError(f"{label}: file not found: {os.fspath(path)}")
+        raise SeriesError(f"{label}: {not_a_file(path)}")
     data = read_bytes(p)
     if b"\x00" in data[:4096]:
         raise SeriesError(
