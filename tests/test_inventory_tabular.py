@@ -431,3 +431,17 @@ def test_xlsx_sheet_errors(tmp_path):
     broken.write_text("not a zip")
     with pytest.raises(InventoryError, match="broken.xlsx: cannot open as an Excel"):
         read_table(broken)
+
+
+def test_a_unit_after_an_underscore_is_a_unit(tmp_path):
+    """Issue 27: ``memory_gib`` was not a header (``mem_gib`` and ``Memory GiB`` were);
+    a unit after ``_`` or ``-`` is now read as after a space."""
+    p = tmp_path / "u.csv"
+    p.write_text("name,sockets,cores_per_socket,cpu_clock_mhz,memory_gib,ram_mb,"
+                 "disk_size_gb\ns1,2,8,2400,64,65536,500\n", encoding="utf-8")
+    inv = read_table(p)
+    row = inv.servers.iloc[0]
+    assert (row["cpu_mhz"], row["mem_gib"]) == (2400.0, 64.0)
+    assert round(row["disk_gib"], 2) == 465.66  # disk GB are decimal: 500e9 / 2**30
+    # memory_gib and ram_mb are one field, equal after conversion: a note, not an error
+    assert any("ram_mb" in n and "memory_gib" in n for n in inv.quality.notes), inv.quality.notes

@@ -347,9 +347,10 @@ def match_header(header: object) -> HeaderMatch:
         found = _resolve(header_key(m.group("base")), raw, unit, unit is not None)
         if found is not None:
             return found
-    m2 = re.match(r"^(?P<base>.*?)\s*(?P<unit>%|\s[^\s]+)$", raw)
+    # a trailing unit after a space, or after "_" / "-" as in memory_gib, ram-mb
+    m2 = re.match(r"^(?P<base>.*?)\s*(?P<unit>%|[\s_-][^\s_-]+)$", raw)
     if m2 and m2.group("base"):
-        unit = _unit_or_none(m2.group("unit"))
+        unit = _unit_or_none(m2.group("unit").lstrip("_-"))
         if unit is not None:
             found = _resolve(header_key(m2.group("base")), raw, unit, True)
             if found is not None:
