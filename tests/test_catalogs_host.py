@@ -88,6 +88,21 @@ def test_get_is_case_and_space_insensitive(shipped):
     assert "DELL PowerEdge R740 2x Platinum 8180" in shipped
 
 
+@pytest.mark.parametrize("typed,suggested", [
+    ("r7625 9654", " Did you mean 'Dell PowerEdge R7625 2x EPYC 9654'?"),  # words of one
+    ("PowerEdge R740 2x Platinum 8108",  # a typo: the closest names
+     " Did you mean 'Dell PowerEdge R740 2x Platinum 8180' or 'Dell PowerEdge R740 2x "
+     "Platinum 8280' or 'Dell PowerEdge R640 2x Platinum 8180'?"),
+    ("PowerEdge R9999", ""),
+])
+def test_get_unknown_suggests_the_closest_models(shipped, typed, suggested):
+    """Issue 27: an unknown host model gave no "did you mean"."""
+    with pytest.raises(CatalogLookupError) as info:
+        shipped.get(typed)
+    assert str(info.value).startswith(
+        f"Host model '{typed}' is not in the host catalog.{suggested} Valid models: ")
+
+
 def test_get_unknown_lists_models_and_where(shipped):
     with pytest.raises(CatalogLookupError) as info:
         shipped.get("PowerEdge R9999")

@@ -229,7 +229,9 @@ class HostCatalog:
             return self._by_name[_norm(model)]
         except KeyError:
             raise CatalogLookupError(
-                f"Host model '{model}' is not in the host catalog. Valid models: "
+                f"Host model '{model}' is not in the host catalog."
+                + _did_you_mean(model, self.models)
+                + " Valid models: "
                 + "; ".join(self.models)
                 + f". They are listed by `vsizer catalog list` and in {self.path}."
             ) from None
@@ -441,3 +443,19 @@ def read_host_catalog(
     return HostCatalog(
         base + user, f"{path} (merged over {shipped})", DEFAULT_HOST_MODEL
     )
+
+
+def _did_you_mean(model: str, models: list[str]) -> str:
+    """`` Did you mean 'M'?`` for the closest models (every word of ``model`` in
+    the name, else :func:`difflib.get_close_matches`), or ``""``."""
+    import difflib
+
+    words = _norm(model).split()
+    close = [m for m in models if words and all(w in _norm(m).split() for w in words)]
+    if not close:
+        by_norm = {_norm(m): m for m in models}
+        close = [by_norm[n] for n in difflib.get_close_matches(_norm(model), list(by_norm),
+                                                              n=3, cutoff=0.6)]
+    if not close:
+        return ""
+    return " Did you mean " + " or ".join(f"'{m}'" for m in close[:3]) + "?"
