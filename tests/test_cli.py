@@ -35,6 +35,24 @@ def test_every_command_has_help_with_an_example(cmd):
     assert "Example:" in r.output
 
 
+def test_plan_help_groups_its_options_in_panels():
+    """Issue 27: 69 options in one panel; now grouped, each option in one panel."""
+    import re
+
+    r = run("plan", "--help")
+    panels = re.findall(r"╭─ (.+?) ─", r.output)
+    assert panels == [
+        "Arguments", "Options", "Inputs", "Series files", "Rules: sizing",
+        "Rules: power and cost", "Rules: inventory", "Rules: hosts",
+        "Rules: demand curves", "Rules: target platform", "Rules: storage",
+        "Rules: growth", "Outputs", "Input limits", "Engine",
+    ]
+    options = r.output.split("╭─ Options ─")[1].split("╭─ Inputs ─")[0]
+    assert "--help" in options and "--ceiling" not in options
+    limits = r.output.split("╭─ Input limits ─")[1].split("╭─ Engine ─")[0]
+    assert "--max-rows" in limits and "--max-grid-cells" in limits
+
+
 def test_plan_writes_json_and_xlsx(tmp_path):
     j, x = tmp_path / "out" / "plan.json", tmp_path / "out" / "plan.xlsx"
     r = run(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import typing
 from typing import Annotated, Any
 
 import typer
@@ -351,3 +352,21 @@ def open_engine(name: str, address: str | None, workers: int | None) -> Any:
 
         supervise_ray()  # a console run ends with one error line if Ray ends it
     return get_engine(name, address=address, workers=workers)
+
+
+# ------------------------------------------------------------- help panels
+def in_panel(panel: str, *options: Any) -> None:
+    """Show the options (``Annotated[..., typer.Option(...)]`` aliases) under
+    ``panel`` in ``--help`` (issue 27: 69 options in one panel were unreadable)."""
+    for opt in options:
+        for info in typing.get_args(opt)[1:]:
+            if isinstance(info, typer.models.OptionInfo):
+                info.rich_help_panel = panel
+
+
+in_panel("Inputs", SheetOpt)
+in_panel("Series files", ServerOpt, TzOpt, EncodingOpt, MetricOpt, UnitOpt,
+         IndexColumnOpt, StartOpt, SeriesStepOpt, ImportStepOpt)
+in_panel("Input limits", MaxRowsOpt, MaxColumnsOpt, MaxCellCharsOpt, MaxXlsxMibOpt,
+         MaxUnpackedMibOpt, MaxGridCellsOpt)
+in_panel("Engine", EngineOpt, EngineAddressOpt, WorkersOpt)

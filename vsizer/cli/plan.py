@@ -41,6 +41,7 @@ from vsizer.cli.common import (
     _progress,
     check_reader_flags,
     err,
+    in_panel,
     input_limits,
     open_engine,
     out,
@@ -106,6 +107,10 @@ OutputOpt = Annotated[
     ),
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No terminal summary.")]
+
+
+in_panel("Inputs", SeriesOpt, SeriesFormatOpt, ConfigOpt)
+in_panel("Outputs", PredictOpt, ProfileOpt, LangOpt, OutputOpt, QuietOpt)
 
 
 @with_rule_flags(after="config")

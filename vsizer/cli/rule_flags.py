@@ -38,11 +38,23 @@ def _cli_type(hint: Any, is_path: bool) -> Any:
     return hint
 
 
-def _option(name: str, kind: Any, flag: str, help: str) -> inspect.Parameter:
+#: Help panel of the rule flags of each TOML section (``plan --help`` groups them).
+RULE_PANELS = {
+    "hosts": "Rules: hosts", "sizing": "Rules: sizing", "overhead": "Rules: overhead",
+    "power": "Rules: power and cost", "space": "Rules: power and cost",
+    "inventory": "Rules: inventory", "platform": "Rules: target platform",
+    "series": "Rules: demand curves", "storage": "Rules: storage", "growth": "Rules: growth",
+}
+
+
+def _option(
+    name: str, kind: Any, flag: str, help: str, panel: str | None = None
+) -> inspect.Parameter:
     """One keyword parameter carrying a typer option; a switch defaults to off."""
     switch = kind is bool
     annotation = Annotated[  # type: ignore[valid-type]
-        kind if switch else kind | None, typer.Option(flag, help=help)
+        kind if switch else kind | None,
+        typer.Option(flag, help=help, rich_help_panel=panel),
     ]
     return inspect.Parameter(
         name,
@@ -56,13 +68,15 @@ def rule_parameters() -> list[inspect.Parameter]:
     """One parameter per flagged rule, then one per target flag (table order)."""
     hints = typing.get_type_hints(Rules)
     params = [
-        _option(name, _cli_type(hints[name], meta.path), meta.flag, meta.help)
+        _option(name, _cli_type(hints[name], meta.path), meta.flag, meta.help,
+                RULE_PANELS.get(meta.section, "Rules"))
         for name, meta in rule_fields().items()
         if meta.flag is not None
     ]
     params += [
         _option(
-            _TARGET_PREFIX + key, float, "--target-" + key.replace("_", "-"), help
+            _TARGET_PREFIX + key, float, "--target-" + key.replace("_", "-"), help,
+            "Rules: target platform",
         )
         for key, help in TARGET_FLAGS.items()
     ]
