@@ -53,7 +53,9 @@ XLSX = SAMPLES / "inventory_ja.xlsx"
 
 @dataclass(frozen=True)
 class Budget:
-    """Wall time [s] and memory [MiB of RSS the run adds to the forked parent]."""
+    """CPU time [s, user + system] and memory [MiB of RSS the run adds to the
+    forked parent]; wall time is bounded at ``WALL_FACTOR`` times the CPU time
+    (:mod:`tests.fuzz.run`), so a run slowed by other jobs is not over budget."""
 
     seconds: float
     rss_mib: float

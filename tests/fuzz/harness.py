@@ -108,9 +108,9 @@ def _child(argv: list[str], log: str) -> None:  # pragma: no cover - in a fork
     sys.stderr.flush()
     import resource
 
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # a forked child's own, from 0
     with open(log + ".rss", "w", encoding="utf-8") as f:
-        f.write(f"{start_kib} {peak_kib}\n")
+        f.write(f"{start_kib} {usage.ru_maxrss} {usage.ru_utime + usage.ru_stime:.3f}\n")
     os._exit(code)
 
 
@@ -123,13 +123,37 @@ def _rss_kib() -> int:
         return 0
 
 
+#: A run is a hang past ``--timeout`` CPU seconds, or past this many times
+#: ``--timeout`` of wall time (a run that waits without computing).
+WALL_FACTOR = 5.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a live (or not yet reaped) process, from
+    ``/proc/PID/stat``; 0 where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def rss_added_mib(log: Path) -> float | None:
     """Peak RSS a forked run added over what it inherited [MiB], or None."""
     try:
-        start, peak = Path(str(log) + ".rss").read_text(encoding="utf-8").split()
+        start, peak = Path(str(log) + ".rss").read_text(encoding="utf-8").split()[:2]
     except (OSError, ValueError):
         return None
     return max(int(peak) - int(start), 0) / 1024.0
+
+
+def cpu_reported(log: Path) -> float | None:
+    """CPU seconds (user + system) a finished forked run reported, or None."""
+    try:
+        return float(Path(str(log) + ".rss").read_text(encoding="utf-8").split()[2])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def run_forked(argv: list[str], log: Path, timeout: float = HANG_SECONDS) -> Outcome:
