@@ -12,8 +12,7 @@ The library mirrors the CLI::
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
+from vsizer._version import __version__
 from vsizer.errors import (  # noqa: E402
     CatalogError,
     CatalogLookupError,

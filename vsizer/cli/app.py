@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from vsizer import __version__
+from vsizer._version import __version__
 from vsizer.cli.common import DEBUG, err, guard, out
 
 app = typer.Typer(

@@ -247,11 +247,6 @@ def _cell_value(cell: Any) -> Any:
     return value
 
 
-def sheet_names(wb: Any) -> list[str]:
-    """Names of a workbook's worksheets."""
-    return list(wb.sheetnames)
-
-
 #: What a damaged sheet member raises while its rows are read: corrupt deflate
 #: data, a bad CRC or a truncated member (zlib, zipfile), malformed XML
 #: (xml.etree's ParseError and lxml's XMLSyntaxError are SyntaxErrors).

@@ -174,8 +174,3 @@ OVERHEAD_MODEL_PARAMETERS: dict[str, dict[str, Any]] = {
         },
     },
 }
-
-
-def source_of(model: str, configuration: str) -> str:
-    """The ``source`` string of ``OVERHEAD_MODEL_PARAMETERS[model][configuration]``."""
-    return str(OVERHEAD_MODEL_PARAMETERS[model][configuration]["source"])

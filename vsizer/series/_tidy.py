@@ -216,16 +216,6 @@ def tidy_from_codes(
     )
 
 
-def concat_tidy(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate tidy frames (already in order, servers disjoint and ascending)."""
-    frames = [f for f in frames if len(f)]
-    if not frames:
-        return empty_series()
-    if len(frames) == 1:
-        return frames[0]
-    return pd.concat(frames, ignore_index=True)
-
-
 def check_gaps(
     quality: SeriesQuality, server: str, timestamp_ns: Int64Array
 ) -> float | None:
@@ -525,12 +515,3 @@ def unit_factor(metric: str, unit: str) -> float:
     if kind == "throughput":
         return rate_to_mb_s(1.0, unit)
     return rate_to_mbps(1.0, unit)
-
-
-def clip_fraction(values: FloatArray) -> tuple[FloatArray, int]:
-    """Clip utilization fractions above 1.0 to 1.0; returns values and the count."""
-    over = values > 1.0
-    n = int(over.sum())
-    if n:
-        values = np.where(over, 1.0, values)
-    return values, n

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vsizer import __version__
 from vsizer._toml import read_toml
+from vsizer._version import __version__
 from vsizer.engines import Engine
 from vsizer.errors import ConfigError
 from vsizer.inventory import Inventory, read_inventory

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from vsizer import __version__
 from vsizer._jsonable import jsonable as _r
 from vsizer._jsonable import jsonable_column
+from vsizer._version import __version__
 from vsizer.catalogs.hosts_before import before_summary
 from vsizer.quality import below_threshold
 from vsizer.study._growth_doc import growth_section
