@@ -416,6 +416,28 @@ def markdown(f: dict[str, Any]) -> str:
     return text
 
 
+def variant_table(recs: list[dict[str, Any]]) -> str:
+    """Markdown: per attack family and variant, runs by outcome and the most CPU
+    seconds and RSS of a run (from the per-run records)."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in recs:
+        if r["family"] not in ATTACKS:
+            continue
+        row = rows.setdefault((r["family"], r["seed"]), {
+            **{s: 0 for s in STATUSES}, "runs": 0, "cpu": 0.0, "rss": 0.0})
+        row["runs"] += 1
+        row[r["status"]] += 1
+        row["cpu"] = max(row["cpu"], r.get("cpu_s", 0.0))
+        row["rss"] = max(row["rss"], r.get("rss_mib") or 0.0)
+    text = ("\nPer attack variant:\n\n| family | variant | runs | success | clean error "
+            "| bad | most CPU s | largest MiB |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
+    for (fam, var), r in sorted(rows.items()):
+        bad = sum(r[s] for s in BAD)
+        text += (f"| {fam} | {var} | {r['runs']} | {r['success']} | {r['clean_error']} | "
+                 f"{bad} | {r['cpu']:.1f} | {r['rss']:.0f} |\n")
+    return text
+
+
 def warm_up(where: Path) -> None:
     """Run every seed once unmutated in this process before forking.
 
@@ -476,6 +498,10 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"unknown formats: {sorted(unknown)}")
     if args.markdown:
         print(markdown(json.loads(Path(args.markdown).read_text(encoding="utf-8"))))
+        runs = Path(args.markdown).with_suffix(".runs.jsonl")
+        if runs.exists():
+            lines = runs.read_text(encoding="utf-8").splitlines()
+            print(variant_table([json.loads(line) for line in lines if line]))
         return 0
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if args.replay is not None:
