@@ -74,7 +74,7 @@ class Limits:
 
     Parameters
     ----------
-    max_rows : int, default 100,000
+    max_rows : int, default 1,100,000
         Rows per sheet or CSV file of an inventory (counting title and header
         rows) [rows]. Flag ``--max-rows``.
     max_columns : int, default 1,000
@@ -99,7 +99,7 @@ class Limits:
         the servers, a grid also has at most :data:`MAX_GRID_STEPS` steps.
     """
 
-    max_rows: int = 100_000
+    max_rows: int = 1_100_000
     max_columns: int = 1_000
     max_cell_chars: int = 10_000
     max_xlsx_mib: int = 1_024
