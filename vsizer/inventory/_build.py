@@ -221,12 +221,17 @@ def check_ranges(
     error line for each one that is not (the value is dropped); one warning per
     field and kind for values outside the usual band."""
     unusual: dict[tuple[str, str], list[str]] = {}
+    seen: dict[tuple[str, Any, str], tuple[str | None, bool]] = {}  # a fleet repeats
     for rec in planned:
         rec_kind = rec.kind or kind
         for f, value in list(rec.values.items()):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 continue
-            error, odd = plausible.check(f, value, rec_kind)
+            key = (f, value, rec_kind)
+            verdict = seen.get(key)
+            if verdict is None:
+                verdict = seen[key] = plausible.check(f, value, rec_kind)
+            error, odd = verdict
             if error is None:
                 if odd:
                     unusual.setdefault((f, rec_kind), []).append(rec.name)

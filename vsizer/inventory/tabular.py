@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,7 @@ from vsizer.inventory.headers import (
 from vsizer.inventory.model import COLUMNS, Inventory
 from vsizer.quality import QualityReport
 from vsizer.units import (
+    TEXT_CACHE_SIZE,
     NonFiniteError,
     clock_mhz_in_name,
     clock_to_mhz,
@@ -403,7 +405,27 @@ def _convert_row(
 def _convert_cell(
     f: str, raw: Any, col_unit: str | None, row: dict[str, Any]
 ) -> tuple[Any, Any, str]:
-    """One cell -> (value in canonical unit, quality status, note)."""
+    """One cell -> (value in canonical unit, quality status, note).
+
+    A text cell of a field that does not depend on the row is read once per
+    distinct text (:func:`_convert_text`); a bad one raises each time."""
+    if type(raw) is str and f not in _ROW_FIELDS:
+        return _convert_text(f, raw, col_unit)
+    return _convert_any(f, raw, col_unit, row)
+
+
+#: Fields whose reading depends on the row's other values (a used size in %).
+_ROW_FIELDS = frozenset({"mem_used_gib", "disk_used_gib"})
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _convert_text(f: str, raw: str, col_unit: str | None) -> tuple[Any, Any, str]:
+    return _convert_any(f, raw, col_unit, {})
+
+
+def _convert_any(
+    f: str, raw: Any, col_unit: str | None, row: dict[str, Any]
+) -> tuple[Any, Any, str]:
     if f in _TEXT_FIELDS:
         return clean_text(raw), "given", ""
     if f == "redundant_with":
