@@ -12,6 +12,7 @@ counted in ``skipped``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -98,6 +99,12 @@ def _measured(quality: QualityReport, name: str, field_name: str) -> bool:
     return quality.status(name, field_name) in MEASURED
 
 
+#: The models' recommendations remembered per demand (a fleet repeats its
+#: sizes and percentages; a demand the model refuses raises each time).
+_vcpus_for = functools.lru_cache(maxsize=1 << 16)(recommended_vcpus)
+_mem_for = functools.lru_cache(maxsize=1 << 16)(recommended_mem_gib)
+
+
 def _vm(row: Mapping[Any, Any], quality: QualityReport) -> VmRecommendation | None | bool:
     """The VM's recommendation, None when none is due, False when it has no
     measured peak (skipped)."""
@@ -116,7 +123,7 @@ def _vm(row: Mapping[Any, Any], quality: QualityReport) -> VmRecommendation | No
     if cpu_ok:
         assert vcpus is not None and peak is not None
         cores = peak * vcpus
-        cand = recommended_vcpus(cores)
+        cand = _vcpus_for(cores)
         if cand < v_now:
             v_rec = cand
             reasons.append(
@@ -127,7 +134,7 @@ def _vm(row: Mapping[Any, Any], quality: QualityReport) -> VmRecommendation | No
     m_rec = m_now
     if mem_ok:
         assert used is not None
-        cand_m = recommended_mem_gib(min(used, m_now))
+        cand_m = _mem_for(min(used, m_now))
         if cand_m < m_now:
             m_rec = cand_m
             reasons.append(
