@@ -66,6 +66,8 @@ def jsonable_column(col: pd.Series) -> list[Any]:
         py = bool if kind == "b" else int
         cells = col.astype(object).tolist()
         return [None if m else py(v) for v, m in zip(cells, missing, strict=True)]
+    if isinstance(col.dtype, pd.StringDtype):  # texts pass through as they are
+        return [v if type(v) is str else jsonable(v) for v in col.tolist()]
     return [jsonable(v) for v in col.tolist()]
 
 

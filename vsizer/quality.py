@@ -8,6 +8,7 @@ weighted share of the fields the plan depends on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Literal
 
 Status = Literal["given", "derived", "estimated", "assumed", "missing"]
@@ -141,8 +142,12 @@ class QualityReport:
     def to_dict(self, servers: list[str] | None = None) -> dict[str, Any]:
         """JSON-ready form: overall confidence, notes, and one row per server."""
         names = list(self.entries) if servers is None else servers
-        rows = [self._server_row(n) for n in names]
-        total = sum(self.server_confidence(n) for n in names)
+        shapes: dict[Any, tuple[float, tuple[list[str], ...]]] = {}
+        rows, total = [], 0.0
+        for n in names:
+            row, conf = self._server_row(n, shapes)
+            rows.append(row)
+            total += conf
         return {
             "confidence": round(total / len(names) if names else 0.0, CONFIDENCE_DIGITS),
             "key_fields": list(KEY_FIELDS),
@@ -150,24 +155,37 @@ class QualityReport:
             "servers": rows,
         }
 
-
-    def _server_row(self, n: str) -> dict[str, Any]:
-        """One server's row of :meth:`to_dict` (one pass over its fields)."""
+    def _server_row(
+        self, n: str, shapes: dict[Any, tuple[float, tuple[list[str], ...]]]
+    ) -> tuple[dict[str, Any], float]:
+        """One server's row of :meth:`to_dict` and its confidence. The field
+        lists and the confidence depend only on the server's fields and their
+        statuses (its *shape*), worked out once per shape in ``shapes``."""
         fields = self.entries.get(n, {})
-        by_status: dict[str, list[str]] = {}
-        for f, (s, _) in fields.items():
-            by_status.setdefault(s, []).append(f)
-        row: dict[str, Any] = {
-            "name": n,
-            "confidence": round(self.server_confidence(n), CONFIDENCE_DIGITS),
-        }
-        for status in ("given", "derived", "estimated", "assumed"):
-            row[status] = sorted(by_status.get(status, ()))
-        row["missing"] = sorted(
-            f for f in KEY_FIELDS if fields.get(f, _MISSING)[0] == "missing"
-        )
+        key = (tuple(fields), tuple(map(_status_of, fields.values())))
+        shape = shapes.get(key)
+        if shape is None:
+            shape = shapes[key] = (self.server_confidence(n), _status_lists(fields))
+        conf, lists = shape
+        row: dict[str, Any] = {"name": n, "confidence": round(conf, CONFIDENCE_DIGITS)}
+        for status, listed in zip(_ROW_STATUSES, lists, strict=True):
+            row[status] = list(listed)
         row["notes"] = {f: note for f, (_, note) in sorted(fields.items()) if note}
-        return row
+        return row, conf
+
+
+_ROW_STATUSES = ("given", "derived", "estimated", "assumed", "missing")
+_status_of = itemgetter(0)
+
+
+def _status_lists(fields: dict[str, tuple[str, str]]) -> tuple[list[str], ...]:
+    """The sorted fields of each status of :data:`_ROW_STATUSES` (``missing``:
+    the key fields not recorded, or recorded missing)."""
+    by_status: dict[str, list[str]] = {}
+    for f, (s, _) in fields.items():
+        by_status.setdefault(s, []).append(f)
+    missing = sorted(f for f in KEY_FIELDS if fields.get(f, _MISSING)[0] == "missing")
+    return (*(sorted(by_status.get(s, ())) for s in _ROW_STATUSES[:-1]), missing)
 
 
 _MISSING = ("missing", "")
