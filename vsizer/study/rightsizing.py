@@ -146,11 +146,15 @@ def _vm(row: Mapping[Any, Any], quality: QualityReport) -> VmRecommendation | No
     return VmRecommendation(name, v_now, v_rec, m_now, m_rec, "; ".join(reasons))
 
 
+_VM_COLUMNS = ("name", "vcpus", "cpu_peak_util", "mem_gib", "mem_used_gib")
+
+
 def recommend(servers: pd.DataFrame, quality: QualityReport) -> RightSizing:
     """The recommendations for ``servers`` (plan rows after normalization)."""
     vms: list[VmRecommendation] = []
     skipped = 0
-    for row in servers.to_dict("records"):
+    used = [c for c in _VM_COLUMNS if c in servers]  # the columns _vm reads
+    for row in servers[used].to_dict("records"):
         got = _vm(row, quality)
         if got is False:
             skipped += 1
