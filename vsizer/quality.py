@@ -142,7 +142,7 @@ class QualityReport:
     def to_dict(self, servers: list[str] | None = None) -> dict[str, Any]:
         """JSON-ready form: overall confidence, notes, and one row per server."""
         names = list(self.entries) if servers is None else servers
-        shapes: dict[Any, tuple[float, tuple[list[str], ...]]] = {}
+        shapes: dict[Any, tuple[Any, ...]] = {}
         rows, total = [], 0.0
         for n in names:
             row, conf = self._server_row(n, shapes)
@@ -156,7 +156,7 @@ class QualityReport:
         }
 
     def _server_row(
-        self, n: str, shapes: dict[Any, tuple[float, tuple[list[str], ...]]]
+        self, n: str, shapes: dict[Any, tuple[Any, ...]]
     ) -> tuple[dict[str, Any], float]:
         """One server's row of :meth:`to_dict` and its confidence. The field
         lists and the confidence depend only on the server's fields and their
@@ -165,12 +165,13 @@ class QualityReport:
         key = (tuple(fields), tuple(map(_status_of, fields.values())))
         shape = shapes.get(key)
         if shape is None:
-            shape = shapes[key] = (self.server_confidence(n), _status_lists(fields))
-        conf, lists = shape
-        row: dict[str, Any] = {"name": n, "confidence": round(conf, CONFIDENCE_DIGITS)}
-        for status, listed in zip(_ROW_STATUSES, lists, strict=True):
-            row[status] = list(listed)
-        row["notes"] = {f: note for f, (_, note) in sorted(fields.items()) if note}
+            conf = self.server_confidence(n)
+            shape = shapes[key] = (conf, round(conf, CONFIDENCE_DIGITS),
+                                   *_status_lists(fields))
+        conf, shown, given, derived, estimated, assumed, missing = shape
+        row = {"name": n, "confidence": shown, "given": given[:], "derived": derived[:],
+               "estimated": estimated[:], "assumed": assumed[:], "missing": missing[:],
+               "notes": {f: note for f, (_, note) in sorted(fields.items()) if note}}
         return row, conf
 
 

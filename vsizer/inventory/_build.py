@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, cast
 
 import numpy as np
@@ -250,8 +251,9 @@ def check_ranges(
 def frame(records: list[ServerRecord]) -> pd.DataFrame:
     """Canonical DataFrame of ``records`` (every column of COLUMNS, in order)."""
     data: dict[str, Any] = {}
+    rows = [rec.values for rec in records]
     for col, (dtype, _) in COLUMNS.items():
-        values = [rec.values.get(col) for rec in records]
+        values = list(map(dict.get, rows, repeat(col)))  # rec.values.get(col)
         data[col] = pd.Series(pd.array(values, dtype=cast(Any, dtype)))
     data["name"] = pd.Series(pd.array([r.name for r in records], dtype="string"))
     return pd.DataFrame(data, columns=list(COLUMNS))
