@@ -166,12 +166,13 @@ class QualityReport:
         shape = shapes.get(key)
         if shape is None:
             conf = self.server_confidence(n)
-            shape = shapes[key] = (conf, round(conf, CONFIDENCE_DIGITS),
+            shape = shapes[key] = (conf, round(conf, CONFIDENCE_DIGITS), sorted(fields),
                                    *_status_lists(fields))
-        conf, shown, given, derived, estimated, assumed, missing = shape
+        conf, shown, order, given, derived, estimated, assumed, missing = shape
+        notes = {f: text for f in order if (text := fields[f][1])}
         row = {"name": n, "confidence": shown, "given": given[:], "derived": derived[:],
                "estimated": estimated[:], "assumed": assumed[:], "missing": missing[:],
-               "notes": {f: note for f, (_, note) in sorted(fields.items()) if note}}
+               "notes": notes}
         return row, conf
 
 
