@@ -273,7 +273,7 @@ def test_unzipped_size_within_the_limit_and_non_zip_pass(tmp_path):
 def test_defaults():
     d = DEFAULT_LIMITS
     assert (d.max_rows, d.max_columns, d.max_cell_chars, d.max_xlsx_mib) == (
-        100_000, 1_000, 10_000, 1_024
+        1_100_000, 1_000, 10_000, 1_024
     )
     assert DEFAULT_LIMITS.replace(max_rows=5, max_columns=None).max_columns == 1_000
 

@@ -12,6 +12,9 @@ The library mirrors the CLI::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from vsizer._lazy import lazy_getattr
 from vsizer._version import __version__
 from vsizer.errors import (  # noqa: E402
     CatalogError,
@@ -22,9 +25,23 @@ from vsizer.errors import (  # noqa: E402
     InventoryError,
     VsizerError,
 )
-from vsizer.inventory import Inventory, read_inventory  # noqa: E402
-from vsizer.study import ConsolidationPlan, ConsolidationStudy, plan  # noqa: E402
-from vsizer.study.config import Rules, load_rules  # noqa: E402
+
+if TYPE_CHECKING:
+    from vsizer.inventory import Inventory, read_inventory
+    from vsizer.study import ConsolidationPlan, ConsolidationStudy, plan
+    from vsizer.study.config import Rules, load_rules
+
+#: Public names loaded on first use (:mod:`vsizer._lazy`): ``vsizer --help``
+#: does not pay for pandas and the study.
+__getattr__ = lazy_getattr(__name__, {
+    "Inventory": "vsizer.inventory",
+    "read_inventory": "vsizer.inventory",
+    "ConsolidationPlan": "vsizer.study",
+    "ConsolidationStudy": "vsizer.study",
+    "plan": "vsizer.study",
+    "Rules": "vsizer.study.config",
+    "load_rules": "vsizer.study.config",
+})
 
 __all__ = [
     "CatalogError",

@@ -8,6 +8,7 @@ weighted share of the fields the plan depends on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Literal
 
 Status = Literal["given", "derived", "estimated", "assumed", "missing"]
@@ -92,9 +93,22 @@ class QualityReport:
     def record(
         self, server: str, field_name: str, status: Status, note: str = ""
     ) -> None:
-        if status not in STATUS_WEIGHT:
-            raise ValueError(f"unknown quality status {status!r}")
-        self.entries.setdefault(server, {})[field_name] = (status, note)
+        pair = _BARE.get(status) if not note else None
+        if pair is None:
+            if status not in STATUS_WEIGHT:
+                raise ValueError(f"unknown quality status {status!r}")
+            pair = (status, note)
+        self.entries.setdefault(server, {})[field_name] = pair
+
+    def copy(self) -> QualityReport:
+        """An independent copy: what ``copy.deepcopy`` gives, without walking
+        the immutable ``(status, note)`` pairs and warnings (a fleet has
+        millions of them)."""
+        return QualityReport(
+            entries={n: dict(fields) for n, fields in self.entries.items()},
+            notes=list(self.notes),
+            warnings=list(self.warnings),
+        )
 
     def note(self, text: str) -> None:
         if text not in self.notes:
@@ -104,7 +118,10 @@ class QualityReport:
         return self.entries.get(server, {}).get(field_name, ("missing", ""))[0]
 
     def server_confidence(self, server: str) -> float:
-        weights = [STATUS_WEIGHT[self.status(server, f)] for f in KEY_FIELDS]
+        fields = self.entries.get(server, {})
+        weights = [
+            STATUS_WEIGHT[fields[f][0]] if f in fields else 0.0 for f in KEY_FIELDS
+        ]
         return sum(weights) / len(weights)
 
     def confidence(self, servers: list[str] | None = None) -> float:
@@ -125,26 +142,57 @@ class QualityReport:
     def to_dict(self, servers: list[str] | None = None) -> dict[str, Any]:
         """JSON-ready form: overall confidence, notes, and one row per server."""
         names = list(self.entries) if servers is None else servers
-        rows = []
+        shapes: dict[Any, tuple[Any, ...]] = {}
+        rows, total = [], 0.0
         for n in names:
-            fields = self.entries.get(n, {})
-            row: dict[str, Any] = {
-                "name": n,
-                "confidence": round(self.server_confidence(n), CONFIDENCE_DIGITS),
-            }
-            for status in ("given", "derived", "estimated", "assumed"):
-                row[status] = sorted(f for f, (s, _) in fields.items() if s == status)
-            row["missing"] = sorted(
-                f for f in KEY_FIELDS if self.status(n, f) == "missing"
-            )
-            row["notes"] = {f: note for f, (_, note) in sorted(fields.items()) if note}
+            row, conf = self._server_row(n, shapes)
             rows.append(row)
+            total += conf
         return {
-            "confidence": round(self.confidence(names), CONFIDENCE_DIGITS),
+            "confidence": round(total / len(names) if names else 0.0, CONFIDENCE_DIGITS),
             "key_fields": list(KEY_FIELDS),
             "notes": list(self.notes),
             "servers": rows,
         }
+
+    def _server_row(
+        self, n: str, shapes: dict[Any, tuple[Any, ...]]
+    ) -> tuple[dict[str, Any], float]:
+        """One server's row of :meth:`to_dict` and its confidence. The field
+        lists and the confidence depend only on the server's fields and their
+        statuses (its *shape*), worked out once per shape in ``shapes``."""
+        fields = self.entries.get(n, {})
+        key = (tuple(fields), tuple(map(_status_of, fields.values())))
+        shape = shapes.get(key)
+        if shape is None:
+            conf = self.server_confidence(n)
+            shape = shapes[key] = (conf, round(conf, CONFIDENCE_DIGITS), sorted(fields),
+                                   *_status_lists(fields))
+        conf, shown, order, given, derived, estimated, assumed, missing = shape
+        notes = {f: text for f in order if (text := fields[f][1])}
+        row = {"name": n, "confidence": shown, "given": given[:], "derived": derived[:],
+               "estimated": estimated[:], "assumed": assumed[:], "missing": missing[:],
+               "notes": notes}
+        return row, conf
+
+
+_ROW_STATUSES = ("given", "derived", "estimated", "assumed", "missing")
+_status_of = itemgetter(0)
+
+
+def _status_lists(fields: dict[str, tuple[str, str]]) -> tuple[list[str], ...]:
+    """The sorted fields of each status of :data:`_ROW_STATUSES` (``missing``:
+    the key fields not recorded, or recorded missing)."""
+    by_status: dict[str, list[str]] = {}
+    for f, (s, _) in fields.items():
+        by_status.setdefault(s, []).append(f)
+    missing = sorted(f for f in KEY_FIELDS if fields.get(f, _MISSING)[0] == "missing")
+    return (*(sorted(by_status.get(s, ())) for s in _ROW_STATUSES[:-1]), missing)
+
+
+_MISSING = ("missing", "")
+#: One shared ``(status, "")`` pair per status: a fleet records millions.
+_BARE: dict[str, tuple[str, str]] = {s: (s, "") for s in STATUS_WEIGHT}
 
 
 def assumption_warnings(

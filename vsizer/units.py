@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Any
 
 __all__ = [
@@ -181,9 +182,17 @@ def normalize_text(value: Any) -> str:
     return text.replace("\u2212", "-").strip()
 
 
+#: Distinct cell texts whose reading is remembered (:func:`is_blank`,
+#: :func:`parse_quantity`): a server list repeats its sizes, clocks and
+#: percentages across thousands of rows, and each text is parsed once.
+TEXT_CACHE_SIZE = 1 << 16
+
+
 def is_blank(value: Any) -> bool:
     """True for ``None``, NaN/NA, and texts in :data:`EMPTY_MARKERS` (any case,
     any width: ``"N/A"``, ``"n/a"``, ``"－"``, ``"？"``, ``"不明"``)."""
+    if type(value) is str:
+        return _blank_text(value)
     if value is None:
         return True
     if isinstance(value, float) and math.isnan(value):
@@ -193,6 +202,11 @@ def is_blank(value: Any) -> bool:
     if isinstance(value, (int, float)):
         return False
     return normalize_text(value).casefold() in EMPTY_MARKERS
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _blank_text(text: str) -> bool:
+    return normalize_text(text).casefold() in EMPTY_MARKERS
 
 
 def canonical_unit(text: str) -> str:
@@ -249,6 +263,8 @@ def parse_quantity(value: Any) -> tuple[float, str | None] | None:
     ValueError
         The text is not a number optionally followed by a known unit.
     """
+    if type(value) is str:
+        return _quantity_text(value)
     if isinstance(value, bool):
         raise ValueError("a boolean is not a number")
     if isinstance(value, (int, float)):
@@ -261,6 +277,17 @@ def parse_quantity(value: Any) -> tuple[float, str | None] | None:
         if not math.isfinite(number):
             raise NonFiniteError(str(value))
         return number, None
+    return _quantity(value)
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _quantity_text(value: str) -> tuple[float, str | None] | None:
+    """:func:`parse_quantity` of a text (remembered: the result is immutable;
+    a text that raises is parsed again each time)."""
+    return _quantity(value)
+
+
+def _quantity(value: Any) -> tuple[float, str | None] | None:
     if is_blank(value):
         return None
     text = normalize_text(value)

@@ -344,9 +344,10 @@ def _record_power(
     quality: QualityReport, servers: pd.DataFrame, source: np.ndarray, note: np.ndarray
 ) -> None:
     """A ``power_w`` record per server (named by ``name``, else its index label)."""
-    names = _column(servers, "name")
+    names = _column(servers, "name").tolist()
     labels = [str(i) for i in servers.index]
-    for i in range(len(servers)):
-        name = names.iloc[i]
-        server = str(name) if pd.notna(name) and str(name) else labels[i]
-        quality.record(server, "power_w", _POWER_STATUS[source[i]], note[i])
+    for name, label, src, text in zip(
+        names, labels, source.tolist(), note.tolist(), strict=True
+    ):
+        server = str(name) if pd.notna(name) and str(name) else label
+        quality.record(server, "power_w", _POWER_STATUS[src], text)

@@ -237,7 +237,7 @@ MaxRowsOpt = Annotated[
     typer.Option(
         "--max-rows",
         min=1,
-        help="Rows per sheet or CSV file of a server list. Default 100000.",
+        help="Rows per sheet or CSV file of a server list. Default 1100000.",
     ),
 ]
 MaxColumnsOpt = Annotated[

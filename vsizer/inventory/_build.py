@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, cast
 
 import numpy as np
@@ -221,12 +222,17 @@ def check_ranges(
     error line for each one that is not (the value is dropped); one warning per
     field and kind for values outside the usual band."""
     unusual: dict[tuple[str, str], list[str]] = {}
+    seen: dict[tuple[str, Any, str], tuple[str | None, bool]] = {}  # a fleet repeats
     for rec in planned:
         rec_kind = rec.kind or kind
         for f, value in list(rec.values.items()):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 continue
-            error, odd = plausible.check(f, value, rec_kind)
+            key = (f, value, rec_kind)
+            verdict = seen.get(key)
+            if verdict is None:
+                verdict = seen[key] = plausible.check(f, value, rec_kind)
+            error, odd = verdict
             if error is None:
                 if odd:
                     unusual.setdefault((f, rec_kind), []).append(rec.name)
@@ -245,8 +251,9 @@ def check_ranges(
 def frame(records: list[ServerRecord]) -> pd.DataFrame:
     """Canonical DataFrame of ``records`` (every column of COLUMNS, in order)."""
     data: dict[str, Any] = {}
+    rows = [rec.values for rec in records]
     for col, (dtype, _) in COLUMNS.items():
-        values = [rec.values.get(col) for rec in records]
+        values = list(map(dict.get, rows, repeat(col)))  # rec.values.get(col)
         data[col] = pd.Series(pd.array(values, dtype=cast(Any, dtype)))
     data["name"] = pd.Series(pd.array([r.name for r in records], dtype="string"))
     return pd.DataFrame(data, columns=list(COLUMNS))

@@ -522,8 +522,10 @@ def column_units(
     """
     units: dict[str, str | None] = {}
     for f, m in matches.items():
-        bare = _bare_numbers(planned, by_row, cols[f])
         percent = f in UTIL_FIELDS or m.unit == "%"
+        # only a percentage or a size column's unit depends on its numbers
+        sized = percent or f in ("mem_gib", "mem_used_gib", "disk_gib", "disk_used_gib")
+        bare = _bare_numbers(planned, by_row, cols[f]) if sized else []
         fractions = bool(bare) and all(0 <= x <= 1 for x in bare) and max(bare) > 0
         if percent and m.unit in (None, "%") and fractions:
             units[f] = "fraction"

@@ -28,10 +28,15 @@ from vsizer.inventory._build import (
     ServerRecord,
     clean_text,
     finish,
-    split_names,
+)
+from vsizer.inventory._cells import (
+    _EXPECT,
+    _TEXT_FIELDS,
+    _Bad,
+    _convert_cell,
+    _display,
 )
 from vsizer.inventory._choices import (
-    UTIL_FIELDS,
     BadCell,
     Duplicate,
     column_units,
@@ -43,7 +48,6 @@ from vsizer.inventory._choices import (
 )
 from vsizer.inventory._io import (
     Grid,
-    PercentValue,
     read_csv_grid,
 )
 from vsizer.inventory.headers import (
@@ -59,19 +63,10 @@ from vsizer.inventory.headers import (
 from vsizer.inventory.model import COLUMNS, Inventory
 from vsizer.quality import QualityReport
 from vsizer.units import (
-    NonFiniteError,
     clock_mhz_in_name,
-    clock_to_mhz,
-    disk_to_gib,
     is_blank,
-    memory_to_gib,
     parse_bool,
     parse_quantity,
-    percent_to_fraction,
-    power_to_w,
-    rate_to_mb_s,
-    rate_to_mbps,
-    unit_kind,
 )
 
 __all__ = ["HEADER_SCAN_ROWS", "VARIABLE_MAP", "read_table"]
@@ -79,32 +74,7 @@ __all__ = ["HEADER_SCAN_ROWS", "VARIABLE_MAP", "read_table"]
 _xlsx_grid = xlsx_grid  # the name tests/fuzz/oracle.py uses
 
 _TOTAL_LABELS = frozenset({"合計", "小計", "総計", "計", "total", "sum", "subtotal"})
-_TEXT_FIELDS = ("model", "cpu_name", "rank", "load_rank", "group", "pool", "pin_host",
-                "os", "cpu_score_basis")
-_INT_FIELDS = ("sockets", "cores_per_socket", "vcpus")
-_EXPECT = {
-    "sockets": "a positive whole number",
-    "cores_per_socket": "a positive whole number",
-    "vcpus": "a positive whole number",
-    "cpu_score_per_core": "a positive number",
-    "cpu_mhz": "a positive clock rate such as 2400 or '2.4GHz'",
-    "mem_gib": "a positive memory size such as 16, '16GB' or '512 MiB'",
-    "mem_used_gib": "a non-negative memory size such as 8, '8GB' or '40%'",
-    "disk_gib": "a non-negative disk size such as 300, '300GB' or '1.2TB'",
-    "disk_used_gib": "a non-negative disk size such as 120, '120GB' or '40%'",
-    "disk_iops": "a non-negative number",
-    "disk_mb_s": "a non-negative throughput such as 20 or '20MB/s'",
-    "net_mbps": "a non-negative network rate such as 100 or '100Mbps'",
-    "power_w": "a non-negative power such as 350 or '350W'",
-    "rack_u": "a non-negative number",
-}
-
-
 _EXPECT_MIGRATE = "yes or no (yes/no, true/false, 1/0, ○/×, はい/いいえ, 対象/対象外)"
-
-
-class _Bad(Exception):
-    """A cell that cannot be read; the argument says what was expected."""
 
 
 def read_table(path: str | os.PathLike[str], *, sheet: str | None = None) -> Inventory:
@@ -157,14 +127,6 @@ def read_table(path: str | os.PathLike[str], *, sheet: str | None = None) -> Inv
     )
 
 
-def _display(value: Any) -> str:
-    if isinstance(value, PercentValue):
-        return str(value)
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return "" if value is None else str(value)
-
-
 def table_from_grid(
     grid: Grid,
     header_at: int,
@@ -209,8 +171,12 @@ def table_from_grid(
     by_row = {r: cells for r, cells in rows}
     units = column_units(planned, by_row, cols, matches, quality, problems.prefix)
     metadata["units"] = {matches[f].header: u for f, u in units.items() if u}
+    fields = [(f, cols[f], matches[f].header, units.get(f)) for f in COLUMNS
+              if f in cols and f not in ("name", "migrate")]  # canonical order
     for rec in planned:
-        _convert_row(rec, by_row[rec.row], cols, matches, units, problems, quality)
+        _convert_row(rec, by_row[rec.row], fields, problems, quality)
+        _require_values(rec, cols, matches, problems, quality)
+        _fill_from_row(rec, matches, quality)
     if dups:
         _check_duplicates(
             records, planned, by_row, dups, cols, matches, units, problems, quality
@@ -373,111 +339,39 @@ def _require_columns(cols: dict[str, int], problems: ProblemLog) -> None:
 def _convert_row(
     rec: ServerRecord,
     cells: list[Any],
-    cols: dict[str, int],
-    matches: dict[str, HeaderMatch],
-    units: dict[str, str | None],
+    fields: list[tuple[str, int, str, str | None]],
     problems: ProblemLog,
     quality: QualityReport,
 ) -> None:
-    for f in COLUMNS:  # canonical order: memory before memory used
-        if f not in cols or f in ("name", "migrate"):
-            continue
-        i = cols[f]
-        raw = cells[i] if i < len(cells) else None
-        header = matches[f].header
-        rec.cells[f] = (header, _display(raw))
+    """Read the cells of ``fields`` ``(field, column, header, unit)``, in the
+    canonical order (memory before memory used), into ``rec``."""
+    n = len(cells)
+    entry: dict[str, tuple[str, str]] | None = None  # rec's quality entry
+    for f, i, header, unit in fields:
+        raw = cells[i] if i < n else None
+        text = raw if type(raw) is str else _display(raw)
+        rec.cells[f] = (header, text)
         if is_blank(raw):  # missing: vsizer.missing says what it becomes
             if f == "redundant_with" and clean_text(raw) is not None:
-                quality.record(rec.name, f, "given", f"'{_display(raw)}': no partner")
+                quality.record(rec.name, f, "given", f"'{text}': no partner")
             continue
         try:
-            value, status, note = _convert_cell(f, raw, units.get(f), rec.values)
+            value, status, note = _convert_cell(f, raw, unit, rec.values)
         except _Bad as bad:
-            problems.cell(rec.row, header, str(bad), _display(raw))
+            problems.cell(rec.row, header, str(bad), text)
             continue
         rec.values[f] = value
-        quality.record(rec.name, f, status, note)
-    _require_values(rec, cols, matches, problems, quality)
-    _fill_from_row(rec, matches, quality)
+        pair = None if note else _PAIRS.get(status)
+        if pair is None:
+            quality.record(rec.name, f, status, note)
+            continue
+        if entry is None:
+            entry = quality.entries.setdefault(rec.name, {})
+        entry[f] = pair  # = quality.record(rec.name, f, status), 650,000 times a fleet
 
 
-def _convert_cell(
-    f: str, raw: Any, col_unit: str | None, row: dict[str, Any]
-) -> tuple[Any, Any, str]:
-    """One cell -> (value in canonical unit, quality status, note)."""
-    if f in _TEXT_FIELDS:
-        return clean_text(raw), "given", ""
-    if f == "redundant_with":
-        return ";".join(split_names(raw)) or None, "given", ""
-    expect = _EXPECT.get(f, "a number")
-    if f in UTIL_FIELDS:
-        expect = "a fraction in [0, 1]" if col_unit == "fraction" else (
-            "a percentage in [0, 100]"
-        )
-    try:
-        q = parse_quantity(raw)
-    except NonFiniteError:
-        raise _Bad("a finite number") from None
-    except ValueError:
-        raise _Bad(expect) from None
-    if q is None:  # pragma: no cover - blank cells are skipped by the caller
-        raise _Bad(expect)
-    x, cell_unit = q
-    if isinstance(raw, PercentValue):
-        cell_unit = "fraction"
-    unit = cell_unit or col_unit
-    kind = unit_kind(unit) if unit else "count"
-    # A unit written in the cell itself (not the column's) makes the value derived.
-    own = cell_unit not in (None, "count", col_unit) and not isinstance(
-        raw, PercentValue
-    )
-    st: Any = "derived" if own else "given"
-    note = f"unit in the cell: '{_display(raw)}'" if own else ""
-    if x < 0:
-        raise _Bad(expect)
-    if f in _INT_FIELDS:
-        if kind != "count" or x <= 0 or not float(x).is_integer():
-            raise _Bad(expect)
-        return int(x), st, note
-    if f in ("cpu_score_per_core", "disk_iops", "rack_u"):
-        if kind != "count" or (f == "cpu_score_per_core" and x <= 0):
-            raise _Bad(expect)
-        return x, st, note
-    try:
-        if f in UTIL_FIELDS:
-            frac = percent_to_fraction(x, unit or "%")
-            if frac > 1:
-                raise _Bad(expect)
-            return frac, st, note
-        if f in ("mem_used_gib", "disk_used_gib") and kind == "ratio":
-            base = row.get("mem_gib" if f == "mem_used_gib" else "disk_gib")
-            frac = percent_to_fraction(x, unit or "%")
-            if base is None or frac > 1:
-                raise _Bad(expect)
-            return base * frac, "derived", f"{_display(raw)} of {base:g} GiB"
-        if f in ("mem_gib", "mem_used_gib"):
-            gib = memory_to_gib(x, unit or "GiB")
-            if f == "mem_gib" and gib <= 0:
-                raise _Bad(expect)
-            return gib, st, note
-        if f in ("disk_gib", "disk_used_gib"):
-            return disk_to_gib(x, unit or "GB"), st, note
-        if f == "cpu_mhz":
-            if unit is None and x < 100:  # "3.0" in a clock column means GHz
-                return clock_to_mhz(x, "GHz"), "given", f"no unit: {x:g} read as GHz"
-            mhz = clock_to_mhz(x, unit or "MHz")
-            if mhz <= 0:
-                raise _Bad(expect)
-            return mhz, st, note
-        if f == "net_mbps":
-            return rate_to_mbps(x, unit or "Mbit/s"), st, note
-        if f == "disk_mb_s":
-            return rate_to_mb_s(x, unit or "MB/s"), st, note
-        if f == "power_w":
-            return power_to_w(x, unit or "W"), st, note
-    except ValueError:
-        raise _Bad(expect) from None
-    raise _Bad(expect)  # pragma: no cover - every field is handled above
+#: The quality pairs of a cell read without a note (one shared object each).
+_PAIRS = {"given": ("given", ""), "derived": ("derived", "")}
 
 
 def _require_values(

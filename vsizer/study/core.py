@@ -4,7 +4,6 @@ failover checked -> power, cost, space, targets. The chain behind ``vsizer plan`
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
 from collections.abc import Callable
@@ -123,7 +122,7 @@ class ConsolidationStudy:
         """Normalize, estimate power, size and place every pool, check failover,
         and compute the plan's economics."""
         require_servers(self.inventory)
-        quality = copy.deepcopy(self.inventory.quality)
+        quality = self.inventory.quality.copy()
         baseline = measure_baseline(
             self.inventory, quality, include_powered_off=self.rules.include_powered_off
         )
@@ -140,7 +139,7 @@ class ConsolidationStudy:
         rs = recommend(servers, quality)
         if rules.rightsize and rs.vms:
             _, apart = self._place(
-                servers.copy(), unit, series_info, copy.deepcopy(quality), None
+                servers.copy(), unit, series_info, quality.copy(), None
             )
             servers = apply_rightsizing(servers, rs)
             sized, pools = self._place(servers, unit, series_info, quality, progress)

@@ -12,6 +12,7 @@ counted in ``skipped``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -98,6 +99,12 @@ def _measured(quality: QualityReport, name: str, field_name: str) -> bool:
     return quality.status(name, field_name) in MEASURED
 
 
+#: The models' recommendations remembered per demand (a fleet repeats its
+#: sizes and percentages; a demand the model refuses raises each time).
+_vcpus_for = functools.lru_cache(maxsize=1 << 16)(recommended_vcpus)
+_mem_for = functools.lru_cache(maxsize=1 << 16)(recommended_mem_gib)
+
+
 def _vm(row: Mapping[Any, Any], quality: QualityReport) -> VmRecommendation | None | bool:
     """The VM's recommendation, None when none is due, False when it has no
     measured peak (skipped)."""
@@ -116,7 +123,7 @@ def _vm(row: Mapping[Any, Any], quality: QualityReport) -> VmRecommendation | No
     if cpu_ok:
         assert vcpus is not None and peak is not None
         cores = peak * vcpus
-        cand = recommended_vcpus(cores)
+        cand = _vcpus_for(cores)
         if cand < v_now:
             v_rec = cand
             reasons.append(
@@ -127,7 +134,7 @@ def _vm(row: Mapping[Any, Any], quality: QualityReport) -> VmRecommendation | No
     m_rec = m_now
     if mem_ok:
         assert used is not None
-        cand_m = recommended_mem_gib(min(used, m_now))
+        cand_m = _mem_for(min(used, m_now))
         if cand_m < m_now:
             m_rec = cand_m
             reasons.append(
@@ -139,11 +146,15 @@ def _vm(row: Mapping[Any, Any], quality: QualityReport) -> VmRecommendation | No
     return VmRecommendation(name, v_now, v_rec, m_now, m_rec, "; ".join(reasons))
 
 
+_VM_COLUMNS = ("name", "vcpus", "cpu_peak_util", "mem_gib", "mem_used_gib")
+
+
 def recommend(servers: pd.DataFrame, quality: QualityReport) -> RightSizing:
     """The recommendations for ``servers`` (plan rows after normalization)."""
     vms: list[VmRecommendation] = []
     skipped = 0
-    for row in servers.to_dict("records"):
+    used = [c for c in _VM_COLUMNS if c in servers]  # the columns _vm reads
+    for row in servers[used].to_dict("records"):
         got = _vm(row, quality)
         if got is False:
             skipped += 1

@@ -11,8 +11,6 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-import pandas as pd
-
 from vsizer._validation import Constraint, Interval, Satisfies
 from vsizer.plausible import FIELD_RANGES
 
@@ -60,6 +58,8 @@ def rule(help: str, section: str, **meta: Any) -> dict[str, RuleMeta]:
 
 def is_duration(text: object) -> bool:
     """A positive pandas duration: '5min', '30s', '1h'."""
+    import pandas as pd  # on use: the CLI imports the rules to print its help
+
     try:
         return bool(pd.Timedelta(text) > pd.Timedelta(0))  # type: ignore[arg-type]
     except (ValueError, TypeError):

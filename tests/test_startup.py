@@ -1,0 +1,45 @@
+"""Fixed start: ``vsizer --help`` and ``vsizer plan --help`` load no heavy module
+(pandas, numpy, pyarrow, openpyxl, plotly, numba, ortools, scipy); the package's
+public names load on first use (:mod:`vsizer._lazy`)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pandas", "numpy", "pyarrow", "openpyxl", "plotly", "numba", "ortools", "scipy")
+
+_PROBE = (
+    "import sys, runpy; sys.argv = ['vsizer'] + sys.argv[1:]\n"
+    "try:\n    runpy.run_module('vsizer', run_name='__main__')\n"
+    "except SystemExit:\n    pass\n"
+    "print(' '.join(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)\n"
+)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["plan", "--help"], ["--version"]])
+def test_help_loads_no_heavy_module(args: list[str]) -> None:
+    code = _PROBE.format(heavy=HEAVY)
+    res = subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                         text=True, check=True)
+    assert res.stderr.strip().splitlines()[-1:] in ([], [""]), res.stderr
+
+
+def test_public_names_load_on_use() -> None:
+    import vsizer
+    import vsizer.study
+
+    assert vsizer.read_inventory.__module__ == "vsizer.inventory"
+    assert vsizer.study.ConsolidationStudy.__name__ == "ConsolidationStudy"
+    assert set(vsizer.__all__) <= set(dir(vsizer)) | {
+        n for n in vsizer.__all__ if getattr(vsizer, n, None) is not None
+    }
+
+
+def test_unknown_name_is_an_attribute_error() -> None:
+    import vsizer
+
+    with pytest.raises(AttributeError, match="module 'vsizer' has no attribute 'nope'"):
+        vsizer.nope  # noqa: B018
