@@ -114,3 +114,13 @@ def test_damaged_sheet_xml_met_while_sniffing_for_rvtools_is_one_line(tmp_path: 
         r"and save it again\.\n",
         text,
     ), text
+
+
+def test_a_series_table_of_only_byte_order_marks_is_an_empty_file(tmp_path: Path) -> None:
+    """make fuzz (seed 12, run 2564, empty family): a wide table emptied to two
+    UTF-8 byte-order marks escaped as pandas' EmptyDataError."""
+    p = tmp_path / "w.csv"
+    p.write_bytes(b"\xef\xbb\xbf\xef\xbb\xbf")
+    code, text = _run("import", str(p), "--format", "wide", "--store", str(tmp_path / "st"))
+    assert code == 2
+    assert text == "error: w.csv: expected a header line, got an empty file.\n"

@@ -44,6 +44,9 @@ __all__ = [
 
 EXPECTED_NUMBER = "a non-negative number"
 
+#: What a line of only these is: blank (white space, a stray byte-order mark).
+_BLANK = " \t\r\n\f\v\ufeff\u200b"
+
 
 def read_text_table(
     path: str | os.PathLike[str], file: str, problems: Problems
@@ -64,8 +67,8 @@ def _read_text_frame(
     path: str | os.PathLike[str], file: str, problems: Problems
 ) -> tuple[list[str], list[pd.Series], Int64Array] | None:
     text, _ = decode(read_bytes(path), file)
-    first = next((ln for ln in text.splitlines() if ln.strip()), "")
-    if not first:
+    first = next((ln for ln in text.splitlines() if ln.strip(_BLANK)), "")
+    if not first:  # nothing but white space and byte-order marks
         problems.whole(file, "expected a header line, got an empty file.")
         return None
     sep = sniff_delimiter(first, lines=1)
@@ -79,6 +82,9 @@ def _read_text_frame(
             skip_blank_lines=False,
             engine="c",
         )
+    except pd.errors.EmptyDataError:
+        problems.whole(file, "expected a header line, got an empty file.")
+        return None
     except pd.errors.ParserError as exc:
         problems.whole(
             file, f"expected the same number of fields on every line; {exc}."
