@@ -20,6 +20,7 @@ import numpy.typing as npt
 from vsizer.engines import Engine
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement import failover
+from vsizer.placement.breakout_reduce import reduce_hosts
 from vsizer.placement.curve_failover import Hints, host_curves
 from vsizer.placement.improve import improve_placement
 from vsizer.placement.problem import EPS, PlacementProblem
@@ -33,8 +34,10 @@ from vsizer.placement.series_fit import (
 from vsizer.placement.sizing import PoolSizing, size_pool
 from vsizer.placement.sizing import lower_bound as peak_lower_bound
 
-#: Largest first-fit placement (hosts x steps x dimensions) the local search runs on;
-#: its cost grows with it (a fleet-scale plan is left as first-fit made it, with a note).
+#: Largest first-fit placement (hosts x slots: steps of each dimension that varies over
+#: time, one of each constant one) the local search of :mod:`vsizer.placement.improve`
+#: runs on; its cost grows with it. The breakout search of
+#: :mod:`vsizer.placement.breakout_reduce`, on a counted work budget, runs at any size.
 IMPROVE_MAX_HOST_STEPS = 20_000
 
 #: A placement found: (strategy, host index per VM, host count).
@@ -241,6 +244,28 @@ class _CurveFit:
             return None
         return ("first-fit-decreasing+improve", res.assignment, res.n_hosts)
 
+    def slots(self) -> int:
+        """Slots per host: the steps of each dimension that varies over time, one for
+        each dimension constant for every VM (a scalar per VM)."""
+        c = self.curves
+        flat = [bool((c[:, :, d] == c[:, :1, d]).all()) for d in range(c.shape[2])]
+        return sum(1 if f else c.shape[1] for f in flat)
+
+    def breakout(self, start: Candidate, floor: int) -> Candidate | None:
+        """``start`` with hosts freed by the breakout search
+        (:mod:`vsizer.placement.breakout_reduce`) down to ``floor``, when it frees one;
+        every step must fit, so None with a quantile."""
+        if self.quantile is not None:
+            return None
+        p = self.problem
+        res = reduce_hosts(
+            self.curves, self.max_load, start[1], start[2], groups=p.anti_affinity,
+            pins=p.pins, base_load=p.base_load, floor=max(floor, 1),
+        )
+        if res.n_hosts >= start[2]:
+            return None
+        return (f"{start[0]}+breakout", res.assignment, res.n_hosts)
+
     def grow(
         self, candidates: list[Candidate], lb: int, spares: list[Candidate] | None = None
     ) -> tuple[Candidate, int]:
@@ -294,14 +319,10 @@ def _starting_candidates(
     ffd, n_ffd = fit.first_fit()
     start = _Start([], lb, None, [])
     improved = None
-    if n_ffd * int(np.prod(fit.curves.shape[1:])) > IMPROVE_MAX_HOST_STEPS:
-        start.notes.append(
-            f"local search after first-fit skipped: {n_ffd} hosts x "
-            f"{fit.curves.shape[1]} steps x {fit.curves.shape[2]} dimensions is above "
-            f"{IMPROVE_MAX_HOST_STEPS:,} host-steps."
-        )
-    else:
+    if n_ffd * fit.slots() <= IMPROVE_MAX_HOST_STEPS:
         improved = fit.improve(ffd, n_ffd, floor)
+    freed = fit.breakout(improved or ("first-fit-decreasing", ffd, n_ffd), floor)
+    improved = freed or improved
     if solver == "cp-sat":
         from vsizer.placement.lns_exact import solve_exact
 
