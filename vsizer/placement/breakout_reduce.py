@@ -30,6 +30,7 @@ Python function runs (the same placement, much slower).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -46,6 +47,11 @@ TOLERANCE = 1_000
 WORK_BUDGET = 40_000_000_000
 #: Uniform draws the search picks overloaded hosts with (used cyclically).
 RANDOM_DRAWS = 4096
+#: Iterations in a row that lower the least overflow seen by nothing before the host
+#: removed is given up (and the next least-loaded one is tried instead).
+STALL = 2_000
+#: Hosts tried as the one to remove, least loaded first, before a count is given up.
+TRIES = 8
 
 
 @dataclass(frozen=True)
@@ -111,29 +117,21 @@ def reduce_hosts(
     stats = np.zeros(5, dtype=np.int64)
     kernel = _breakout.get() or _breakout.run
     freed = 0
+    tried: list[int] = []
     while int(alive.sum()) > max(floor, 1) and stats[_breakout.EVALS] < work:
-        h = _least_loaded(q, assign, alive, movable, protected)
-        if h < 0:
+        h = _least_loaded(q, assign, alive, movable, protected, tried)
+        if h < 0 or len(tried) >= TRIES:
             break
+        tried.append(h)
         live = np.flatnonzero(alive & (np.arange(n_hosts) != h))
         trial = _spread(q, assign, h, live, group, cap)
         if trial is None:
-            break
-        local = np.full(n_hosts, -1, dtype=np.int64)
-        local[live] = np.arange(live.size)
-        la = local[trial]
-        gcount = np.zeros((max(int(group.max(initial=-1)) + 1, 1), live.size), np.int64)
-        np.add.at(gcount, (group[group >= 0], la[group >= 0]), 1)
-        loads = np.zeros((live.size, q.shape[1]), dtype=np.int64)
-        np.add.at(loads, la, q)
-        stats[_breakout.LEAST] = int(np.clip(loads - cap, 0, None).sum())
-        stats[_breakout.LAST] = stats[_breakout.ITERATIONS]
-        best = la.copy()
-        kernel(q, la, cap, movable, group, gcount, np.ones(loads.shape, np.int64), rand,
-               stats, best, np.iinfo(np.int64).max // 2, work, _breakout.STALL)
-        if stats[_breakout.LEAST] > 0:
-            break
-        assign, alive[h] = live[best], False
+            continue
+        best = _search(kernel, q, trial, live, n_hosts, cap, movable, group, rand, stats,
+                       work)
+        if best is None:
+            continue
+        assign, alive[h], tried = live[best], False, []
         freed += 1
     if not freed or not _fits(curves, max_load, base_load, assign, alive):
         return Reduction(np.asarray(assignment, dtype=np.int64).copy(), n_hosts, 0,
@@ -143,16 +141,41 @@ def reduce_hosts(
                      int(stats[_breakout.ITERATIONS]), int(stats[_breakout.EVALS]))
 
 
+def _search(
+    kernel: Any, q: npt.NDArray[np.int64], trial: npt.NDArray[np.int64],
+    live: npt.NDArray[np.int64], n_hosts: int, cap: int, movable: npt.NDArray[np.bool_],
+    group: npt.NDArray[np.int64], rand: npt.NDArray[np.float64],
+    stats: npt.NDArray[np.int64], work: int,
+) -> npt.NDArray[np.int64] | None:
+    """The breakout search on the ``live`` hosts from ``trial``: the placement (index
+    into ``live`` per VM) with zero overflow, or None when the budget or :data:`STALL`
+    ends it first; ``stats`` counts on."""
+    local = np.full(n_hosts, -1, dtype=np.int64)
+    local[live] = np.arange(live.size)
+    la = local[trial]
+    gcount = np.zeros((max(int(group.max(initial=-1)) + 1, 1), live.size), np.int64)
+    np.add.at(gcount, (group[group >= 0], la[group >= 0]), 1)
+    loads = np.zeros((live.size, q.shape[1]), dtype=np.int64)
+    np.add.at(loads, la, q)
+    stats[_breakout.LEAST] = int(np.clip(loads - cap, 0, None).sum())
+    stats[_breakout.LAST] = stats[_breakout.ITERATIONS]
+    best = la.copy()
+    kernel(q, la, cap, movable, group, gcount, np.ones(loads.shape, np.int64), rand,
+           stats, best, np.iinfo(np.int64).max // 2, work, STALL)
+    return best if stats[_breakout.LEAST] == 0 else None
+
+
 def _least_loaded(
     q: npt.NDArray[np.int64], assign: npt.NDArray[np.int64], alive: npt.NDArray[np.bool_],
-    movable: npt.NDArray[np.bool_], protected: int,
+    movable: npt.NDArray[np.bool_], protected: int, tried: list[int],
 ) -> int:
-    """The live host after ``protected`` without a pinned VM with the least load (sum
-    over slots), lowest index on ties; -1 when none."""
+    """The live host after ``protected``, without a pinned VM and not in ``tried``,
+    with the least load (sum over slots), lowest index on ties; -1 when none."""
     n = alive.size
     load = np.bincount(assign, weights=q.sum(axis=1).astype(np.float64), minlength=n)
     pinned = np.bincount(assign, weights=(~movable).astype(np.float64), minlength=n) > 0
     ok = alive & ~pinned & (np.arange(n) >= protected)
+    ok[tried] = False
     if not ok.any():
         return -1
     return int(np.flatnonzero(ok)[int(np.argmin(load[ok]))])
