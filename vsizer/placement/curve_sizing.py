@@ -269,11 +269,11 @@ class _CurveFit:
     def grow(
         self, candidates: list[Candidate], lb: int, spares: list[Candidate] | None = None
     ) -> tuple[Candidate, int]:
-        """The smallest candidate at or above ``lb`` that survives, else the first
-        count from there up whose spread or packed placement (or a ``spares``
-        candidate of that count) does; with attempts."""
+        """The smallest candidate (``spares`` candidates included) at or above ``lb``
+        that survives, else the first count from there up whose spread or packed
+        placement (or a ``spares`` candidate of that count) does; with attempts."""
         attempts = 0
-        for name, assign, n in sorted(candidates, key=lambda c: c[2]):
+        for name, assign, n in sorted(candidates + (spares or []), key=lambda c: c[2]):
             attempts += 1
             if n >= lb and self.survives(assign, n):
                 return (name, assign, n), attempts
