@@ -20,7 +20,7 @@ import numpy.typing as npt
 from vsizer.engines import Engine
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement import failover
-from vsizer.placement.breakout_reduce import reduce_hosts
+from vsizer.placement.breakout_reduce import WORK_BUDGET, reduce_hosts
 from vsizer.placement.curve_failover import Hints, host_curves
 from vsizer.placement.improve import improve_placement
 from vsizer.placement.problem import EPS, PlacementProblem
@@ -97,6 +97,7 @@ def size_pool_on_curves(
     on_scenario: Callable[[], None] | None = None,
     scalar_demand: npt.NDArray[np.floating] | None = None,
     engine: Engine | None = None,
+    search_work: int = WORK_BUDGET,
 ) -> PoolSizing:
     """Grow the pool from its lower bound until the curves fit and every failure is survived.
 
@@ -117,6 +118,9 @@ def size_pool_on_curves(
     scalar_demand : ndarray, shape (n_vms, n_dims), optional
         Each VM's demand as a plan without series would size it (its inventory
         peak); see :func:`peak_candidate`.
+    search_work : int
+        Slot evaluations the breakout search that frees hosts may spend
+        (:mod:`vsizer.placement.breakout_reduce`); counted work, not time.
 
     Returns
     -------
@@ -148,7 +152,8 @@ def size_pool_on_curves(
             empty, failover.check(empty, curves), 0, detail, binding, 0, **bounds,
             replay={"over_ceiling": [], "over_100": []}, host_curves=fit.host_curves(empty),
         )
-    start = _starting_candidates(fit, lb, solver, time_limit, _packing_floor(detail))
+    start = _starting_candidates(fit, lb, solver, time_limit, _packing_floor(detail),
+                                 search_work)
     lb = start.lower_bound  # cp-sat's proven bound may raise it
     (strategy, assignment, n_hosts), attempts = fit.grow(start.candidates, lb, start.spares)
     hints: Hints | None = None
@@ -251,7 +256,7 @@ class _CurveFit:
         flat = [bool((c[:, :, d] == c[:, :1, d]).all()) for d in range(c.shape[2])]
         return sum(1 if f else c.shape[1] for f in flat)
 
-    def breakout(self, start: Candidate, floor: int) -> Candidate | None:
+    def breakout(self, start: Candidate, floor: int, work: int) -> Candidate | None:
         """``start`` with hosts freed by the breakout search
         (:mod:`vsizer.placement.breakout_reduce`) down to ``floor``, when it frees one;
         every step must fit, so None with a quantile."""
@@ -260,7 +265,7 @@ class _CurveFit:
         p = self.problem
         res = reduce_hosts(
             self.curves, self.max_load, start[1], start[2], groups=p.anti_affinity,
-            pins=p.pins, base_load=p.base_load, floor=max(floor, 1),
+            pins=p.pins, base_load=p.base_load, floor=max(floor, 1), work=work,
         )
         if res.n_hosts >= start[2]:
             return None
@@ -310,7 +315,8 @@ class _Start:
 
 
 def _starting_candidates(
-    fit: _CurveFit, lb: int, solver: str, time_limit: float, floor: int
+    fit: _CurveFit, lb: int, solver: str, time_limit: float, floor: int,
+    work: int = WORK_BUDGET,
 ) -> _Start:
     """First-fit decreasing, and with ``solver="cp-sat"`` the exact ceiling placement
     (its proven bound raises the lower bound); first-fit's improved by local search
@@ -321,7 +327,7 @@ def _starting_candidates(
     improved = None
     if n_ffd * fit.slots() <= IMPROVE_MAX_HOST_STEPS:
         improved = fit.improve(ffd, n_ffd, floor)
-    freed = fit.breakout(improved or ("first-fit-decreasing", ffd, n_ffd), floor)
+    freed = fit.breakout(improved or ("first-fit-decreasing", ffd, n_ffd), floor, work)
     improved = freed or improved
     if solver == "cp-sat":
         from vsizer.placement.lns_exact import solve_exact
