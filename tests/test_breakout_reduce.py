@@ -81,8 +81,9 @@ def test_the_budget_is_counted_work():
     curves = _random_curves(4)
     _, n, res = _reduce(curves, work=1)
     assert res.n_hosts == n and res.freed == 0  # one search call, stopped at once
-    _, _, full = _reduce(curves)
-    assert full.evaluations <= breakout_reduce.WORK_BUDGET + full.evaluations
+    budget = breakout_reduce.WORK_BUDGET
+    assert breakout_reduce.work_budget(100) == budget
+    assert breakout_reduce.work_budget(4 * breakout_reduce.BUDGET_VMS) == 2 * budget
 
 
 def test_pins_stay_and_hosts_up_to_the_last_pinned_keep_their_index():

@@ -42,9 +42,13 @@ from vsizer.placement.improve_state import LIM
 UNIT = 1_000_000_000
 #: Units above ``UNIT`` a host may carry (the float test's 1e-6, rounded down).
 TOLERANCE = 1_000
-#: Slot evaluations the whole reduction may spend (about 20 s of compiled search on a
-#: 2-core Debian 12 VM, :data:`vsizer.placement._breakout.EVALS_PER_SECOND`).
+#: Slot evaluations the whole reduction may spend on a pool of up to :data:`BUDGET_VMS`
+#: VMs (about 40 CPU s of compiled search on the 2-core machine of
+#: ``benchmarks/cloudsim_planetlab.py``); see :func:`work_budget` above it.
 WORK_BUDGET = 40_000_000_000
+#: Pools above this many VMs get ``WORK_BUDGET x sqrt(VMs / BUDGET_VMS)``: an iteration
+#: costs about VMs x slots, so a fixed budget would shrink the search with the pool.
+BUDGET_VMS = 2_000
 #: Uniform draws the search picks overloaded hosts with (used cyclically).
 RANDOM_DRAWS = 4096
 #: Iterations in a row that lower the least overflow seen by nothing before the host
@@ -63,6 +67,12 @@ class Reduction:
     freed: int
     iterations: int
     evaluations: int
+
+
+def work_budget(n_vms: int) -> int:
+    """The default budget [slot evaluations] for a pool of ``n_vms`` VMs:
+    :data:`WORK_BUDGET`, times sqrt(n_vms / :data:`BUDGET_VMS`) above that size."""
+    return int(WORK_BUDGET * max(1.0, (n_vms / BUDGET_VMS) ** 0.5))
 
 
 def slots_of(curves: npt.NDArray[np.floating], usable: npt.NDArray[np.float64]
@@ -89,7 +99,7 @@ def reduce_hosts(
     pins: npt.NDArray[np.int64],
     base_load: npt.NDArray[np.float64],
     floor: int = 1,
-    work: int = WORK_BUDGET,
+    work: int | None = None,
     seed: int = 0,
 ) -> Reduction:
     """Free hosts of the feasible ``assignment`` (module docstring), every step must fit.
@@ -98,12 +108,14 @@ def reduce_hosts(
         curves (n_vms, n_steps, n_dims); max_load (n_dims,) = capacity x ceiling;
         groups: anti-affinity ids (-1 none); pins: host per VM (-1 free);
         base_load (n_dims,) on every host; floor: stop at this many hosts;
-        work: slot evaluations the search may spend; seed of the host draws.
+        work: slot evaluations the search may spend (None: :func:`work_budget`);
+        seed of the host draws.
     Returns
         :class:`Reduction`; the input placement when no host was freed.
     """
     usable = np.asarray(max_load, dtype=np.float64) - np.asarray(base_load, np.float64)
     q = slots_of(curves, usable)
+    work = work_budget(q.shape[0]) if work is None else work
     cap = UNIT + TOLERANCE
     assign = np.asarray(assignment, dtype=np.int64).copy()
     movable = pins < 0

@@ -20,7 +20,7 @@ import numpy.typing as npt
 from vsizer.engines import Engine
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement import failover
-from vsizer.placement.breakout_reduce import WORK_BUDGET, reduce_hosts
+from vsizer.placement.breakout_reduce import reduce_hosts
 from vsizer.placement.curve_failover import Hints, host_curves
 from vsizer.placement.improve import improve_placement
 from vsizer.placement.problem import EPS, PlacementProblem
@@ -97,7 +97,7 @@ def size_pool_on_curves(
     on_scenario: Callable[[], None] | None = None,
     scalar_demand: npt.NDArray[np.floating] | None = None,
     engine: Engine | None = None,
-    search_work: int = WORK_BUDGET,
+    search_work: int | None = None,
 ) -> PoolSizing:
     """Grow the pool from its lower bound until the curves fit and every failure is survived.
 
@@ -118,9 +118,9 @@ def size_pool_on_curves(
     scalar_demand : ndarray, shape (n_vms, n_dims), optional
         Each VM's demand as a plan without series would size it (its inventory
         peak); see :func:`peak_candidate`.
-    search_work : int
-        Slot evaluations the breakout search that frees hosts may spend
-        (:mod:`vsizer.placement.breakout_reduce`); counted work, not time.
+    search_work : int, optional
+        Slot evaluations of :mod:`vsizer.placement.breakout_reduce` (None: its
+        ``work_budget`` for the pool's size); counted work, not time.
 
     Returns
     -------
@@ -147,13 +147,8 @@ def size_pool_on_curves(
     lb, detail, series_lb, peak_sum, binding = curve_lower_bounds(p, curves, quantile)
     bounds: dict[str, Any] = {"series_bound": series_lb, "peak_sum_bound": peak_sum}
     if curves.shape[0] == 0:
-        empty = fit.placement("none", np.zeros(0, dtype=np.int64), 0)
-        return PoolSizing(
-            empty, failover.check(empty, curves), 0, detail, binding, 0, **bounds,
-            replay={"over_ceiling": [], "over_100": []}, host_curves=fit.host_curves(empty),
-        )
-    start = _starting_candidates(fit, lb, solver, time_limit, _packing_floor(detail),
-                                 search_work)
+        return fit.empty(detail, binding, bounds)
+    start = _starting_candidates(fit, lb, solver, time_limit, detail, search_work)
     lb = start.lower_bound  # cp-sat's proven bound may raise it
     (strategy, assignment, n_hosts), attempts = fit.grow(start.candidates, lb, start.spares)
     hints: Hints | None = None
@@ -208,6 +203,15 @@ class _CurveFit:
         stat = np.asarray(step_stat(self.curves, self.quantile), dtype=np.float64)
         dataclasses.replace(self.problem, demand=stat).check_each_vm_fits()
 
+    def empty(self, detail: dict[str, int], binding: str, bounds: dict[str, Any]
+              ) -> PoolSizing:
+        """The sizing of a pool without VMs."""
+        empty = self.placement("none", np.zeros(0, dtype=np.int64), 0)
+        return PoolSizing(
+            empty, failover.check(empty, self.curves), 0, detail, binding, 0, **bounds,
+            replay={"over_ceiling": [], "over_100": []}, host_curves=self.host_curves(empty),
+        )
+
     def placement(self, strategy: str, assignment: npt.NDArray[np.int64], n: int) -> Placement:
         return Placement(self.problem, n, assignment, "feasible", strategy)
 
@@ -256,7 +260,7 @@ class _CurveFit:
         flat = [bool((c[:, :, d] == c[:, :1, d]).all()) for d in range(c.shape[2])]
         return sum(1 if f else c.shape[1] for f in flat)
 
-    def breakout(self, start: Candidate, floor: int, work: int) -> Candidate | None:
+    def breakout(self, start: Candidate, floor: int, work: int | None) -> Candidate | None:
         """``start`` with hosts freed by the breakout search
         (:mod:`vsizer.placement.breakout_reduce`) down to ``floor``, when it frees one;
         every step must fit, so None with a quantile."""
@@ -315,13 +319,15 @@ class _Start:
 
 
 def _starting_candidates(
-    fit: _CurveFit, lb: int, solver: str, time_limit: float, floor: int,
-    work: int = WORK_BUDGET,
+    fit: _CurveFit, lb: int, solver: str, time_limit: float, detail: dict[str, int],
+    work: int | None = None,
 ) -> _Start:
     """First-fit decreasing, and with ``solver="cp-sat"`` the exact ceiling placement
     (its proven bound raises the lower bound); first-fit's improved by local search
-    down to ``floor`` (the bound without failover), with k spares when k > 0."""
-    p = fit.problem
+    (:mod:`vsizer.placement.improve` while small, then the breakout search on ``work``
+    slot evaluations) down to the bound without failover (``detail`` less its failover
+    part), with k spares when k > 0."""
+    p, floor = fit.problem, _packing_floor(detail)
     ffd, n_ffd = fit.first_fit()
     start = _Start([], lb, None, [])
     improved = None

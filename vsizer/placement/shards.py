@@ -46,7 +46,7 @@ import numpy.typing as npt
 from vsizer.engines import Engine, LocalEngine
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement import failover
-from vsizer.placement.breakout_reduce import WORK_BUDGET
+from vsizer.placement.breakout_reduce import WORK_BUDGET, work_budget
 from vsizer.placement.curve_failover import host_curves
 from vsizer.placement.curve_sizing import (
     IMPROVE_MAX_HOST_STEPS,
@@ -187,7 +187,7 @@ def size_sharded(
     clock.lap("split")
     # each shard's share of the breakout search's budget: the pool's, whole
     options = {"quantile": quantile, "solver": solver, "time_limit": time_limit,
-               "scalar_demand": scalar_demand, "search_work": WORK_BUDGET // n_shards}
+               "scalar_demand": scalar_demand, "search_work": work_budget(p.n_vms) // n_shards}
     results = (engine or LocalEngine()).map(place_shard, _Tasks(p, curves, members, options))
     clock.lap("place")
     assign, n_merged = _merge(members, results, p.n_vms)
