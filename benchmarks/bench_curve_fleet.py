@@ -62,7 +62,7 @@ def main() -> int:
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if not PLANETLAB.is_dir():
-        print(f"skipped: {PLANETLAB} is absent")
+        print(f"skip: {PLANETLAB} is absent")
         return 0
     if args.child:
         print(json.dumps(child(args.child, 20 if args.smoke else None)))

@@ -120,7 +120,7 @@ def main() -> int:
     args = ap.parse_args()
     root = DATA / "planetlab_cloudsim"
     if not root.is_dir():
-        print(f"skipped: {root} is absent")
+        print(f"skip: {root} is absent")
         return 0
     days = sorted(p for p in root.iterdir() if p.is_dir())
     cp_sat = bool(args.cp_sat and not args.smoke)
