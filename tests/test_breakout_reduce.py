@@ -115,3 +115,12 @@ def test_base_load_counts():
                        base_load=np.array([0.02]))
     assert (_loads(curves, res.assignment, res.n_hosts) + 0.02 <= 1.0 + 1e-9).all()
     assert res.n_hosts == n  # 2.98 + 3 x 0.02 = 3.04: three hosts cannot hold it
+
+
+def test_an_empty_host_at_the_end_is_freed_first():
+    curves = np.array(BINS)[:, None, None]
+    a, n = first_fit_series(curves, np.ones(1))
+    res = reduce_hosts(curves, np.ones(1), a, n + 1, groups=_none(8), pins=_none(8),
+                       base_load=np.zeros(1))
+    assert res.n_hosts == 3 and res.freed == 2
+    assert (_loads(curves, res.assignment, 3) <= 1.0 + 1e-9).all()

@@ -7,8 +7,10 @@ first, where each adds the least overflow (load above the limit, allowed here). 
 breakout search of :mod:`vsizer.placement._breakout` (best single-VM moves and two-VM
 swaps on the weighted overflow; P. Morris, "The breakout method for escaping from
 local minima," AAAI 1993) then drives the overflow to zero: a feasible placement on
-H - 1 hosts, and the next host is removed. The search stops at ``floor`` hosts, when a
-target count is not reached, or when the budget is spent.
+H - 1 hosts, and the next host is removed. A removal whose search goes :data:`STALL`
+iterations without lowering the least overflow seen is given up and the next
+least-loaded host is tried instead; the search stops at ``floor`` hosts, after
+:data:`TRIES` removals given up at one count, or when the budget is spent.
 
 Only dimensions that can bind are scored as curves: a dimension whose every VM curve
 is constant over time (memory and vCPUs in most traces) is one *slot* (a scalar per
@@ -201,7 +203,8 @@ def _spread(
     adds the least overflow (lowest index on ties); None when an anti-affinity group
     leaves a VM no host."""
     out = assign.copy()
-    loads = np.zeros((assign.max() + 1, q.shape[1]), dtype=np.int64)
+    size = max(int(assign.max()), int(live.max(initial=-1)), h) + 1
+    loads = np.zeros((size, q.shape[1]), dtype=np.int64)
     np.add.at(loads, assign, q)
     vms = np.flatnonzero(assign == h)
     for v in vms[np.argsort(-q[vms].max(axis=1), kind="stable")].tolist():
