@@ -124,3 +124,15 @@ def test_a_series_table_of_only_byte_order_marks_is_an_empty_file(tmp_path: Path
     code, text = _run("import", str(p), "--format", "wide", "--store", str(tmp_path / "st"))
     assert code == 2
     assert text == "error: w.csv: expected a header line, got an empty file.\n"
+
+
+def test_a_sadf_json_number_of_131073_digits_is_one_line(tmp_path: Path) -> None:
+    """make fuzz (seed 12, run 3352, huge_cell): Python's 4,300-digit limit on
+    int() escaped json.loads of a sadf -j file (Prometheus had the fix)."""
+    p = tmp_path / "s.json"
+    p.write_text('{"sysstat": {"hosts": [{"nodename": "h", "number-of-cpus": '
+                 + "9" * 131_073 + "}]}}", encoding="utf-8")
+    code, text = _run("import", str(p), "--format", "sar", "--store", str(tmp_path / "st"))
+    assert code == 2
+    assert text.startswith("error: s.json line 1: expected sadf -j JSON that can be read, "
+                           "got 'ValueError: Exceeds the limit (4300 digits)"), text

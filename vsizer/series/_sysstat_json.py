@@ -36,6 +36,10 @@ def parse_json(text: str, col: Collector) -> None:
             line.strip(),
         )
         return
+    except (ValueError, RecursionError) as exc:  # a 4,300+ digit number, deep nesting
+        col.bad(f"{col.label} line 1", "sadf -j JSON that can be read",
+                f"{type(exc).__name__}: {str(exc)[:120]}")
+        return
     top = doc.get("sysstat") if isinstance(doc, dict) else None
     hosts = top.get("hosts") if isinstance(top, dict) else None
     if not isinstance(hosts, list) or not all(isinstance(h, dict) for h in hosts):
