@@ -186,9 +186,10 @@ def test_plan_needs_inventory_or_series():
 def test_inventory_with_series_uses_curves_for_matched_servers():
     inv = vsizer.read_inventory(SAMPLES / "inventory_ja.xlsx")
     names = inv.servers["name"].astype(str).tolist()
-    curves = {names[0]: [0.1, 0.2, 0.3], names[1]: [0.3, 0.2, 0.1], "ghost": [0.5] * 3}
-    # 12-hour steps: three samples span 36 h, more than a short series' day
-    plan = vsizer.plan(inv, series=cpu_series(curves, "12h"), rules=vsizer.load_rules(
+    # a day of 5-minute samples (288): not a short series
+    curves = {names[0]: [0.1, 0.2, 0.3] * 96, names[1]: [0.3, 0.2, 0.1] * 96,
+              "ghost": [0.5] * 288}
+    plan = vsizer.plan(inv, series=cpu_series(curves), rules=vsizer.load_rules(
         SAMPLES / "scenario.toml"))
     doc = plan.to_dict()
     sr = doc["series"]
