@@ -300,7 +300,10 @@ def _changed_silently(plan: dict[str, Any], name: str, record: dict[str, Any],
     warned = {str(s) for w in plan.get("warnings") or [] for s in w.get("servers") or []}
     if name in warned:
         return []
-    texts = " ".join(str(w.get("message", "")) for w in plan.get("warnings") or [])
+    # a warning naming no server speaks for the field everywhere; one naming
+    # servers speaks only for them (checked above)
+    texts = " ".join(str(w.get("message", "")) for w in plan.get("warnings") or []
+                     if not w.get("servers"))
     quality = next((q for q in (plan.get("quality") or {}).get("servers") or []
                     if q.get("name") == name), {})
     given_fields = set(quality.get("given") or ())
