@@ -10,6 +10,8 @@ file and fill in ``price``.
 Columns: ``name`` (text), ``unit`` (``core``, ``socket``, ``host`` or ``vm``),
 ``min_per_cpu`` (cores licensed at least per processor; ``core`` only),
 ``min_per_host`` (cores or sockets licensed at least per host; ``core`` and
+``socket`` only), ``min_per_order`` (units licensed at least for the whole
+plan, e.g. Broadcom's 72 cores per order since April 2025; ``core`` and
 ``socket`` only), ``vms_per_licence`` (VMs one licence of every core of a host
 covers, e.g. 2 for Windows Server Standard; ``core`` only; empty: unlimited), ``term`` (``once``: a perpetual licence bought once;
 ``year``: a subscription paid every year), ``price`` (per unit and term; empty:
@@ -31,7 +33,10 @@ Counting (declared, pure functions):
   operating system environments). m is the most VMs the host runs in the plan, failover scenarios
   included: a licence stays with its host (reassigned at most once in 90
   days), so a survivor that takes over VMs must already be licensed for them.
-- per socket: ``max(sockets, min_per_host)``;
+- per socket: ``max(ceil(sockets / p), min_per_host)`` with ``p`` sockets per
+  licence (1; 2 for a socket-pair subscription);
+- per order: the plan's units at least ``min_per_order`` (2 hosts of 2 x 8
+  cores under VMware Cloud Foundation: 64 cores, raised to 72);
 - per host: 1 per host; per VM: 1 per planned VM.
 """
 
@@ -79,6 +84,7 @@ LICENCE_COLUMNS: dict[str, Column] = {
         Column("min_per_cpu", "int"),
         Column("min_per_host", "int"),
         Column("vms_per_licence", "int"),
+        Column("min_per_order", "int"),
         Column("term", required=True, nullable=False),
         Column("price", "float", low_open=False),
         Column("currency"),
@@ -101,6 +107,9 @@ class Licence:
     min_per_cpu: int | None = None
     min_per_host: int | None = None
     vms_per_licence: int | None = None
+    min_per_order: int | None = None
+    #: Sockets one licence covers (unit ``socket``): 2 for a socket pair.
+    sockets_per_licence: int = 1
     price: float | None = None
     currency: str = ""
     source: str = ""
@@ -172,7 +181,8 @@ def licences_per_host(licence: Licence, host: HostModel) -> int:
             )
         )
     if licence.unit == "socket":
-        return int(socket_licences(host.sockets, licence.min_per_host))
+        pairs = -(-host.sockets // max(licence.sockets_per_licence, 1))
+        return int(socket_licences(pairs, licence.min_per_host))
     return 1 if licence.unit == "host" else 0
 
 
@@ -199,7 +209,7 @@ def licence_count(
         return vms
     per_host = licences_per_host(licence, host)
     if licence.vms_per_licence is None:
-        return hosts * per_host
+        return max(hosts * per_host, licence.min_per_order or 0) if hosts else 0
     if vms_on_hosts is None or len(vms_on_hosts) != hosts:
         given = "none" if vms_on_hosts is None else f"{len(vms_on_hosts)}"
         raise ValueError(
@@ -207,7 +217,8 @@ def licence_count(
             f"licensing: it needs the VMs of each of the {hosts} hosts, got {given}."
         )
     v = licence.vms_per_licence
-    return sum(stacked_licences(per_host, int(m), v) for m in vms_on_hosts)
+    total = sum(stacked_licences(per_host, int(m), v) for m in vms_on_hosts)
+    return max(total, licence.min_per_order or 0) if hosts else 0
 
 
 def _row_problems(row: dict, name: str) -> list[str]:
@@ -225,14 +236,14 @@ def _row_problems(row: dict, name: str) -> list[str]:
             f"{', '.join(LICENCE_TERMS)}, got '{row['term']}'."
         )
     allowed = {
-        "core": ("min_per_cpu", "min_per_host", "vms_per_licence"),
-        "socket": ("min_per_host",),
+        "core": ("min_per_cpu", "min_per_host", "vms_per_licence", "min_per_order"),
+        "socket": ("min_per_host", "min_per_order"),
     }
-    for col in ("min_per_cpu", "min_per_host", "vms_per_licence"):
-        if row[col] is not None and col not in allowed.get(row["unit"], ()):
+    for col in ("min_per_cpu", "min_per_host", "vms_per_licence", "min_per_order"):
+        if row.get(col) is not None and col not in allowed.get(row["unit"], ()):
             out.append(
                 f"{name} row {r}, column '{col}': expected empty for unit "
-                f"'{row['unit']}', got '{row[col]}'."
+                f"'{row['unit']}', got '{row.get(col)}'."
             )
     return out
 
@@ -271,6 +282,7 @@ def read_licences(path: str | os.PathLike[str] | None = None) -> list[Licence]:
             min_per_cpu=row["min_per_cpu"],
             min_per_host=row["min_per_host"],
             vms_per_licence=row.get("vms_per_licence"),
+            min_per_order=row.get("min_per_order"),
             price=row["price"],
             currency=row["currency"] or "",
             source=row["source"] or f"{name} row {row['_row']}",
