@@ -73,6 +73,10 @@ class HostModel:
     #: Where ``power_idle_w``/``power_max_w`` come from (:data:`POWER_BASES`, or
     #: :data:`GIVEN_POWER`); an estimate is a counted plan warning.
     power_basis: str = GIVEN_POWER
+    #: Physical cores per host the virtualization platform keeps for itself
+    #: (hypervisor, storage and controller services of a target profile,
+    #: :mod:`vsizer.catalogs.targets`); CPU capacity is that much lower.
+    cpu_reserve_cores: float = 0.0
 
     @property
     def cores(self) -> int:

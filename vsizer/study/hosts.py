@@ -115,7 +115,8 @@ def host_capacity(
     (cores x ``rules.vcpu_per_core``), and disk / network where the host model
     states them and the servers give them (warnings otherwise)."""
     capacity = {
-        "cpu": host_cpu_capacity(host, unit),
+        "cpu": host_cpu_capacity(host, unit)
+        * max(0.0, 1.0 - host.cpu_reserve_cores / host.cores),
         "mem": float(host.mem_gib),
         # "today" is resolved to a number first (vsizer.study.baseline)
         "vcpu": host.cores * float(rules.vcpu_per_core),
