@@ -168,6 +168,7 @@ def choose(
     progress: core.Progress | None = None,
     workers: int | None = None,
     engine: Engine | None = None,
+    licences: tuple[Licence, ...] | None = None,
 ) -> ConsolidationPlan:
     """Plan every candidate, rank them, return the winner's plan with ``choice``.
 
@@ -179,7 +180,7 @@ def choose(
     engine.
     """
     candidates, catalog_name = candidate_hosts(rules, hosts)
-    licences = load_licences(rules)
+    licences = load_licences(rules) if licences is None else licences
     if isinstance(inventory, (str, Path)):
         inventory = read_inventory(inventory, include_powered_off=rules.include_powered_off)
     jobs = [(inventory, h, rules, series, licences) for h in candidates]
@@ -212,6 +213,7 @@ def plan(
     profile: Profile | str | Path | None = None,
     workers: int | None = None,
     engine: Engine | None = None,
+    licences: tuple[Licence, ...] | None = None,
     **overrides: Any,
 ) -> ConsolidationPlan:
     """:func:`vsizer.study.core.plan`, with the host-model choice
@@ -220,7 +222,8 @@ def plan(
 
     Parameters are those of :func:`vsizer.study.core.plan`; ``workers`` is
     the process count of the choice; ``engine`` (:mod:`vsizer.engines`) runs
-    the candidates of the choice and the growth years.
+    the candidates of the choice and the growth years; ``licences`` replace
+    those of ``rules.licences`` (a target platform's, :mod:`vsizer.study.target_plan`).
     """
     known = set(overrides) <= set(Rules.__dataclass_fields__)  # else core.plan says
     full = (rules or Rules()).replace(**overrides) if known else Rules()
@@ -230,13 +233,14 @@ def plan(
         return choose(
             inventory, full, hosts=hosts, series=series, predict=predict,
             profile=profile, progress=progress, workers=workers, engine=engine,
+            licences=licences,
         )
     result = core.plan(
         inventory, hosts, rules=rules, progress=progress, series=series,
         predict=predict, profile=profile, engine=engine, **overrides,
     )
-    if wants_tco(result.rules, result.host):
-        result = with_tco(result)
+    if licences is not None or wants_tco(result.rules, result.host):
+        result = with_tco(result, licences)
     return result
 
 
