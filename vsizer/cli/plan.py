@@ -48,6 +48,7 @@ from vsizer.cli.common import (
     reader_options,
 )
 from vsizer.cli.rule_flags import rules_of, with_rule_flags
+from vsizer.cli.targets import TargetOpt, TargetsFileOpt
 from vsizer.errors import ConfigError, OutputError, VsizerError
 from vsizer.limits import using
 
@@ -128,6 +129,8 @@ def plan(
     encoding: EncodingOpt = None,
     server: ServerOpt = None,
     config: ConfigOpt = None,
+    target: TargetOpt = None,
+    targets_file: TargetsFileOpt = None,
     predict: PredictOpt = False,
     profile: ProfileOpt = None,
     lang: LangOpt = "en",
@@ -159,9 +162,9 @@ def plan(
         vsizer plan servers.xlsx --host-model auto --growth 0.2 --engine dask --workers 2 -o plan.json
 
         vsizer plan book.xlsx --sheet "DR site" -o plan.json
-    """
-    from vsizer.study import plan as run_plan
 
+        vsizer plan rvtools.xlsx --target proxmox-ceph --years 5 -o plan.json
+    """
     try:
         _check_arguments(inventory, series, series_format, lang, output or [], sheet)
         opts = reader_options(
@@ -186,13 +189,28 @@ def plan(
             with open_engine(engine, engine_address, workers) as eng, _progress(
                 quiet
             ) as progress:
-                result = run_plan(
-                    source, rules=rules, progress=progress, series=series_set,
-                    predict=predict, profile=profile, engine=eng,
+                doc = _run(
+                    source, rules, target, targets_file, progress=progress,
+                    series=series_set, predict=predict, profile=profile, engine=eng,
                 )
-        _report(result.to_dict(), output or [], lang, quiet, unwritable)
+        _report(doc, output or [], lang, quiet, unwritable)
     except VsizerError as exc:
         raise _fail(exc) from None
+
+
+def _run(
+    source: Any, rules: Any, target: str | None, files: list[Path] | None, **kw: Any
+) -> dict[str, Any]:
+    """The plan document: for ``--target``, the target's (:mod:`vsizer.cli.targets`)."""
+    if target is not None:
+        from vsizer.cli.targets import plan_for_target
+
+        return plan_for_target(source, target, files, rules, **kw)
+    if files:
+        raise ConfigError("--targets-file needs --target (or compare --targets).")
+    from vsizer.study import plan as run_plan
+
+    return run_plan(source, rules=rules, **kw).to_dict()
 
 
 def _preflight(

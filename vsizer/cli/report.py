@@ -26,6 +26,7 @@ from vsizer.cli.common import (
     open_engine,
     out,
 )
+from vsizer.cli.targets import TargetsFileOpt, TargetsOpt
 from vsizer.errors import ConfigError, VsizerError
 from vsizer.limits import using
 
@@ -37,9 +38,23 @@ def compare(
         list[Path],
         typer.Argument(
             help="Two or more scenario TOML files (the 'plan --config' format, plus an "
-            "optional \\[scenario] table: name, description, inventory)."
+            "optional \\[scenario] table: name, description, inventory); with "
+            "--targets, the inventory."
         ),
     ],
+    targets: TargetsOpt = None,
+    targets_file: TargetsFileOpt = None,
+    config: Annotated[Path | None, typer.Option(
+        "--config", help="With --targets: a scenario TOML (the rules of every target's "
+        "plan: host model, prices, years, ...).", rich_help_panel="Target platforms",
+    )] = None,
+    host_model: Annotated[str | None, typer.Option(
+        "--host-model", help="With --targets: the host model of every target, or "
+        "'auto' (chosen per target).", rich_help_panel="Target platforms")] = None,
+    licences: Annotated[Path | None, typer.Option(
+        "--licences", help="With --targets: licence CSV whose prices fill the targets' "
+        "licences of the same name (other rows are added).",
+        rich_help_panel="Target platforms")] = None,
     inventory: Annotated[
         Path | None,
         typer.Option(
@@ -83,9 +98,18 @@ def compare(
         vsizer compare vsizer/data/scenarios/older-r740-8180.toml vsizer/data/scenarios/current-rx2530m6-8380.toml -o compare.html -o compare.json
 
         vsizer compare a.toml b.toml c.toml --engine ray --workers 2 -o compare.json
+
+        vsizer compare servers.xlsx --targets all -o cmp.json -o cmp.html
+
+        vsizer compare rvtools.xlsx --targets vcf,proxmox-ceph,azure-local --host-model auto --licences prices.csv
     """
     from vsizer.study.compare import compare as run_compare
 
+    if targets is not None:
+        return _compare_targets(
+            scenarios, inventory, targets, targets_file, config, host_model, licences,
+            sheet, output or [], lang, quiet, engine, engine_address, workers,
+        )
     try:
         loaded = _check_arguments(lang, output or [], scenarios, inventory)
         limits = input_limits(
@@ -107,6 +131,45 @@ def compare(
         _write_all(doc, output or [], lang, quiet)
     except VsizerError as exc:
         raise _fail(exc) from None
+
+
+def _compare_targets(
+    args: list[Path], inventory: Path | None, spec: str, files: list[Path] | None,
+    config: Path | None, host_model: str | None, licences: Path | None,
+    sheet: str | None, output: list[Path], lang: str, quiet: bool,
+    engine: str, engine_address: str | None, workers: int | None,
+) -> None:
+    """``compare INV --targets ...`` (:mod:`vsizer.cli.targets`)."""
+    from vsizer.cli.rule_flags import rules_of
+    from vsizer.cli.targets import compare_targets_cli, print_targets, write_targets
+
+    try:
+        _check_targets_outputs(lang, output, [*args, inventory, config, licences, *(files or [])])
+        rules = rules_of(config, {"host_model": host_model, "licences": licences})
+        with open_engine(engine, engine_address, workers) as eng, _progress(quiet) as progress:
+            doc = compare_targets_cli(args, inventory, spec, files, rules, sheet,
+                                      progress=progress, engine=eng, predict=True)
+        if not quiet:
+            print_targets(doc)
+        with output_set():
+            for path in output:
+                write_targets(doc, path, lang)
+        for path in output if not quiet else ():
+            out.print(f"wrote {path}", markup=False, highlight=False)
+    except VsizerError as exc:
+        raise _fail(exc) from None
+
+
+def _check_targets_outputs(lang: str, output: list[Path], inputs: list[Any]) -> None:
+    if lang not in ("en", "ja"):
+        raise ConfigError(f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead.")
+    bad = [p for p in output if p.suffix.lower() not in _SUFFIXES]
+    if bad:
+        raise ConfigError([f"-o {p}: unsupported output format '{p.suffix}'; use .html, "
+                           ".json or .xlsx." for p in bad])
+    for path in output:
+        check_output_path(path)
+    check_not_input(output, {"an input": [p for p in inputs if p is not None]})
 
 
 def _write_all(doc: dict[str, Any], output: list[Path], lang: str, quiet: bool) -> None:

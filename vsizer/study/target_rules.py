@@ -7,7 +7,8 @@ Stated rules, where the issue left a choice:
   the profile's default; otherwise the profile's value is used (vCPU : core,
   memory reserve and per-VM overhead, storage mode, protection, copies, free
   share). Fewest hosts per pool: the user's, raised to the cluster's fewest
-  nodes; unset, ``max(fewest nodes, failures + 1)``.
+  nodes (hyperconverged: at least one host per copy, ftt + 1); unset,
+  ``max(that, failures + 1)``.
 - Reserve per host = the hypervisor's reserve + every per-host service +
   per-disk services x ``storage.disks_per_host`` + per-cluster services
   spread over the hosts (``cluster_hosts``: first the cluster's fewest nodes,
@@ -106,6 +107,8 @@ def target_rules(target: Target, rules: Rules, reserves: Reserves) -> Rules:
         if target.v("storage.full_ratio") is not None and not _set(rules, "slack"):
             change["slack"] = round(1.0 - float(target.v("storage.full_ratio")), 9)
     low = int(target.v("cluster.min_nodes"))
+    if change.get("storage_mode", rules.storage_mode) == "hyperconverged":
+        low = max(low, int(change.get("ftt", rules.ftt)) + 1)  # a host per copy
     if rules.min_hosts is None:
         change["min_hosts"] = max(low, rules.failures + 1)
     elif rules.min_hosts < low:
