@@ -32,6 +32,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from vsizer.catalogs.licences import Licence
 from vsizer.catalogs.model import HostModel
@@ -91,7 +92,7 @@ def _set(rules: Rules, name: str) -> bool:
 def target_rules(target: Target, rules: Rules, reserves: Reserves) -> Rules:
     """``rules`` with the target's defaults where the user set none."""
     overhead = target.v("reserve.vm_memory_overhead_mib")
-    change: dict[str, object] = {}
+    change: dict[str, Any] = {}
     if not _set(rules, "host_memory_reserve_gib"):
         change["host_memory_reserve_gib"] = reserves.memory_gib
     if not _set(rules, "vm_memory_overhead_mib"):
