@@ -189,10 +189,8 @@ def plan(
             with open_engine(engine, engine_address, workers) as eng, _progress(
                 quiet
             ) as progress:
-                doc = _run(
-                    source, rules, target, targets_file, progress=progress,
-                    series=series_set, predict=predict, profile=profile, engine=eng,
-                )
+                doc = _run(source, rules, target, targets_file, progress=progress,
+                           series=series_set, predict=predict, profile=profile, engine=eng)
         _report(doc, output or [], lang, quiet, unwritable)
     except VsizerError as exc:
         raise _fail(exc) from None

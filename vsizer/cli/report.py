@@ -26,7 +26,13 @@ from vsizer.cli.common import (
     open_engine,
     out,
 )
-from vsizer.cli.targets import TargetsFileOpt, TargetsOpt
+from vsizer.cli.targets import (
+    TargetsFileOpt,
+    TargetsOpt,
+    TConfigOpt,
+    THostModelOpt,
+    TLicencesOpt,
+)
 from vsizer.errors import ConfigError, VsizerError
 from vsizer.limits import using
 
@@ -44,17 +50,9 @@ def compare(
     ],
     targets: TargetsOpt = None,
     targets_file: TargetsFileOpt = None,
-    config: Annotated[Path | None, typer.Option(
-        "--config", help="With --targets: a scenario TOML (the rules of every target's "
-        "plan: host model, prices, years, ...).", rich_help_panel="Target platforms",
-    )] = None,
-    host_model: Annotated[str | None, typer.Option(
-        "--host-model", help="With --targets: the host model of every target, or "
-        "'auto' (chosen per target).", rich_help_panel="Target platforms")] = None,
-    licences: Annotated[Path | None, typer.Option(
-        "--licences", help="With --targets: licence CSV whose prices fill the targets' "
-        "licences of the same name (other rows are added).",
-        rich_help_panel="Target platforms")] = None,
+    config: TConfigOpt = None,
+    host_model: THostModelOpt = None,
+    licences: TLicencesOpt = None,
     inventory: Annotated[
         Path | None,
         typer.Option(
@@ -99,27 +97,15 @@ def compare(
 
         vsizer compare a.toml b.toml c.toml --engine ray --workers 2 -o compare.json
 
-        vsizer compare servers.xlsx --targets all -o cmp.json -o cmp.html
-
-        vsizer compare rvtools.xlsx --targets vcf,proxmox-ceph,azure-local --host-model auto --licences prices.csv
+        vsizer compare rvtools.xlsx --targets all --host-model auto -o cmp.json -o cmp.html
     """
     from vsizer.study.compare import compare as run_compare
 
     if targets is not None:
-        return _compare_targets(
-            scenarios, inventory, targets, targets_file, config, host_model, licences,
-            sheet, output or [], lang, quiet, engine, engine_address, workers,
-        )
+        return _compare_targets(**locals())
     try:
         loaded = _check_arguments(lang, output or [], scenarios, inventory)
-        limits = input_limits(
-            max_rows=max_rows,
-            max_columns=max_columns,
-            max_cell_chars=max_cell_chars,
-            max_xlsx_mib=max_xlsx_mib,
-            max_unpacked_mib=max_unpacked_mib,
-            max_grid_cells=max_grid_cells,
-        )
+        limits = _limits(locals())
         with using(limits), open_engine(
             engine, engine_address, workers
         ) as eng, _progress(quiet) as progress:
@@ -133,27 +119,33 @@ def compare(
         raise _fail(exc) from None
 
 
-def _compare_targets(
-    args: list[Path], inventory: Path | None, spec: str, files: list[Path] | None,
-    config: Path | None, host_model: str | None, licences: Path | None,
-    sheet: str | None, output: list[Path], lang: str, quiet: bool,
-    engine: str, engine_address: str | None, workers: int | None,
-) -> None:
+def _limits(kw: dict[str, Any]) -> Any:
+    """The input limits of the ``--max-*`` flags among ``kw``."""
+    return input_limits(**{k: v for k, v in kw.items() if k.startswith("max_")})
+
+
+def _compare_targets(**kw: Any) -> None:
     """``compare INV --targets ...`` (:mod:`vsizer.cli.targets`)."""
     from vsizer.cli.rule_flags import rules_of
     from vsizer.cli.targets import compare_targets_cli, print_targets, write_targets
 
+    output, quiet, files = kw["output"] or [], kw["quiet"], kw["targets_file"]
     try:
-        _check_targets_outputs(lang, output, [*args, inventory, config, licences, *(files or [])])
-        rules = rules_of(config, {"host_model": host_model, "licences": licences})
-        with open_engine(engine, engine_address, workers) as eng, _progress(quiet) as progress:
-            doc = compare_targets_cli(args, inventory, spec, files, rules, sheet,
-                                      progress=progress, engine=eng, predict=True)
+        _check_targets_outputs(kw["lang"], output, [
+            *kw["scenarios"], kw["inventory"], kw["config"], kw["licences"], *(files or [])])
+        rules = rules_of(kw["config"], {"host_model": kw["host_model"],
+                                        "licences": kw["licences"]})
+        with using(_limits(kw)), open_engine(
+            kw["engine"], kw["engine_address"], kw["workers"]
+        ) as eng, _progress(quiet) as progress:
+            doc = compare_targets_cli(
+                kw["scenarios"], kw["inventory"], kw["targets"], files, rules,
+                kw["sheet"], progress=progress, engine=eng, predict=True)
         if not quiet:
             print_targets(doc)
         with output_set():
             for path in output:
-                write_targets(doc, path, lang)
+                write_targets(doc, path, kw["lang"])
         for path in output if not quiet else ():
             out.print(f"wrote {path}", markup=False, highlight=False)
     except VsizerError as exc:

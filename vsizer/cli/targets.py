@@ -37,8 +37,17 @@ TargetsFileOpt = Annotated[
         "replaces the shipped one). Repeatable. Format: docs/targets.md.",
     ),
 ]
+TConfigOpt = Annotated[Path | None, typer.Option(
+    "--config", help="With --targets: a scenario TOML (the rules of every target's "
+    "plan: host model, prices, years, ...).")]
+THostModelOpt = Annotated[str | None, typer.Option(
+    "--host-model", help="With --targets: the host model of every target, or 'auto' "
+    "(chosen per target).")]
+TLicencesOpt = Annotated[Path | None, typer.Option(
+    "--licences", help="With --targets: licence CSV whose prices fill the targets' "
+    "licences of the same name (its other rows are added).")]
 in_panel("Inputs", TargetOpt, TargetsFileOpt)
-in_panel("Target platforms", TargetsOpt)
+in_panel("Target platforms", TargetsOpt, TConfigOpt, THostModelOpt, TLicencesOpt)
 
 
 def known_targets(files: list[Path] | None) -> dict[str, Any]:
