@@ -29,6 +29,7 @@ from vsizer.study.target_rules import (
 
 REPO = Path(__file__).resolve().parents[1]
 SMALL = REPO / "tests/data/real/rvtools/rvtools-layout-generated_ibm-small-complete.xlsx"
+SAMPLE = REPO / "vsizer/data/samples/rvtools_export.xlsx"
 TARGETS = read_targets()
 runner = CliRunner()
 
@@ -210,9 +211,10 @@ def test_recommendation_states_its_criterion():
     assert "cost not ranked" in rec["reason"]
 
 
-def test_compare_all_targets_on_an_rvtools_export(tmp_path):
+def test_compare_all_targets_on_the_shipped_rvtools_sample(tmp_path):
+    """The acceptance run: one column per target, the choice and its reason."""
     j, h, x = tmp_path / "cmp.json", tmp_path / "cmp.html", tmp_path / "cmp.xlsx"
-    r = runner.invoke(app, ["compare", str(SMALL), "--targets", "all", "-o", str(j),
+    r = runner.invoke(app, ["compare", str(SAMPLE), "--targets", "all", "-o", str(j),
                             "-o", str(h), "-o", str(x)], env={"COLUMNS": "250"})
     assert r.exit_code == 0, r.output
     doc = json.loads(j.read_text(encoding="utf-8"))
@@ -229,7 +231,10 @@ def test_compare_all_targets_on_an_rvtools_export(tmp_path):
     assert by["vcf"]["cores_licensed"] >= 72
     assert all(e["licence_cost_per_year"] is None for e in doc["targets"])
     assert doc["plans"]["vcf"]["target"]["name"] == "vcf"
-    assert "price not given" in h.read_text(encoding="utf-8")
+    html = h.read_text(encoding="utf-8")
+    assert "price not given" in html and rec["reason"].split(" (")[0] in html
+    head = html.split("Side by side", 1)[1].split("</tr>", 1)[0]
+    assert all(f"<th class=num>{n}</th>" in head for n in names)
     ws = load_workbook(x)["Targets"]
     assert [c.value for c in ws[1]][1:] == names
     assert "Recommendation:" in r.output
