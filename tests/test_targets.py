@@ -267,3 +267,17 @@ def test_cli_unknown_target_is_one_line():
     assert r.exit_code == 2
     lines = [ln for ln in r.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and "did you mean 'vcf'" in lines[0]
+
+
+def test_docs_targets_is_current():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("mtd", REPO / "scripts/make_targets_doc.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    text = (REPO / "docs/targets.md").read_text(encoding="utf-8")
+    assert text == mod.render(), "run scripts/make_targets_doc.py"
+    for t in TARGETS.values():  # every value with its source and date, or its reason
+        for key, c in t.values.items():
+            assert c.assumed or (c.source and c.date), (t.name, key)
