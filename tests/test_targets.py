@@ -12,7 +12,12 @@ import pytest
 from openpyxl import load_workbook
 from typer.testing import CliRunner
 
-from vsizer.catalogs.licences import Licence, licence_count, licences_per_host, read_licences
+from vsizer.catalogs.licences import (
+    Licence,
+    licence_count,
+    licences_per_host,
+    read_licences,
+)
 from vsizer.catalogs.model import HostModel
 from vsizer.catalogs.targets import get_target, read_target, read_targets
 from vsizer.cli import app
@@ -80,10 +85,25 @@ def test_per_socket_and_socket_pair_subscriptions():
 
 
 def test_user_licence_rows_fill_prices_by_name_and_add_the_others():
-    priced = Licence("vmware cloud FOUNDATION", "core", "year", 16, price=350.0)
+    priced = Licence("vmware cloud FOUNDATION", "core", "year", price=350.0)
     veeam = Licence("Veeam", "vm", "year", price=50.0)
     got = target_licences(TARGETS["vcf"], [priced, veeam])
     assert [g.price for g in got] == [350.0, 50.0]
+    assert (got[0].min_per_cpu, got[0].min_per_order) == (16, 72)  # the profile's rules
+
+
+def test_licence_prices_give_the_cost_per_year_and_the_tco_part():
+    from vsizer.inventory import read_inventory
+
+    priced = Licence("VMware Cloud Foundation", "core", "year", price=350.0)
+    doc = compare_targets(read_inventory(SMALL), [TARGETS["vcf"], TARGETS["vvf"]],
+                          user_licences=[priced])
+    vcf, vvf = doc["targets"]
+    assert vcf["licence_cost_per_year"] == vcf["cores_licensed"] * 350.0
+    assert vcf["cores_licensed"] == vcf["hosts"] * 56  # 2 x 28-core R740, over 72
+    assert vvf["licence_cost_per_year"] is None  # no price given
+    tco = doc["plans"]["vcf"]["tco"]
+    assert tco["parts"]["licences"] == vcf["cores_licensed"] * 350.0 * 5
 
 
 # --- storage ----------------------------------------------------------------

@@ -341,6 +341,10 @@ def _report(
         from vsizer.reporting.terminal import print_summary
 
         print_summary(doc, out, lang=lang)
+        if "target" in doc:
+            from vsizer.cli.targets import print_target_line
+
+            print_target_line(doc)
     failed = list((unwritable or {}).values())
     written = []
     with output_set():

@@ -77,6 +77,19 @@ def plan_for_target(
     return with_target_section(doc, entry, target)
 
 
+def print_target_line(doc: dict[str, Any]) -> None:
+    """The target of ``plan --target`` in a few lines (the JSON has the rest)."""
+    e = doc["target"]
+    rows = dict(_rows())
+    out.print(
+        f"Target {e['name']} ({e['title']}): hosts {rows['hosts (+ platform)'](e)}; "
+        f"licensed {rows['licensed'](e)}; licence / year {rows['licence / year'](e)}; "
+        f"reserve per host {rows['reserve per host'](e)}; storage raw/usable GiB "
+        f"{rows['storage raw/usable GiB'](e)}; {len(e['assumed'])} assumed profile "
+        "values (warnings).", markup=False, highlight=False,
+    )
+
+
 def _money(e: dict[str, Any], key: str) -> str:
     v = e.get(key)
     return "price not given" if v is None else f"{v:,.0f} {e['currency']}"

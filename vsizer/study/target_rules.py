@@ -22,8 +22,9 @@ Stated rules, where the issue left a choice:
 - Storage: ``free share = 1 - full_ratio`` (Ceph's nearfull 0.85 leaves 15 %
   free) and ``copies = ftt + 1`` of ``mirror``: usable = raw x full_ratio /
   copies.
-- Licences: the profile's, with a ``--licences`` file's rows of the same name
-  (case-insensitive) replacing them (prices) and its other rows added.
+- Licences: the profile's counting rules, priced by a ``--licences`` file's
+  rows of the same name (case-insensitive: price and currency); the file's
+  other rows are added.
 """
 
 from __future__ import annotations
@@ -123,9 +124,14 @@ def with_cpu_reserve(host: HostModel, reserves: Reserves) -> HostModel:
 
 
 def target_licences(target: Target, user: Sequence[Licence] = ()) -> tuple[Licence, ...]:
-    """The target's licences, a user's rows of the same name replacing them."""
+    """The target's licences (its counting rules), priced by a user's rows of
+    the same name; the user's other rows added."""
     mine = {" ".join(u.name.casefold().split()): u for u in user}
-    out = [mine.pop(" ".join(t.name.casefold().split()), t) for t in target.licences]
+    out = []
+    for t in target.licences:
+        u = mine.pop(" ".join(t.name.casefold().split()), None)
+        out.append(t if u is None else dataclasses.replace(
+            t, price=u.price, currency=u.currency or t.currency))
     return (*out, *mine.values())
 
 
