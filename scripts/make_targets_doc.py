@@ -56,9 +56,14 @@ comparison lists them per target (JSON `targets[].assumed`, the Excel sheet
 Performance overheads by resource are throughput factors relative to the
 measurements vsizer's models rest on (ESX for CPU; ESX, Hyper-V and Xen for
 disk; Hyper-V and Xen for network): `published` where the platform matches
-the measured one, else `assumed` (1.0). Replace them with your own
-measurements: fit a profile with `vsizer bench` / `vsizer fit` and pass it
-with `--profile`, or edit the factors in your own profile.
+the measured one, else `assumed` (1.0), or `measured` on your own host:
+run `vsizer bench run quick --env both` on the target's host, then
+`vsizer bench calibrate NAME --store bench-results/samples.jsonl -o NAME.toml`
+writes the profile with `performance.cpu`/`.disk`/`.network` replaced by the
+median VM / physical ratio of each resource's headline metric (emulated TCG
+runs are never used); pass it with `--targets-file NAME.toml` and the
+comparison reports those overheads as measured. A CPU model fitted with
+`vsizer fit` is used by `plan --target NAME --profile fit.toml`.
 
 ## The comparison document
 

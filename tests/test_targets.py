@@ -301,3 +301,45 @@ def test_docs_targets_is_current():
     for t in TARGETS.values():  # every value with its source and date, or its reason
         for key, c in t.values.items():
             assert c.assumed or (c.source and c.date), (t.name, key)
+
+
+# --- calibration (vsizer bench calibrate) ------------------------------------
+
+
+def _store(tmp_path: Path, emulated: bool) -> Path:
+    from vsizer.bench.samples import Sample, append_samples
+
+    store = tmp_path / "s.jsonl"
+    base = {"workload": "cpu", "aggregate": "trimmed_mean", "threads": 1, "min": None,
+            "max": None, "n_runs": 3}
+    vm = {**base, "environment": "vm", "emulated": emulated, "accelerator": "kvm"}
+    append_samples(store, [
+        Sample("events_per_s_host", 1000.0, "events/s", {**base, "environment": "physical"},
+               1_764_200_000.0),
+        Sample("events_per_s_host", 950.0, "events/s", vm, 1_764_200_100.0),
+        Sample("events_per_s_host", 2000.0, "events/s",
+               {**base, "threads": 2, "environment": "physical"}, 1_764_200_200.0),
+        Sample("events_per_s_host", 1800.0, "events/s", {**vm, "threads": 2}, 1_764_200_300.0),
+    ])
+    return store
+
+
+def test_bench_calibrate_writes_a_profile_with_measured_overheads(tmp_path):
+    store, out = _store(tmp_path, emulated=False), tmp_path / "proxmox-ceph.toml"
+    r = runner.invoke(app, ["bench", "calibrate", "proxmox-ceph", "--store", str(store),
+                            "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    mine = read_targets([out])["proxmox-ceph"]
+    cpu = mine.values["performance.cpu"]
+    assert cpu.value == pytest.approx(0.925)  # median of 950/1000 and 1800/2000
+    assert (cpu.basis, cpu.date) == ("measured", "2025-11")
+    assert mine.values["performance.disk"].basis == "assumed"  # not measured: kept
+    assert len(mine.assumed()) == len(TARGETS["proxmox-ceph"].assumed()) - 1
+
+
+def test_bench_calibrate_refuses_emulated_runs(tmp_path):
+    r = runner.invoke(app, ["bench", "calibrate", "vcf", "--store",
+                            str(_store(tmp_path, emulated=True)), "-o", str(tmp_path / "x.toml")])
+    assert r.exit_code == 2
+    assert "no VM / physical ratio measured with hardware virtualization" in r.output
+    assert not (tmp_path / "x.toml").exists()

@@ -27,7 +27,8 @@ is a table stating where it comes from::
     date = "2025-01"
 
 A value has ``value`` and either ``source`` (vendor document title and URL)
-with ``date``, or ``assumed`` (the reason no published figure is used); an
+with ``date``, ``measured`` (how, e.g. by ``vsizer bench calibrate``) with
+``date``, or ``assumed`` (the reason no published figure is used); an
 assumed value is a counted warning of every plan that uses it. The keys and
 their meaning are :data:`VALUE_KEYS`; ``docs/targets.md`` lists every shipped
 value.
@@ -102,15 +103,18 @@ class Cited:
     source: str = ""
     date: str = ""
     assumed: str = ""
+    #: How it was measured (``vsizer bench calibrate``), when it was.
+    measured: str = ""
 
     @property
     def basis(self) -> str:
-        """``assumed`` or ``published``."""
-        return "assumed" if self.assumed else "published"
+        """``measured``, ``assumed`` or ``published``."""
+        return "measured" if self.measured else "assumed" if self.assumed else "published"
 
     def to_dict(self) -> dict[str, Any]:
         return {"value": self.value, "basis": self.basis, "source": self.source,
-                "date": self.date, "assumed": self.assumed or None}
+                "measured": self.measured or None, "date": self.date,
+                "assumed": self.assumed or None}
 
 
 @dataclass(frozen=True)
@@ -182,27 +186,28 @@ def _cited(where: str, key: str, raw: Any, kind: str, problems: list[str]) -> Ci
             f"date = ... }} or {{ value = ..., assumed = ... }}, got {raw!r}."
         )
         return None
-    unknown = sorted(set(raw) - {"value", "source", "date", "assumed"})
+    unknown = sorted(set(raw) - {"value", "source", "date", "assumed", "measured"})
     if unknown:
         problems.append(f"{where}: key '{key}': unknown field(s) {', '.join(unknown)}; "
-                        "accepted: value, source, date, assumed.")
+                        "accepted: value, source, date, assumed, measured.")
     bad = _kind_problem(kind, raw["value"])
     if bad:
         problems.append(f"{where}: key '{key}.value': expected {bad}, got {raw['value']!r}.")
-    texts = {k: raw.get(k, "") for k in ("source", "date", "assumed")}
+    texts = {k: raw.get(k, "") for k in ("source", "date", "assumed", "measured")}
     for k, t in texts.items():
         if not isinstance(t, str):
             problems.append(f"{where}: key '{key}.{k}': expected a text, got {t!r}.")
-    if not (texts["source"] or texts["assumed"]):
-        problems.append(f"{where}: key '{key}': expected a source (with a date) or "
-                        "assumed (the reason), got neither.")
-    elif texts["source"] and not texts["date"]:
+    if not (texts["source"] or texts["assumed"] or texts["measured"]):
+        problems.append(f"{where}: key '{key}': expected a source (with a date), "
+                        "measured (how, with a date) or assumed (the reason), got none.")
+    elif (texts["source"] or texts["measured"]) and not texts["date"]:
         problems.append(f"{where}: key '{key}.date': expected the date of the source "
                         "(YYYY-MM), got none.")
     if bad or unknown or not all(isinstance(t, str) for t in texts.values()):
         return None
     value = int(raw["value"]) if kind == "count" else raw["value"]
-    return Cited(value, str(texts["source"]), str(texts["date"]), str(texts["assumed"]))
+    return Cited(value, str(texts["source"]), str(texts["date"]), str(texts["assumed"]),
+                 str(texts["measured"]))
 
 
 def _values(where: str, data: Mapping[str, Any], problems: list[str]) -> dict[str, Cited]:

@@ -165,6 +165,36 @@ def export_cmd(
     out.print(f"wrote {n} rows to {target}", markup=False, highlight=False)
 
 
+@bench_app.command("calibrate")
+def calibrate_cmd(
+    target: Annotated[str, typer.Argument(help="Target platform whose host was measured, e.g. proxmox-ceph.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Profile TOML to write (pass it to --targets-file).")],
+    store: StoreOpt = DEFAULT_STORE,
+    targets_file: Annotated[list[Path] | None, typer.Option("--targets-file", help="More target profiles (TOML file or folder).")] = None,
+) -> None:
+    """Write a target profile whose CPU, disk and network overheads are the VM / physical ratios measured here.
+
+    Run 'vsizer bench run quick --env both' on the target's host first; emulated
+    (TCG) runs are not used. The comparison then reports those overheads as measured.
+
+    Example: vsizer bench calibrate proxmox-ceph --store bench-results/samples.jsonl -o proxmox-ceph.toml
+    """
+    from vsizer.bench.calibrate import calibrated_profile
+    from vsizer.catalogs.targets import get_target, read_target, read_targets
+
+    try:
+        check_output_path(output)
+        text = calibrated_profile(get_target(target, read_targets(targets_file or [])), store)
+        from vsizer._atomic import atomic_write
+
+        with atomic_write(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        read_target(output)  # the written profile reads back
+    except VsizerError as exc:
+        raise _fail(exc) from None
+    out.print(f"wrote {output}", markup=False, highlight=False)
+
+
 def register(app: typer.Typer) -> None:
     """Add the benchmark harness commands to *app*."""
     app.add_typer(bench_app, name="bench")
