@@ -271,9 +271,13 @@ def test_target_comparison_is_deterministic():
 
 
 def test_plan_target_counts_assumed_values_as_warnings(tmp_path):
-    out = tmp_path / "plan.json"
-    r = runner.invoke(app, ["plan", str(SMALL), "--target", "nutanix-ahv", "-q", "-o", str(out)])
+    out, x, h = tmp_path / "plan.json", tmp_path / "plan.xlsx", tmp_path / "plan.html"
+    r = runner.invoke(app, ["plan", str(SMALL), "--target", "nutanix-ahv", "-q", "-o", str(out),
+                            "-o", str(x), "-o", str(h)])
     assert r.exit_code == 0, r.output
+    ws = load_workbook(x)["Target platform"]
+    assert [c.value for c in ws[2]][:2] == ["Title", "Nutanix AHV (NCI, distributed storage)"]
+    assert 'id="target"' in h.read_text(encoding="utf-8")
     doc = json.loads(out.read_text(encoding="utf-8"))
     assumed = [w for w in doc["warnings"] if w["code"] == "target_assumed"]
     assert len(assumed) == len(TARGETS["nutanix-ahv"].assumed())

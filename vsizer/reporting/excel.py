@@ -54,6 +54,7 @@ from vsizer.reporting._xlsx_growth import GROWTH_SHEET_KEY, growth_sheet
 from vsizer.reporting.choice_report import choice_sheet, has_choice  # issue 16 (tco)
 from vsizer.reporting.labels import check_lang, label, with_unit
 from vsizer.reporting.storage import storage_sheet
+from vsizer.reporting.target_report import has_target, target_sheet
 
 __all__ = [
     "FIXED_TIMESTAMP",
@@ -372,6 +373,8 @@ def plan_workbook(plan: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     if has_choice(plan):  # issue 16 (tco): the host-model choice and TCO
         ws = wb.create_sheet(label("sheet_choice", lang))
         choice_sheet(SheetWriter(ws, lang), plan)
+    if has_target(plan):  # issue 29: plan --target
+        target_sheet(SheetWriter(wb.create_sheet(label("sheet_target", lang)), lang), plan)
     props = wb.properties
     props.title = label("workbook_title", lang)
     props.creator = f"vsizer {plan.get('vsizer_version') or ''}".strip()

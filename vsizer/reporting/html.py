@@ -56,6 +56,7 @@ from vsizer.reporting._today import html_section as today_html
 from vsizer.reporting.choice_report import choice_section, has_choice  # issue 16 (tco)
 from vsizer.reporting.labels import LABELS, check_lang, label, with_unit
 from vsizer.reporting.storage import storage_section
+from vsizer.reporting.target_report import target_html
 
 __all__ = ["OPTIONAL_SECTION_KEYS", "SECTION_KEYS", "plan_html", "write_plan_html"]
 
@@ -511,6 +512,7 @@ OPTIONAL_SECTIONS: dict[
     "growth": ("power", "section_growth", growth_html),
     "choice": ("predictions", "section_choice", lambda page, plan, t: (
         choice_section(page, plan, t) if has_choice(plan) else "")),
+    "target": ("summary", "section_target", target_html),  # issue 29: plan --target
 }
 
 
