@@ -18,6 +18,14 @@ INTRO = """\
 Generated from `vsizer/catalogs/data/targets/*.toml` by
 `scripts/make_targets_doc.py`; do not edit the tables by hand.
 
+```sh
+vsizer compare vsizer/data/samples/rvtools_export.xlsx --targets all -o cmp.json -o cmp.html -o cmp.xlsx
+vsizer compare rvtools.xlsx --targets vcf,proxmox-ceph,azure-local --host-model auto \
+               --licences prices.csv --config rules.toml -o cmp.json
+vsizer plan rvtools.xlsx --target nutanix-ahv --years 5 -o plan.json -o plan.xlsx
+vsizer compare rvtools.xlsx --targets all --targets-file my-profiles/   # yours added
+```
+
 `vsizer plan INV --target NAME` plans an estate for one virtualization
 platform; `vsizer compare INV --targets a,b,c` (or `--targets all`) plans it
 for several, side by side, on the same demand, rules and host model

@@ -347,3 +347,30 @@ def test_bench_calibrate_refuses_emulated_runs(tmp_path):
     assert r.exit_code == 2
     assert "no VM / physical ratio measured with hardware virtualization" in r.output
     assert not (tmp_path / "x.toml").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["compare", str(SMALL), str(SMALL), "--targets", "all"],
+         "compare --targets: expected one inventory file, got 2"),
+        (["compare", str(SMALL), "--targets", "all", "--targets-file", "nope.toml"],
+         "--targets-file nope.toml: no such file or folder."),
+        (["compare", str(SMALL), "--targets", " , "],
+         "--targets: expected 'all' or target names, got ' , '."),
+        (["plan", str(SMALL), "--targets-file", "x.toml"],
+         "--targets-file needs --target (or compare --targets)."),
+    ],
+)
+def test_cli_target_argument_errors_are_one_line(args, expected):
+    r = runner.invoke(app, args, env={"COLUMNS": "250"})
+    assert r.exit_code == 2
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and expected in lines[0], r.output
+
+
+def test_cli_bad_user_profile_names_file_and_key(tmp_path):
+    p = _profile(tmp_path, "value = 96", "value = 0")
+    r = runner.invoke(app, ["compare", str(SMALL), "--targets", "vvf", "--targets-file", str(p)])
+    assert r.exit_code == 2
+    assert "mine.toml: key 'cluster.max_nodes.value': expected a whole number >= 1, got 0." in r.output
