@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -343,6 +344,10 @@ def read_target(path: str | Path) -> Target:
     for k in ("name", "title", "hypervisor"):
         if not isinstance(meta.get(k), str) or not meta[k].strip():
             problems.append(f"{where}: key 'target.{k}': expected a text, got {meta.get(k)!r}.")
+    name = meta.get("name")
+    if isinstance(name, str) and not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", name.strip().lower()):
+        problems.append(f"{where}: key 'target.name': expected letters, digits, '.', '_' "
+                        f"or '-' (a name for --targets), got {name!r}.")
     values = _values(where, data, problems)
     services = _services(where, data.get("services", []), problems)
     licences = _licences(where, data.get("licences", []), problems)
