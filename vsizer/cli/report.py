@@ -85,7 +85,7 @@ def compare(
     engine_address: EngineAddressOpt = None,
     workers: WorkersOpt = None,
 ) -> None:
-    """Plan the same inventory under several scenarios and compare them side by side.
+    """Plan the same inventory under several scenarios, or target platforms (--targets), side by side.
 
     Each scenario may change the host model, ceiling, failures, pools and power
     price. The report lists hosts, racks, power, cost, worst failover and predicted
