@@ -118,7 +118,7 @@ Services: `[[services]]` with `name`, `per` (`host`, `cluster` or `disk`),
 optionally `dedicated_hosts`. Licences: `[[licences]]` with the columns of
 `vsizer/catalogs/data/licences.csv` (`name`, `unit` core/socket/host/vm,
 `term` once/year, `min_per_cpu`, `min_per_host`, `min_per_order`,
-`sockets_per_licence`, `vms_per_licence`, `price`, `currency`, `source`,
+`sockets_per_licence`, `vms_per_licence`, `pack`, `price`, `currency`, `source`,
 `date`). An error names the file and key, e.g. `mine.toml: key
 'cluster.max_nodes.value': expected a whole number >= 1, got 'many'.`
 
@@ -150,7 +150,7 @@ def _target(t: Target) -> list[str]:
     for lic in t.licences:
         rules = ", ".join(f"{k} {v}" for k, v in (
             ("min per CPU", lic.min_per_cpu), ("min per host", lic.min_per_host),
-            ("min per order", lic.min_per_order),
+            ("min per order", lic.min_per_order), ("pack", lic.pack),
             ("sockets per licence", lic.sockets_per_licence if lic.unit == "socket" else None),
         ) if v)
         lines.append(f"- **{lic.name}**: per {lic.unit}, term {lic.term}"

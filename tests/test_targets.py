@@ -71,6 +71,9 @@ def test_windows_server_datacenter_16_core_minimum_per_host_and_8_per_cpu():
     assert licences_per_host(ws, _host(2, 4)) == 16  # 8 per CPU, 16 per host
     assert licences_per_host(ws, _host(2, 12)) == 24
     assert licences_per_host(ws, _host(4, 6)) == 32  # 4 CPUs x 8
+    assert licences_per_host(ws, _host(3, 9)) == 28  # 27 cores, sold in 2-core packs
+    shipped = {lic.name: lic for lic in read_licences()}
+    assert licences_per_host(shipped["Windows Server 2025 Datacenter"], _host(3, 9)) == 28
 
 
 def test_per_socket_and_socket_pair_subscriptions():

@@ -12,7 +12,8 @@ Columns: ``name`` (text), ``unit`` (``core``, ``socket``, ``host`` or ``vm``),
 ``min_per_host`` (cores or sockets licensed at least per host; ``core`` and
 ``socket`` only), ``min_per_order`` (units licensed at least for the whole
 plan, e.g. Broadcom's 72 cores per order since April 2025; ``core`` and
-``socket`` only), ``vms_per_licence`` (VMs one licence of every core of a host
+``socket`` only), ``pack`` (units sold together: a host's count is rounded
+up to whole packs, e.g. Windows Server's 2-core packs; ``core`` only), ``vms_per_licence`` (VMs one licence of every core of a host
 covers, e.g. 2 for Windows Server Standard; ``core`` only; empty: unlimited), ``term`` (``once``: a perpetual licence bought once;
 ``year``: a subscription paid every year), ``price`` (per unit and term; empty:
 not known), ``currency`` (empty: the plan's), ``source``, ``date``.
@@ -85,6 +86,7 @@ LICENCE_COLUMNS: dict[str, Column] = {
         Column("min_per_host", "int"),
         Column("vms_per_licence", "int"),
         Column("min_per_order", "int"),
+        Column("pack", "int"),
         Column("term", required=True, nullable=False),
         Column("price", "float", low_open=False),
         Column("currency"),
@@ -108,6 +110,8 @@ class Licence:
     min_per_host: int | None = None
     vms_per_licence: int | None = None
     min_per_order: int | None = None
+    #: Units sold together (per host, rounded up to whole packs).
+    pack: int | None = None
     #: Sockets one licence covers (unit ``socket``): 2 for a socket pair.
     sockets_per_licence: int = 1
     price: float | None = None
@@ -174,12 +178,14 @@ def stacked_licences(per_host: int, vms: int, vms_per_licence: int) -> int:
 def licences_per_host(licence: Licence, host: HostModel) -> int:
     """Units of ``licence`` one ``host`` needs (0 for a per-VM licence)."""
     if licence.unit == "core":
-        return int(
+        n = int(
             core_licences(
                 host.sockets, host.cores_per_socket,
                 licence.min_per_cpu, licence.min_per_host,
             )
         )
+        p = licence.pack or 1
+        return -(-n // p) * p  # whole packs
     if licence.unit == "socket":
         pairs = -(-host.sockets // max(licence.sockets_per_licence, 1))
         return int(socket_licences(pairs, licence.min_per_host))
@@ -236,10 +242,10 @@ def _row_problems(row: dict, name: str) -> list[str]:
             f"{', '.join(LICENCE_TERMS)}, got '{row['term']}'."
         )
     allowed = {
-        "core": ("min_per_cpu", "min_per_host", "vms_per_licence", "min_per_order"),
+        "core": ("min_per_cpu", "min_per_host", "vms_per_licence", "min_per_order", "pack"),
         "socket": ("min_per_host", "min_per_order"),
     }
-    for col in ("min_per_cpu", "min_per_host", "vms_per_licence", "min_per_order"):
+    for col in ("min_per_cpu", "min_per_host", "vms_per_licence", "min_per_order", "pack"):
         if row.get(col) is not None and col not in allowed.get(row["unit"], ()):
             out.append(
                 f"{name} row {r}, column '{col}': expected empty for unit "
@@ -283,6 +289,7 @@ def read_licences(path: str | os.PathLike[str] | None = None) -> list[Licence]:
             min_per_host=row["min_per_host"],
             vms_per_licence=row.get("vms_per_licence"),
             min_per_order=row.get("min_per_order"),
+            pack=row.get("pack"),
             price=row["price"],
             currency=row["currency"] or "",
             source=row["source"] or f"{name} row {row['_row']}",

@@ -91,7 +91,7 @@ _TARGET_KEYS = ("name", "title", "hypervisor", "description")
 _SERVICE_KEYS = ("name", "per", "cpu_cores", "memory_gib", "dedicated_hosts")
 _SERVICE_PER = ("host", "cluster", "disk")
 _LICENCE_KEYS = (
-    "name", "unit", "term", "min_per_cpu", "min_per_host", "min_per_order",
+    "name", "unit", "term", "min_per_cpu", "min_per_host", "min_per_order", "pack",
     "sockets_per_licence", "vms_per_licence", "price", "currency", "source", "date",
 )
 
@@ -284,7 +284,7 @@ def _licence(where: str, at: str, raw: Mapping[str, Any], problems: list[str]) -
             problems.append(f"{where}: key '{at}.{k}': expected one of "
                             f"{', '.join(allowed)}, got {raw.get(k)!r}.")
     for k in ("min_per_cpu", "min_per_host", "min_per_order", "sockets_per_licence",
-              "vms_per_licence"):
+              "vms_per_licence", "pack"):
         if k in raw and _kind_problem("count", raw[k]):
             problems.append(f"{where}: key '{at}.{k}': expected a whole number >= 1, "
                             f"got {raw[k]!r}.")
@@ -299,6 +299,7 @@ def _licence(where: str, at: str, raw: Mapping[str, Any], problems: list[str]) -
         name=raw["name"], unit=raw["unit"], term=raw["term"],
         min_per_cpu=raw.get("min_per_cpu"), min_per_host=raw.get("min_per_host"),
         vms_per_licence=raw.get("vms_per_licence"), min_per_order=raw.get("min_per_order"),
+        pack=raw.get("pack"),
         sockets_per_licence=int(raw.get("sockets_per_licence", 1)),
         price=None if raw.get("price") is None else float(raw["price"]),
         currency=str(raw.get("currency", "")), source=raw["source"], date=raw["date"],
