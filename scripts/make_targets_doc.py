@@ -51,7 +51,9 @@ for several, side by side, on the same demand, rules and host model
   computed: per core with per-CPU, per-host and per-order minimums (VCF/VVF:
   16 per CPU, 72 per order since April 2025), per socket or socket pair.
 - A rule you set (any value other than the default, e.g. `--vcpu-per-core`,
-  `--min-hosts`, `--storage`) wins over the profile's default.
+  `--min-hosts`, `--storage`, `--ftt`) wins over the profile's default:
+  Nutanix RF3 is `--ftt 2` (or `[storage] ftt = 2` in the `--config` of
+  `compare --targets`).
 
 Every value states its source (vendor document, URL where known, date) or,
 when no published figure is used, `assumed` with the reason. The date is the
@@ -79,7 +81,8 @@ comparison reports those overheads as measured. A CPU model fitted with
 "inventory", "targets": [...], "recommendation": {...}, "plans": {name:
 plan}}`. One entry per target: `hosts`, `dedicated_hosts`, `hosts_total`,
 `clusters` (hosts / max nodes, rounded up), `licences` (count, price,
-`cost_per_year`), `cores_licensed`, `socket_licences`,
+`cost_per_year`: the cost over the plan's years / years, so a perpetual
+licence is spread over them), `cores_licensed`, `socket_licences`,
 `licence_cost_per_year` (null: a price not given), `storage` (`raw_gib`,
 `usable_gib`, `protection`, `full_ratio`), `reserve` (per host, share of
 host memory and cores, totals, one line per service), `performance`

@@ -17,6 +17,7 @@ The document is deterministic (same inputs, same bytes as JSON).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from vsizer._version import __version__
@@ -109,7 +110,7 @@ def compare_targets(
     "inventory", "targets": [entry, ...], "recommendation", "plans": {name:
     plan}}``.
     """
-    if isinstance(inventory, (str,)) or hasattr(inventory, "suffix"):
+    if isinstance(inventory, (str, Path)):
         from vsizer.inventory import read_inventory
 
         inclusive = (rules or Rules()).include_powered_off
