@@ -53,6 +53,8 @@ ROWS: tuple[tuple[str, Callable[[Entry], Any], str], ...] = (
     ("Reserve per host: CPU [cores]", lambda e: e["reserve"]["per_host_cpu_cores"], "dec"),
     ("Reserve: share of host memory", lambda e: e["reserve"]["memory_share"], "pct"),
     ("Reserve: share of host cores", lambda e: e["reserve"]["cpu_share"], "pct"),
+    ("Reserve in total: memory [GiB]", lambda e: e["reserve"]["total_memory_gib"], "int"),
+    ("Reserve in total: CPU [cores]", lambda e: e["reserve"]["total_cpu_cores"], "dec"),
     ("Predicted performance (mean, relative)", _pred, "dec"),
     ("Performance overheads: basis", _bases, "text"),
     ("vCPU : core", lambda e: e["vcpu_per_core"], "dec"),
