@@ -49,7 +49,10 @@ for several, side by side, on the same demand, rules and host model
   `--licences` CSV row with the same name (case-insensitive) gives its price
   (and other rows, e.g. backup per VM, are added). Counts are always
   computed: per core with per-CPU, per-host and per-order minimums (VCF/VVF:
-  16 per CPU, 72 per order since April 2025), per socket or socket pair.
+  16 per CPU, Broadcom KB 313548), per socket or socket pair. The 72-core
+  minimum per order reported from April 2025 is in no Broadcom document found
+  (reported as Americas and APJ only): it is not shipped; set
+  `min_per_order = 72` in your own copy of the profile if your orders carry it.
 - A rule you set (any value other than the default, e.g. `--vcpu-per-core`,
   `--min-hosts`, `--storage`, `--ftt`) wins over the profile's default:
   Nutanix RF3 is `--ftt 2` (or `[storage] ftt = 2` in the `--config` of

@@ -6,6 +6,7 @@ docs/targets.md."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -51,17 +52,20 @@ def _licence(target: str, unit: str | None = None) -> Licence:
 # --- licences -------------------------------------------------------------
 
 
-def test_vcf_two_by_eight_core_host_licenses_32_and_an_order_of_two_is_raised_to_72():
+def test_vcf_two_by_eight_core_host_licenses_32_and_no_order_minimum_is_applied():
     vcf, host = _licence("vcf"), _host(2, 8)
-    assert licences_per_host(vcf, host) == 32  # 16-core minimum per CPU
-    assert licence_count(vcf, host, 1, 10) == 72  # one host: 32, order minimum 72
-    assert licence_count(vcf, host, 2, 10) == 72  # 64 -> 72
-    assert licence_count(vcf, host, 3, 10) == 96  # above the minimum
+    assert licences_per_host(vcf, host) == 32  # 16-core minimum per CPU (Broadcom KB 313548)
+    assert vcf.min_per_order is None  # the reported 72-core order minimum: unverified, not applied
+    assert licence_count(vcf, host, 1, 10) == 32  # one host: 2 x 16
+    assert licence_count(vcf, host, 2, 10) == 64
+    assert licence_count(vcf, host, 3, 10) == 96
     shipped = {lic.name: lic for lic in read_licences()}
     for name in ("VMware Cloud Foundation", "VMware vSphere Foundation"):
-        assert shipped[name].min_per_order == 72
-        assert licence_count(shipped[name], host, 2, 10) == 72
+        assert shipped[name].min_per_order is None
+        assert licence_count(shipped[name], host, 2, 10) == 64
     assert licence_count(_licence("vvf"), _host(2, 32), 2, 10) == 128
+    # a user's own order minimum still applies: 2 hosts x 32 = 64, raised to 72
+    assert licence_count(replace(vcf, min_per_order=72), host, 2, 10) == 72
 
 
 def test_windows_server_datacenter_16_core_minimum_per_host_and_8_per_cpu():
@@ -92,7 +96,7 @@ def test_user_licence_rows_fill_prices_by_name_and_add_the_others():
     veeam = Licence("Veeam", "vm", "year", price=50.0)
     got = target_licences(TARGETS["vcf"], [priced, veeam])
     assert [g.price for g in got] == [350.0, 50.0]
-    assert (got[0].min_per_cpu, got[0].min_per_order) == (16, 72)  # the profile's rules
+    assert (got[0].min_per_cpu, got[0].min_per_order) == (16, None)  # the profile's rules
 
 
 def test_licence_prices_give_the_cost_per_year_and_the_tco_part():
@@ -103,7 +107,7 @@ def test_licence_prices_give_the_cost_per_year_and_the_tco_part():
                           user_licences=[priced])
     vcf, vvf = doc["targets"]
     assert vcf["licence_cost_per_year"] == vcf["cores_licensed"] * 350.0
-    assert vcf["cores_licensed"] == vcf["hosts"] * 56  # 2 x 28-core R740, over 72
+    assert vcf["cores_licensed"] == vcf["hosts"] * 56  # 2 x 28-core R740, above 16 per CPU
     assert vvf["licence_cost_per_year"] is None  # no price given
     tco = doc["plans"]["vcf"]["tco"]
     assert tco["parts"]["licences"] == vcf["cores_licensed"] * 350.0 * 5
@@ -145,7 +149,8 @@ def test_reserves_per_host_per_disk_and_per_cluster():
     assert target_reserves(vcf, 10).memory_gib == pytest.approx(4 + 10 + 10.9, abs=1e-6)
     ocp = target_reserves(TARGETS["openshift-virt"])
     assert ocp.dedicated_hosts == 3  # control plane on its own hosts
-    assert ocp.memory_gib == pytest.approx(1 + 0.35 + 4 * 5.0)
+    assert ocp.memory_gib == pytest.approx(1 + 360 / 1024 + 4 * 5.0)  # 360 MiB per node
+    assert ocp.cpu_cores == pytest.approx(0.5 + 2 + 4 * 2.0)  # 2 cores per node for OCP Virt
 
 
 def test_target_rules_apply_defaults_but_keep_what_the_user_set():
@@ -201,8 +206,9 @@ def test_bad_profile_names_file_and_key(tmp_path):
     assert str(exc.value) == (
         "mine.toml: key 'cluster.max_nodes.value': expected a whole number >= 1, got 'many'."
     )
-    p = _profile(tmp_path, 'date = "2023-10"\n', "")
-    with pytest.raises(ConfigError, match=r"mine.toml: key 'cluster.max_nodes.date': expected"):
+    p = _profile(tmp_path, 'date = "2017-01"\n', "")
+    with pytest.raises(ConfigError,
+                       match=r"mine.toml: key 'reserve.vm_memory_overhead_mib.date': expected"):
         read_target(p)
     p = _profile(tmp_path, "[cluster.max_nodes]", "[cluster.max_nodes")
     with pytest.raises(ConfigError, match=r"mine.toml: not valid TOML: .*line \d+"):
@@ -251,7 +257,8 @@ def test_compare_all_targets_on_the_shipped_rvtools_sample(tmp_path):
     s2d = by["azure-local"]["storage"]
     assert s2d["usable_gib"] == pytest.approx(s2d["raw_gib"] / 3 * 0.75, rel=1e-6)
     assert by["openshift-virt"]["hosts_total"] == by["openshift-virt"]["hosts"] + 3
-    assert by["vcf"]["cores_licensed"] >= 72
+    vcf = by["vcf"]  # every core, at least 16 per CPU, no order minimum
+    assert vcf["cores_licensed"] == vcf["hosts"] * max(vcf["host_cores"], 16 * vcf["host_sockets"])
     assert all(e["licence_cost_per_year"] is None for e in doc["targets"])
     assert doc["plans"]["vcf"]["target"]["name"] == "vcf"
     html = h.read_text(encoding="utf-8")

@@ -11,7 +11,7 @@ Columns: ``name`` (text), ``unit`` (``core``, ``socket``, ``host`` or ``vm``),
 ``min_per_cpu`` (cores licensed at least per processor; ``core`` only),
 ``min_per_host`` (cores or sockets licensed at least per host; ``core`` and
 ``socket`` only), ``min_per_order`` (units licensed at least for the whole
-plan, e.g. Broadcom's 72 cores per order since April 2025; ``core`` and
+plan, e.g. an order minimum of 72 cores; ``core`` and
 ``socket`` only), ``pack`` (units sold together: a host's count is rounded
 up to whole packs, e.g. Windows Server's 2-core packs; ``core`` only), ``vms_per_licence`` (VMs one licence of every core of a host
 covers, e.g. 2 for Windows Server Standard; ``core`` only; empty: unlimited), ``term`` (``once``: a perpetual licence bought once;
@@ -37,7 +37,7 @@ Counting (declared, pure functions):
 - per socket: ``max(ceil(sockets / p), min_per_host)`` with ``p`` sockets per
   licence (1; 2 for a socket-pair subscription);
 - per order: the plan's units at least ``min_per_order`` (2 hosts of 2 x 8
-  cores under VMware Cloud Foundation: 64 cores, raised to 72);
+  cores with 16 per CPU and an order minimum of 72: 64 cores, raised to 72);
 - per host: 1 per host; per VM: 1 per planned VM.
 """
 
