@@ -88,4 +88,4 @@ bench-e2e: $(STAMP)
 	$(BIN)/python -m pytest -q -m e2e tests/test_bench_e2e.py
 
 clean:
-	rm -rf vsizer-demo .pytest_cache fuzz-findings fuzz-replay fuzz-figures.json fuzz-figures.runs.jsonl
+	rm -rf vsizer-demo out .pytest_cache fuzz-findings fuzz-replay fuzz-figures.json fuzz-figures.runs.jsonl

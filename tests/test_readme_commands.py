@@ -45,7 +45,7 @@ def test_commands_are_found():
     cmds = readme_commands((REPO / "README.md").read_text(encoding="utf-8"))
     assert len(cmds) >= 15
     assert cmds[0][:2] == ["plan", "vsizer/data/samples/servers.csv"]
-    assert ["--format", "perfmon"] == cmds[[c[0] for c in cmds].index("import") + 2][2:4]
+    assert cmds[[c[0] for c in cmds].index("import") + 2][2:4] == ["--format", "perfmon"]
 
 
 def _tracked_copy(dest: Path) -> None:
