@@ -110,3 +110,17 @@ def test_spec_samples_import(tmp_path):
     assert len(cpus) == 6
     hosts = import_specpower(SAMPLES / "specpower_results.csv")
     assert len(hosts) == 8
+
+
+def test_every_sample_file_is_package_data():
+    import fnmatch
+    import tomllib
+
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
+        "tool"]["setuptools"]["package-data"]["vsizer"]
+    files = [p.relative_to(ROOT / "vsizer").as_posix() for p in SAMPLES.rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts]
+    assert len(files) >= 41
+    missing = [f for f in files
+               if not any(fnmatch.fnmatch(f, g) and f.count("/") == g.count("/") for g in globs)]
+    assert missing == []
