@@ -325,8 +325,8 @@ def test_plan_series_matching_no_name_even_loosely():
     with pytest.raises(InputError) as err:
         vsizer.plan(inv, series=cpu_series({"nobody.example.com": 0.1}, 4))
     assert str(err.value) == (
-        "series test.csv: no server name matches the inventory, even ignoring case "
-        "and domain suffix (37 servers, e.g. 'hanbai-web01'; series has 1, e.g. "
+        "series test.csv: no server name matches the inventory, even ignoring case, "
+        "domain suffix and port (37 servers, e.g. 'hanbai-web01'; series has 1, e.g. "
         "'nobody.example.com')."
     )
 
