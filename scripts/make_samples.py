@@ -15,6 +15,10 @@ layouts are real, each as its producer writes it:
 - ``prometheus/cpu_query_range.json``: the Prometheus HTTP API answer to
   ``query_range`` of ``1 - avg by (instance) (rate(node_cpu_seconds_total{mode="idle"}[5m]))``
   for ``k8s01``..``k8s03``;
+- ``series_long.csv``: vsizer's long series CSV (``server,timestamp,metric,value,unit``),
+  CPU % of ``file01``, ``mail01``, ``mon01``;
+- ``azure_migrate_import.csv``: Azure Migrate's *import using CSV* template
+  (header row as Microsoft's template, UTF-8 with BOM), 12 Hyper-V VMs;
 - ``planetlab/``: a PlanetLab-format folder (one file per VM, 288 CPU % values
   of 5 minutes), 24 VMs;
 - ``hosts.csv``: a host catalog of two models of your own.
@@ -98,7 +102,7 @@ def cpu_curve(profile: str, avg: float, peak: float, rng: random.Random) -> list
         h = t.hour + t.minute / 60
         shape = {"web": _bump(h, 21, 1.5), "db": _bump(h, 2.5, 1.0),
                  "office": max(_bump(h, 11, 1.5), _bump(h, 15, 1.5)),
-                 "flat": 0.3 * _bump(h, 14, 4)}[profile]
+                 "flat": 0.3 * _bump(h, 14, 4), "": 0.5 * _bump(h, 10, 3)}[profile]
         value = avg * 0.7 + (peak - avg * 0.7) * shape + rng.gauss(0, 1.5)
         out.append(round(min(99.0, max(0.5, value)), 2))
     return out
@@ -234,6 +238,56 @@ def write_planetlab(folder: Path) -> None:
             "\n".join(str(round(v)) for v in curve) + "\n", encoding="utf-8")
 
 
+def write_long(path: Path, names: list[str]) -> None:
+    """The long CSV: one row per server, time and metric, times with their offset."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["server", "timestamp", "metric", "value", "unit"])
+    for name in names:
+        cpu, _ = _curves(name)
+        for t, c in zip(times(), cpu, strict=True):
+            w.writerow([name, t.isoformat(), "cpu", c, "%"])
+    path.write_text(buf.getvalue(), encoding="utf-8")
+
+
+AZURE_HEADER = (
+    "*Server name,IP addresses,*Cores,*Memory (In MB),*OS name,OS version,OS architecture,"
+    "Server type,Hypervisor,CPU utilization percentage,Memory utilization percentage,"
+    "Network adapters,Network In throughput,Network Out throughput,Boot type,"
+    "Number of disks,Storage in use (In GB),Disk 1 size (In GB),"
+    "Disk 1 read throughput (MB per second),Disk 1 write throughput (MB per second),"
+    "Disk 1 read ops (operations per second),Disk 1 write ops (operations per second),"
+    "Disk 2 size (In GB),Disk 2 read throughput (MB per second),"
+    "Disk 2 write throughput (MB per second),Disk 2 read ops (operations per second),"
+    "Disk 2 write ops (operations per second)")
+
+
+def write_azure_migrate(path: Path) -> None:
+    """Azure Migrate import CSV: 12 Hyper-V VMs of a branch office."""
+    rng = random.Random("azure")
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\r\n")
+    w.writerow(AZURE_HEADER.split(","))
+    roles = ["dc", "dc", "file", "print", "sql", "sql", "web", "web", "app", "app", "rds", "wsus"]
+    for i, role in enumerate(roles):
+        cores = {"sql": 8, "rds": 8, "app": 4, "web": 2}.get(role, 2)
+        mem = cores * 4096
+        disk1 = 127
+        disk2 = {"file": 2000, "sql": 500, "wsus": 300}.get(role)
+        n = 1 + (i % 2 if role in ("dc", "sql", "web", "app") else 0)
+        name = f"{role}{n:02d}.branch.example.com"
+        used = round(disk1 * rng.uniform(0.3, 0.6) + (disk2 or 0) * rng.uniform(0.3, 0.7))
+        w.writerow([name, f"10.20.0.{10 + i}", cores, mem,
+                    "Microsoft Windows Server 2019 Datacenter", "", "x64", "Virtual", "Hyper-V",
+                    rng.randint(5, 45), rng.randint(30, 80), 1, round(rng.uniform(0.5, 20), 1),
+                    round(rng.uniform(0.5, 20), 1), "UEFI", 2 if disk2 else 1, used, disk1,
+                    round(rng.uniform(1, 10), 1), round(rng.uniform(1, 10), 1),
+                    rng.randint(10, 200), rng.randint(10, 200),
+                    *([disk2, round(rng.uniform(5, 40), 1), round(rng.uniform(5, 40), 1),
+                       rng.randint(50, 900), rng.randint(50, 900)] if disk2 else [""] * 5)])
+    path.write_bytes(b"\xef\xbb\xbf" + buf.getvalue().encode("utf-8"))
+
+
 HOSTS_CSV = """\
 model,sockets,cores_per_socket,threads_per_core,cpu_mhz,cpu_score_per_core,mem_gib,power_idle_w,power_max_w,rack_u,price
 small-1u,1,16,2,2400,5.0,256,60,250,1,9000
@@ -253,6 +307,8 @@ def main(argv: list[str]) -> int:
     for name in ("app01", "app02"):
         write_perfmon(out / "perfmon" / f"{name.upper()}.csv", name)
     write_prometheus(out / "prometheus" / "cpu_query_range.json", ["k8s01", "k8s02", "k8s03"])
+    write_long(out / "series_long.csv", ["file01", "mail01", "mon01"])
+    write_azure_migrate(out / "azure_migrate_import.csv")
     write_planetlab(out / "planetlab")
     (out / "hosts.csv").write_text(HOSTS_CSV, encoding="utf-8")
     print(f"wrote the samples to {out}")

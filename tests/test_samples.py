@@ -22,6 +22,7 @@ from vsizer.series.coverage import match_names
 from vsizer.series.perfmon import read_perfmon
 from vsizer.series.prometheus import read_query_range
 from vsizer.series.sysstat import read_sysstat
+from vsizer.series.tabular import read_long
 from vsizer.series.traces.planetlab import read_planetlab
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +41,7 @@ def _script(name: str):
 def test_make_samples_regenerates_every_file_byte_for_byte(tmp_path):
     _script("make_samples").main(["make_samples.py", str(tmp_path)])
     made = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
-    assert len(made) == 1 + 4 + 2 + 1 + 24 + 1
+    assert len(made) == 1 + 4 + 2 + 1 + 1 + 1 + 24 + 1
     for rel in made:
         assert (tmp_path / rel).read_bytes() == (SAMPLES / rel).read_bytes(), rel
 
@@ -99,6 +100,24 @@ def test_prometheus_instances_attach_without_their_port():
     assert m.pairs == {"k8s01": "k8s01:9100", "k8s02": "k8s02:9100", "k8s03": "k8s03:9100"}
 
 
+def test_long_csv_three_servers_in_percent():
+    s = read_long(SAMPLES / "series_long.csv")
+    assert sorted(set(s.data["server"])) == ["file01", "mail01", "mon01"]
+    cpu = _cpu(s, "file01")
+    assert len(cpu) == 576 and s.data["timestamp"].min() == START
+    assert cpu.iloc[0] == pytest.approx(0.0317)  # first row: 3.17 %
+
+
+def test_azure_migrate_csv_12_hyper_v_vms():
+    inv = read_inventory(SAMPLES / "azure_migrate_import.csv")
+    assert inv.source_format == "azure_migrate" and len(inv) == 12
+    s = inv.servers.set_index("name")
+    assert (s.loc["sql01.branch.example.com", "vcpus"],
+            s.loc["sql01.branch.example.com", "mem_gib"]) == (8, 32.0)
+    assert s.loc["dc01.branch.example.com", "cpu_avg_util"] == pytest.approx(0.42)
+    assert inv.metadata["virtualized"] is True
+
+
 def test_planetlab_folder_24_vms_of_288_steps():
     s = read_planetlab(SAMPLES / "planetlab", start="2024-05-06T00:00+09:00")
     assert len(set(s.data["server"])) == 24
@@ -120,7 +139,7 @@ def test_every_sample_file_is_package_data():
         "tool"]["setuptools"]["package-data"]["vsizer"]
     files = [p.relative_to(ROOT / "vsizer").as_posix() for p in SAMPLES.rglob("*")
              if p.is_file() and "__pycache__" not in p.parts]
-    assert len(files) >= 41
+    assert len(files) >= 43
     missing = [f for f in files
                if not any(fnmatch.fnmatch(f, g) and f.count("/") == g.count("/") for g in globs)]
     assert missing == []
