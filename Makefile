@@ -1,11 +1,13 @@
 # vsizer — two commands a new user needs:
-#   make demo   sets up .venv, installs vsizer, plans the bundled sample (choosing the host
-#               model among the shipped ones: --host-model auto), writes ./vsizer-demo/
-#   make test   sets up the same .venv with dev tools and runs the test suite
+#   make demo   sets up .venv, installs vsizer with the one extra the demo uses (report:
+#               plotly for the HTML charts; no dev tools), plans the bundled sample (choosing
+#               the host model among the shipped ones: --host-model auto), writes ./vsizer-demo/
+#   make test   sets up the same .venv with every extra and the dev tools and runs the test suite
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed-dev
+DEMO    = $(VENV)/.installed-demo
 ENGINES = $(VENV)/.installed-engines
 
 .PHONY: demo test lint audit fuzz bench bench-smoke bench-e2e clean
@@ -18,13 +20,20 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[all,dev,fast]'
 	touch $(STAMP)
 
+# What the demo needs: vsizer and its report extra (the Excel workbook needs only the
+# core dependencies). Skipped when the dev set, a superset, is installed.
+$(DEMO): $(BIN)/python pyproject.toml
+	@if [ -f $(STAMP) ] && [ $(STAMP) -nt pyproject.toml ]; then :; \
+	else $(BIN)/python -m pip install --quiet -e '.[report]'; fi
+	touch $(DEMO)
+
 # The distributed engines (Ray, Dask) for their tests (tests/test_engines.py), not
 # for the demo: ~1 min to download and install on a fresh machine (docs/scale.md).
 $(ENGINES): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[ray,dask]'
 	touch $(ENGINES)
 
-demo: $(STAMP)
+demo: $(DEMO)
 	$(BIN)/vsizer plan vsizer/data/samples/inventory_ja.xlsx \
 	    --config vsizer/data/samples/scenario.toml --host-model auto \
 	    --predict -o vsizer-demo/plan.json -o vsizer-demo/plan.xlsx -o vsizer-demo/report.html
@@ -79,4 +88,4 @@ bench-e2e: $(STAMP)
 	$(BIN)/python -m pytest -q -m e2e tests/test_bench_e2e.py
 
 clean:
-	rm -rf vsizer-demo .pytest_cache fuzz-findings fuzz-replay fuzz-figures.json fuzz-figures.runs.jsonl
+	rm -rf vsizer-demo out .pytest_cache fuzz-findings fuzz-replay fuzz-figures.json fuzz-figures.runs.jsonl

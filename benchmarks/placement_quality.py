@@ -7,7 +7,7 @@ used, 5-min, ../shared/data/bitbrains_rnd), two item sizes:
 * coarse — PlanetLab: hosts 8 x 1,000 MHz (8,000 MHz) and 48 GiB, every VM 1,000 MHz
   and 1 GiB (the trace gives only %), ceiling 1.0 (issue 14); Bitbrains: hosts
   16 x 2,600 MHz and 256 GiB, ceiling 1.0;
-* fine — the README "Placement on demand curves" setting: PlanetLab 8 x 2,260 MHz,
+* fine — the docs/performance.md "Placement on demand curves" setting: PlanetLab 8 x 2,260 MHz,
   48 GiB; Bitbrains 64 x 2,600 MHz, 1,024 GiB; ceiling 0.6;
 
 CPU only and CPU + memory, N+0 and N+1 (failover limit 1.0, no minimum host count),

@@ -174,7 +174,7 @@ def test_export_without_tiles(tmp_path):
 
 
 def test_committed_tcg_contention_export_reads_and_follows_fair_share():
-    # measured here: 1..4 single-vCPU TCG guests on 2 cores (README, "Verifying by benchmark")
+    # measured here: 1..4 single-vCPU TCG guests on 2 cores (docs/bench.md, "Measured here")
     from pathlib import Path
 
     from vsizer.models.measurements import read_measurements

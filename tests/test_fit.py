@@ -228,7 +228,7 @@ def test_fit_cpu_errors_on_mixed_bases_and_rising_performance(tmp_path):
 
 
 def test_fit_cpu_on_the_measured_tcg_tiles_export():
-    # measured here: 1..4 single-vCPU TCG guests on 2 cores (README, "Verifying by benchmark")
+    # measured here: 1..4 single-vCPU TCG guests on 2 cores (docs/bench.md, "Measured here")
     path = Path(__file__).parent / "data" / "bench" / "tiles_cpu_tcg_2cores.csv"
     res = fit_cpu(read_measurements(path, "cpu"))
     k = res.parameters["contention_exponent"]

@@ -174,7 +174,7 @@ def test_a_pool_of_many_hosts_is_sized_as_by_the_plain_scan() -> None:
 
 def test_the_benchmark_fleet_written_as_csv_plans_the_same(tmp_path: Path) -> None:
     """``bench_fleet.py --write-csv``: the CSV through ``vsizer plan`` gives the
-    in-memory fleet's plan (the README's command-line figure uses it)."""
+    in-memory fleet's plan (the command-line figure of docs/performance.md uses it)."""
     from typer.testing import CliRunner
 
     from benchmarks.bench_fleet import HOST, fleet, write_csv

@@ -4,7 +4,7 @@ within 5 % (+1) of the lower bound with coarse items, never worse than before wi
 fine items, zero violations by an independent replay, deterministic.
 
 Coarse (issue 14): hosts 8 x 1,000 MHz, every VM 1,000 MHz, ceiling 1.0, CPU only.
-Fine (README "Placement on demand curves"): hosts 8 x 2,260 MHz and 48 GiB, VMs
+Fine (docs/performance.md "Placement on demand curves"): hosts 8 x 2,260 MHz and 48 GiB, VMs
 1,000 MHz and 1 GiB, ceiling 0.6 on CPU and memory. Skipped without ../shared/data.
 Wall time per day is measured by benchmarks/placement_quality.py, not here.
 """
@@ -26,7 +26,7 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "planetlab_clou
 DAYS = sorted(p.name for p in DATA.iterdir() if p.is_dir()) if DATA.is_dir() else []
 
 #: Hosts of the fine setting before issue 14 (first-fit decreasing on the curves,
-#: README table "Placement on demand curves"; rerun on main at 8504e53: same).
+#: docs/performance.md table "Placement on demand curves"; rerun on main at 8504e53: same).
 FINE_BEFORE = {
     "20110303": 38, "20110306": 33, "20110309": 38, "20110322": 55,
     "20110325": 39, "20110403": 53, "20110412": 38,

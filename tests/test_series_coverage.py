@@ -216,7 +216,9 @@ def test_host_avg_cpu_counts_flat_vms_at_their_average():
 @pytest.mark.parametrize(
     "name,key",
     [("WEB01", "web01"), ("web01.Example.COM", "web01"), (" Db01 ", "db01"),
-     ("10.0.0.1", "10.0.0.1"), ("ＡＰ01", "ａｐ01")],
+     ("10.0.0.1", "10.0.0.1"), ("ＡＰ01", "ａｐ01"), ("k8s01:9100", "k8s01"),
+     ("web01.example.com:9100", "web01"), ("10.0.0.1:9100", "10.0.0.1"),
+     ("fe80::1", "fe80::1")],
 )
 def test_fold_name(name, key):
     assert fold_name(name) == key
@@ -255,6 +257,17 @@ def test_match_names_different_domains_do_not_match():
     assert not loosely_equal("10.0.0.1", "10")
 
 
+def test_match_names_leaves_out_a_prometheus_port():
+    # Prometheus' instance label is host:port (node_exporter's 9100)
+    m = match_names(["k8s01", "k8s02", "10.0.0.5"],
+                    ["k8s01:9100", "K8S02.example.com:9100", "10.0.0.5:9100"])
+    assert m.pairs == {"k8s01": "k8s01:9100", "k8s02": "K8S02.example.com:9100",
+                       "10.0.0.5": "10.0.0.5:9100"}
+    assert len(m.loose) == 3 and m.ambiguous == []
+    assert not loosely_equal("k8s01:9100", "k8s02:9100")
+    assert not loosely_equal("10.0.0.5:9100", "10.0.0.50")
+
+
 def test_match_names_pairs_each_exactly_when_both_sides_have_both():
     m = match_names(["web01", "WEB01"], ["WEB01", "web01"])
     assert m.pairs == {"web01": "web01", "WEB01": "WEB01"} and m.loose == []
@@ -263,7 +276,7 @@ def test_match_names_pairs_each_exactly_when_both_sides_have_both():
 def test_ambiguity_messages():
     assert ambiguity_message("s.csv", ["web01", "WEB01"], ["web01.example.com"]) == (
         "series s.csv: inventory servers 'web01' and 'WEB01' both match series name "
-        "'web01.example.com' once case and domain suffix are ignored; rename one in "
+        "'web01.example.com' once case, domain suffix and port are ignored; rename one in "
         "the series or the inventory so each server has exactly one series."
     )
 
@@ -281,7 +294,7 @@ def test_plan_matches_series_names_ignoring_case_and_domain():
     assert (util["print01"], util["fs01"], util["ad01"]) == (0.02, 0.05, 0.03)
     (w,) = [w for w in plan.quality.warnings if w.code == "series_name_matched_loosely"]
     assert w.message == (
-        "2 series matched an inventory server only once case and domain suffix are "
+        "2 series matched an inventory server only once case, domain suffix and port are "
         "ignored (inventory = series): 'fs01' = 'fs01.corp.example', "
         "'print01' = 'PRINT01'."
     )
@@ -293,11 +306,11 @@ def test_plan_matches_series_names_ignoring_case_and_domain():
     [
         ({"PRINT01": 0.02, "print01.corp": 0.02},
          "series test.csv: series names 'PRINT01' and 'print01.corp' both match "
-         "inventory server 'print01' once case and domain suffix are ignored; rename "
+         "inventory server 'print01' once case, domain suffix and port are ignored; rename "
          "one in the series or the inventory so each server has exactly one series."),
         ({"print01": 0.02, "Print01": 0.02},
          "series test.csv: series names 'Print01' and 'print01' both match inventory "
-         "server 'print01' once case and domain suffix are ignored;"),
+         "server 'print01' once case, domain suffix and port are ignored;"),
     ],
 )
 def test_plan_ambiguous_series_names_are_an_error(curves, message):
@@ -312,8 +325,8 @@ def test_plan_series_matching_no_name_even_loosely():
     with pytest.raises(InputError) as err:
         vsizer.plan(inv, series=cpu_series({"nobody.example.com": 0.1}, 4))
     assert str(err.value) == (
-        "series test.csv: no server name matches the inventory, even ignoring case "
-        "and domain suffix (37 servers, e.g. 'hanbai-web01'; series has 1, e.g. "
+        "series test.csv: no server name matches the inventory, even ignoring case, "
+        "domain suffix and port (37 servers, e.g. 'hanbai-web01'; series has 1, e.g. "
         "'nobody.example.com')."
     )
 
@@ -329,6 +342,6 @@ def test_cli_ambiguous_series_names_exit_2_with_the_message(tmp_path):
     assert r.exit_code == 2
     assert r.output == (
         f"error: series {csv}: series names 'PRINT01' and 'print01.corp' both match "
-        "inventory server 'print01' once case and domain suffix are ignored; rename one "
+        "inventory server 'print01' once case, domain suffix and port are ignored; rename one "
         "in the series or the inventory so each server has exactly one series.\n"
     )

@@ -5,7 +5,9 @@ Pure functions: names in, pairs and counts out.
 **Name matching.** A series server matches an inventory server of the same
 name; failing that, of the same name ignoring case (Unicode casefold) or with
 and without a domain suffix (``web01.example.com`` ~ ``web01``; two different
-domains do not match; a dotted IPv4 address is compared whole). Every pair
+domains do not match; a dotted IPv4 address is compared whole), a trailing
+``:port`` left out (``web01:9100`` ~ ``web01``: Prometheus' ``instance``
+label is ``host:port``). Every pair
 matched that way is reported.
 When, among the names that fold to one name, an inventory server could take
 more than one series or a series could go to more than one server, the
@@ -35,6 +37,14 @@ from vsizer._validation import quoted_list
 from vsizer.quality import QualityReport
 
 _IPV4 = re.compile(r"\d{1,3}(\.\d{1,3}){3}")
+_PORT = re.compile(r"([^:]+):\d{1,5}")
+
+
+def _host(name: str) -> str:
+    """A name casefolded, without a trailing ``:port`` (``web01:9100`` -> ``web01``)."""
+    key = str(name).strip().casefold()
+    port = _PORT.fullmatch(key)
+    return port.group(1) if port else key
 
 
 def fold_name(name: str) -> str:
@@ -42,10 +52,10 @@ def fold_name(name: str) -> str:
 
     >>> fold_name("WEB01.Example.com")
     'web01'
-    >>> fold_name("10.0.0.1")
+    >>> fold_name("10.0.0.1:9100")
     '10.0.0.1'
     """
-    key = str(name).strip().casefold()
+    key = _host(name)
     if _IPV4.fullmatch(key):
         return key
     return key.split(".", 1)[0] or key
@@ -67,12 +77,13 @@ class NameMatch:
 
 
 def loosely_equal(a: str, b: str) -> bool:
-    """Same name ignoring case, or one is the other without its domain suffix.
+    """Same name ignoring case and a ``:port``, or one is the other without its
+    domain suffix.
 
-    ``web01`` ~ ``WEB01.example.com``, but ``web01.site-a`` !~ ``web01.site-b``
-    (both carry a domain, and they differ).
+    ``web01`` ~ ``WEB01.example.com`` ~ ``web01:9100``, but ``web01.site-a`` !~
+    ``web01.site-b`` (both carry a domain, and they differ).
     """
-    fa, fb = str(a).strip().casefold(), str(b).strip().casefold()
+    fa, fb = _host(a), _host(b)
     if fa == fb:
         return True
     return ("." not in fa and fa == fold_name(fb)) or ("." not in fb and fb == fold_name(fa))
@@ -150,7 +161,7 @@ def ambiguity_message(source: str, inv_names: list[str], ser_names: list[str]) -
         verb = "both match" if len(inv_names) == 2 else "all match"
         what = f"inventory servers {inv} {verb} series name {ser}"
     return (
-        f"series {source}: {what} once case and domain suffix are ignored; "
+        f"series {source}: {what} once case, domain suffix and port are ignored; "
         "rename one in the series or the inventory so each server has exactly "
         "one series."
     )
@@ -267,8 +278,8 @@ def coverage_warnings(
         more = f" and {len(loose) - 5} more" if len(loose) > 5 else ""
         quality.warn(
             "series_name_matched_loosely",
-            f"{len(loose)} series matched an inventory server only once case and "
-            f"domain suffix are ignored (inventory = series): {pairs}{more}.",
+            f"{len(loose)} series matched an inventory server only once case, "
+            f"domain suffix and port are ignored (inventory = series): {pairs}{more}.",
             [n for n, _ in loose],
         )
 

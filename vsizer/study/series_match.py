@@ -72,7 +72,7 @@ def match_series(
     if not found.pairs:
         raise InputError(
             f"series {series.source}: no server name matches the inventory, even "
-            f"ignoring case and domain suffix ({len(names)} servers, e.g. "
+            f"ignoring case, domain suffix and port ({len(names)} servers, e.g. "
             f"'{names[0] if names else ''}'; series has {len(aligned.servers)}, e.g. "
             f"'{aligned.servers[0] if aligned.servers else ''}')."
         )
