@@ -25,6 +25,7 @@ from vsizer.study.config import Rules
 from vsizer.study.economics import Economics, TargetCheck
 from vsizer.study.ranking import choice_doc  # issue 16 (tco)
 from vsizer.study.rightsizing import rightsizing_doc
+from vsizer.study.migration_doc import migration_doc  # issue 30
 from vsizer.study.tco import tco_doc  # issue 16 (tco)
 
 if TYPE_CHECKING:
@@ -119,6 +120,9 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
         doc["tco"] = tco_doc(plan.tco)
     if plan.choice is not None:  # issue 16 (tco)
         doc["choice"] = choice_doc(plan.choice)
+    migration = migration_doc(plan)  # issue 30: readiness, hygiene, what waves needs
+    if migration is not None:
+        doc["migration"] = migration
     if plan.predictions is not None:
         doc["predictions"] = plan.predictions
     return doc
