@@ -1,0 +1,297 @@
+"""Issue 30: readiness per VM, estate hygiene, migration waves and carbon.
+
+The readiness fixture is built from real RVTools 4.7.1.4 tabs: the header row
+and the first data row of each tab of tests/data/real/rvtools/
+rvtools-4.7.1.4_kylow_RVTOOLEX.xlsx (vInfo, vDisk, vSnapshot, vTools, vHealth,
+vMetaData, vHost) and the vUSB tab of rvtools-layout-generated_ibm-small-complete.xlsx,
+with the cells of each case changed by header name.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import openpyxl
+import pytest
+from typer.testing import CliRunner
+
+from vsizer.cli import app
+from vsizer.inventory.rvtools import read_rvtools
+from vsizer.study.carbon import carbon
+from vsizer.study.readiness import readiness
+from vsizer.study.waves import WaveOptions, plan_waves, window_gib
+
+REAL = Path(__file__).parent / "data" / "real" / "rvtools"
+KYLOW = REAL / "rvtools-4.7.1.4_kylow_RVTOOLEX.xlsx"
+IBM = REAL / "rvtools-layout-generated_ibm-small-complete.xlsx"
+EXPORT_DAY = dt.datetime(2025, 12, 17, 16, 35, 29)  # vMetaData of the kylow export
+TABS = ("vInfo", "vDisk", "vSnapshot", "vTools", "vHealth", "vMetaData", "vHost")
+
+#: VM -> {tab: {header: value}} changed from the real template row.
+CASES: dict[str, dict[str, dict[str, object]]] = {
+    "vm-ok": {},
+    "vm-rdm": {"vDisk": {"Raw": "True", "Raw Comp. Mode": "physicalMode"}},
+    "vm-mw": {"vDisk": {"Sharing mode": "sharingMultiWriter"}},
+    "vm-snap": {"vSnapshot": {"Date / time": EXPORT_DAY - dt.timedelta(days=400)}},
+    "vm-tools": {"vTools": {"Tools": "toolsNotRunning"}},
+    "vm-os": {"vInfo": {"OS according to the VMware Tools":
+                        "Microsoft Windows Server 2003 Standard (32-bit)",
+                        "OS according to the configuration file":
+                        "Microsoft Windows Server 2003 Standard (32-bit)"}},
+    "vm-usb": {"vUSB": {}},
+    "vm-hw": {"vInfo": {"HW version": 8}},
+}
+
+
+def _real(path: Path, tab: str) -> tuple[list[object], list[object]]:
+    wb = openpyxl.load_workbook(path, read_only=True)
+    rows = wb[tab].iter_rows(values_only=True)
+    header, first = list(next(rows)), list(next(rows, ()) or [])
+    wb.close()
+    return header, first + [None] * (len(header) - len(first))
+
+
+def write_fixture(path: Path, drop: tuple[str, ...] = ()) -> Path:
+    """The readiness workbook: one VM per case, tabs in ``drop`` left out."""
+    wb = openpyxl.Workbook()
+    wb.remove(wb.active)
+    host_header, host_row = _real(KYLOW, "vHost")
+    host = host_row[host_header.index("Host")]
+    for tab in (*TABS, "vUSB"):
+        if tab in drop:
+            continue
+        header, tmpl = _real(IBM if tab == "vUSB" else KYLOW, tab)
+        if tab == "vUSB":
+            tmpl = list(_usb_row(header))
+        ws = wb.create_sheet(tab)
+        ws.append(header)
+        if tab in ("vHost", "vMetaData"):
+            ws.append(tmpl)
+            continue
+        for vm, change in CASES.items():
+            if tab in ("vSnapshot", "vUSB") and tab not in change:
+                continue  # only these VMs have snapshots / USB devices
+            if tab == "vHealth":
+                continue
+            row = list(tmpl)
+            for h, v in {"VM": vm, "Host": host, "Cluster": host_row[
+                    host_header.index("Cluster")], **change.get(tab, {})}.items():
+                if h in header:
+                    row[header.index(h)] = v
+            if tab == "vInfo":
+                row[header.index("Powerstate")] = "poweredOn"
+                for h in ("VM ID", "VM UUID", "SMBIOS UUID"):
+                    row[header.index(h)] = f"{vm}-{h}"
+            elif "VM ID" in header:
+                row[header.index("VM ID")] = f"{vm}-VM ID"
+            if "VM UUID" in header:
+                row[header.index("VM UUID")] = f"{vm}-VM UUID"
+            ws.append(row)
+    wb.save(path)
+    return path
+
+
+def _usb_row(header: list[object]) -> list[object]:
+    wb = openpyxl.load_workbook(IBM, read_only=True)
+    row = list(list(wb["vUSB"].iter_rows(values_only=True))[1])
+    wb.close()
+    return row + [None] * (len(header) - len(row))
+
+
+@pytest.fixture(scope="module")
+def fixture_book(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_fixture(tmp_path_factory.mktemp("rv") / "readiness.xlsx")
+
+
+def _statuses(path: Path, target: str = "vsphere-8") -> dict[str, dict]:
+    inv = read_rvtools(path)
+    facts = inv.metadata["vm_facts"]
+    doc = readiness(facts, sorted(CASES), target, inv.metadata["export_date"])
+    return {v["name"]: v for v in doc["vms"]}
+
+
+def test_readiness_on_real_rvtools_tabs(fixture_book: Path) -> None:
+    got = _statuses(fixture_book)
+    assert got["vm-ok"]["status"] == "ready", got["vm-ok"]
+    assert got["vm-rdm"]["status"] == "blocked"
+    assert got["vm-rdm"]["reasons"][0] == "1 raw device mapping disk(s) (RDM)"
+    assert got["vm-mw"]["status"] == "blocked"
+    assert got["vm-mw"]["reasons"][0] == "1 shared or multi-writer disk(s)"
+    assert got["vm-snap"]["status"] == "needs work"
+    assert got["vm-snap"]["reasons"] == [
+        "1 snapshot(s), oldest 400 days: consolidate first"]
+    assert got["vm-tools"]["reasons"] == ["VMware Tools toolsNotRunning"]
+    assert got["vm-os"]["status"] == "blocked"
+    assert got["vm-os"]["reasons"][0] == (
+        "guest OS 'Microsoft Windows Server 2003 Standard (32-bit)' not supported on "
+        "vsphere-8")
+    assert got["vm-usb"]["reasons"] == ["1 USB device(s) attached: detach or re-map"]
+    assert got["vm-hw"]["reasons"] == ["virtual hardware 8 < 11: upgrade"]
+
+
+def test_a_missing_tab_is_unknown_never_ready(tmp_path: Path) -> None:
+    got = _statuses(write_fixture(tmp_path / "nosnap.xlsx", drop=("vSnapshot",)))
+    assert got["vm-ok"]["status"] == "unknown"
+    assert got["vm-ok"]["unknown"] == ["snapshots"]
+    assert got["vm-ok"]["reasons"] == ["snapshot status unknown (no vSnapshot tab)"]
+    got = _statuses(write_fixture(tmp_path / "notools.xlsx", drop=("vTools", "vDisk")))
+    assert got["vm-ok"]["unknown"] == ["rdm", "shared_disk", "tools"]
+    assert got["vm-rdm"]["status"] == "unknown"  # the RDM is in the vDisk tab left out
+
+
+def test_another_target_reads_its_own_os_table(fixture_book: Path) -> None:
+    got = _statuses(fixture_book, "openshift-virtualization-4")
+    # the template VM's OS (Oracle Linux 8) is not in Red Hat's certified list
+    assert got["vm-ok"]["status"] == "unknown"
+    assert "guest_os" in got["vm-ok"]["unknown"]
+    assert got["vm-os"]["status"] == "blocked"
+
+
+# --- waves on a hand-computable plan ------------------------------------------
+
+READY = {"power": "poweredOn", "template": False, "hw_version": 19, "ft": False,
+         "os": "Microsoft Windows Server 2019 (64-bit)", "rdm_disks": 0,
+         "shared_disks": 0, "largest_disk_gib": 500.0, "snapshots": 0,
+         "oldest_snapshot": None, "tools": "toolsOk", "usb_devices": 0}
+
+
+def hand_plan(groups: dict[str, str] | None = None) -> dict:
+    """4 source hosts of 10 cores x 1000 MHz and 100 GiB; 6 VMs of 2 vCPUs at
+    100 % peak (2000 MHz) and 30 GiB, 1000 GiB used each; ceiling 0.5, N+1;
+    target pool P of 3 hosts (2 x 8 cores)."""
+    groups = groups or {}
+    target = {"vm1": "T1", "vm3": "T1", "vm2": "T2", "vm4": "T2", "vm5": "T3", "vm6": "T3"}
+    vms = [{"name": n, "source_host": f"h{(i % 4) + 1}", "source_cluster": "C",
+            "move_group": groups.get(n), "pool": "P", "host": target[n], "used_gib": 1000.0,
+            "redundant_with": ["vm2"] if n == "vm1" else ["vm1"] if n == "vm2" else [],
+            "facts": READY} for i, n in enumerate(sorted(target))]
+    return {
+        "parameters": {"ceiling": 0.5, "failures": 1, "host_memory_reserve_gib": 0.0},
+        "host_model": {"sockets": 2, "cores_per_socket": 8, "mem_gib": 400.0},
+        "summary": {"hosts": 3},
+        "pools": [{"name": "P", "host_count": 3}],
+        "servers": [{"name": v["name"], "vcpus": 2, "cpu_mhz": 1000.0,
+                     "cpu_peak_util": 1.0, "mem_gib": 30.0} for v in vms],
+        "before": {"hosts": [{"name": f"h{i}", "cluster": "C", "cores": 10, "sockets": 1,
+                              "cpu_mhz": 1000.0, "mem_gib": 100.0} for i in range(1, 5)]},
+        "power": {"annual_kwh_before": 10000.0, "annual_kwh_after": 4000.0, "years": 5},
+        "migration": {"target": "vsphere-8", "export_date": "2025-12-17", "vms": vms},
+    }
+
+
+OPTS = WaveOptions(bandwidth_bit_s=10e9, efficiency=0.5, window_h=1.0,
+                   start=dt.date(2027, 1, 1),
+                   blackout=((dt.date(2027, 1, 2), dt.date(2027, 1, 2)),))
+
+
+def test_window_and_wave_count_by_hand() -> None:
+    # 10 Gbit/s / 8 x 0.5 x 3600 s = 2.25e12 B = 2095.48 GiB: two 1000 GiB VMs a wave
+    assert window_gib(OPTS) == pytest.approx(2.25e12 / 2**30)
+    doc = plan_waves(hand_plan(), OPTS)
+    assert [w["vms"] for w in doc["waves"]] == [["vm1", "vm3"], ["vm2", "vm4"],
+                                               ["vm5", "vm6"]]
+    assert [w["hours"] for w in doc["waves"]] == pytest.approx([2000 * 2**30 / 2.25e12] * 3)  # 0.9544 h
+    assert [w["date"] for w in doc["waves"]] == ["2027-01-01", "2027-01-03", "2027-01-04"]
+    # vm1 and vm2 are redundant partners: different waves
+    assert doc["summary"]["waves"] == 3
+
+
+def test_source_keeps_n_plus_k_and_releases_by_hand() -> None:
+    doc = plan_waves(hand_plan(), OPTS)
+    src = [w["source"] for w in doc["waves"]]
+    # 6 VMs: 12000 MHz <= 0.5 x 10000 x (n - 1) -> n = 4 (none released before)
+    # after wave 1, 4 VMs: 8000 MHz -> n - 1 >= 1.6 -> 3 hosts: 1 released
+    # after wave 2, 2 VMs: 4000 MHz -> 2 hosts: 1 released; after wave 3: all 2
+    assert [s["released_hosts"] for s in src] == [["h1"], ["h2"], ["h3", "h4"]]
+    assert [s["released_cores"] for s in src] == [10, 10, 20]
+    assert [s["licence_cores_stopped"] for s in src] == [16, 16, 32]  # 16 per CPU min
+    assert [s["hosts_needed"]["C"] for s in src] == [3, 2, 0]
+    assert all(s["hosts_left"]["C"] >= s["hosts_needed"]["C"] for s in src)
+    tgt = [w["target"] for w in doc["waves"]]
+    # hosts holding moved VMs + 1 spare, at most the pool's 3
+    assert [t["hosts_in_place"]["P"] for t in tgt] == [2, 3, 3]
+    assert [t["new_hosts"] for t in tgt] == [2, 1, 0]
+    assert [t["cores_started"] for t in tgt] == [32, 16, 0]
+
+
+def test_move_groups_max_vms_and_blocked() -> None:
+    doc = plan_waves(hand_plan({"vm5": "g", "vm6": "g", "vm3": "g"}), OPTS)
+    # the 3000 GiB unit goes first (larger), alone and over the window: 2 windows
+    first = doc["waves"][0]
+    assert first["vms"] == ["vm3", "vm5", "vm6"] and first["windows"] == 2
+    assert first["date"] == "2027-01-01" and first["end_date"] == "2027-01-03"
+    assert any(w["code"] == "waves_over_window" for w in doc["warnings"])
+    one = plan_waves(hand_plan(), WaveOptions(**{**OPTS.__dict__, "max_vms": 1}))
+    assert one["summary"]["waves"] == 6
+    plan = hand_plan()
+    plan["migration"]["vms"][0]["facts"] = {**READY, "rdm_disks": 1}
+    doc = plan_waves(plan, OPTS)
+    assert doc["not_scheduled"][0]["name"] == "vm1"
+    # vm1 stays on the source: its cluster keeps k + 1 = 2 hosts to the end
+    assert doc["waves"][-1]["source"]["hosts_left"]["C"] == 2
+
+
+def test_carbon_by_hand() -> None:
+    c = carbon(hand_plan(), gco2_kwh=500.0, years=5)
+    assert c["operational_kgco2e_before"] == pytest.approx(5000.0)  # 10000 x 0.5
+    assert c["operational_kgco2e_after"] == pytest.approx(2000.0)
+    # 1000 + 100 (2nd CPU) + 533/384 x (400 - 16) GiB = 1633 kg per host, 3 hosts
+    assert c["embodied_kgco2e_per_host"] == pytest.approx(1000 + 100 + 533 / 384 * 384)
+    assert c["embodied_kgco2e"] == pytest.approx(3 * 1633.0)
+    assert c["embodied_kgco2e_per_year"] == pytest.approx(3 * 1633.0 / 5)
+    assert c["net_saving_kgco2e_per_year"] == pytest.approx(3000 - 3 * 1633.0 / 5)
+    assert c["payback_year"] == 2  # 4899 / 3000
+    assert carbon(hand_plan(), region="germany")["grid_gco2_kwh"] == 381.0
+
+
+runner = CliRunner()
+
+
+def test_cli_plan_then_waves(fixture_book: Path, tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    r = runner.invoke(app, ["plan", str(fixture_book), "-o", str(plan)])
+    assert r.exit_code == 0, r.output
+    mig = json.loads(plan.read_text())["migration"]
+    assert mig["readiness"]["counts"]["blocked"] == 3
+    outs = [tmp_path / f"w.{s}" for s in ("json", "html", "xlsx")]
+    args = ["waves", str(plan), "--bandwidth", "10Gbit/s", "--efficiency", "0.55",
+            "--window", "8h", "--start", "2027-01-11", "--grid-gco2-kwh", "400",
+            *[a for o in outs for a in ("-o", str(o))]]
+    r = runner.invoke(app, args, env={"COLUMNS": "250"})
+    assert r.exit_code == 0, r.output
+    assert "Readiness on vsphere-8: 1 ready, 4 needs work, 3 blocked" in r.output
+    first = outs[0].read_bytes()
+    assert runner.invoke(app, args).exit_code == 0
+    assert outs[0].read_bytes() == first  # deterministic
+    assert "<svg" in outs[1].read_text() and "Gantt" in outs[1].read_text()
+    assert "Gantt" in openpyxl.load_workbook(outs[2]).sheetnames
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--bandwidth", "fast"], "--bandwidth: expected e.g. 10Gbit/s"),
+    (["--window", "0h"], "--window: expected a positive duration"),
+    (["--efficiency", "1.5"], "--efficiency: expected a share in (0, 1]"),
+    (["--blackout", "2027-13-01"], "--blackout: expected a date YYYY-MM-DD"),
+    (["--grid-region", "Atlantis"], "--grid-region: expected one of"),
+    (["--target", "hyperv"], "--target: expected one of"),
+])
+def test_waves_errors_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    plan = tmp_path / "p.json"
+    plan.write_text(json.dumps(hand_plan()))
+    base = {"--bandwidth": "1Gbit/s", "--window": "8h"}
+    for k, v in zip(args[::2], args[1::2], strict=True):
+        base[k] = v
+    r = runner.invoke(app, ["waves", str(plan), *[x for kv in base.items() for x in kv]])
+    assert r.exit_code == 2
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and message in lines[0], r.output
+
+
+def test_a_plan_without_migration_section_is_one_line(tmp_path: Path) -> None:
+    plan = tmp_path / "p.json"
+    plan.write_text("{}")
+    r = runner.invoke(app, ["waves", str(plan), "--bandwidth", "1Gbit/s", "--window", "8h"])
+    assert r.exit_code == 2
+    assert "expected a 'migration' section" in r.output
