@@ -79,6 +79,7 @@ from pathlib import Path
 from typing import Any
 
 from vsizer.inventory._build import ProblemLog, ServerRecord, clean_text, finish
+from vsizer.inventory._rvtools_facts import export_date, vm_facts, zombie_files
 from vsizer.inventory._rvtools_hosts import (
     HostIndex,
     HostMatch,
@@ -91,11 +92,9 @@ from vsizer.inventory._rvtools_hosts import (
 from vsizer.inventory._rvtools_names import index as _index
 from vsizer.inventory._rvtools_names import vinfo_names, vm_keys, warn_not_in_tabs
 from vsizer.inventory._rvtools_power import PowerState, power_state, warn_power_states
-from vsizer.inventory._rvtools_facts import export_date, vm_facts, zombie_files
-from vsizer.inventory._rvtools_sheets import EXTRA_SHEETS, SHEETS
+from vsizer.inventory._rvtools_sheets import EXTRA_SHEETS, SHEETS, read_sheets
 from vsizer.inventory._rvtools_sheets import Sheet as _Sheet
 from vsizer.inventory._rvtools_sheets import key as _key
-from vsizer.inventory._rvtools_sheets import read_sheets
 from vsizer.inventory._rvtools_storage import UsedDisk
 from vsizer.inventory.model import Inventory
 from vsizer.quality import QualityReport

@@ -24,7 +24,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from vsizer.catalogs.migration_data import EMBODIED_SOURCE, embodied_kgco2e, grid_intensity
+from vsizer.catalogs.migration_data import (
+    EMBODIED_SOURCE,
+    embodied_kgco2e,
+    grid_intensity,
+)
 from vsizer.errors import ConfigError
 
 __all__ = ["carbon"]

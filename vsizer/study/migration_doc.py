@@ -52,7 +52,7 @@ def migration_doc(plan: ConsolidationPlan) -> dict[str, Any] | None:
     ready = readiness(facts, names, target, export)
     status = {v["name"]: v for v in ready["vms"]}
     vm_hosts: dict[str, str] = meta.get("vm_hosts") or {}
-    rows = plan.servers.to_dict("records")
+    rows: list[dict[str, Any]] = plan.servers.to_dict("records")  # type: ignore[assignment]
     vms = [_vm(r, facts.get(str(r["name"]), {}), status[str(r["name"])], vm_hosts)
            for r in rows]
     rs = rightsizing_doc(plan.rightsizing) or {}

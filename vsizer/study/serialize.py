@@ -23,9 +23,9 @@ from vsizer.study._growth_doc import growth_section
 from vsizer.study._pools import CURVE_POINTS, pool_doc
 from vsizer.study.config import Rules
 from vsizer.study.economics import Economics, TargetCheck
+from vsizer.study.migration_doc import migration_doc  # issue 30
 from vsizer.study.ranking import choice_doc  # issue 16 (tco)
 from vsizer.study.rightsizing import rightsizing_doc
-from vsizer.study.migration_doc import migration_doc  # issue 30
 from vsizer.study.tco import tco_doc  # issue 16 (tco)
 
 if TYPE_CHECKING:

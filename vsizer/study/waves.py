@@ -138,7 +138,8 @@ def _failures(doc: dict[str, Any]) -> int:
 def _ready_vms(
     mig: dict[str, Any], target: str, cap: float
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    vms, blocked = [], []
+    vms: list[dict[str, Any]] = []
+    blocked: list[dict[str, Any]] = []
     export = mig.get("export_date")
     for v in mig["vms"]:
         r = vm_readiness(v.get("facts") or {}, target, export, cap) if v.get(
