@@ -295,3 +295,50 @@ def test_a_plan_without_migration_section_is_one_line(tmp_path: Path) -> None:
     r = runner.invoke(app, ["waves", str(plan), "--bandwidth", "1Gbit/s", "--window", "8h"])
     assert r.exit_code == 2
     assert "expected a 'migration' section" in r.output
+
+
+def test_a_move_group_splits_at_redundant_partners_and_holds_with_a_blocked_vm() -> None:
+    # vm1 and vm2 (partners) share move group g with vm3: g splits as {vm1, vm3}, {vm2}
+    doc = plan_waves(hand_plan({"vm1": "g", "vm2": "g", "vm3": "g"}), OPTS)
+    wave = {v["name"]: v["wave"] for v in doc["vms"]}
+    assert wave["vm1"] == wave["vm3"] != wave["vm2"]
+    plan = hand_plan({"vm5": "g", "vm6": "g"})
+    plan["migration"]["vms"][4]["facts"] = {**READY, "ft": True}  # vm5 blocked
+    doc = plan_waves(plan, OPTS)
+    held = {v["name"]: v for v in doc["not_scheduled"]}
+    assert held["vm5"]["reasons"] == ["fault tolerance on: turn it off to migrate"]
+    assert held["vm6"]["reasons"] == [
+        "held back: its move group or dependency has blocked VM(s) vm5"]
+
+
+SAMPLE = Path(__file__).parents[1] / "vsizer" / "data" / "samples" / "rvtools_export.xlsx"
+
+
+@pytest.mark.skipif(not SAMPLE.exists(), reason="shipped RVTools sample not merged yet")
+def test_waves_on_the_shipped_rvtools_sample(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    assert runner.invoke(app, ["plan", str(SAMPLE), "-q", "-o", str(plan)]).exit_code == 0
+    red = tmp_path / "redundant.csv"
+    red.write_text("a,b\nmail01,mail02\nweb01,web02\n", encoding="utf-8")
+    out = tmp_path / "waves.json"
+    r = runner.invoke(app, ["waves", str(plan), "--bandwidth", "1Gbit/s", "--efficiency",
+                            "0.55", "--window", "8h", "--start", "2027-01-11",
+                            "--redundant", str(red), "--grid-region", "Germany",
+                            "-q", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())
+    status = {v["name"]: v for v in doc["vms"]}
+    assert status["sqlclu01"]["status"] == "blocked"  # RDM, physical mode
+    assert status["orarac01"]["status"] == "blocked"  # multi-writer disk
+    assert status["fax01"]["status"] == "blocked"  # Windows Server 2003
+    assert "1 snapshot(s), oldest 400 days: consolidate first" in status[
+        "crm-app01"]["reasons"]
+    assert status["mon01"]["reasons"] == ["VMware Tools toolsNotRunning"]
+    assert status["lic01"]["reasons"] == ["1 USB device(s) attached: detach or re-map"]
+    # 12 TiB disk > 1 Gbit/s x 0.55 x 8 h = 1844 GiB
+    assert any(r.startswith("largest disk 12,288 GiB") for r in status["fs01"]["reasons"])
+    assert status["mail01"]["wave"] != status["mail02"]["wave"]
+    for w in doc["waves"]:
+        for c, n in w["source"]["hosts_left"].items():
+            assert n >= w["source"]["hosts_needed"][c]
+    assert doc["carbon"]["grid_gco2_kwh"] == 381.0

@@ -37,6 +37,9 @@ def waves(
     dependencies: Annotated[Path | None, typer.Option(
         "--dependencies", help="CSV of server pairs that move together (two columns, "
         "a header row).")] = None,
+    redundant: Annotated[Path | None, typer.Option(
+        "--redundant", help="CSV of redundant server pairs (anti-affinity) to put in "
+        "different waves (two columns, a header row).")] = None,
     target: Annotated[str | None, typer.Option(
         "--target", help="Target platform for readiness: vsphere-8 (default, the current "
         "host) or openshift-virtualization-4.")] = None,
@@ -69,7 +72,8 @@ def waves(
     try:
         doc = run_waves(plan, bandwidth=bandwidth, window=window, efficiency=efficiency,
                         start=start, max_vms=max_vms, blackout=blackout or [],
-                        dependencies=dependencies, target=target, order=order,
+                        dependencies=dependencies, redundant=redundant, target=target,
+                        order=order,
                         carbon_opts=(grid_gco2_kwh, grid_region, years),
                         output=output or [])
         if not quiet:
@@ -90,7 +94,7 @@ def waves(
 def run_waves(
     plan: Path, *, bandwidth: str, window: str, efficiency: float | None,
     start: str | None, max_vms: int | None, blackout: list[str],
-    dependencies: Path | None, target: str | None, order: str,
+    dependencies: Path | None, redundant: Path | None, target: str | None, order: str,
     carbon_opts: tuple[float | None, str | None, int | None], output: list[Path],
 ) -> dict[str, Any]:
     """Check the arguments, read the plan, compute the document."""
@@ -104,7 +108,8 @@ def run_waves(
                            ".xlsx or .html." for p in bad])
     for path in output:
         check_output_path(path)
-    check_not_input(output, {"the plan JSON": [plan], "the --dependencies file": [dependencies]})
+    check_not_input(output, {"the plan JSON": [plan], "the --dependencies file": [dependencies],
+                             "the --redundant file": [redundant]})
     notes = []
     if efficiency is None:
         efficiency = _DEFAULT_EFFICIENCY
@@ -119,7 +124,8 @@ def run_waves(
         bandwidth_bit_s=parse_bandwidth(bandwidth), efficiency=efficiency,
         window_h=parse_hours(window), start=_date(start, "--start") if start else None,
         max_vms=max_vms, blackout=tuple(_range(b) for b in blackout),
-        dependencies=_pairs(dependencies) if dependencies else (), target=target,
+        dependencies=_pairs(dependencies) if dependencies else (),
+        redundant=_pairs(redundant) if redundant else (), target=target,
         order=order, notes=notes)
     doc = _read_plan(plan)
     result = plan_waves(doc, opts)
@@ -131,8 +137,9 @@ def run_waves(
     else:
         result["warnings"].append({"code": "carbon_not_computed", "count": 1, "message":
                                    "no --grid-gco2-kwh or --grid-region: carbon not computed"})
-    result = {"inputs": {"plan": plan.name, "dependencies":
-                         dependencies.name if dependencies else None}, **result}
+    result = {"inputs": {"plan": plan.name,
+                         "dependencies": dependencies.name if dependencies else None,
+                         "redundant": redundant.name if redundant else None}, **result}
     return deep_jsonable(result)
 
 

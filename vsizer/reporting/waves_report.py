@@ -8,6 +8,7 @@ escaped in HTML and neutralized in Excel (:func:`vsizer.reporting.safe.excel_saf
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ def summary_lines(doc: dict[str, Any]) -> list[str]:
         f"Window: {p['bandwidth_gbit_s']:g} Gbit/s x {p['efficiency']:g} x "
         f"{p['window_h']:g} h = {p['window_gib']:,.0f} GiB per wave",
         f"Waves: {s['waves']} ({s['vms_scheduled']} VMs, {s['data_gib']:,.0f} GiB, "
-        f"{s['hours']:,.1f} h); not scheduled (blocked): {s['vms_not_scheduled']}",
+        f"{s['hours']:,.1f} h); not scheduled (blocked or held with a blocked VM): {s['vms_not_scheduled']}",
     ]
     for w in doc["waves"]:
         src, tgt = w["source"], w["target"]
@@ -73,8 +74,13 @@ def _gantt_svg(waves: list[dict[str, Any]]) -> str:
         return "<p>No wave.</p>"
     dated = all(w.get("date") for w in waves)
     spans, t = [], 0.0
-    for i, w in enumerate(waves):
-        start, length = (float(i), 1.0) if dated else (t, float(w["hours"] or 0.0))
+    first = dt.date.fromisoformat(waves[0]["date"]) if dated else None
+    for w in waves:
+        if first is not None:
+            a, b = (dt.date.fromisoformat(w[k]) for k in ("date", "end_date"))
+            start, length = float((a - first).days), float((b - a).days + 1)
+        else:
+            start, length = t, float(w["hours"] or 0.0)
         spans.append((start, max(length, 1e-6)))
         t += float(w["hours"] or 0.0)
     total = max(s + length for s, length in spans) or 1.0

@@ -2,7 +2,10 @@
 
 **Move units.** VMs kept together: one RVTools vApp or folder (the plan's
 ``migration.vms[].move_group``), and the server pairs of a dependency CSV
-(joined transitively). Blocked VMs (readiness) are not scheduled.
+(joined transitively). A move group holding redundant partners is split so that they
+land in different waves. Blocked VMs (readiness) are not scheduled, nor the
+other VMs of their unit (held back). Redundant partners: the plan's
+``redundant_with`` and the pairs of ``--redundant``.
 
 **Waves.** One wave moves at most the data of one window::
 
@@ -67,6 +70,7 @@ class WaveOptions:
     max_vms: int | None = None
     blackout: tuple[tuple[dt.date, dt.date], ...] = ()
     dependencies: tuple[tuple[str, str], ...] = ()
+    redundant: tuple[tuple[str, str], ...] = ()
     target: str | None = None
     order: str = "low-risk-first"
     notes: list[str] = field(default_factory=list)
@@ -96,8 +100,12 @@ def plan_waves(doc: dict[str, Any], opts: WaveOptions) -> dict[str, Any]:
     cap = window_gib(opts)
     target = opts.target or mig.get("target") or "vsphere-8"
     vms, blocked = _ready_vms(mig, target, cap)
-    units = _units(vms, opts.dependencies, warnings)
+    _add_partners(vms + blocked, opts.redundant)
+    units, held = _hold(_units(vms + blocked, opts.dependencies, warnings))
+    vms = [v for u in units for v in u]
+    blocked += held
     waves = _pack(units, cap, opts, warnings)
+    _left_behind(mig.get("hygiene") or {}, warnings)
     _dates(waves, opts)
     by_name = {v["name"]: v for v in vms}
     _source_release(doc, waves, vms + blocked, warnings)  # blocked VMs stay on the source
@@ -116,7 +124,9 @@ def plan_waves(doc: dict[str, Any], opts: WaveOptions) -> dict[str, Any]:
         "readiness": {"target": target, "counts": counts},
         "summary": _summary(waves, blocked),
         "waves": waves,
-        "not_scheduled": [{"name": v["name"], "reasons": v["reasons"]} for v in blocked],
+        "not_scheduled": [{"name": v["name"], "status": v["status"],
+                           "reasons": v.get("held") or v["reasons"]}
+                          for v in sorted(blocked, key=lambda x: x["name"])],
         "vms": [{k: v[k] for k in ("name", "status", "reasons", "unknown", "wave")}
                 for v in sorted(vms + blocked, key=lambda x: x["name"])],
         "warnings": warnings + [{"code": n[0], "count": 1, "message": n[1]}
@@ -168,23 +178,69 @@ def _units(
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
 
-    first: dict[str, str] = {}
+    # a move group splits where it holds redundant partners (they go in different
+    # waves): each member joins the group's first part holding none of its partners
+    parts: dict[str, list[set[str]]] = {}
     for v in vms:
         g = v.get("move_group")
-        if g:
-            union(first.setdefault(g, v["name"]), v["name"])
+        if not g:
+            continue
+        mine = set(v.get("redundant_with") or [])
+        part = next((p for p in parts.setdefault(g, []) if not p & mine), None)
+        if part is None:
+            part = set()
+            parts[g].append(part)
+        if part:
+            union(min(part), v["name"])
+        part.add(v["name"])
     skipped = [f"{a}-{b}" for a, b in deps if a not in parent or b not in parent]
     for a, b in deps:
         if a in parent and b in parent:
             union(a, b)
     if skipped:
         warnings.append({"code": "waves_dependency_not_scheduled", "count": len(skipped),
-                         "message": "dependency pairs with a VM not scheduled (blocked or "
-                                    "not in the plan): " + ", ".join(skipped[:5])})
+                         "message": "dependency pairs naming a VM the plan does not move "
+                                    "(excluded or unknown): " + ", ".join(skipped[:5])})
     groups: dict[str, list[dict[str, Any]]] = {}
     for v in vms:
         groups.setdefault(find(v["name"]), []).append(v)
     return [sorted(g, key=lambda x: x["name"]) for _, g in sorted(groups.items())]
+
+
+def _add_partners(vms: list[dict[str, Any]], pairs: tuple[tuple[str, str], ...]) -> None:
+    """Add the ``--redundant`` pairs to each VM's ``redundant_with`` (both ways)."""
+    by = {v["name"]: v for v in vms}
+    for a, b in pairs:
+        for x, y in ((a, b), (b, a)):
+            if x in by and y not in (by[x].get("redundant_with") or []):
+                by[x]["redundant_with"] = [*(by[x].get("redundant_with") or []), y]
+
+
+def _left_behind(hyg: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
+    n = sum(int((hyg.get(k) or {}).get("count") or 0) for k in ("powered_off", "templates"))
+    if n:
+        warnings.append({"code": "waves_not_planned_vms_left", "count": n, "message":
+                         f"{n} powered-off VMs and templates are not planned, so not moved "
+                         "(see hygiene): delete or move them before their hosts go"})
+
+
+def _hold(
+    units: list[list[dict[str, Any]]],
+) -> tuple[list[list[dict[str, Any]]], list[dict[str, Any]]]:
+    """Units without a blocked VM, and the other VMs of units with one (held back:
+    a move group or dependency moves together or not at all)."""
+    keep, held = [], []
+    for u in units:
+        stuck = sorted(v["name"] for v in u if v["status"] == "blocked")
+        if not stuck:
+            keep.append(u)
+            continue
+        for v in u:
+            if v["status"] != "blocked":
+                v["held"] = [f"held back: its move group or dependency has blocked "
+                             f"VM(s) {', '.join(stuck)}"]
+                held.append(v)
+    return keep, held
 
 
 def _data(v: dict[str, Any], warned: list[str]) -> float:
