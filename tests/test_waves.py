@@ -251,10 +251,17 @@ runner = CliRunner()
 
 def test_cli_plan_then_waves(fixture_book: Path, tmp_path: Path) -> None:
     plan = tmp_path / "plan.json"
-    r = runner.invoke(app, ["plan", str(fixture_book), "-o", str(plan)])
+    r = runner.invoke(app, ["plan", str(fixture_book), "-o", str(plan), "-o",
+                            str(tmp_path / "plan.xlsx"), "-o", str(tmp_path / "plan.html")],
+                      env={"COLUMNS": "250"})
     assert r.exit_code == 0, r.output
     mig = json.loads(plan.read_text())["migration"]
-    assert mig["readiness"]["counts"]["blocked"] == 3
+    assert mig["readiness"]["counts"] == {"ready": 1, "needs work": 4, "blocked": 3,
+                                          "unknown": 0}
+    assert "Readiness on vsphere-8: 1 ready, 4 needs work, 3 blocked, 0 unknown" in r.output
+    ws = openpyxl.load_workbook(tmp_path / "plan.xlsx")["Readiness"]
+    assert any(c.value == "vm-rdm" for row in ws.iter_rows() for c in row)
+    assert "Migration readiness and hygiene" in (tmp_path / "plan.html").read_text()
     outs = [tmp_path / f"w.{s}" for s in ("json", "html", "xlsx")]
     args = ["waves", str(plan), "--bandwidth", "10Gbit/s", "--efficiency", "0.55",
             "--window", "8h", "--start", "2027-01-11", "--grid-gco2-kwh", "400",

@@ -43,6 +43,7 @@ from vsizer.reporting._html_summary import (
     summary_section,
     verdict,
 )
+from vsizer.reporting._migration_report import migration_html
 from vsizer.reporting._plan_view import (
     check_plan,
     failover_scenarios,
@@ -511,6 +512,7 @@ OPTIONAL_SECTIONS: dict[
     "growth": ("power", "section_growth", growth_html),
     "choice": ("predictions", "section_choice", lambda page, plan, t: (
         choice_section(page, plan, t) if has_choice(plan) else "")),
+    "migration": ("failover", "section_migration", migration_html),  # issue 30
 }
 
 
