@@ -27,6 +27,7 @@ def run(*args: str):
         ["catalog", "list"],
         ["catalog", "import-spec"],
         ["catalog", "import-specpower"],
+        ["waves"],
     ],
 )
 def test_every_command_has_help_with_an_example(cmd):
