@@ -349,3 +349,26 @@ def test_waves_on_the_shipped_rvtools_sample(tmp_path: Path) -> None:
         for c, n in w["source"]["hosts_left"].items():
             assert n >= w["source"]["hosts_needed"][c]
     assert doc["carbon"]["grid_gco2_kwh"] == 381.0
+
+
+def test_a_target_without_an_os_table_is_unknown_not_an_error(fixture_book: Path) -> None:
+    got = _statuses(fixture_book, "proxmox-ve-8")
+    assert got["vm-ok"]["status"] == "unknown"
+    assert got["vm-ok"]["reasons"] == ["guest OS support on proxmox-ve-8 unknown: no table"]
+
+
+def test_user_strings_are_escaped_and_neutralized(tmp_path: Path) -> None:
+    plan = hand_plan()
+    plan["migration"]["vms"][0]["name"] = "<script>x</script>"
+    plan["migration"]["vms"][1]["name"] = "=HYPERLINK(\"http://x\")"
+    p = tmp_path / "p.json"
+    p.write_text(json.dumps(plan))
+    outs = [tmp_path / "w.html", tmp_path / "w.xlsx"]
+    r = runner.invoke(app, ["waves", str(p), "--bandwidth", "1Gbit/s", "--window", "8h",
+                            "-q", *[a for o in outs for a in ("-o", str(o))]])
+    assert r.exit_code == 0, r.output
+    page = outs[0].read_text()
+    assert "<script>x" not in page and "&lt;script&gt;x&lt;/script&gt;" in page
+    cells = [c.value for ws in openpyxl.load_workbook(outs[1]) for row in ws.iter_rows()
+             for c in row if isinstance(c.value, str) and "HYPERLINK" in c.value]
+    assert cells and all(not v.startswith("=") for v in cells)

@@ -118,6 +118,11 @@ def run_waves(
         raise ConfigError(f"--efficiency: expected a share in (0, 1]; found {efficiency}")
     if max_vms is not None and max_vms < 1:
         raise ConfigError(f"--max-vms: expected a whole number >= 1; found {max_vms}")
+    from vsizer.catalogs.migration_data import os_targets
+
+    if target is not None and target.strip().casefold() not in os_targets():
+        raise ConfigError(f"--target: expected one of {', '.join(os_targets())} (guest OS "
+                          f"support table); found '{target}'")
     if order not in ("low-risk-first", "high-risk-first"):
         raise ConfigError(f"--order: expected low-risk-first or high-risk-first; found '{order}'")
     opts = WaveOptions(
@@ -125,7 +130,8 @@ def run_waves(
         window_h=parse_hours(window), start=_date(start, "--start") if start else None,
         max_vms=max_vms, blackout=tuple(_range(b) for b in blackout),
         dependencies=_pairs(dependencies) if dependencies else (),
-        redundant=_pairs(redundant) if redundant else (), target=target,
+        redundant=_pairs(redundant) if redundant else (),
+        target=target.strip().casefold() if target else None,
         order=order, notes=notes)
     doc = _read_plan(plan)
     result = plan_waves(doc, opts)

@@ -16,7 +16,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from vsizer._jsonable import jsonable
-from vsizer.catalogs.migration_data import DEFAULT_TARGET
+from vsizer.catalogs.migration_data import DEFAULT_TARGET, os_targets
 from vsizer.study.readiness import HW_MIN, SNAPSHOT_MAX_DAYS, hygiene, readiness
 from vsizer.study.rightsizing import rightsizing_doc
 
@@ -46,9 +46,14 @@ def migration_doc(plan: ConsolidationPlan) -> dict[str, Any] | None:
     facts: dict[str, dict[str, Any]] | None = meta.get("vm_facts")
     if facts is None:
         return None
-    target = str(getattr(plan.rules, "target", None) or DEFAULT_TARGET)
+    target = _target_name(getattr(plan.rules, "target", None))
     export = meta.get("export_date")
     names = plan.servers["name"].astype(str).tolist()
+    warnings = migration_warnings()
+    if target not in os_targets():  # a target profile without a guest OS table
+        warnings.append({"code": "readiness_no_os_table", "count": 1, "message":
+                         f"no guest OS support table for target '{target}': guest OS "
+                         f"support unknown (tables: {', '.join(os_targets())})"})
     ready = readiness(facts, names, target, export)
     status = {v["name"]: v for v in ready["vms"]}
     vm_hosts: dict[str, str] = meta.get("vm_hosts") or {}
@@ -61,13 +66,22 @@ def migration_doc(plan: ConsolidationPlan) -> dict[str, Any] | None:
         "export_date": export,
         "readiness": {k: v for k, v in ready.items() if k != "vms"},
         "hygiene": hygiene(facts, export, meta.get("zombie_files"), rs.get("vms") or []),
-        "warnings": migration_warnings(),
+        "warnings": warnings,
         "vms": vms,
     })
 
 
 #: vCenter's default VM folders: no move group (vsizer.inventory.rvtools does the same).
 _NO_FOLDER = frozenset({"vm", "discovered virtual machine"})
+
+
+def _target_name(target: Any) -> str:
+    """The plan's target as a name (a string, or a profile's ``name``), else the
+    current host's hypervisor."""
+    if isinstance(target, str) and target.strip():
+        return target.strip().casefold()
+    name = getattr(target, "name", None)
+    return str(name).casefold() if name else DEFAULT_TARGET
 
 
 def deep_jsonable(x: Any) -> Any:

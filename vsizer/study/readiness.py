@@ -50,7 +50,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from vsizer.catalogs.migration_data import DEFAULT_TARGET, guest_os_support
+from vsizer.catalogs.migration_data import DEFAULT_TARGET, guest_os_support, os_targets
 
 __all__ = [
     "HW_MIN",
@@ -131,6 +131,9 @@ def _disk_checks(facts: dict[str, Any], add: Any, window_gib: float | None) -> N
 
 
 def _os_check(os_name: str | None, target: str, add: Any) -> None:
+    if target.strip().casefold() not in os_targets():  # a profile without an OS table
+        add("unknown", "guest_os", f"guest OS support on {target} unknown: no table")
+        return
     support = guest_os_support(target, os_name)
     if support.level == "unsupported":
         add("blocked", "guest_os", f"guest OS '{os_name}' not supported on {target}")
