@@ -372,3 +372,33 @@ def test_user_strings_are_escaped_and_neutralized(tmp_path: Path) -> None:
     cells = [c.value for ws in openpyxl.load_workbook(outs[1]) for row in ws.iter_rows()
              for c in row if isinstance(c.value, str) and "HYPERLINK" in c.value]
     assert cells and all(not v.startswith("=") for v in cells)
+
+
+def test_hygiene_by_hand() -> None:
+    from vsizer.study.readiness import hygiene
+
+    facts = {
+        "off": {"power": "poweredOff", "template": False, "provisioned_gib": 100.0},
+        "tmpl": {"power": "poweredOff", "template": True, "provisioned_gib": 50.0},
+        "snap": {"power": "poweredOn", "snapshots": 2, "oldest_snapshot": "2025-01-01",
+                 "snapshot_gib": 5.0},
+        "fresh": {"power": "poweredOn", "snapshots": 1, "oldest_snapshot": "2025-01-09",
+                  "snapshot_gib": 1.0},
+        "fat": {"power": "poweredOn", "provisioned_gib": 200.0, "in_use_gib": 20.0},
+    }
+    rs = [{"name": "big", "vcpus": 8, "vcpus_recommended": 2, "mem_gib": 32.0,
+           "mem_gib_recommended": 30.0},
+          {"name": "fine", "vcpus": 4, "vcpus_recommended": 3, "mem_gib": 8.0,
+           "mem_gib_recommended": 6.0}]
+    h = hygiene(facts, "2025-01-11", ["[ds1] old/old.vmdk"], rs)
+    assert (h["powered_off"]["count"], h["powered_off"]["provisioned_gib"]) == (1, 100.0)
+    assert (h["templates"]["count"], h["templates"]["provisioned_gib"]) == (1, 50.0)
+    # 10 days > 3; the 2-day one is not old
+    assert h["old_snapshots"]["vms"] == [{"name": "snap", "snapshots": 2, "oldest_days": 10}]
+    assert h["old_snapshots"]["snapshot_gib"] == 5.0
+    assert (h["oversized_disks"]["vms"], h["oversized_disks"]["returnable_gib"]) == (
+        ["fat"], 180.0)
+    assert h["orphaned_files"]["count"] == 1
+    # 'big' frees 6 of 8 vCPUs (>= half); 'fine' frees 1 of 4 and 2 of 8 GiB
+    assert (h["oversized"]["vms"], h["oversized"]["vcpus_freed"],
+            h["oversized"]["mem_gib_freed"]) == (["big"], 6, 2.0)

@@ -47,6 +47,8 @@ def summary_lines(doc: dict[str, Any]) -> list[str]:
             f"templates, {h['old_snapshots']['count']} VMs with old snapshots "
             f"({h['old_snapshots']['snapshot_gib']:,.0f} GiB), "
             f"{(h.get('orphaned_files') or {}).get('count', 'unknown')} orphaned files, "
+            f"{h['oversized_disks']['count']} oversized disks "
+            f"({h['oversized_disks']['returnable_gib']:,.0f} GiB), "
             f"{h['oversized']['count']} oversized VMs")
     cb = doc.get("carbon")
     if cb:
@@ -158,6 +160,9 @@ def _sections(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]
              [v["name"] for v in h["old_snapshots"]["vms"]]],
             ["orphaned (zombie) files", (h.get("orphaned_files") or {}).get("count"),
              "size not in the export", (h.get("orphaned_files") or {}).get("files")],
+            ["oversized disks (" + h["oversized_disks"]["rule"] + ")",
+             h["oversized_disks"]["count"],
+             f"{h['oversized_disks']['returnable_gib']:,.1f} GiB", h["oversized_disks"]["vms"]],
             ["oversized VMs (right-sizing frees half)", h["oversized"]["count"],
              f"{h['oversized']['vcpus_freed']} vCPUs, "
              f"{h['oversized']['mem_gib_freed']:,.1f} GiB", h["oversized"]["vms"]],

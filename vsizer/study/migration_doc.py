@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 from vsizer._jsonable import jsonable
 from vsizer.catalogs.migration_data import DEFAULT_TARGET, os_targets
-from vsizer.study.readiness import HW_MIN, SNAPSHOT_MAX_DAYS, hygiene, readiness
+from vsizer.study.readiness import (
+    DISK_MIN_GIB,
+    DISK_USED_MAX,
+    HW_MIN,
+    SNAPSHOT_MAX_DAYS,
+    hygiene,
+    readiness,
+)
 from vsizer.study.rightsizing import rightsizing_doc
 
 if TYPE_CHECKING:
@@ -35,6 +42,9 @@ def migration_warnings() -> list[dict[str, Any]]:
         {"code": "readiness_snapshot_age_chosen", "count": 1,
          "message": f"old snapshot: older than {SNAPSHOT_MAX_DAYS} days (72 hours, "
                     "Broadcom KB 318825 snapshot best practices), a chosen threshold"},
+        {"code": "hygiene_oversized_disk_chosen", "count": 1,
+         "message": f"oversized disks: provisioned >= {DISK_MIN_GIB:g} GiB and in use < "
+                    f"{DISK_USED_MAX:.0%} of it, a chosen threshold"},
         {"code": "readiness_passthrough_not_checked", "count": 1,
          "message": "PCI passthrough and vGPU are not in an RVTools export: not checked"},
     ]

@@ -53,6 +53,8 @@ from typing import Any
 from vsizer.catalogs.migration_data import DEFAULT_TARGET, guest_os_support, os_targets
 
 __all__ = [
+    "DISK_MIN_GIB",
+    "DISK_USED_MAX",
     "HW_MIN",
     "NOT_CHECKED",
     "SNAPSHOT_MAX_DAYS",
@@ -64,6 +66,9 @@ __all__ = [
 
 HW_MIN = 11
 SNAPSHOT_MAX_DAYS = 3
+#: Oversized disks: a VM of at least this many provisioned GiB that uses less
+#: than :data:`DISK_USED_MAX` of it (chosen, warned).
+DISK_MIN_GIB, DISK_USED_MAX = 100.0, 0.25
 STATUSES = ("ready", "needs work", "blocked", "unknown")
 NOT_CHECKED = (
     "PCI passthrough and vGPU devices: an RVTools export does not list them; "
@@ -201,6 +206,7 @@ def hygiene(
     old = [(n, f, a) for n, f in facts.items()
            if (a := snapshot_age_days(f, export_date)) is not None and a > SNAPSHOT_MAX_DAYS]
     over = [r for r in rightsized if _halved(r)]
+    big = [(n, f) for n, f in facts.items() if _oversized_disk(f)]
 
     def gib(rows: list[Any], key: str) -> float:
         return round(sum((r[1].get(key) or 0.0) for r in rows), 3)
@@ -220,6 +226,14 @@ def hygiene(
             "count": len(zombies), "gib": None, "files": zombies,
             "note": "vHealth 'zombie' files: on a datastore, in no VM; sizes are not in "
                     "the export"},
+        "oversized_disks": {
+            "count": len(big),
+            "returnable_gib": round(sum(f["provisioned_gib"] - f["in_use_gib"]
+                                        for _, f in big), 3),
+            "rule": f"provisioned >= {DISK_MIN_GIB:g} GiB and in use < "
+                    f"{DISK_USED_MAX:.0%} of it (returnable if thick-provisioned)",
+            "vms": sorted(n for n, _ in big),
+        },
         "oversized": {
             "count": len(over),
             "vcpus_freed": int(sum(_freed(r, "vcpus") for r in over)),
@@ -228,6 +242,12 @@ def hygiene(
             "vms": sorted(str(r.get("name")) for r in over),
         },
     }
+
+
+def _oversized_disk(f: dict[str, Any]) -> bool:
+    prov, used = f.get("provisioned_gib"), f.get("in_use_gib")
+    return (prov is not None and used is not None and prov >= DISK_MIN_GIB
+            and used < DISK_USED_MAX * prov)
 
 
 def _freed(row: dict[str, Any], key: str) -> float:
