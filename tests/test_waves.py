@@ -151,7 +151,7 @@ def test_another_target_reads_its_own_os_table(fixture_book: Path) -> None:
 
 # --- waves on a hand-computable plan ------------------------------------------
 
-READY = {"power": "poweredOn", "template": False, "hw_version": 19, "ft": False,
+READY = {"power": "on", "template": False, "hw_version": 19, "ft": False,
          "os": "Microsoft Windows Server 2019 (64-bit)", "rdm_disks": 0,
          "shared_disks": 0, "largest_disk_gib": 500.0, "snapshots": 0,
          "oldest_snapshot": None, "tools": "toolsOk", "usb_devices": 0}
@@ -378,13 +378,13 @@ def test_hygiene_by_hand() -> None:
     from vsizer.study.readiness import hygiene
 
     facts = {
-        "off": {"power": "poweredOff", "template": False, "provisioned_gib": 100.0},
-        "tmpl": {"power": "poweredOff", "template": True, "provisioned_gib": 50.0},
-        "snap": {"power": "poweredOn", "snapshots": 2, "oldest_snapshot": "2025-01-01",
+        "off": {"power": "off", "template": False, "provisioned_gib": 100.0},
+        "tmpl": {"power": "off", "template": True, "provisioned_gib": 50.0},
+        "snap": {"power": "on", "snapshots": 2, "oldest_snapshot": "2025-01-01",
                  "snapshot_gib": 5.0},
-        "fresh": {"power": "poweredOn", "snapshots": 1, "oldest_snapshot": "2025-01-09",
+        "fresh": {"power": "on", "snapshots": 1, "oldest_snapshot": "2025-01-09",
                   "snapshot_gib": 1.0},
-        "fat": {"power": "poweredOn", "provisioned_gib": 200.0, "in_use_gib": 20.0},
+        "fat": {"power": "on", "provisioned_gib": 200.0, "in_use_gib": 20.0},
     }
     rs = [{"name": "big", "vcpus": 8, "vcpus_recommended": 2, "mem_gib": 32.0,
            "mem_gib_recommended": 30.0},

@@ -4,7 +4,8 @@ Every vInfo row (templates and powered-off VMs too) gets one dict of what the
 export tells about moving it; a fact whose tab or column is absent is ``None``
 (unknown), never a reassuring default:
 
-- from vInfo: power state, template, folder, vApp, host, cluster, virtual
+- from vInfo: power state (``on``, ``off``, ``suspended``, ``unknown``: every
+  producer's spelling mapped as the reader does), template, folder, vApp, host, cluster, virtual
   hardware version (``HW version``: ``19`` in RVTools 4, ``vmx-19`` from other
   exporters), fault tolerance (``FT State``: anything but ``notConfigured``),
   guest OS (VMware Tools' view, else the configuration file's), provisioned and
@@ -35,6 +36,7 @@ from typing import Any
 
 from vsizer.inventory._build import clean_text
 from vsizer.inventory._rvtools_names import vm_keys
+from vsizer.inventory._rvtools_power import power_state
 from vsizer.inventory._rvtools_sheets import Sheet
 from vsizer.inventory._rvtools_sheets import key as _key
 from vsizer.units import parse_bool, parse_number
@@ -149,7 +151,7 @@ def _vinfo_facts(sheet: Sheet, cells: dict[str, Any]) -> dict[str, Any]:
                                 "OS according to the configuration file", "OS")
                     if (t := _text(sheet, cells, h))), None)
     return {
-        "power": _text(sheet, cells, "Powerstate"),
+        "power": power_state(_text(sheet, cells, "Powerstate")).state,  # on/off/...
         "template": _flag(cells.get("template")) or False,
         "folder": (folder.rstrip("/").rsplit("/", 1)[-1] or None) if folder else None,
         "vapp": _text(sheet, cells, "vApp") or None,
