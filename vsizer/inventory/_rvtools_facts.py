@@ -153,6 +153,7 @@ def _vinfo_facts(sheet: Sheet, cells: dict[str, Any]) -> dict[str, Any]:
     return {
         "power": power_state(_text(sheet, cells, "Powerstate")).state,  # on/off/...
         "template": _flag(cells.get("template")) or False,
+        "srm_placeholder": _flag(cells.get("srm placeholder")) or False,
         "folder": (folder.rstrip("/").rsplit("/", 1)[-1] or None) if folder else None,
         "vapp": _text(sheet, cells, "vApp") or None,
         "host": _text(sheet, cells, "Host") or None,

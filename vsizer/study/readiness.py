@@ -201,7 +201,7 @@ def hygiene(
     counts when it frees at least half its vCPUs or memory.
     """
     off = [(n, f) for n, f in facts.items()
-           if not f.get("template") and f.get("power") == "off"]
+           if not f.get("template") and not f.get("srm_placeholder") and f.get("power") == "off"]
     tmpl = [(n, f) for n, f in facts.items() if f.get("template")]
     old = [(n, f, a) for n, f in facts.items()
            if (a := snapshot_age_days(f, export_date)) is not None and a > SNAPSHOT_MAX_DAYS]
