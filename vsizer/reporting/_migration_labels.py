@@ -13,10 +13,11 @@ MIGRATION_LABELS: dict[str, dict[str, str]] = {
     "mig_hygiene": {
         "en": "Hygiene: {off} powered off ({off_gib} GiB), {tmpl} templates ({tmpl_gib} "
               "GiB), {snaps} VMs with snapshots older than {days} days ({snap_gib} GiB), "
-              "{orphans} orphaned files, {over} oversized VMs",
+              "{orphans} orphaned files, {disks} oversized disks ({disk_gib} GiB), {over} "
+              "oversized VMs",
         "ja": "整理：停止中 {off} 台（{off_gib} GiB）、テンプレート {tmpl}（{tmpl_gib} GiB）、"
               "{days} 日超のスナップショット {snaps} 台（{snap_gib} GiB）、孤立ファイル {orphans}、"
-              "過大 VM {over} 台"},
+              "過大ディスク {disks}（{disk_gib} GiB）、過大 VM {over} 台"},
     "mig_vm": {"en": "VM", "ja": "VM"},
     "mig_status": {"en": "Status", "ja": "状態"},
     "mig_reasons": {"en": "Reasons", "ja": "理由"},

@@ -33,6 +33,8 @@ def _hygiene_line(mig: Mapping[str, Any], L: Callable[..., str]) -> str:
              snaps=h["old_snapshots"]["count"], days=h["old_snapshots"]["older_than_days"],
              snap_gib=f"{h['old_snapshots']['snapshot_gib']:,.0f}",
              orphans="?" if orphans is None else orphans["count"],
+             disks=h["oversized_disks"]["count"],
+             disk_gib=f"{h['oversized_disks']['returnable_gib']:,.0f}",
              over=h["oversized"]["count"])
 
 
