@@ -402,3 +402,63 @@ def test_hygiene_by_hand() -> None:
     # 'big' frees 6 of 8 vCPUs (>= half); 'fine' frees 1 of 4 and 2 of 8 GiB
     assert (h["oversized"]["vms"], h["oversized"]["vcpus_freed"],
             h["oversized"]["mem_gib_freed"]) == (["big"], 6, 2.0)
+
+
+# --- carbon in the plan's own reports (issue 30, every report) -----------------
+
+SAMPLE_INV = Path(__file__).resolve().parents[1] / "vsizer/data/samples/inventory_ja.csv"
+
+
+def test_plan_carbon_in_json_terminal_excel_and_html(tmp_path: Path) -> None:
+    out = [tmp_path / "p.json", tmp_path / "p.xlsx", tmp_path / "p.html"]
+    r = runner.invoke(app, ["plan", str(SAMPLE_INV), "--grid-gco2-kwh", "500", "--years",
+                            "4", *[a for p in out for a in ("-o", str(p))]],
+                      env={"COLUMNS": "250"})
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out[0].read_text(encoding="utf-8"))
+    cb, pw = doc["carbon"], doc["power"]
+    # kWh x 500 g / 1000: the plan's 70,487.2962 and 11,790.785763 kWh a year
+    assert pw["annual_kwh_before"] == 70487.2962 and pw["annual_kwh_after"] == 11790.785763
+    assert cb["operational_kgco2e_before"] == pytest.approx(35243.6481)
+    assert cb["operational_kgco2e_after"] == pytest.approx(5895.3928815)
+    # 10 new hosts of 2 CPUs and 768 GiB: 1000 + 100 + 533 x (768 - 16) / 384
+    assert cb["new_hosts"] == 10 and cb["years"] == 4
+    assert cb["embodied_kgco2e_per_host"] == pytest.approx(2143.7916667)
+    assert cb["embodied_kgco2e_per_year"] == pytest.approx(21437.916667 / 4)
+    assert cb["net_saving_kgco2e_per_year"] == pytest.approx(29348.2552185 - 5359.4791667)
+    assert cb["payback_year"] == 1 and cb["grid_source"] == "given (--grid-gco2-kwh)"
+    codes = [w["code"] for w in doc["warnings"]]
+    assert "carbon_embodied_estimated" in codes
+    assert doc["summary"]["warnings"] == len(doc["warnings"])
+    line = ("Carbon (500 gCO2e/kWh, location-based): 35,244 -> 5,895 kgCO2e/yr; embodied "
+            "new hosts 21,438 kgCO2e over 4 years; net saving 23,989 kgCO2e/yr; pays back "
+            "in year 1")
+    assert line in r.output
+    ws = openpyxl.load_workbook(out[1])["Carbon"]
+    assert ws["B2"].value == line
+    assert {c.value for c in ws["C"]} >= {"carbon.embodied_kgco2e", "carbon.payback_year"}
+    html_text = out[2].read_text(encoding="utf-8")
+    assert "Carbon before and after" in html_text and "35,244 -&gt; 5,895" in html_text
+
+
+def test_plan_without_a_grid_has_no_carbon_and_a_bad_region_is_one_line(
+    tmp_path: Path,
+) -> None:
+    j = tmp_path / "p.json"
+    r = runner.invoke(app, ["plan", str(SAMPLE_INV), "-q", "-o", str(j)])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(j.read_text(encoding="utf-8"))
+    assert "carbon" not in doc
+    assert not [w for w in doc["warnings"] if w["code"].startswith("carbon")]
+    r = runner.invoke(app, ["plan", str(SAMPLE_INV), "--grid-region", "Atlantis"])
+    assert r.exit_code == 2
+    assert r.output.splitlines() == [
+        "error: The 'grid_region' parameter of plan (--grid-region, [power] grid_region) "
+        "must be a country or region of the shipped grid intensity table "
+        "(vsizer/catalogs/data/grid_intensity.csv), e.g. 'Germany' or 'World'. Got "
+        "'Atlantis' instead."]
+    r = runner.invoke(app, ["plan", str(SAMPLE_INV), "--grid-region", "germany",
+                            "--grid-gco2-kwh", "100", "-q", "-o", str(j)])
+    doc = json.loads(j.read_text(encoding="utf-8"))
+    assert doc["carbon"]["grid_gco2_kwh"] == 100.0
+    assert "carbon_grid_both_given" in [w["code"] for w in doc["warnings"]]

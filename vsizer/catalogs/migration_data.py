@@ -38,6 +38,7 @@ __all__ = [
     "OsSupport",
     "embodied_kgco2e",
     "grid_intensity",
+    "grid_regions",
     "guest_os_support",
     "os_targets",
 ]
@@ -67,6 +68,7 @@ class GridIntensity:
     gco2_kwh: float
     year: int
     source: str
+    assumed: bool = False  # no primary figure verified (the table's status column)
 
 
 @lru_cache(maxsize=1)
@@ -111,10 +113,16 @@ def _grid_rows() -> dict[str, GridIntensity]:
     text = shipped_path("grid_intensity.csv").read_text(encoding="utf-8")
     return {
         r["region"].casefold(): GridIntensity(
-            r["region"], float(r["gco2_kwh"]), int(r["year"]), r["source"]
+            r["region"], float(r["gco2_kwh"]), int(r["year"]), r["source"],
+            (r.get("status") or "").strip() == "assumed",
         )
         for r in csv.DictReader(io.StringIO(text))
     }
+
+
+def grid_regions() -> list[str]:
+    """The countries and regions of the shipped grid intensity table (its order)."""
+    return [g.region for g in _grid_rows().values()]
 
 
 def grid_intensity(region: str) -> GridIntensity:

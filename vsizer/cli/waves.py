@@ -98,7 +98,7 @@ def run_waves(
     carbon_opts: tuple[float | None, str | None, int | None], output: list[Path],
 ) -> dict[str, Any]:
     """Check the arguments, read the plan, compute the document."""
-    from vsizer.study.carbon import carbon
+    from vsizer.study.carbon import carbon, carbon_warnings
     from vsizer.study.migration_doc import deep_jsonable
     from vsizer.study.waves import WaveOptions, parse_bandwidth, parse_hours, plan_waves
 
@@ -140,6 +140,8 @@ def run_waves(
     gco2, region, years = carbon_opts
     if gco2 is not None or region is not None:
         result["carbon"] = carbon(doc, gco2_kwh=gco2, region=region, years=years)
+        result["warnings"] += carbon_warnings(result["carbon"],
+                                              gco2 is not None and region is not None)
     else:
         result["warnings"].append({"code": "carbon_not_computed", "count": 1, "message":
                                    "no --grid-gco2-kwh or --grid-region: carbon not computed"})

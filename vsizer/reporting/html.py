@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from vsizer.reporting import _html_charts as charts
+from vsizer.reporting._carbon_report import carbon_html
 from vsizer.reporting._explain import explain_html
 from vsizer.reporting._html_growth import growth_html
 from vsizer.reporting._html_page import Page, esc, fmt_num, fmt_pct, table
@@ -513,6 +514,7 @@ OPTIONAL_SECTIONS: dict[
     "choice": ("predictions", "section_choice", lambda page, plan, t: (
         choice_section(page, plan, t) if has_choice(plan) else "")),
     "migration": ("failover", "section_migration", migration_html),  # issue 30
+    "carbon": ("power", "section_carbon", carbon_html),  # issue 30
 }
 
 

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from vsizer.placement.problem import DIMENSIONS
+from vsizer.reporting._carbon_report import print_carbon
 from vsizer.reporting._explain import bottleneck
 from vsizer.reporting._explain import terminal_lines as explain_lines
 from vsizer.reporting._migration_report import print_migration
@@ -374,6 +375,7 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
     print_growth(plan, console, L)
     print_choice(plan, console, lang)  # issue 16 (tco): choice and TCO, when present
     print_migration(plan, console, L)  # issue 30: readiness and hygiene, when present
+    print_carbon(plan, console, L)  # issue 30: carbon, when a grid is given
     _print_warnings(plan, console, L)
 
 

@@ -31,7 +31,7 @@ from vsizer.catalogs.migration_data import (
 )
 from vsizer.errors import ConfigError
 
-__all__ = ["carbon"]
+__all__ = ["carbon", "carbon_warnings", "plan_carbon"]
 
 
 def carbon(
@@ -45,14 +45,17 @@ def carbon(
     ConfigError
         Neither an intensity nor a region, a bad value, or no energy in the plan.
     """
+    assumed = False
     if gco2_kwh is not None:
         if not math.isfinite(gco2_kwh) or gco2_kwh < 0:
             raise ConfigError(f"--grid-gco2-kwh: expected a non-negative number; "
                               f"found {gco2_kwh}")
         factor, source = float(gco2_kwh), "given (--grid-gco2-kwh)"
+        region = None  # the number wins over a region (warned, carbon_warnings)
     elif region is not None:
         g = grid_intensity(region)
-        factor, source = g.gco2_kwh, f"{g.region} {g.year}: {g.source}"
+        factor, source, assumed = g.gco2_kwh, f"{g.region} {g.year}: {g.source}", g.assumed
+        region = g.region
     else:
         raise ConfigError("carbon: expected --grid-gco2-kwh or --grid-region")
     power = doc.get("power") or {}
@@ -72,6 +75,8 @@ def carbon(
     return {
         "grid_gco2_kwh": factor,
         "grid_source": source,
+        "grid_region": region,
+        "grid_assumed": assumed,
         "basis": "location-based",
         "years": years,
         "annual_kwh_before": before,
@@ -88,3 +93,39 @@ def carbon(
         "payback_year": (math.ceil(embodied / saving) if saving and saving > 0 else None),
         "sunk": "the old hosts' embodied emissions are spent already: not counted",
     }
+
+
+def carbon_warnings(section: dict[str, Any], both_given: bool = False) -> list[dict[str, Any]]:
+    """The estimated and assumed values of a ``carbon`` section, as counted
+    warnings (``code``, ``count``, ``message``)."""
+    out = [{"code": "carbon_embodied_estimated", "count": 1, "message":
+            f"embodied emissions of a new host estimated at "
+            f"{section['embodied_kgco2e_per_host']:,.0f} kgCO2e from Cloud Carbon "
+            "Footprint's coefficients (Dell PowerEdge R740 LCA; local disks not "
+            "counted), not from the host model's own life-cycle assessment"}]
+    if section.get("grid_assumed"):
+        out.append({"code": "carbon_grid_assumed", "count": 1, "message":
+                    f"grid intensity {section['grid_gco2_kwh']:g} gCO2e/kWh assumed: "
+                    f"{section['grid_source']} (no primary figure verified; give "
+                    "--grid-gco2-kwh)"})
+    if both_given:
+        out.append({"code": "carbon_grid_both_given", "count": 1, "message":
+                    "--grid-gco2-kwh and --grid-region both given: the number used"})
+    return out
+
+
+def plan_carbon(
+    doc: dict[str, Any], gco2_kwh: float | None, region: str | None
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The plan's ``carbon`` section and its warnings (plan warning shape:
+    ``code``, ``message``, ``servers``); (None, []) when no grid is given: no
+    intensity is assumed, it differs more than tenfold between countries."""
+    if gco2_kwh is None and region is None:
+        return None, []
+    if (doc.get("power") or {}).get("annual_kwh_after") is None:
+        return None, [{"code": "carbon_not_computed", "servers": [], "message":
+                       "carbon: the plan has no energy after (power.annual_kwh_after)"}]
+    section = carbon(doc, gco2_kwh=gco2_kwh, region=region)
+    notes = carbon_warnings(section, gco2_kwh is not None and region is not None)
+    return section, [{"code": w["code"], "message": w["message"], "servers": []}
+                     for w in notes]
