@@ -462,3 +462,94 @@ def test_plan_without_a_grid_has_no_carbon_and_a_bad_region_is_one_line(
     doc = json.loads(j.read_text(encoding="utf-8"))
     assert doc["carbon"]["grid_gco2_kwh"] == 100.0
     assert "carbon_grid_both_given" in [w["code"] for w in doc["warnings"]]
+
+
+# --- source release on the plan's demand curves --------------------------------
+
+
+def test_curves_release_a_host_the_summed_peaks_would_keep() -> None:
+    """Shapes of two points: vm2, vm4 busy at the first, vm5, vm6 at the second.
+
+    After wave 1 (vm1, vm3 moved) vm2, vm4, vm5, vm6 stay, 2000 MHz peak each.
+    Scalar: 8000 MHz <= 0.5 x 10000 x (n - 1) -> n = 3, one host released.
+    Curves: 2000 + 2000 + 0 + 0 = 4000 MHz at either point -> n - 1 >= 0.8 ->
+    n = 2, two hosts released; with h3 lost, h4 holds 5000 >= 4000 MHz at both
+    points. Memory 20 GiB a VM here (4 x 20 = 80 GiB fits one 100 GiB host)."""
+    plan = hand_plan()
+    for s in plan["servers"]:
+        s["mem_gib"] = 20.0  # 4 x 20 = 80 GiB <= one host's 100 GiB
+    shapes = {"vm1": [1.0, 1.0], "vm3": [1.0, 1.0], "vm2": [1.0, 0.0],
+              "vm4": [1.0, 0.0], "vm5": [0.0, 1.0], "vm6": [0.0, 1.0]}
+    scalar = plan_waves(plan, OPTS)
+    for v in plan["migration"]["vms"]:
+        v["cpu_shape"] = shapes[v["name"]]
+    plan["migration"]["curves"] = {"points": 2, "steps_per_point": 1, "steps": 2}
+    curves = plan_waves(plan, OPTS)
+    assert [w["source"]["released_hosts"] for w in scalar["waves"]] == [
+        ["h1"], ["h2"], ["h3", "h4"]]
+    assert [w["source"]["released_hosts"] for w in curves["waves"]] == [
+        ["h1", "h2"], [], ["h3", "h4"]]
+    assert [w["source"]["hosts_needed"]["C"] for w in curves["waves"]] == [2, 2, 0]
+    assert [w["source"]["released_cores"] for w in curves["waves"]] == [20, 0, 20]
+    codes = [w["code"] for w in curves["warnings"]]
+    assert "waves_curve_source_check" in codes and "waves_scalar_source_check" not in codes
+    assert "waves_scalar_source_check" in [w["code"] for w in scalar["warnings"]]
+    # never below N+k on the curves: with the largest left host lost, the rest
+    # hold the busiest point of what is left
+    assert all(w["source"]["hosts_left"]["C"] >= w["source"]["hosts_needed"]["C"]
+               for w in curves["waves"])
+
+
+def test_cpu_shapes_are_block_maxima_over_the_peak_rounded_up() -> None:
+    import types
+
+    import numpy as np
+
+    from vsizer.study.migration_curves import cpu_shapes
+
+    curves = np.zeros((2, 4, 2))
+    curves[0, :, 0] = [1.0, 4.0, 2.0, 3.0]
+    curves[1, :, 0] = [3.0, 0.0, 0.0, 0.0]
+    prob = types.SimpleNamespace(dims=("cpu", "mem"), vm_names=("a", "b"))
+    pool = types.SimpleNamespace(vm_curves=curves, problem=prob)
+    shapes, meta = cpu_shapes([pool])
+    assert shapes == {"a": [0.25, 1.0, 0.5, 0.75], "b": [1.0, 0.0, 0.0, 0.0]}
+    assert meta == {"points": 4, "steps_per_point": 1, "steps": 4}
+    curves[0, :, 0] = [1.0, 3.0, 2.0, 3.0]  # 1/3 rounds up to 0.334
+    assert cpu_shapes([pool])[0]["a"] == [0.334, 1.0, 0.667, 1.0]
+    assert cpu_shapes([types.SimpleNamespace(vm_curves=None, problem=None)]) is None
+
+
+def test_plan_on_series_carries_cpu_shapes_and_waves_replays_them(tmp_path: Path) -> None:
+    """The shipped RVTools sample with a day of 5-minute CPU series (wide CSV):
+    half the VMs at 80 % in the 1st and 3rd six hours, the others in the 2nd and 4th."""
+    import datetime as dt
+
+    sample = Path(__file__).resolve().parents[1] / "vsizer/data/samples/rvtools_export.xlsx"
+    book = openpyxl.load_workbook(sample, read_only=True)
+    rows = list(book["vInfo"].iter_rows(values_only=True))
+    col, power = rows[0].index("VM"), rows[0].index("Powerstate")
+    names = [r[col] for r in rows[1:] if r[power] == "poweredOn"]
+    t0 = dt.datetime(2025, 12, 1)
+    lines = ["time," + ",".join(names)] + [
+        (t0 + dt.timedelta(minutes=5 * k)).isoformat() + ","
+        + ",".join("80" if (k // 72) % 2 == j % 2 else "10" for j in range(len(names)))
+        for k in range(288)]
+    wide = tmp_path / "wide.csv"
+    wide.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    plan, waves = tmp_path / "plan.json", tmp_path / "waves.json"
+    r = runner.invoke(app, ["plan", str(sample), "--series", str(wide), "--series-format",
+                            "wide", "--metric", "cpu_util", "-q", "-o", str(plan)])
+    assert r.exit_code == 0, r.output
+    mig = json.loads(plan.read_text(encoding="utf-8"))["migration"]
+    assert mig["curves"]["points"] == 288 and mig["curves"]["steps_per_point"] == 1
+    shape = next(v["cpu_shape"] for v in mig["vms"] if v["name"] == names[1])
+    assert shape[:72] == [0.125] * 72 and shape[72:144] == [1.0] * 72  # 10 / 80, then 80
+    r = runner.invoke(app, ["waves", str(plan), "--bandwidth", "1Gbit/s", "--window", "8h",
+                            "-q", "-o", str(waves)])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(waves.read_text(encoding="utf-8"))
+    assert "waves_curve_source_check" in [w["code"] for w in doc["warnings"]]
+    for w in doc["waves"]:
+        for c, n in w["source"]["hosts_needed"].items():
+            assert w["source"]["hosts_left"][c] >= n

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from vsizer._jsonable import jsonable
 from vsizer.catalogs.migration_data import DEFAULT_TARGET, os_targets
+from vsizer.study.migration_curves import cpu_shapes
 from vsizer.study.readiness import (
     DISK_MIN_GIB,
     DISK_USED_MAX,
@@ -71,6 +72,10 @@ def migration_doc(plan: ConsolidationPlan) -> dict[str, Any] | None:
     vms = [_vm(r, facts.get(str(r["name"]), {}), status[str(r["name"])], vm_hosts)
            for r in rows]
     rs = rightsizing_doc(plan.rightsizing) or {}
+    curves = cpu_shapes(plan.pools)  # a plan on demand curves: what waves replays
+    if curves is not None:
+        for v in vms:
+            v["cpu_shape"] = curves[0].get(v["name"])
     return deep_jsonable({
         "target": target,
         "export_date": export,
@@ -78,6 +83,8 @@ def migration_doc(plan: ConsolidationPlan) -> dict[str, Any] | None:
         "hygiene": hygiene(facts, export, meta.get("zombie_files"), rs.get("vms") or []),
         "warnings": warnings,
         "vms": vms,
+        **({"curves": {**curves[1], "basis": "CPU demand per VM / its peak, block "
+                       "maximum (vsizer.study.migration_curves)"}} if curves else {}),
     })
 
 

@@ -30,9 +30,11 @@ less ``host_memory_reserve_gib``::
 
 VM CPU demand = vCPUs x clock x peak utilization (the plan's servers). A
 cluster keeps at least k + 1 hosts while any of its VMs remains; a cluster
-whose VMs all left releases every host. Scalar sizing: the plan document
-carries no demand curves, so the time-coincident (curve) check of the plan is
-not repeated here (stated in the warnings).
+whose VMs all left releases every host. When the plan was made on demand
+curves (``plan --series``; its ``migration.curves`` and each VM's
+``cpu_shape``, :mod:`vsizer.study.migration_curves`), the CPU sum is a curve
+and the check holds at its busiest point, so VMs whose peaks do not coincide
+free hosts their summed peaks would keep (the scalar check otherwise, warned).
 
 **Target hosts.** Per target pool, the hosts that hold the VMs moved so far
 (the plan's placement) plus ``failures`` spare hosts, at most the pool's
@@ -50,6 +52,8 @@ import datetime as dt
 import math
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from vsizer.errors import ConfigError
 from vsizer.study.readiness import STATUSES, vm_readiness
@@ -135,10 +139,7 @@ def plan_waves(doc: dict[str, Any], opts: WaveOptions) -> dict[str, Any]:
 
 
 def _fixed_notes(opts: WaveOptions) -> list[tuple[str, str]]:
-    out = [("waves_scalar_source_check",
-            "source hosts are released on scalar N+k sizing (CPU at the ceiling, memory "
-            "less the reserve); the plan JSON has no demand curves to replay")]
-    return out + [(f"waves_note_{i + 1}", n) for i, n in enumerate(opts.notes)]
+    return [(f"waves_note_{i + 1}", n) for i, n in enumerate(opts.notes)]
 
 
 def _failures(doc: dict[str, Any]) -> int:
@@ -350,10 +351,17 @@ def _source_release(
             for c, hs in by_cluster.items()}
     host_cluster = {h["name"]: str(h.get("cluster") or "") for h in hosts}
     remaining: dict[str, list[dict[str, Any]]] = {c: [] for c in by_cluster}
+    curves = ((doc.get("migration") or {}).get("curves") or {}).get("points")
     for v in all_vms:
         c = host_cluster.get(v.get("source_host") or "", v.get("source_cluster") or "")
         if c in remaining:
-            remaining[c].append({**v, **_demand(servers.get(v["name"], {}))})
+            shape = v.get("cpu_shape") if curves else None
+            remaining[c].append({**v, **_demand(servers.get(v["name"], {}), shape)})
+    warnings.append(_check_note(doc) if curves else {
+        "code": "waves_scalar_source_check", "count": 1, "message":
+        "source hosts are released on scalar N+k sizing (CPU at the ceiling, memory "
+        "less the reserve): the plan was made without --series, no demand curves to "
+        "replay"})
     if not hosts:
         warnings.append({"code": "waves_no_source_hosts", "count": 1,
                          "message": "the plan has no hosts before (no vHost tab): no "
@@ -375,13 +383,25 @@ def _source_release(
         }
 
 
-def _demand(server: dict[str, Any]) -> dict[str, float]:
+def _check_note(doc: dict[str, Any]) -> dict[str, Any]:
+    c = doc["migration"]["curves"]
+    return {"code": "waves_curve_source_check", "count": 1, "message":
+            f"source hosts are released on the plan's demand curves: at every one of "
+            f"{c['points']} points (each the maximum of {c.get('steps_per_point', 1)} "
+            "steps) the VMs left hold with the k largest hosts lost; a VM's CPU curve "
+            "is its shape times its peak demand, memory its allocated size"}
+
+
+def _demand(server: dict[str, Any], shape: list[float] | None = None) -> dict[str, Any]:
+    """Peak CPU demand [MHz] (a curve: times ``shape``) and memory [GiB] of a VM."""
     vcpus = float(server.get("vcpus") or 0)
     mhz = float(server.get("cpu_mhz") or 0)
     util = server.get("cpu_peak_util")
     util = 1.0 if util is None else float(util)
     mem = server.get("vm_mem_gib") or server.get("mem_gib") or 0
-    return {"cpu_mhz_demand": vcpus * mhz * util, "mem_demand": float(mem)}
+    peak = vcpus * mhz * util
+    cpu = peak if shape is None else peak * np.asarray(shape, dtype=np.float64)
+    return {"cpu_mhz_demand": cpu, "mem_demand": float(mem)}
 
 
 def _cap(h: dict[str, Any], ceiling: float, reserve: float) -> tuple[float, float]:
@@ -400,7 +420,8 @@ def _survives(
     caps = [_cap(h, ceiling, reserve) for h in hosts]
     for i, key in enumerate(("cpu_mhz_demand", "mem_demand")):
         dim = sorted((c[i] for c in caps), reverse=True)
-        if sum(v[key] for v in vms) > sum(dim[k:]) + 1e-9:
+        # on curves: the busiest point of the summed curves (a scalar: itself)
+        if float(np.max(sum(v[key] for v in vms))) > sum(dim[k:]) + 1e-9:
             return False
     return True
 
