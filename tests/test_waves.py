@@ -553,3 +553,51 @@ def test_plan_on_series_carries_cpu_shapes_and_waves_replays_them(tmp_path: Path
     for w in doc["waves"]:
         for c, n in w["source"]["hosts_needed"].items():
             assert w["source"]["hosts_left"][c] >= n
+
+
+# --- shipped tables: verified figures cited, the rest assumed and warned ----------
+
+
+def test_shipped_tables_cite_a_url_or_say_assumed() -> None:
+    import csv
+
+    from vsizer.catalogs._csv import shipped_path
+
+    for name in ("grid_intensity.csv", "guest_os_support.csv"):
+        with open(shipped_path(name), encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                assert row["status"] in ("verified", "assumed"), row
+                if row["status"] == "verified":
+                    assert "https://" in row["source"], row
+                else:
+                    assert row["source"].startswith("assumed"), row
+
+
+def test_grid_rows_by_hand_and_an_assumed_grid_is_warned() -> None:
+    from vsizer.catalogs.migration_data import grid_intensity
+    from vsizer.study.carbon import carbon_warnings
+
+    us = grid_intensity("united states")
+    # EIA: 1,650 million t CO2 / 4,230,672 million kWh (2022) = 390 g/kWh
+    assert us.gco2_kwh == 390.0 and us.year == 2022 and not us.assumed
+    assert round(1650e12 / 4230672e6) == 390
+    assert grid_intensity("Norway").gco2_kwh == 30.0
+    c = carbon(hand_plan(), region="united states")
+    assert c["grid_region"] == "United States" and c["grid_assumed"] is False
+    assert c["operational_kgco2e_after"] == pytest.approx(4000 * 0.390)
+    codes = [w["code"] for w in carbon_warnings({**c, "grid_assumed": True})]
+    assert codes == ["carbon_embodied_estimated", "carbon_grid_assumed"]
+
+
+def test_guest_os_support_from_an_assumed_row_is_a_counted_warning() -> None:
+    from vsizer.study.readiness import os_assumed_warning
+
+    facts = {"a": {"os": "Microsoft Windows Server 2019 (64-bit)"},
+             "b": {"os": "Microsoft Windows Server 2003 (32-bit)"},
+             "c": {"os": "Plan 9"}, "d": {}}
+    w = os_assumed_warning(facts, ["a", "b", "c", "d"], "vsphere-8")
+    assert w is not None and w["count"] == 2  # Plan 9 is unknown, d has no OS
+    assert w["code"] == "readiness_os_support_assumed" and w["message"].endswith(": a, b")
+    doc = plan_waves(hand_plan(), OPTS)
+    assert [x["count"] for x in doc["warnings"]
+            if x["code"] == "readiness_os_support_assumed"] == [6]

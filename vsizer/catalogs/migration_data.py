@@ -4,11 +4,14 @@
   hypervisor, and ``openshift-virtualization-4``), regular expressions over the
   guest OS name as vSphere writes it (``Microsoft Windows Server 2003 (32-bit)``)
   with the support level (``supported``, ``legacy``, ``unsupported``) and the
-  vendor's list it is read from. An OS no row matches is *unknown* for that
-  target, never supported.
+  vendor's list it is read from or is to be checked in, and a ``status``:
+  ``assumed`` where the row was not verified against that list (warned when
+  it decides a VM). An OS no row matches is *unknown* for that target, never
+  supported.
 - ``grid_intensity.csv``: location-based grid emission intensity
-  [gCO2e/kWh] by country, with year and source (Ember's yearly electricity
-  data, 2023).
+  [gCO2e/kWh] by country, with year, source and ``status`` (``verified``, or
+  ``assumed``: warned when used): Ember's 2023 figures (via Our World in Data
+  and Statista), and the U.S. EIA's 2022 figure for the United States.
 - The embodied emissions of a rack server (:func:`embodied_kgco2e`): Cloud
   Carbon Footprint's coefficients [1]_, from the Dell PowerEdge R740 life-cycle
   assessment: 1000 kgCO2e for a one-socket server with 16 GB of memory and no
@@ -60,6 +63,7 @@ class OsSupport:
 
     level: str  # 'supported', 'legacy', 'unsupported' or 'unknown'
     source: str
+    assumed: bool = False  # the row is not verified against the vendor's list
 
 
 @dataclass(frozen=True)
@@ -72,17 +76,18 @@ class GridIntensity:
 
 
 @lru_cache(maxsize=1)
-def _os_rows() -> tuple[tuple[str, re.Pattern[str], str, str], ...]:
+def _os_rows() -> tuple[tuple[str, re.Pattern[str], str, str, bool], ...]:
     text = shipped_path("guest_os_support.csv").read_text(encoding="utf-8")
     return tuple(
-        (r["target"], re.compile(r["os_pattern"], re.IGNORECASE), r["support"], r["source"])
+        (r["target"], re.compile(r["os_pattern"], re.IGNORECASE), r["support"], r["source"],
+         (r.get("status") or "").strip() == "assumed")
         for r in csv.DictReader(io.StringIO(text))
     )
 
 
 def os_targets() -> list[str]:
     """The targets the guest OS table knows."""
-    return sorted({t for t, _, _, _ in _os_rows()})
+    return sorted({r[0] for r in _os_rows()})
 
 
 def guest_os_support(target: str, os_name: str | None) -> OsSupport:
@@ -102,9 +107,9 @@ def guest_os_support(target: str, os_name: str | None) -> OsSupport:
         )
     if not os_name:
         return OsSupport("unknown", "no guest OS in the export")
-    for _, pattern, level, source in rows:
+    for _, pattern, level, source, assumed in rows:
         if pattern.search(os_name):
-            return OsSupport(level, source)
+            return OsSupport(level, source, assumed)
     return OsSupport("unknown", f"'{os_name}' is not in the {key} guest OS table")
 
 

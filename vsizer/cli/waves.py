@@ -49,8 +49,8 @@ def waves(
         "--grid-gco2-kwh", help="Grid emission intensity [gCO2e/kWh], location-based.")
     ] = None,
     grid_region: Annotated[str | None, typer.Option(
-        "--grid-region", help="Country of the shipped Ember 2023 table (e.g. Germany, "
-        "France, World) instead of --grid-gco2-kwh.")] = None,
+        "--grid-region", help="Country of the shipped grid intensity table (e.g. Germany, "
+        "'United States', World) instead of --grid-gco2-kwh.")] = None,
     years: Annotated[int | None, typer.Option(
         "--years", help="Years the new hosts' embodied carbon is spread over (default: "
         "the plan's years).")] = None,

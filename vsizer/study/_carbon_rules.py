@@ -34,7 +34,7 @@ CARBON_RULES: dict[str, dict[str, Any]] = {
         section="power", flag="--grid-gco2-kwh", constraint=Interval(float, 0, None)),
     "grid_region": dict(
         help="Country for the grid intensity from the shipped table (e.g. Germany, "
-        "Japan, 'United States', World) instead of --grid-gco2-kwh.",
+        "'United States', World) instead of --grid-gco2-kwh.",
         section="power", flag="--grid-region",
         constraint=Satisfies(
             _known_region, "a country or region of the shipped grid intensity table "

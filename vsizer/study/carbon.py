@@ -6,7 +6,7 @@ Operational emissions, location-based::
 
 from the plan's ``power.annual_kwh_before`` and ``annual_kwh_after`` (PUE
 already applied by the plan). The intensity is given (``--grid-gco2-kwh``) or
-looked up by country in the shipped table (Ember 2023,
+looked up by country in the shipped table (Ember 2023, U.S. EIA 2022;
 :mod:`vsizer.catalogs.migration_data`).
 
 Embodied emissions of the new hosts (:func:`~vsizer.catalogs.migration_data.

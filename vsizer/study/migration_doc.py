@@ -24,6 +24,7 @@ from vsizer.study.readiness import (
     HW_MIN,
     SNAPSHOT_MAX_DAYS,
     hygiene,
+    os_assumed_warning,
     readiness,
 )
 from vsizer.study.rightsizing import rightsizing_doc
@@ -38,11 +39,12 @@ def migration_warnings() -> list[dict[str, Any]]:
     """The chosen thresholds of readiness, as counted warnings."""
     return [
         {"code": "readiness_hw_min_chosen", "count": 1,
-         "message": f"old virtual hardware: below version {HW_MIN} (ESXi 6.0, Broadcom "
-                    "KB 315655), a chosen threshold"},
+         "message": f"old virtual hardware: below version {HW_MIN} (ESXi 6.0, vSphere 6.0 "
+                    "'Virtual Machine Hardware Versions'), a chosen threshold"},
         {"code": "readiness_snapshot_age_chosen", "count": 1,
          "message": f"old snapshot: older than {SNAPSHOT_MAX_DAYS} days (72 hours, "
-                    "Broadcom KB 318825 snapshot best practices), a chosen threshold"},
+                    "VMware snapshot best practices, KB 1025279 / Broadcom KB 318825), a "
+                    "chosen threshold"},
         {"code": "hygiene_oversized_disk_chosen", "count": 1,
          "message": f"oversized disks: provisioned >= {DISK_MIN_GIB:g} GiB and in use < "
                     f"{DISK_USED_MAX:.0%} of it, a chosen threshold"},
@@ -66,6 +68,9 @@ def migration_doc(plan: ConsolidationPlan) -> dict[str, Any] | None:
                          f"no guest OS support table for target '{target}': guest OS "
                          f"support unknown (tables: {', '.join(os_targets())})"})
     ready = readiness(facts, names, target, export)
+    assumed_os = os_assumed_warning(facts, names, target)
+    if assumed_os is not None:
+        warnings.append(assumed_os)
     status = {v["name"]: v for v in ready["vms"]}
     vm_hosts: dict[str, str] = meta.get("vm_hosts") or {}
     rows: list[dict[str, Any]] = plan.servers.to_dict("records")  # type: ignore[assignment]

@@ -35,13 +35,15 @@ snapshot status unknown). PCI passthrough and vGPU devices are not in an
 RVTools export: they are not checked, which the result states once.
 
 **Old virtual hardware.** :data:`HW_MIN` = 11, the hardware version of ESXi
-6.0 (Broadcom KB 315655, "Virtual machine hardware versions"); ESXi 6.0 left
-general support on 2020-03-12, so a VM below it was created on, and never
-upgraded past, an unsupported release. Chosen, so warned.
+6.0 (VMware, *vSphere Virtual Machine Administration*, vSphere 6.0, "Virtual
+Machine Hardware Versions": a VM upgraded on an ESXi 6.0 host gets version
+11); ESXi 6.0 is past its end of general support, so a VM below it was created
+on, and never upgraded past, an unsupported release. Chosen, so warned.
 
-**Old snapshot.** Older than :data:`SNAPSHOT_MAX_DAYS` = 3 days: Broadcom KB
-318825 ("Best practices for using VMware snapshots") advises keeping a
-snapshot no longer than 72 hours. Ages count to the export's date (vMetaData);
+**Old snapshot.** Older than :data:`SNAPSHOT_MAX_DAYS` = 3 days: VMware's
+snapshot best practices (VMware KB 1025279, "Best practices for virtual
+machine snapshots in the VMware environment", now Broadcom KB 318825) advise
+using a single snapshot no longer than 24 to 72 hours. Ages count to the export's date (vMetaData);
 without it the age is unknown.
 """
 
@@ -53,6 +55,7 @@ from typing import Any
 from vsizer.catalogs.migration_data import DEFAULT_TARGET, guest_os_support, os_targets
 
 __all__ = [
+    "os_assumed_warning",
     "DISK_MIN_GIB",
     "DISK_USED_MAX",
     "HW_MIN",
@@ -146,6 +149,23 @@ def _os_check(os_name: str | None, target: str, add: Any) -> None:
         add("needs work", "guest_os", f"guest OS '{os_name}' legacy on {target}")
     elif support.level == "unknown":
         add("unknown", "guest_os", f"guest OS support on {target} unknown: {support.source}")
+
+
+def os_assumed_warning(
+    facts: dict[str, dict[str, Any]], names: list[str], target: str
+) -> dict[str, Any] | None:
+    """A counted warning for the VMs ``names`` whose guest OS support on ``target``
+    comes from a row of the shipped table not verified against the vendor's list."""
+    if target.strip().casefold() not in os_targets():
+        return None
+    hits = [n for n in names if (f := facts.get(n)) and f.get("os")
+            and (s := guest_os_support(target, f["os"])).assumed and s.level != "unknown"]
+    if not hits:
+        return None
+    return {"code": "readiness_os_support_assumed", "count": len(hits), "message":
+            f"guest OS support on {target} of {len(hits)} VM(s) read from rows of "
+            "vsizer/catalogs/data/guest_os_support.csv not verified against the vendor's "
+            "list (assumed; see each row's source): " + ", ".join(hits[:5])}
 
 
 def _snapshot_check(facts: dict[str, Any], export_date: str | None, add: Any) -> None:

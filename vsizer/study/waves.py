@@ -41,8 +41,9 @@ free hosts their summed peaks would keep (the scalar check otherwise, warned).
 count: they must be in place before the wave.
 
 **Licences.** Per-core subscription of each host, at least 16 cores per CPU
-(Broadcom KB 95927, "Counting cores for VMware Cloud Foundation and vSphere
-Foundation"); stopped with a released source host, started with a target
+(Broadcom KB 313548, "Counting Cores for VMware Cloud Foundation and vSphere
+Foundation and TiBs for vSAN", https://knowledge.broadcom.com/external/article/313548);
+stopped with a released source host, started with a target
 host.
 """
 
@@ -56,11 +57,11 @@ from typing import Any
 import numpy as np
 
 from vsizer.errors import ConfigError
-from vsizer.study.readiness import STATUSES, vm_readiness
+from vsizer.study.readiness import STATUSES, os_assumed_warning, vm_readiness
 
 __all__ = ["WaveOptions", "plan_waves", "window_gib"]
 
-#: Broadcom KB 95927: per-core subscription, at least 16 cores per CPU.
+#: Broadcom KB 313548: per-core subscription, at least 16 cores per CPU.
 LICENCE_MIN_CORES_PER_CPU = 16
 _RISK = {"ready": 0, "unknown": 1, "needs work": 2}
 
@@ -100,10 +101,15 @@ def plan_waves(doc: dict[str, Any], opts: WaveOptions) -> dict[str, Any]:
             "plan JSON: expected a 'migration' section (a plan of an RVTools export "
             "made by vsizer >= issue 30); found none: rerun 'vsizer plan' on the export"
         )
-    warnings: list[dict[str, Any]] = list(mig.get("warnings") or [])
+    warnings: list[dict[str, Any]] = [  # the OS warning is redone for waves' target
+        w for w in mig.get("warnings") or [] if w.get("code") != "readiness_os_support_assumed"]
     cap = window_gib(opts)
     target = opts.target or mig.get("target") or "vsphere-8"
     vms, blocked = _ready_vms(mig, target, cap)
+    assumed_os = os_assumed_warning(
+        {v["name"]: v.get("facts") or {} for v in mig["vms"]},
+        [v["name"] for v in mig["vms"]], target)
+    warnings += [assumed_os] if assumed_os else []
     _add_partners(vms + blocked, opts.redundant)
     units, held = _hold(_units(vms + blocked, opts.dependencies, warnings))
     vms = [v for u in units for v in u]
