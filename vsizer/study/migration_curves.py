@@ -29,7 +29,7 @@ from vsizer.series.demand import downsample_max
 
 __all__ = ["POINTS", "cpu_shapes"]
 
-#: Most points of a VM's shape (per VM: the plan JSON grows by about 6 bytes each).
+#: Most points of a VM's shape (the indented plan JSON grows by about 16 bytes each).
 POINTS = 288
 
 
