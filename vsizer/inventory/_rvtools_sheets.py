@@ -30,6 +30,9 @@ from vsizer.limits import csv_records
 #: The sheets read, in this order.
 SHEETS = ("vInfo", "vCPU", "vMemory", "vDisk", "vPartition", "vSnapshot", "vHost")
 
+#: Tabs read only for migration readiness (:mod:`vsizer.inventory._rvtools_facts`).
+EXTRA_SHEETS = ("vTools", "vUSB", "vHealth", "vMetaData")
+
 #: Suffixes of a CSV file (a lone vInfo tab written by another tool).
 _CSV_SUFFIXES = (".csv", ".tsv", ".txt")
 #: File-name prefixes of RVTools' per-tab CSV export (``RVTools_tabvInfo.csv``).
@@ -152,7 +155,9 @@ def load_csv(path: Path) -> Sheet:
     return sheet
 
 
-def _read_csv_export(path: Path) -> tuple[dict[str, Sheet | None], list[str], str]:
+def _read_csv_export(
+    path: Path, names: tuple[str, ...] = SHEETS
+) -> tuple[dict[str, Sheet | None], list[str], str]:
     """The :data:`SHEETS` of a per-tab CSV export (folder or its vInfo file),
     the tabs found and the name messages use for it."""
     if path.is_dir():
@@ -163,16 +168,16 @@ def _read_csv_export(path: Path) -> tuple[dict[str, Sheet | None], list[str], st
         tabs = {"vinfo": path}
     sheets: dict[str, Sheet | None] = {
         n: load_csv(tabs[n.casefold()]) if n.casefold() in tabs else None
-        for n in SHEETS
+        for n in names
     }
     found = [csv_tab(f) or f.stem for f in tabs.values()]
     return sheets, found, tabs["vinfo"].name
 
 
 def read_sheets(
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str], extra: tuple[str, ...] = (),
 ) -> tuple[dict[str, Sheet | None], Sheet, list[str], str]:
-    """The :data:`SHEETS` of an RVTools export (None where absent), its vInfo
+    """The :data:`SHEETS` (and ``extra`` tabs) of an RVTools export (None where absent), its vInfo
     sheet, the names of all its sheets (tabs) and its format ('xlsx' or 'csv').
 
     ``path`` is a workbook, a folder of the per-tab CSV export, or the vInfo
@@ -185,7 +190,7 @@ def read_sheets(
     """
     p = Path(path)
     if p.is_dir() or (p.is_file() and p.suffix.casefold() in _CSV_SUFFIXES):
-        sheets, all_sheets, file = _read_csv_export(p)
+        sheets, all_sheets, file = _read_csv_export(p, SHEETS + extra)
         fmt = "csv"
         if sheets["vInfo"] is None:
             raise InventoryError(
@@ -199,7 +204,7 @@ def read_sheets(
         file, fmt = p.name, "xlsx"
         wb = open_workbook(p)
         try:
-            sheets = {n: load(wb, n, p.name) for n in SHEETS}
+            sheets = {n: load(wb, n, p.name) for n in SHEETS + extra}
             if sheets["vInfo"] is None:  # another producer's name for the tab
                 other = vinfo_like_sheet(wb)
                 sheets["vInfo"] = None if other is None else load(wb, other, p.name)

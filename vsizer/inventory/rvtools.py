@@ -79,6 +79,7 @@ from pathlib import Path
 from typing import Any
 
 from vsizer.inventory._build import ProblemLog, ServerRecord, clean_text, finish
+from vsizer.inventory._rvtools_facts import export_date, vm_facts, zombie_files
 from vsizer.inventory._rvtools_hosts import (
     HostIndex,
     HostMatch,
@@ -91,9 +92,9 @@ from vsizer.inventory._rvtools_hosts import (
 from vsizer.inventory._rvtools_names import index as _index
 from vsizer.inventory._rvtools_names import vinfo_names, vm_keys, warn_not_in_tabs
 from vsizer.inventory._rvtools_power import PowerState, power_state, warn_power_states
+from vsizer.inventory._rvtools_sheets import EXTRA_SHEETS, SHEETS, read_sheets
 from vsizer.inventory._rvtools_sheets import Sheet as _Sheet
 from vsizer.inventory._rvtools_sheets import key as _key
-from vsizer.inventory._rvtools_sheets import read_sheets
 from vsizer.inventory._rvtools_storage import UsedDisk
 from vsizer.inventory.model import Inventory
 from vsizer.quality import QualityReport
@@ -165,7 +166,8 @@ def read_rvtools(
         Missing file or vInfo sheet, or invalid cells (all at once).
     """
     p = Path(path)
-    sheets, vinfo, all_sheets, fmt = read_sheets(path)
+    sheets, vinfo, all_sheets, fmt = read_sheets(path, EXTRA_SHEETS)
+    tabs, sheets = sheets, {n: sheets[n] for n in SHEETS}
     problems = ProblemLog(p.name, vinfo.name, _csv_files(sheets) if fmt == "csv" else None)
     quality = QualityReport()
     layout = _layout(sheets)
@@ -189,9 +191,11 @@ def read_rvtools(
             "vInfo's: VM, Powerstate, CPUs, Memory [MiB]).",
         )
     disks = (_disk_sums(sheets["vDisk"], problems), UsedDisk(sheets, problems))
-    records, planned = _vinfo_records(
-        vinfo, sheets, include_powered_off, problems, vinfo_names(vinfo, quality)
-    )
+    names = vinfo_names(vinfo, quality)
+    records, planned = _vinfo_records(vinfo, sheets, include_powered_off, problems, names)
+    # issue 30: what the export tells about moving each VM (readiness, hygiene)
+    metadata.update(vm_facts=vm_facts(tabs, names), export_date=export_date(tabs),
+                    zombie_files=zombie_files(tabs))
     warn_power_states(
         {r.name: _power(c) for r, c in _with_context(records, vinfo, sheets)}, quality,
         vinfo.header("Powerstate"),

@@ -33,8 +33,10 @@ from openpyxl import Workbook
 from openpyxl.xml.functions import tostring
 
 from vsizer.reporting import _xlsx_sheets as sheets
+from vsizer.reporting._carbon_report import CARBON_SHEET_KEY, carbon_sheet
 from vsizer.reporting._explain import bottleneck, explain_sheet
 from vsizer.reporting._explain import has_sheet as has_explain_sheet
+from vsizer.reporting._migration_report import MIGRATION_SHEET_KEY, migration_sheet
 from vsizer.reporting._plan_view import check_plan, lower_bound_hosts, predictions
 from vsizer.reporting._today import excel_items as today_items
 from vsizer.reporting._today import excel_section as today_section
@@ -370,6 +372,11 @@ def plan_workbook(plan: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     if plan.get("growth"):
         ws = wb.create_sheet(label(GROWTH_SHEET_KEY, lang))
         growth_sheet(SheetWriter(ws, lang), plan)
+    if plan.get("migration"):  # issue 30: readiness and hygiene (RVTools exports)
+        migration_sheet(SheetWriter(wb.create_sheet(label(MIGRATION_SHEET_KEY, lang)), lang),
+                        plan)
+    if plan.get("carbon"):  # issue 30: carbon, when a grid is given
+        carbon_sheet(SheetWriter(wb.create_sheet(label(CARBON_SHEET_KEY, lang)), lang), plan)
     if has_choice(plan):  # issue 16 (tco): the host-model choice and TCO
         ws = wb.create_sheet(label("sheet_choice", lang))
         choice_sheet(SheetWriter(ws, lang), plan)

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from vsizer.reporting import _html_charts as charts
+from vsizer.reporting._carbon_report import carbon_html
 from vsizer.reporting._explain import explain_html
 from vsizer.reporting._html_growth import growth_html
 from vsizer.reporting._html_page import Page, esc, fmt_num, fmt_pct, table
@@ -43,6 +44,7 @@ from vsizer.reporting._html_summary import (
     summary_section,
     verdict,
 )
+from vsizer.reporting._migration_report import migration_html
 from vsizer.reporting._plan_view import (
     check_plan,
     failover_scenarios,
@@ -512,7 +514,9 @@ OPTIONAL_SECTIONS: dict[
     "growth": ("power", "section_growth", growth_html),
     "choice": ("predictions", "section_choice", lambda page, plan, t: (
         choice_section(page, plan, t) if has_choice(plan) else "")),
-    "target": ("summary", "section_target", target_html),  # issue 29: plan --target
+    "target": ("summary", "section_target", target_html),  # plan --target
+    "migration": ("failover", "section_migration", migration_html),
+    "carbon": ("power", "section_carbon", carbon_html),
 }
 
 

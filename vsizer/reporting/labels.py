@@ -27,6 +27,7 @@ from typing import Any
 from vsizer._validation import OneOf, check_param
 from vsizer.reporting._choice_labels import CHOICE_LABELS
 from vsizer.reporting._explain_labels import EXPLAIN_LABELS
+from vsizer.reporting._migration_labels import MIGRATION_LABELS
 from vsizer.reporting._storage_labels import STORAGE_LABELS
 from vsizer.reporting._target_labels import TARGET_LABELS
 from vsizer.reporting._today_labels import TODAY_LABELS
@@ -486,7 +487,8 @@ LABELS.update(STORAGE_LABELS)  # storage section (vsizer.reporting._storage_labe
 LABELS.update(CHOICE_LABELS)  # host-model choice and TCO (vsizer.reporting._choice_labels)
 LABELS.update(TODAY_LABELS)  # today's estate (vsizer.reporting._today_labels; issue 23)
 LABELS.update(EXPLAIN_LABELS)  # count reasons, right-sizing (vsizer.reporting._explain_labels)
-LABELS.update(TARGET_LABELS)  # plan --target (vsizer.reporting._target_labels; issue 29)
+LABELS.update(TARGET_LABELS)  # plan --target (vsizer.reporting._target_labels)
+LABELS.update(MIGRATION_LABELS)  # readiness and hygiene (vsizer.reporting._migration_labels)
 
 
 def check_lang(lang: Any, where: str = "label") -> str:

@@ -16,8 +16,10 @@ from rich.table import Table
 from rich.text import Text
 
 from vsizer.placement.problem import DIMENSIONS
+from vsizer.reporting._carbon_report import print_carbon
 from vsizer.reporting._explain import bottleneck
 from vsizer.reporting._explain import terminal_lines as explain_lines
+from vsizer.reporting._migration_report import print_migration
 from vsizer.reporting._plan_view import failover_scenarios, lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting._term_growth import print_growth
@@ -372,6 +374,8 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
         console.print(_targets_table(plan["targets"], L))
     print_growth(plan, console, L)
     print_choice(plan, console, lang)  # issue 16 (tco): choice and TCO, when present
+    print_migration(plan, console, L)  # issue 30: readiness and hygiene, when present
+    print_carbon(plan, console, L)  # issue 30: carbon, when a grid is given
     _print_warnings(plan, console, L)
 
 

@@ -88,12 +88,9 @@ from vsizer.models.growth import RATE as _RATE
 from vsizer.models.growth import RATES as _RATES
 from vsizer.models.platform import SCENARIOS as PLATFORM_SCENARIOS
 from vsizer.study import rule_meta as _rm
+from vsizer.study._carbon_rules import CARBON_RULES as _CB
 from vsizer.study._storage_rules import STORAGE_RULES as _ST
-from vsizer.study.rule_meta import (
-    RuleMeta,
-    percentile_quantile,
-    rule,
-)
+from vsizer.study.rule_meta import RuleMeta, percentile_quantile, rule
 
 # Shared constraints (vsizer.study.rule_meta), under the names the fields use.
 _CURRENCY = _rm.CURRENCY
@@ -199,6 +196,8 @@ class Rules:
         "Years for the saving over the system's life, and of growth "
         "(--growth). Default 5.",
         "power", flag="--years", constraint=Interval(int, 1, None)))
+    grid_gco2_kwh: float | None = field(default=None, metadata=rule(**_CB["grid_gco2_kwh"]))
+    grid_region: str | None = field(default=None, metadata=rule(**_CB["grid_region"]))
     rack_size_u: int = field(default=42, metadata=rule(
         "Rack units per rack. Default 42.",
         "space", constraint=Interval(int, 1, None)))

@@ -21,8 +21,10 @@ from vsizer.catalogs.hosts_before import before_summary
 from vsizer.quality import below_threshold
 from vsizer.study._growth_doc import growth_section
 from vsizer.study._pools import CURVE_POINTS, pool_doc
+from vsizer.study.carbon import plan_carbon  # issue 30
 from vsizer.study.config import Rules
 from vsizer.study.economics import Economics, TargetCheck
+from vsizer.study.migration_doc import migration_doc  # issue 30
 from vsizer.study.ranking import choice_doc  # issue 16 (tco)
 from vsizer.study.rightsizing import rightsizing_doc
 from vsizer.study.tco import tco_doc  # issue 16 (tco)
@@ -83,7 +85,7 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
         before.update(plan.baseline.to_dict())
         if plan.baseline.used:  # --vcpu-per-core today: the limit each pool used
             inputs["vcpu_per_core_today"] = plan.baseline.used_doc()
-    doc = {
+    doc: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "vsizer_version": __version__,
         "inputs": inputs,
@@ -119,6 +121,14 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
         doc["tco"] = tco_doc(plan.tco)
     if plan.choice is not None:  # issue 16 (tco)
         doc["choice"] = choice_doc(plan.choice)
+    migration = migration_doc(plan)  # issue 30: readiness, hygiene, what waves needs
+    if migration is not None:
+        doc["migration"] = migration
+    carbon, notes = plan_carbon(doc, plan.rules.grid_gco2_kwh, plan.rules.grid_region)
+    if carbon is not None:  # issue 30: only when a grid is given (--grid-*)
+        doc["carbon"] = carbon
+    doc["warnings"] += notes
+    doc["summary"]["warnings"] += len(notes)
     if plan.predictions is not None:
         doc["predictions"] = plan.predictions
     return doc
