@@ -28,6 +28,7 @@ from vsizer._validation import OneOf, check_param
 from vsizer.reporting._choice_labels import CHOICE_LABELS
 from vsizer.reporting._explain_labels import EXPLAIN_LABELS
 from vsizer.reporting._storage_labels import STORAGE_LABELS
+from vsizer.reporting._story_labels import STORY_LABELS
 from vsizer.reporting._today_labels import TODAY_LABELS
 
 __all__ = ["LABELS", "LANGS", "check_lang", "label", "with_unit"]
@@ -485,6 +486,7 @@ LABELS.update(STORAGE_LABELS)  # storage section (vsizer.reporting._storage_labe
 LABELS.update(CHOICE_LABELS)  # host-model choice and TCO (vsizer.reporting._choice_labels)
 LABELS.update(TODAY_LABELS)  # today's estate (vsizer.reporting._today_labels; issue 23)
 LABELS.update(EXPLAIN_LABELS)  # count reasons, right-sizing (vsizer.reporting._explain_labels)
+LABELS.update(STORY_LABELS)  # management summary (vsizer.reporting._story_labels; issue 27)
 
 
 def check_lang(lang: Any, where: str = "label") -> str:
