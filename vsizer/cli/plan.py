@@ -107,10 +107,18 @@ OutputOpt = Annotated[
     ),
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No terminal summary.")]
+DetailOpt = Annotated[
+    bool,
+    typer.Option(
+        "--detail",
+        help="Terminal: every table (hosts, power, storage, targets, candidates, all "
+        "warnings) instead of the one-screen summary.",
+    ),
+]
 
 
 in_panel("Inputs", SeriesOpt, SeriesFormatOpt, ConfigOpt)
-in_panel("Outputs", PredictOpt, ProfileOpt, LangOpt, OutputOpt, QuietOpt)
+in_panel("Outputs", PredictOpt, ProfileOpt, LangOpt, OutputOpt, QuietOpt, DetailOpt)
 
 
 @with_rule_flags(after="config")
@@ -139,6 +147,7 @@ def plan(
     max_unpacked_mib: MaxUnpackedMibOpt = None,
     max_grid_cells: MaxGridCellsOpt = None,
     quiet: QuietOpt = None,  # type: ignore[assignment]
+    detail: DetailOpt = False,
     engine: EngineOpt = "local",
     engine_address: EngineAddressOpt = None,
     workers: WorkersOpt = None,
@@ -190,7 +199,7 @@ def plan(
                     source, rules=rules, progress=progress, series=series_set,
                     predict=predict, profile=profile, engine=eng,
                 )
-        _report(result.to_dict(), output or [], lang, quiet, unwritable)
+        _report(result.to_dict(), output or [], lang, quiet, unwritable, detail=detail)
     except VsizerError as exc:
         raise _fail(exc) from None
 
@@ -315,8 +324,11 @@ def _report(
     lang: str,
     quiet: bool,
     unwritable: dict[Path, str] | None = None,
+    *,
+    detail: bool = False,
 ) -> None:
-    """The terminal summary (unless quiet) and every ``-o`` file, as one set.
+    """The terminal summary (unless quiet; every table with ``detail``) and
+    every ``-o`` file, as one set.
 
     The files are committed together (:func:`vsizer._atomic.output_set`); one
     that fails does not stop the others, and its error ends the run after them.
@@ -324,7 +336,7 @@ def _report(
     if not quiet:
         from vsizer.reporting.terminal import print_summary
 
-        print_summary(doc, out, lang=lang)
+        print_summary(doc, out, lang=lang, detail=detail)
     failed = list((unwritable or {}).values())
     written = []
     with output_set():

@@ -57,3 +57,15 @@ STORY_LABELS: dict[str, dict[str, str]] = {
     "mgmt_more_warnings": {"en": "… and {n} more (see Warnings)",
                            "ja": "… ほか {n} 件 (警告を参照)"},
 }
+
+STORY_LABELS.update({
+    "term_failures": {"en": "Failures", "ja": "障害想定"},
+    "term_why": {"en": "Why", "ja": "理由"},
+    "term_more_pools": {"en": "… and {n} more pools (--detail)", "ja": "… ほか {n} プール (--detail)"},
+    "term_detail_hint": {
+        "en": "Full tables (hosts, power, storage, targets, candidates, every warning): --detail",
+        "ja": "全表 (ホスト・電力・ストレージ・目標・候補機種・全警告) は --detail で表示",
+    },
+    "term_choice": {"en": "Host model: {model} (best of {n} candidates)",
+                    "ja": "ホスト機種: {model} (候補 {n} 機種から選定)"},
+})

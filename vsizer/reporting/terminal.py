@@ -21,6 +21,7 @@ from vsizer.reporting._explain import terminal_lines as explain_lines
 from vsizer.reporting._plan_view import failover_scenarios, lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting._term_growth import print_growth
+from vsizer.reporting._term_story import print_story
 from vsizer.reporting._today import terminal_lines as today_lines
 from vsizer.reporting.choice_report import print_choice  # issue 16 (tco)
 from vsizer.reporting.labels import label
@@ -343,8 +344,11 @@ def _targets_table(targets: list[dict[str, Any]], L: Label) -> Table:
     return t
 
 
-def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -> None:
-    """Print the key figures, pools, failover and power of ``plan``.
+def print_summary(
+    plan: dict[str, Any], console: Console, *, lang: str = "en", detail: bool = True
+) -> None:
+    """Print the key figures, pools, failover and power of ``plan``; with
+    ``detail`` false, the one-screen story instead (:mod:`._term_story`).
 
     User strings are printed as plain text (``Text``), never as rich markup.
     """
@@ -352,6 +356,9 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
     def L(key: str, **kw: Any) -> str:
         return label(key, lang, **kw)
 
+    if not detail:
+        print_story(plan, console, L)
+        return
     s, pw = plan["summary"], plan["power"]
     console.print(_key_figures(plan, L))
     if s.get("low_confidence"):
