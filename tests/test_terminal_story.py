@@ -72,3 +72,43 @@ def test_cli_plan_fits_80_columns_and_60_lines(tmp_path: Path) -> None:
     lines = res.stdout.splitlines()
     _check_screen(lines)
     assert lines[-1] == f"wrote {out}"  # where the files went
+
+
+def _fits_80(text: str) -> None:
+    lines = text.splitlines()
+    assert [ln for ln in lines if cell_len(ln.rstrip()) > 80] == []
+    assert [ln for ln in lines if "…" in ln] == []
+
+
+@pytest.mark.parametrize("args", [["catalog", "list"], ["catalog", "list", "--cpus"]])
+def test_catalog_list_fits_80_columns(args: list[str]) -> None:
+    res = CliRunner().invoke(app, args, env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    _fits_80(res.stdout)
+    # the names stay readable (a host model wraps at its words at most once)
+    assert ("Xeon 5160" if "--cpus" in args else "Dell PowerEdge R740 2x") in res.stdout
+
+
+def test_predict_fits_80_columns() -> None:
+    res = CliRunner().invoke(app, ["predict", str(GOLDEN / "demo.json")], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    _fits_80(res.stdout)
+    assert "per-host" in res.stdout
+
+
+def test_detail_tables_fit_80_columns() -> None:
+    plan = json.loads((GOLDEN / "demo.json").read_text(encoding="utf-8"))
+    for lang in ("en", "ja"):
+        _fits_80("\n".join(_printed(plan, lang, detail=True)))
+
+
+def test_fit_table_leaves_out_droppable_columns_and_says_so() -> None:
+    from rich.table import Table
+
+    from vsizer.reporting._term_fit import fit_table
+
+    t = Table("name", "a", "b", "c")
+    t.add_row("x" * 30, "1" * 20, "2" * 20, "3" * 20)
+    fit_table(t, 60, droppable=("b", "c"))
+    assert [c.header for c in t.columns] == ["name", "a"]
+    assert t.caption == "left out at this width: b, c"

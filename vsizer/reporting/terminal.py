@@ -20,6 +20,7 @@ from vsizer.reporting._explain import bottleneck
 from vsizer.reporting._explain import terminal_lines as explain_lines
 from vsizer.reporting._plan_view import failover_scenarios, lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
+from vsizer.reporting._term_fit import FitTables
 from vsizer.reporting._term_growth import print_growth
 from vsizer.reporting._term_story import print_story
 from vsizer.reporting._today import terminal_lines as today_lines
@@ -359,6 +360,15 @@ def print_summary(
     if not detail:
         print_story(plan, console, L)
         return
+    console.push_render_hook(FitTables(console))  # no column squeezed to '0…'
+    try:
+        _print_detail(plan, console, lang, L)
+    finally:
+        console.pop_render_hook()
+
+
+def _print_detail(plan: dict[str, Any], console: Console, lang: str, L: Label) -> None:
+    """Every table of the plan (``--detail``)."""
     s, pw = plan["summary"], plan["power"]
     console.print(_key_figures(plan, L))
     if s.get("low_confidence"):
