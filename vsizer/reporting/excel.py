@@ -51,6 +51,7 @@ from vsizer.reporting._xlsx import (
 )
 from vsizer.reporting._xlsx_failover import failover_sheet
 from vsizer.reporting._xlsx_growth import GROWTH_SHEET_KEY, growth_sheet
+from vsizer.reporting._xlsx_print import cost_formulas, print_setup
 from vsizer.reporting.choice_report import choice_sheet, has_choice  # issue 16 (tco)
 from vsizer.reporting.labels import check_lang, label, with_unit
 from vsizer.reporting.storage import storage_sheet
@@ -372,6 +373,9 @@ def plan_workbook(plan: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     if has_choice(plan):  # issue 16 (tco): the host-model choice and TCO
         ws = wb.create_sheet(label("sheet_choice", lang))
         choice_sheet(SheetWriter(ws, lang), plan)
+    cost_formulas(wb.worksheets[0])  # issue 27: the price and PUE cells drive the cost
+    for i, ws in enumerate(wb.worksheets):
+        print_setup(ws, one_page=i == 0)
     props = wb.properties
     props.title = label("workbook_title", lang)
     props.creator = f"vsizer {plan.get('vsizer_version') or ''}".strip()
