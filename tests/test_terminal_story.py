@@ -53,7 +53,7 @@ def test_demo_summary_names_before_after_savings_and_top_warnings() -> None:
     n = len(plan["warnings"])
     assert f"- {n} warnings, top 3:" in text
     s = plan["summary"]
-    assert f"Machines (servers → hosts)" in text and f" {s['servers']} " in text
+    assert "Machines (servers → hosts)" in text and f" {s['servers']} " in text
     assert "over 5 years" in text
     assert "--detail" in text
     assert "Warnings (" not in text  # the full table is behind --detail
