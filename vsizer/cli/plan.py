@@ -117,8 +117,19 @@ DetailOpt = Annotated[
 ]
 
 
+LogOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--log",
+        help="Append one timestamped line per stage (reading, each candidate host "
+        "model, each pool, done) to this file, flushed at once: a killed run's log "
+        "names the stage it reached.",
+    ),
+]
+
+
 in_panel("Inputs", SeriesOpt, SeriesFormatOpt, ConfigOpt)
-in_panel("Outputs", PredictOpt, ProfileOpt, LangOpt, OutputOpt, QuietOpt, DetailOpt)
+in_panel("Outputs", PredictOpt, ProfileOpt, LangOpt, OutputOpt, QuietOpt, DetailOpt, LogOpt)
 
 
 @with_rule_flags(after="config")
@@ -148,6 +159,7 @@ def plan(
     max_grid_cells: MaxGridCellsOpt = None,
     quiet: QuietOpt = None,  # type: ignore[assignment]
     detail: DetailOpt = False,
+    log: LogOpt = None,
     engine: EngineOpt = "local",
     engine_address: EngineAddressOpt = None,
     workers: WorkersOpt = None,
@@ -193,7 +205,7 @@ def plan(
                 inventory, sheet, rules, series, series_format, opts, quiet
             )
             with open_engine(engine, engine_address, workers) as eng, _progress(
-                quiet
+                quiet, log
             ) as progress:
                 result = run_plan(
                     source, rules=rules, progress=progress, series=series_set,

@@ -122,6 +122,8 @@ class ConsolidationStudy:
         """Normalize, estimate power, size and place every pool, check failover,
         and compute the plan's economics."""
         require_servers(self.inventory)
+        if progress:
+            progress("stage", f"sizing {len(self.inventory)} servers on {self.host.model}")
         quality = self.inventory.quality.copy()
         baseline = measure_baseline(
             self.inventory, quality, include_powered_off=self.rules.include_powered_off
