@@ -75,7 +75,7 @@ class _progress:
         if self.log is not None:
             import datetime as dt
 
-            now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
             self.log.write(f"{now} {text}\n")
 
     def _task(self, text: str, total: int | None = None, done: int = 0) -> None:
