@@ -165,7 +165,7 @@ def test_terminal_shows_series_coverage_per_pool(tmp_path: Path) -> None:
     res = runner.invoke(
         app,
         ["plan", str(inv), "--series", str(series), "--series-format", "long",
-         "--failures", "0", "--detail"],
+         "--failures", "0", "--detail", "--lang", "en"],
         env={"COLUMNS": "250"},
     )
     assert res.exit_code == 0, res.output

@@ -97,7 +97,14 @@ ProfileOpt = Annotated[
         help="Model profile from 'vsizer fit' for --predict (implies --predict).",
     ),
 ]
-LangOpt = Annotated[str, typer.Option(help="Report language: en or ja.")]
+LangOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Report language: en or ja (default: ja when most of the inventory's "
+        "headers are Japanese, else en; a note says so).",
+        show_default=False,
+    ),
+]
 OutputOpt = Annotated[
     list[Path] | None,
     typer.Option(
@@ -149,7 +156,7 @@ def plan(
     config: ConfigOpt = None,
     predict: PredictOpt = False,
     profile: ProfileOpt = None,
-    lang: LangOpt = "en",
+    lang: LangOpt = None,
     output: OutputOpt = None,
     max_rows: MaxRowsOpt = None,
     max_columns: MaxColumnsOpt = None,
@@ -211,6 +218,7 @@ def plan(
                     source, rules=rules, progress=progress, series=series_set,
                     predict=predict, profile=profile, engine=eng,
                 )
+        lang = lang or _auto_lang(result, quiet)
         _report(result.to_dict(), output or [], lang, quiet, unwritable, detail=detail)
     except VsizerError as exc:
         raise _fail(exc) from None
@@ -276,18 +284,38 @@ def _unwritable_outputs(output: list[Path]) -> dict[Path, str]:
     return missing
 
 
+def _japanese(text: str) -> bool:
+    """Whether ``text`` has a kana or CJK ideograph (U+3040-U+30FF, U+4E00-U+9FFF)."""
+    return any("\u3040" <= ch <= "\u30ff" or "\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def _auto_lang(result: Any, quiet: bool | None) -> str:
+    """``ja`` when most of the inventory's mapped headers are Japanese (a note
+    on stderr says so, unless quiet), else ``en``."""
+    inventory = getattr(result, "inventory", None)
+    headers = list((getattr(inventory, "metadata", None) or {}).get("columns") or {})
+    if not headers or 2 * sum(map(_japanese, headers)) <= len(headers):
+        return "en"
+    if not quiet:
+        err.print(
+            "note: the inventory's headers are Japanese: reports in Japanese "
+            "(--lang en for English).", markup=False, highlight=False, soft_wrap=True,
+        )
+    return "ja"
+
+
 def _check_arguments(
     inventory: Path | None,
     series: list[Path] | None,
     series_format: str | None,
-    lang: str,
+    lang: str | None,
     output: list[Path],
     sheet: str | None = None,
 ) -> None:
     """The checks of ``plan``'s own arguments, before anything is read."""
     if sheet is not None and inventory is None:
         raise ConfigError("--sheet needs an inventory file.")
-    if lang not in ("en", "ja"):
+    if lang is not None and lang not in ("en", "ja"):
         raise ConfigError(
             f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead."
         )

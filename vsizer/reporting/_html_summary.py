@@ -15,6 +15,7 @@ from typing import Any
 from vsizer.reporting._explain import bottleneck
 from vsizer.reporting._html_management import management_html
 from vsizer.reporting._html_page import esc, fmt_num, fmt_pct, table
+from vsizer.reporting._ja_text import target_text
 from vsizer.reporting._plan_view import lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting._today import headline_html
@@ -177,7 +178,7 @@ def _targets_table(targets: list[Mapping[str, Any]], t: Label) -> str:
         [
             [
                 tg["name"],
-                tg.get("description"),
+                target_text(tg, t),
                 fmt_num(tg.get("target"), 3),
                 fmt_num(tg.get("actual"), 3),
                 verdict(t, tg.get("met")),

@@ -60,6 +60,7 @@ STORY_LABELS: dict[str, dict[str, str]] = {
 
 STORY_LABELS.update({
     "term_failures": {"en": "Failures", "ja": "障害想定"},
+    "lang_code": {"en": "en", "ja": "ja"},
     "term_why": {"en": "Why", "ja": "理由"},
     "term_more_pools": {"en": "… and {n} more pools (--detail)", "ja": "… ほか {n} プール (--detail)"},
     "term_detail_hint": {

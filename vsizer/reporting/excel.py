@@ -35,6 +35,7 @@ from openpyxl.xml.functions import tostring
 from vsizer.reporting import _xlsx_sheets as sheets
 from vsizer.reporting._explain import bottleneck, explain_sheet
 from vsizer.reporting._explain import has_sheet as has_explain_sheet
+from vsizer.reporting._ja_text import target_text
 from vsizer.reporting._plan_view import check_plan, lower_bound_hosts, predictions
 from vsizer.reporting._today import excel_items as today_items
 from vsizer.reporting._today import excel_section as today_section
@@ -249,7 +250,7 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
     targets = [
         [
             tg["name"],
-            tg.get("description"),
+            target_text(tg, t),
             Fmt(tg["target"], _target_format(tg["name"], tg["target"])),
             Fmt(tg.get("actual"), _target_format(tg["name"], tg["target"])),
             t(_TARGET_RESULT[tg.get("met")]),

@@ -18,6 +18,7 @@ from rich.text import Text
 from vsizer.placement.problem import DIMENSIONS
 from vsizer.reporting._explain import bottleneck
 from vsizer.reporting._explain import terminal_lines as explain_lines
+from vsizer.reporting._ja_text import target_text
 from vsizer.reporting._plan_view import failover_scenarios, lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting._term_fit import FitTables
@@ -334,7 +335,7 @@ def _targets_table(targets: list[dict[str, Any]], L: Label) -> Table:
     for tg in targets:
         met = tg["met"]
         t.add_row(
-            tg["description"],
+            Text(str(target_text(tg, L))),
             f"{tg['target']:g}",
             "—" if tg["actual"] is None else f"{tg['actual']:.3g}",
             Text(
