@@ -198,11 +198,8 @@ def plan(
         )
         check_reader_flags(opts, series_format)
         limits = input_limits(
-            max_rows=max_rows,
-            max_columns=max_columns,
-            max_cell_chars=max_cell_chars,
-            max_xlsx_mib=max_xlsx_mib,
-            max_unpacked_mib=max_unpacked_mib,
+            max_rows=max_rows, max_columns=max_columns, max_cell_chars=max_cell_chars,
+            max_xlsx_mib=max_xlsx_mib, max_unpacked_mib=max_unpacked_mib,
             max_grid_cells=max_grid_cells,
         )
         rules = rules_of(config, rule_flags)
@@ -211,9 +208,8 @@ def plan(
             source, series_set = _inputs(
                 inventory, sheet, rules, series, series_format, opts, quiet
             )
-            with open_engine(engine, engine_address, workers) as eng, _progress(
-                quiet, log
-            ) as progress:
+            with open_engine(engine, engine_address, workers) as eng, \
+                    _progress(quiet, log) as progress:
                 result = run_plan(
                     source, rules=rules, progress=progress, series=series_set,
                     predict=predict, profile=profile, engine=eng,
