@@ -135,14 +135,25 @@ LogOpt = Annotated[
 ]
 
 
-in_panel("Inputs", SeriesOpt, SeriesFormatOpt, ConfigOpt)
+MemUnitOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--mem-unit",
+        help="Unit of the inventory's memory column when its header states none: "
+        "GiB (default), GB, MiB or MB (divided by 1,024). Example: --mem-unit MB",
+        show_default=False,
+    ),
+]
+
+
+in_panel("Inputs", SeriesOpt, SeriesFormatOpt, ConfigOpt, MemUnitOpt)
 in_panel("Outputs", PredictOpt, ProfileOpt, LangOpt, OutputOpt, QuietOpt, DetailOpt, LogOpt)
 
 
 @with_rule_flags(after="config")
 def plan(
     inventory: InventoryArg = None,
-    sheet: SheetOpt = None,
+    sheet: SheetOpt = None, mem_unit: MemUnitOpt = None,
     series: SeriesOpt = None,
     series_format: SeriesFormatOpt = None,
     metric: MetricOpt = None,
@@ -206,7 +217,7 @@ def plan(
         unwritable = _preflight(output or [], inventory, series, config, profile, rules)
         with using(limits):  # bounds on every file read (vsizer.limits)
             source, series_set = _inputs(
-                inventory, sheet, rules, series, series_format, opts, quiet
+                inventory, sheet, rules, series, series_format, opts, quiet, mem_unit
             )
             with open_engine(engine, engine_address, workers) as eng, \
                     _progress(quiet, log) as progress:
@@ -339,17 +350,19 @@ def _inputs(
     series_format: str | None,
     opts: dict[str, Any],
     quiet: bool,
+    mem_unit: str | None = None,
 ) -> tuple[Any, Any]:
-    """The inventory argument of the plan (the path, or with ``--sheet`` the
-    inventory read from that sheet) and the series set (None without
+    """The inventory argument of the plan (the path, or with ``--sheet`` or
+    ``--mem-unit`` the inventory read here) and the series set (None without
     ``--series``)."""
     series_set = _read_series(series, series_format, opts, quiet) if series else None
-    if sheet is None or inventory is None:
+    if (sheet is None and mem_unit is None) or inventory is None:
         return inventory, series_set
     from vsizer.inventory import read_inventory
 
     inv = read_inventory(
-        inventory, sheet=sheet, include_powered_off=rules.include_powered_off
+        inventory, sheet=sheet, include_powered_off=rules.include_powered_off,
+        mem_unit=mem_unit,
     )
     return inv, series_set
 
