@@ -67,6 +67,6 @@ STORY_LABELS.update({
         "en": "Full tables (hosts, power, storage, targets, candidates, every warning): --detail",
         "ja": "全表 (ホスト・電力・ストレージ・目標・候補機種・全警告) は --detail で表示",
     },
-    "term_choice": {"en": "Host model: {model} (best of {n} candidates)",
-                    "ja": "ホスト機種: {model} (候補 {n} 機種から選定)"},
+    "term_choice": {"en": "Chosen host model: {model} (best of {n} candidates)",
+                    "ja": "選定機種: {model} (候補 {n} 機種から選定)"},
 })
