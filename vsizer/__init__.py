@@ -28,7 +28,8 @@ from vsizer.errors import (  # noqa: E402
 
 if TYPE_CHECKING:
     from vsizer.inventory import Inventory, read_inventory
-    from vsizer.study import ConsolidationPlan, ConsolidationStudy, plan
+    from vsizer.reporting.notebook import plan
+    from vsizer.study import ConsolidationPlan, ConsolidationStudy
     from vsizer.study.config import Rules, load_rules
 
 #: Public names loaded on first use (:mod:`vsizer._lazy`): ``vsizer --help``
@@ -38,7 +39,7 @@ __getattr__ = lazy_getattr(__name__, {
     "read_inventory": "vsizer.inventory",
     "ConsolidationPlan": "vsizer.study",
     "ConsolidationStudy": "vsizer.study",
-    "plan": "vsizer.study",
+    "plan": "vsizer.reporting.notebook",  # the study's plan, shown in notebooks
     "Rules": "vsizer.study.config",
     "load_rules": "vsizer.study.config",
 })
