@@ -199,10 +199,10 @@ def plan(
 
         vsizer plan book.xlsx --sheet "DR site" -o plan.json
     """
-    from vsizer.study import plan as run_plan
-
     try:
         _check_arguments(inventory, series, series_format, lang, output or [], sheet)
+        from vsizer.study import plan as run_plan  # heavy: after the argument checks
+
         opts = reader_options(
             server=server, tz=tz, encoding=encoding, metric=metric, unit=unit,
             index_column=index_column, start=start, step=series_step,
