@@ -8,6 +8,8 @@ The library mirrors the CLI::
     plan.to_json()            # the document `vsizer plan -o plan.json` writes
     plan.economics.after_w    # power, energy, cost, space, targets as values
     vsizer.plan(inv, predict=True).to_json()   # = `vsizer plan --predict -o plan.json`
+    plan.hosts, plan.placement, plan.pools_frame, plan.warnings_frame   # DataFrames
+    plan.write("report.html")   # or .xlsx / .json; in Jupyter `plan` shows its summary
 """
 
 from __future__ import annotations
