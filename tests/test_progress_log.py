@@ -28,6 +28,7 @@ def test_plan_log_names_each_stage(tmp_path: Path) -> None:
     assert all(re.match(STAMP, ln) for ln in lines)
     texts = [ln[21:] for ln in lines]
     assert texts[0] == "start" and texts[-1] == "done"
+    assert texts[1] == "reading inventory_ja.xlsx"
     assert any(t.startswith("sizing 37 servers on ") for t in texts)
     assert "pool 本番: 28 VMs, failover scenarios (failures = 1)" in texts
 

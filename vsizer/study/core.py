@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -461,7 +462,11 @@ def plan(
         hosts = rules.host_catalog
     host, catalog_name = resolve_host(hosts, rules.host_model)
     check_host_bounds(rules, host)  # as soon as the host is known (issue 24)
+    if progress and series is not None:
+        progress("stage", f"aligning the series of {series.source}")
     aligned = align_for_plan(series, rules) if series is not None else None
+    if progress and isinstance(inventory, (str, os.PathLike)):
+        progress("stage", f"reading {os.path.basename(inventory)}")
     inventory = _plan_inventory(inventory, series, aligned, rules)
     cpu_catalog = (
         read_cpu_catalog(rules.cpu_catalog, merge=True) if rules.cpu_catalog else None
