@@ -7,14 +7,6 @@ import typing
 from typing import Annotated, Any
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from vsizer.errors import VsizerError
 from vsizer.termsafe import SafeConsole
@@ -51,13 +43,22 @@ class _progress:
         self.enabled = not quiet and err.is_terminal
         self.log_path = log
         self.log: Any = None
-        self.bar: Progress | None = None
+        self.bar: Any = None
         self.task: Any = None
 
     def __enter__(self) -> Any:
         if self.log_path is not None:
             self.log = open(self.log_path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
         if self.enabled:
+            from rich.progress import (  # ~0.15 s: only when a bar is drawn
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
             self.bar = Progress(
                 SpinnerColumn(),
                 TextColumn("{task.description}"),
