@@ -207,10 +207,12 @@ class Page:
             '<meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{esc(self.title)}</title><style>{_CSS}{self.css}</style>"
-            f"{plotly}</head><body>"
+            "</head><body>"
             f"<header><h1>{esc(self.title)}</h1>"
             f'<p class="sub">{esc(self.subtitle)}</p><nav>{nav}</nav></header>'
             f"<main>{self.notice}{sections}</main>"
+            # the library after the content: the first screen paints before it loads
+            f"{plotly}"
             '<script type="application/json" id="vsizer-figures">'
             f"{script_json(figures)}</script>"
             f"<script>{_DRAW}</script></body></html>\n"
