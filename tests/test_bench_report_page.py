@@ -89,9 +89,9 @@ def test_cells_keep_the_report_number_format(page: str) -> None:
 
 
 def test_plotly_is_embedded_only_when_a_chart_is_drawn(page: str) -> None:
-    from vsizer.reporting._html_page import plotly_js
+    from vsizer.reporting._plotly_bundle import bundle_for, plotly_js
 
-    bundle = plotly_js()
+    bundle = plotly_js(bundle_for(_figures(page).values()))
     assert page.count(bundle) == 1
     tables_only = bench_html(
         "vsizer benchmark report",

@@ -215,3 +215,50 @@ def test_bench_report_contention_chart(browser: Any, tmp_path: Path) -> None:
             chart.screenshot(path=str(REPO / "docs" / "img" / "bench-contention.png"))
     finally:
         page.close()
+
+
+#: The management summary's parts that must be on the first screen (issue 27).
+_FIRST_SCREEN = """
+(() => {
+  const m = document.getElementById('management');
+  const parts = {decision: m.querySelector('.decision'), before_after: m.querySelector('table.ba'),
+                 savings: m.querySelector('.saving'), risks: m.querySelector('ul')};
+  return Object.fromEntries(Object.entries(parts).map(([k, e]) => [k, e ? {
+    bottom: e.getBoundingClientRect().bottom, text: e.innerText} : null]));
+})()
+"""
+
+
+def test_demo_report_is_small_and_opens_on_the_management_summary(
+    browser: Any, pages: dict[str, Path]
+) -> None:
+    import time
+
+    size = pages["demo"].stat().st_size
+    assert size < 1_500_000, size  # the full plotly.js made it 4.9 MB
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    try:
+        start = time.perf_counter()
+        page.goto(pages["demo"].as_uri())
+        page.wait_for_function(
+            "Array.from(document.querySelectorAll('.chart'))"
+            ".every(d => d.querySelector('svg.main-svg'))", timeout=30_000)
+        seconds = time.perf_counter() - start
+        print(f"demo report: {size:,} bytes, charts drawn in {seconds:.2f} s")
+        assert seconds < 15  # ~1 s on an idle machine; 2 shared cores in CI
+        parts = page.evaluate(_FIRST_SCREEN)
+        for name, part in parts.items():
+            assert part is not None, name
+            assert part["bottom"] <= 768, (name, part["bottom"])
+        assert parts["decision"]["text"].startswith("Decision: Proceed: ")
+        assert "replace 37 servers (2 pools)" in parts["decision"]["text"]
+        # 37 servers -> 9 hosts: (9 - 37) / 37 = -75.7 %
+        assert "Machines (servers → hosts)\t37\t9\t-76 %" in parts["before_after"]["text"]
+        assert "over 5 years" in parts["savings"]["text"]
+        assert "warnings, top 3:" in parts["risks"]["text"]
+        OUTPUT.mkdir(exist_ok=True)
+        page.screenshot(path=str(OUTPUT / "report_first_screen.png"))
+        if os.environ.get("VSIZER_README_SCREENSHOT") == "1":
+            page.screenshot(path=str(REPO / "docs" / "img" / "report-summary.png"))
+    finally:
+        page.close()

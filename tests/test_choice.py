@@ -134,7 +134,7 @@ def test_cli_auto_with_candidates_file(priced: Path, tmp_path: Path) -> None:
     out = tmp_path / "plan.json"
     res = CliRunner().invoke(app, [
         "plan", str(SAMPLE), "--config", str(SCENARIO), "--host-model", "auto",
-        "--candidates", str(priced), "--years", "3", "-o", str(out),
+        "--candidates", str(priced), "--years", "3", "--lang", "en", "-o", str(out),
     ])
     assert res.exit_code == 0, res.output
     doc = json.loads(out.read_text(encoding="utf-8"))

@@ -67,6 +67,7 @@ def test_plan_writes_json_and_xlsx(tmp_path):
         str(x),
         "--lang",
         "ja",
+        "--detail",
     )
     assert r.exit_code == 0, r.output
     doc = json.loads(j.read_text(encoding="utf-8"))

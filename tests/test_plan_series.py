@@ -245,7 +245,7 @@ def test_cli_plans_straight_from_planetlab_files(tmp_path):
     out = tmp_path / "plan.json"
     args = ["plan", "--series", str(folder), "--series-format", "planetlab",
             "--vm-cpu-mhz", "1000", "--vm-mem-gib", "1", "--hosts", str(hosts),
-            "--host-model", "Small", "--failures", "0", "-o", str(out)]
+            "--host-model", "Small", "--failures", "0", "--detail", "-o", str(out)]
     r = run(*args)
     assert r.exit_code == 0, r.output
     doc = json.loads(out.read_text())

@@ -105,7 +105,7 @@ def test_min_confidence_moves_the_threshold(tmp_path: Path) -> None:
 def test_terminal_shows_headline_and_every_warning(tmp_path: Path) -> None:
     path = tmp_path / "inv.csv"
     path.write_text(NO_UTIL, encoding="utf-8")
-    res = runner.invoke(app, ["plan", str(path)], env={"COLUMNS": "250"})
+    res = runner.invoke(app, ["plan", str(path), "--detail"], env={"COLUMNS": "250"})
     assert res.exit_code == 0, res.output
     assert "Low data confidence (55.0%, below 70.0%)" in res.output
     doc = _plan(tmp_path, NO_UTIL)
@@ -165,7 +165,7 @@ def test_terminal_shows_series_coverage_per_pool(tmp_path: Path) -> None:
     res = runner.invoke(
         app,
         ["plan", str(inv), "--series", str(series), "--series-format", "long",
-         "--failures", "0"],
+         "--failures", "0", "--detail", "--lang", "en"],
         env={"COLUMNS": "250"},
     )
     assert res.exit_code == 0, res.output

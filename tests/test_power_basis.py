@@ -111,7 +111,7 @@ def test_own_catalog_power_basis_is_checked_with_row_and_column(tmp_path):
 def test_cli_shows_the_warning_in_the_terminal(tmp_path):
     out = tmp_path / "plan.json"
     res = CliRunner().invoke(
-        app, ["plan", str(SAMPLE), "--host-model", R6725, "-o", str(out)]
+        app, ["plan", str(SAMPLE), "--host-model", R6725, "--detail", "-o", str(out)]
     )
     assert res.exit_code == 0, res.output
     assert "host_power_estimated" in res.output

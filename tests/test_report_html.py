@@ -86,8 +86,11 @@ def test_language_sets_titles_and_html_lang(html1: str, html2: str) -> None:
 
 
 def test_report_is_self_contained(html1: str) -> None:
-    # plotly.js is embedded; no external script, stylesheet or font is loaded
-    assert "plotly.js v" in html1[:5000] or "plotly.js v" in html1
+    # plotly.js is embedded (the smallest partial bundle that draws the charts:
+    # basic for a plan without curves); no external script, stylesheet or font
+    assert "* plotly.js (basic - minified) v4.1.1" in html1.split("</main>", 1)[1]
+    assert "<script" not in html1.split("</main>", 1)[0]  # content first: paints at once
+    assert len(html1) < 1_500_000
     rest = body(html1)
     assert "<script src" not in rest
     assert "<link" not in rest

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import shutil
 import subprocess
 import zipfile
@@ -24,6 +25,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from vsizer.errors import InputError
 from vsizer.reporting import SHEET_KEYS, write_plan_xlsx
+from vsizer.reporting._xlsx_print import COST_FORMULAS
 from vsizer.reporting.excel import FIXED_TIMESTAMP
 from vsizer.reporting.labels import LABELS, LANGS, label, with_unit
 
@@ -34,6 +36,19 @@ PROBE_POOL = "@SUM(1)"
 PROBE_NOTE = "-2+3"
 SCRIPT = "<script>alert(1)</script>"
 FORMULA_START = tuple("=+-@＝＋－＠\t\r")
+#: vsizer's own formulas: cell references of column B, numbers, arithmetic.
+OWN_FORMULA = re.compile(r"=(B\d+|\d+|[-+*/])+")
+
+
+def evaluate(ws: Worksheet, formula: str) -> float:
+    """Value of one of vsizer's own formulas (B-cell references and + - * /)."""
+    assert OWN_FORMULA.fullmatch(formula), formula
+
+    def ref(m: re.Match[str]) -> str:
+        v = ws[m.group(0)].value
+        return f"({evaluate(ws, v)})" if isinstance(v, str) else repr(float(v))
+
+    return float(eval(re.sub(r"B\d+", ref, formula[1:])))  # noqa: S307 (checked above)
 
 
 @pytest.fixture(scope="module")
@@ -232,10 +247,15 @@ def test_column_widths_are_fitted(wb: Workbook, lang: str) -> None:
 def test_key_figures_hold_the_plan_numbers(
     wb: Workbook, lang: str, plan: dict, path: str, value: Any, fmt: str
 ) -> None:
-    _, cell = item(sheet(wb, "sheet_summary", lang), path)
+    ws = sheet(wb, "sheet_summary", lang)
+    _, cell = item(ws, path)
     expected = plan["power"]["annual_saving"] if value is None else value
-    assert cell.value == pytest.approx(expected)
-    assert cell.data_type == "n"
+    if path in COST_FORMULAS:  # issue 27: a formula of the price and PUE cells
+        assert cell.data_type == "f"
+        assert evaluate(ws, cell.value) == pytest.approx(expected)
+    else:
+        assert cell.value == pytest.approx(expected)
+        assert cell.data_type == "n"
     assert cell.number_format == fmt
 
 
@@ -444,7 +464,13 @@ def test_probe_cells_are_inert_text(wb: Workbook) -> None:
 
 
 def test_no_cell_is_a_formula_or_starts_like_one(wb: Workbook) -> None:
+    # the Summary's cost cells are vsizer's formulas of cell references (issue 27)
+    summary = wb.worksheets[0]
+    own = {item(summary, path)[1].coordinate for path in COST_FORMULAS}
     for cell in all_cells(wb):
+        if cell.parent is summary and cell.coordinate in own:
+            assert cell.data_type == "f" and OWN_FORMULA.fullmatch(cell.value), cell.value
+            continue
         assert cell.data_type != "f", cell.coordinate
         if isinstance(cell.value, str):
             assert not cell.value.startswith(FORMULA_START), (
@@ -458,7 +484,13 @@ def test_no_formula_element_in_the_file(workbooks: dict, lang: str) -> None:
     with zipfile.ZipFile(path) as zf:
         for name in zf.namelist():
             if name.startswith("xl/worksheets/"):
-                assert b"<f>" not in zf.read(name) and b"<f " not in zf.read(name)
+                formulas = re.findall(rb"<f>(.*?)</f>", zf.read(name))
+                assert b"<f " not in zf.read(name)
+                if name == "xl/worksheets/sheet1.xml":  # the Summary's 4 cost cells
+                    assert len(formulas) == 4
+                    assert all(OWN_FORMULA.fullmatch("=" + f.decode()) for f in formulas)
+                else:
+                    assert formulas == []
 
 
 def test_script_tag_is_kept_verbatim_as_text(wb: Workbook, lang: str) -> None:
@@ -472,6 +504,7 @@ def test_negative_numbers_stay_numeric(plan: dict, tmp_path: Path) -> None:
     worse = copy.deepcopy(plan)
     worse["power"]["annual_saving"] = -1234.5
     worse["power"]["saving_over_years"] = -6172.5
+    worse["parameters"]["price_kwh"] = None  # no price: figures, not formulas
     path = tmp_path / "worse.xlsx"
     write_plan_xlsx(worse, path)
     ws = load_workbook(path)["Summary"]

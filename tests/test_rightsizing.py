@@ -107,7 +107,7 @@ def test_predictions_flag_vms_short_of_vcpus(tmp_path):
 def test_cli_flag(tmp_path):
     f = _csv(tmp_path, ["web1,web,4,2400,8,2.5,0.02,0.04"])
     out = tmp_path / "p.json"
-    res = CliRunner().invoke(app, ["plan", str(f), "--rightsize", "-o", str(out)])
+    res = CliRunner().invoke(app, ["plan", str(f), "--rightsize", "--detail", "-o", str(out)])
     assert res.exit_code == 0, res.output
     assert '"applied": true' in out.read_text(encoding="utf-8")
     assert "Right-sizing: 1 VMs can shrink" in res.output

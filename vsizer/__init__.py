@@ -8,6 +8,8 @@ The library mirrors the CLI::
     plan.to_json()            # the document `vsizer plan -o plan.json` writes
     plan.economics.after_w    # power, energy, cost, space, targets as values
     vsizer.plan(inv, predict=True).to_json()   # = `vsizer plan --predict -o plan.json`
+    plan.hosts, plan.placement, plan.pools_frame, plan.warnings_frame   # DataFrames
+    plan.write("report.html")   # or .xlsx / .json; in Jupyter `plan` shows its summary
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from vsizer.errors import (  # noqa: E402
 
 if TYPE_CHECKING:
     from vsizer.inventory import Inventory, read_inventory
-    from vsizer.study import ConsolidationPlan, ConsolidationStudy, plan
+    from vsizer.reporting.notebook import plan
+    from vsizer.study import ConsolidationPlan, ConsolidationStudy
     from vsizer.study.config import Rules, load_rules
 
 #: Public names loaded on first use (:mod:`vsizer._lazy`): ``vsizer --help``
@@ -38,7 +41,7 @@ __getattr__ = lazy_getattr(__name__, {
     "read_inventory": "vsizer.inventory",
     "ConsolidationPlan": "vsizer.study",
     "ConsolidationStudy": "vsizer.study",
-    "plan": "vsizer.study",
+    "plan": "vsizer.reporting.notebook",  # the study's plan, shown in notebooks
     "Rules": "vsizer.study.config",
     "load_rules": "vsizer.study.config",
 })

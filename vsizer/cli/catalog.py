@@ -88,7 +88,9 @@ def catalog_list(
                     _price_cell(h),
                     "*" if h.model == default else "",
                 )
-        out.print(t)
+        from vsizer.reporting._term_fit import fit_table
+
+        out.print(fit_table(t, out.width, ("source", "basis", "idle–max W", "price", "U")))
         if not cpus and any(h.price is None for h in hc):
             out.print(PRICE_NOTE, markup=False, highlight=False)
     except VsizerError as exc:

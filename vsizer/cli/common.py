@@ -7,13 +7,6 @@ import typing
 from typing import Annotated, Any
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 from vsizer.errors import VsizerError
 from vsizer.termsafe import SafeConsole
@@ -36,42 +29,86 @@ def _fail(exc: VsizerError) -> typer.Exit:
 
 
 class _progress:
-    """Rich progress bar fed by the study's progress events (stderr, only on a terminal)."""
+    """Progress of a plan on stderr (a rich bar, only on a terminal; ``-q``
+    silences it) and, with ``log``, one timestamped line per stage appended to
+    that file and flushed at once, so a killed run's log names the stage it
+    reached.
 
-    def __init__(self, quiet: bool | None) -> None:
+    Study events (:data:`vsizer.study.core.Progress`): ``("stage", text)``,
+    ``("candidate", (done, total, model))``, ``("pool", (name, vms,
+    failures))`` and ``("scenario", None)`` per failover scenario.
+    """
+
+    def __init__(self, quiet: bool | None, log: Any = None) -> None:
         self.enabled = not quiet and err.is_terminal
-        self.bar: Progress | None = None
+        self.log_path = log
+        self.log: Any = None
+        self.bar: Any = None
         self.task: Any = None
 
     def __enter__(self) -> Any:
-        if not self.enabled:
-            return None
-        self.bar = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=err,
-            transient=True,
-        )
-        self.bar.__enter__()
-        return self._event
+        if self.log_path is not None:
+            self.log = open(self.log_path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+        if self.enabled:
+            from rich.progress import (  # ~0.15 s: only when a bar is drawn
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self.bar = Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=err,
+                transient=True,
+            )
+            self.bar.__enter__()
+        self._write("start")
+        return self._event if (self.bar is not None or self.log is not None) else None
+
+    def _write(self, text: str) -> None:
+        if self.log is not None:
+            import datetime as dt
+
+            now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            self.log.write(f"{now} {text}\n")
+
+    def _task(self, text: str, total: int | None = None, done: int = 0) -> None:
+        if self.bar is None:
+            return
+        if self.task is not None:
+            self.bar.remove_task(self.task)
+        self.task = self.bar.add_task(text, total=total, completed=done)
 
     def _event(self, event: str, detail: Any) -> None:
-        assert self.bar is not None
-        if event == "pool":
-            name, n_vms, _k = detail
-            if self.task is not None:
-                self.bar.remove_task(self.task)
-            self.task = self.bar.add_task(
-                f"pool {name}: {n_vms} VMs, failover scenarios", total=None
-            )
-        elif event == "scenario" and self.task is not None:
+        if event == "stage":
+            self._task(str(detail))
+            self._write(str(detail))
+        elif event == "candidate":
+            done, total, model = detail
+            text = f"host model {done}/{total} planned: {model}"
+            self._task(f"host models: {model}", total=total, done=done)
+            self._write(text)
+        elif event == "pool":
+            name, n_vms, k = detail
+            text = f"pool {name}: {n_vms} VMs, failover scenarios (failures = {k})"
+            self._task(text)
+            self._write(text)
+        elif event == "scenario" and self.bar is not None and self.task is not None:
             self.bar.advance(self.task)
 
     def __exit__(self, *exc: Any) -> None:
         if self.bar is not None:
             self.bar.__exit__(*exc)
+        if self.log is not None:
+            self._write("interrupted" if exc[0] is not None else "done")
+            self.log.close()
 
 
 #: The worksheet of a server-list workbook (plan, compare). Issue 23 D.

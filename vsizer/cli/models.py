@@ -385,6 +385,8 @@ def _table(title: str, *columns: str, no_wrap: int = 1) -> Table:
 
 
 def _print_predictions(preds: dict[str, Any]) -> None:
+    from vsizer.reporting._term_fit import fit_table
+
     vms = _table("per-VM predictions (CPU = performance vs one VM alone; "
                  "resp x = response time vs the source server)",
                  "VM", "host", "vCPU", "CPU", "util", "resp x", "disk", "disk risk",
@@ -393,7 +395,7 @@ def _print_predictions(preds: dict[str, Any]) -> None:
         _row(vms, v["name"], v["host"], str(v["vcpus"]), _fmt(v["relative_cpu"]),
              _fmt(v["cpu_util"], ".0%"), _fmt(v["response_time_inflation"]),
              _fmt(v["disk_ratio"]), v["disk_risk"], v["network_risk"])
-    out.print(vms)
+    out.print(fit_table(vms, out.width, ("net", "disk risk", "disk")))
     hosts = _table("per-host (demand in physical cores, ratio = demand / cores; net in Mbit/s)",
                    "host", "VMs", "vCPU", "cores", "demand", "ratio", "VMs/vol",
                    "net", "net limit", "risks")
@@ -403,12 +405,12 @@ def _print_predictions(preds: dict[str, Any]) -> None:
              _fmt(h["overcommit"]), str(h["vms_on_volume"]),
              _fmt(h["net_mbps"], ".4g"), _fmt(h["net_limit_mbps"], ".4g"),
              str(len(h["risks"])))
-    out.print(hosts)
+    out.print(fit_table(hosts, out.width, ("net limit", "net", "VMs/vol")))
     if preds["warnings"]:
         warn = _table("warnings", "scope", "name", "model", "reason", no_wrap=3)
         for w in preds["warnings"]:
             _row(warn, w["scope"], w["name"], w["model"], w["reason"])
-        out.print(warn)
+        out.print(fit_table(warn, out.width))
     else:
         out.print("no warnings")
     for a in preds["assumptions"]:

@@ -98,7 +98,14 @@ ProfileOpt = Annotated[
         help="Model profile from 'vsizer fit' for --predict (implies --predict).",
     ),
 ]
-LangOpt = Annotated[str, typer.Option(help="Report language: en or ja.")]
+LangOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Report language: en or ja (default: ja when most of the inventory's "
+        "headers are Japanese, else en; a note says so).",
+        show_default=False,
+    ),
+]
 OutputOpt = Annotated[
     list[Path] | None,
     typer.Option(
@@ -108,16 +115,46 @@ OutputOpt = Annotated[
     ),
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No terminal summary.")]
+DetailOpt = Annotated[
+    bool,
+    typer.Option(
+        "--detail",
+        help="Terminal: every table (hosts, power, storage, targets, candidates, all "
+        "warnings) instead of the one-screen summary.",
+    ),
+]
 
 
-in_panel("Inputs", SeriesOpt, SeriesFormatOpt, ConfigOpt)
-in_panel("Outputs", PredictOpt, ProfileOpt, LangOpt, OutputOpt, QuietOpt)
+LogOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--log",
+        help="Append one timestamped line per stage (reading, each candidate host "
+        "model, each pool, done) to this file, flushed at once: a killed run's log "
+        "names the stage it reached.",
+    ),
+]
+
+
+MemUnitOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--mem-unit",
+        help="Unit of the inventory's memory column when its header states none: "
+        "GiB (default), GB, MiB or MB (divided by 1,024). Example: --mem-unit MB",
+        show_default=False,
+    ),
+]
+
+
+in_panel("Inputs", SeriesOpt, SeriesFormatOpt, ConfigOpt, MemUnitOpt)
+in_panel("Outputs", PredictOpt, ProfileOpt, LangOpt, OutputOpt, QuietOpt, DetailOpt, LogOpt)
 
 
 @with_rule_flags(after="config")
 def plan(
     inventory: InventoryArg = None,
-    sheet: SheetOpt = None,
+    sheet: SheetOpt = None, mem_unit: MemUnitOpt = None,
     series: SeriesOpt = None,
     series_format: SeriesFormatOpt = None,
     metric: MetricOpt = None,
@@ -133,7 +170,7 @@ def plan(
     targets_file: TargetsFileOpt = None,
     predict: PredictOpt = False,
     profile: ProfileOpt = None,
-    lang: LangOpt = "en",
+    lang: LangOpt = None,
     output: OutputOpt = None,
     max_rows: MaxRowsOpt = None,
     max_columns: MaxColumnsOpt = None,
@@ -142,6 +179,8 @@ def plan(
     max_unpacked_mib: MaxUnpackedMibOpt = None,
     max_grid_cells: MaxGridCellsOpt = None,
     quiet: QuietOpt = None,  # type: ignore[assignment]
+    detail: DetailOpt = False,
+    log: LogOpt = None,
     engine: EngineOpt = "local",
     engine_address: EngineAddressOpt = None,
     workers: WorkersOpt = None,
@@ -167,48 +206,49 @@ def plan(
     """
     try:
         _check_arguments(inventory, series, series_format, lang, output or [], sheet)
+
         opts = reader_options(
             server=server, tz=tz, encoding=encoding, metric=metric, unit=unit,
             index_column=index_column, start=start, step=series_step,
         )
         check_reader_flags(opts, series_format)
         limits = input_limits(
-            max_rows=max_rows,
-            max_columns=max_columns,
-            max_cell_chars=max_cell_chars,
-            max_xlsx_mib=max_xlsx_mib,
-            max_unpacked_mib=max_unpacked_mib,
+            max_rows=max_rows, max_columns=max_columns, max_cell_chars=max_cell_chars,
+            max_xlsx_mib=max_xlsx_mib, max_unpacked_mib=max_unpacked_mib,
             max_grid_cells=max_grid_cells,
         )
         rules = rules_of(config, rule_flags)
         unwritable = _preflight(output or [], inventory, series, config, profile, rules)
         with using(limits):  # bounds on every file read (vsizer.limits)
             source, series_set = _inputs(
-                inventory, sheet, rules, series, series_format, opts, quiet
+                inventory, sheet, rules, series, series_format, opts, quiet, mem_unit
             )
-            with open_engine(engine, engine_address, workers) as eng, _progress(
-                quiet
-            ) as progress:
-                doc = _run(source, rules, target, targets_file, progress=progress,
-                           series=series_set, predict=predict, profile=profile, engine=eng)
-        _report(doc, output or [], lang, quiet, unwritable)
+            with open_engine(engine, engine_address, workers) as eng, \
+                    _progress(quiet, log) as progress:
+                doc, result = _run(source, rules, target, targets_file, progress=progress,
+                                   series=series_set, predict=predict, profile=profile,
+                                   engine=eng)
+        lang = lang or (_auto_lang(result, quiet) if result is not None else "en")
+        _report(doc, output or [], lang, quiet, unwritable, detail=detail)
     except VsizerError as exc:
         raise _fail(exc) from None
 
 
 def _run(
     source: Any, rules: Any, target: str | None, files: list[Path] | None, **kw: Any
-) -> dict[str, Any]:
-    """The plan document: for ``--target``, the target's (:mod:`vsizer.cli.targets`)."""
+) -> tuple[dict[str, Any], Any]:
+    """The plan document and the plan (None for ``--target``: the document is
+    the target's, :mod:`vsizer.cli.targets`)."""
     if target is not None:
         from vsizer.cli.targets import plan_for_target
 
-        return plan_for_target(source, target, files, rules, **kw)
+        return plan_for_target(source, target, files, rules, **kw), None
     if files:
         raise ConfigError("--targets-file needs --target (or compare --targets).")
     from vsizer.study import plan as run_plan
 
-    return run_plan(source, rules=rules, **kw).to_dict()
+    result = run_plan(source, rules=rules, **kw)
+    return result.to_dict(), result
 
 
 def _preflight(
@@ -271,18 +311,38 @@ def _unwritable_outputs(output: list[Path]) -> dict[Path, str]:
     return missing
 
 
+def _japanese(text: str) -> bool:
+    """Whether ``text`` has a kana or CJK ideograph (U+3040-U+30FF, U+4E00-U+9FFF)."""
+    return any("\u3040" <= ch <= "\u30ff" or "\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def _auto_lang(result: Any, quiet: bool | None) -> str:
+    """``ja`` when most of the inventory's mapped headers are Japanese (a note
+    on stderr says so, unless quiet), else ``en``."""
+    inventory = getattr(result, "inventory", None)
+    headers = list((getattr(inventory, "metadata", None) or {}).get("columns") or {})
+    if not headers or 2 * sum(map(_japanese, headers)) <= len(headers):
+        return "en"
+    if not quiet:
+        err.print(
+            "note: the inventory's headers are Japanese: reports in Japanese "
+            "(--lang en for English).", markup=False, highlight=False, soft_wrap=True,
+        )
+    return "ja"
+
+
 def _check_arguments(
     inventory: Path | None,
     series: list[Path] | None,
     series_format: str | None,
-    lang: str,
+    lang: str | None,
     output: list[Path],
     sheet: str | None = None,
 ) -> None:
     """The checks of ``plan``'s own arguments, before anything is read."""
     if sheet is not None and inventory is None:
         raise ConfigError("--sheet needs an inventory file.")
-    if lang not in ("en", "ja"):
+    if lang is not None and lang not in ("en", "ja"):
         raise ConfigError(
             f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead."
         )
@@ -310,17 +370,19 @@ def _inputs(
     series_format: str | None,
     opts: dict[str, Any],
     quiet: bool,
+    mem_unit: str | None = None,
 ) -> tuple[Any, Any]:
-    """The inventory argument of the plan (the path, or with ``--sheet`` the
-    inventory read from that sheet) and the series set (None without
+    """The inventory argument of the plan (the path, or with ``--sheet`` or
+    ``--mem-unit`` the inventory read here) and the series set (None without
     ``--series``)."""
     series_set = _read_series(series, series_format, opts, quiet) if series else None
-    if sheet is None or inventory is None:
+    if (sheet is None and mem_unit is None) or inventory is None:
         return inventory, series_set
     from vsizer.inventory import read_inventory
 
     inv = read_inventory(
-        inventory, sheet=sheet, include_powered_off=rules.include_powered_off
+        inventory, sheet=sheet, include_powered_off=rules.include_powered_off,
+        mem_unit=mem_unit,
     )
     return inv, series_set
 
@@ -331,8 +393,11 @@ def _report(
     lang: str,
     quiet: bool,
     unwritable: dict[Path, str] | None = None,
+    *,
+    detail: bool = False,
 ) -> None:
-    """The terminal summary (unless quiet) and every ``-o`` file, as one set.
+    """The terminal summary (unless quiet; every table with ``detail``) and
+    every ``-o`` file, as one set.
 
     The files are committed together (:func:`vsizer._atomic.output_set`); one
     that fails does not stop the others, and its error ends the run after them.
@@ -340,7 +405,7 @@ def _report(
     if not quiet:
         from vsizer.reporting.terminal import print_summary
 
-        print_summary(doc, out, lang=lang)
+        print_summary(doc, out, lang=lang, detail=detail)
         if "target" in doc:
             from vsizer.cli.targets import print_target_line
 

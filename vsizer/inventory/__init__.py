@@ -119,6 +119,7 @@ def read_inventory(
     sheet: str | None = None,
     include_powered_off: bool = False,
     source_format: str | None = None,
+    mem_unit: str | None = None,
 ) -> Inventory:
     """Read a server list, choosing the reader from the file (:func:`detect_format`).
 
@@ -133,6 +134,10 @@ def read_inventory(
         RVTools only: plan powered-off VMs too.
     source_format : {'table', 'rvtools', 'azure_migrate'}, optional
         Skip detection and use this reader.
+    mem_unit : {'GiB', 'GB', 'MiB', 'MB'}, optional
+        Table only: the unit of a memory column whose header states none
+        (default GiB; a warning says when every value looks like MB:
+        :mod:`vsizer.inventory.mem_unit`).
 
     Returns
     -------
@@ -165,4 +170,6 @@ def read_inventory(
         return read_rvtools(path, include_powered_off=include_powered_off)
     if fmt == "azure_migrate":
         return read_azure_migrate(path)
-    return read_table(path, sheet=sheet)
+    from vsizer.inventory.mem_unit import apply_mem_unit
+
+    return apply_mem_unit(read_table(path, sheet=sheet), mem_unit)

@@ -468,7 +468,24 @@ def header_choice(
     )
     return f"{which} ({why}); found there: " + (
         ", ".join(shown[:12]) + more if shown else "nothing"
-    )
+    ) + did_you_mean(cells)
+
+
+def did_you_mean(cells: list[Any]) -> str:
+    """'; did you mean: 'cpus' -> 'vcpus', ...' for unrecognized headers close
+    to an accepted one (difflib ratio >= 0.75), or ``""``."""
+    import difflib
+
+    aliases = {header_key(a): a for names in VARIABLE_MAP.values() for a in names}
+    pairs = []
+    for c in cells:
+        if is_blank(c) or not isinstance(c, str) or match_header(c).field is not None:
+            continue
+        close = difflib.get_close_matches(header_key(normalize_text(c)), list(aliases),
+                                          n=1, cutoff=0.75)
+        if close:
+            pairs.append(f"'{normalize_text(c)}' -> '{aliases[close[0]]}'")
+    return f"; did you mean: {', '.join(pairs[:5])}" if pairs else ""
 
 
 def find_header(grid: Grid) -> tuple[int | None, int]:

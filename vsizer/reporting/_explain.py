@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from vsizer.reporting._html_page import esc, fmt_num, table
+from vsizer.reporting._ja_text import count_reason_ja, is_ja, rightsize_reason
 from vsizer.reporting._xlsx import DEC2, INT, SheetWriter
 
 Label = Callable[..., str]
@@ -47,14 +48,18 @@ def bottleneck(
     return dim_label(str(pool.get("binding_dimension") or ""))
 
 
-def reason_lines(plan: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(pool, text [+ suggestion]) of every pool with a count reason."""
+def reason_lines(
+    plan: Mapping[str, Any], t: Label | None = None
+) -> list[tuple[str, str]]:
+    """(pool, text [+ suggestion]) of every pool with a count reason, in the
+    language of ``t`` (the plan's English without it)."""
     out = []
     for p in plan.get("pools") or ():
         cr = count_reason(p)
         if cr is None:
             continue
-        text = str(cr.get("text") or "")
+        ja = count_reason_ja(p) if t is not None and is_ja(t) else None
+        text = ja or str(cr.get("text") or "")
         if cr.get("suggestion"):
             text += f" — {cr['suggestion']}"
         out.append((str(p.get("name")), text))
@@ -94,6 +99,12 @@ def short_rows(rs: Mapping[str, Any]) -> list[list[Any]]:
     ]
 
 
+def _vm_row(v: Mapping[str, Any], t: Label) -> list[Any]:
+    """A right-sizing table row; the reason in the report's language."""
+    return [rightsize_reason(v.get(c), t) if c == "reason" else v.get(c)
+            for c, _, _ in VM_COLUMNS]
+
+
 _SHORT_KEYS = ("vm", "vcpus", "vcpus_needed", "cpu_util", "risks")
 
 
@@ -105,7 +116,7 @@ def has_sheet(plan: Mapping[str, Any]) -> bool:
 
 def explain_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
     """Count reason per pool, then the right-sizing table and savings."""
-    lines = reason_lines(plan)
+    lines = reason_lines(plan, w.t)
     if lines:
         w.section(w.t("section_count_reason"), [w.t("pool"), w.t("count_reason")],
                   [list(x) for x in lines], autofilter=True)
@@ -116,7 +127,7 @@ def explain_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
         vms = [v for v in rs.get("vms") or () if isinstance(v, Mapping)]
         if vms:
             w.table([w.t(k) for _, k, _ in VM_COLUMNS],
-                    [[v.get(c) for c, _, _ in VM_COLUMNS] for v in vms],
+                    [_vm_row(v, w.t) for v in vms],
                     [f for _, _, f in VM_COLUMNS])
         short = short_rows(rs)
         if short:
@@ -129,7 +140,7 @@ def explain_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
 def explain_html(plan: Mapping[str, Any], t: Label) -> str:
     """The HTML section: count reasons, then right-sizing."""
     out = ""
-    lines = reason_lines(plan)
+    lines = reason_lines(plan, t)
     if lines:
         out += f"<h3>{esc(t('section_count_reason'))}</h3>"
         out += table([t("pool"), t("count_reason")], [list(x) for x in lines])
@@ -141,7 +152,7 @@ def explain_html(plan: Mapping[str, Any], t: Label) -> str:
         vms = [v for v in rs.get("vms") or () if isinstance(v, Mapping)]
         if vms:
             out += table([t(k) for _, k, _ in VM_COLUMNS],
-                         [[v.get(c) for c, _, _ in VM_COLUMNS] for v in vms],
+                         [_vm_row(v, t) for v in vms],
                          numeric=(1, 2, 3, 4))
         short = short_rows(rs)
         if short:
@@ -153,7 +164,7 @@ def explain_html(plan: Mapping[str, Any], t: Label) -> str:
 # -- terminal ----------------------------------------------------------------------
 def terminal_lines(plan: Mapping[str, Any], t: Label) -> list[str]:
     """Plain lines for the terminal summary (printed without markup)."""
-    out = [f"{t('count_reason')} — {pool}: {text}" for pool, text in reason_lines(plan)]
+    out = [f"{t('count_reason')} — {pool}: {text}" for pool, text in reason_lines(plan, t)]
     rs = rightsizing(plan)
     if rs is not None and (rs.get("vms") or rs.get("applied")):
         out.append(f"{t('section_rightsizing')}: {totals_line(rs, t)}")

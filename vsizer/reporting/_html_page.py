@@ -13,16 +13,16 @@ Chart labels also go through :func:`esc` before they enter the JSON
 ``<a href>``) inside chart text and decodes entities, so an escaped name is
 drawn literally and a tag in a name is never interpreted.
 
-The charting library is plotly.js, read from the installed ``plotly`` Python
-package (the ``report`` extra) and embedded in the page, so a report opens
-without network access. Charts are declared as plain figure dicts (``data``,
+The charting library is plotly.js, embedded in the page so a report opens
+without network access: the smallest bundle that draws the page's charts
+(:mod:`vsizer.reporting._plotly_bundle`: a shipped partial bundle, or the
+full one of the ``plotly`` Python package). Charts are declared as plain figure dicts (``data``,
 ``layout``) and drawn by one script at the end of the page; the page has no
 timestamps or random ids, so the same plan gives the same bytes.
 """
 
 from __future__ import annotations
 
-import functools
 import html
 import json
 import math
@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vsizer.errors import ConfigError
+from vsizer.reporting._plotly_bundle import bundle_for, plotly_js
 
 __all__ = [
     "Page",
@@ -113,26 +113,6 @@ def fmt_pct(value: Any, digits: int = 1) -> str:
     return f"{100 * value:.{digits}f} %"
 
 
-@functools.cache
-def plotly_js() -> str:
-    """The minified plotly.js bundled with the ``plotly`` package.
-
-    Raises
-    ------
-    vsizer.errors.ConfigError
-        The ``plotly`` package is not installed.
-    """
-    try:
-        from plotly.offline import get_plotlyjs
-    except ImportError:
-        raise ConfigError(
-            "the HTML report needs the 'plotly' package for its charts: "
-            "pip install 'vsizer[report]'."
-        ) from None
-    # the library is embedded in a <script> element: keep it from closing it
-    return str(get_plotlyjs()).replace("</script", "<\\/script")
-
-
 def table(
     headers: Sequence[str],
     rows: Iterable[Sequence[Any]],
@@ -189,6 +169,8 @@ class Page:
     subtitle: str = ""
     #: Built HTML shown above the first section (e.g. a warning banner).
     notice: str = ""
+    #: Extra style rules appended to the page's style sheet.
+    css: str = ""
     sections: list[tuple[str, str, str]] = field(default_factory=list)
     figures: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
@@ -217,17 +199,20 @@ class Page:
             for key, title, body in self.sections
         )
         figures = {fig_id: fig for fig_id, fig in self.figures}
-        # plotly.js (~4.6 MB) only when something is drawn with it
-        plotly = f"<script>{plotly_js()}</script>" if figures else ""
+        # plotly.js (1.2 to 4.8 MB) only when something is drawn with it
+        bundle = plotly_js(bundle_for(figures.values())) if figures else ""
+        plotly = f"<script>{bundle}</script>" if figures else ""
         return (
             f'<!DOCTYPE html>\n<html lang="{esc(self.lang)}"><head>'
             '<meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{esc(self.title)}</title><style>{_CSS}</style>"
-            f"{plotly}</head><body>"
+            f"<title>{esc(self.title)}</title><style>{_CSS}{self.css}</style>"
+            "</head><body>"
             f"<header><h1>{esc(self.title)}</h1>"
             f'<p class="sub">{esc(self.subtitle)}</p><nav>{nav}</nav></header>'
             f"<main>{self.notice}{sections}</main>"
+            # the library after the content: the first screen paints before it loads
+            f"{plotly}"
             '<script type="application/json" id="vsizer-figures">'
             f"{script_json(figures)}</script>"
             f"<script>{_DRAW}</script></body></html>\n"

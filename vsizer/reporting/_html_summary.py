@@ -1,4 +1,5 @@
-"""The summary section of the HTML plan report: cards, pools, targets.
+"""The summary section of the HTML plan report: the management summary
+(:mod:`vsizer.reporting._html_management`), then cards, pools, targets.
 
 Cards (servers -> hosts, consolidation ratio, racks, power, annual cost,
 saving over N years, failover, data confidence, targets met), a warning banner
@@ -12,7 +13,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from vsizer.reporting._explain import bottleneck
+from vsizer.reporting._html_management import management_html
 from vsizer.reporting._html_page import esc, fmt_num, fmt_pct, table
+from vsizer.reporting._ja_text import target_text
 from vsizer.reporting._plan_view import lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting._today import headline_html
@@ -175,7 +178,7 @@ def _targets_table(targets: list[Mapping[str, Any]], t: Label) -> str:
         [
             [
                 tg["name"],
-                tg.get("description"),
+                target_text(tg, t),
                 fmt_num(tg.get("target"), 3),
                 fmt_num(tg.get("actual"), 3),
                 verdict(t, tg.get("met")),
@@ -199,7 +202,7 @@ def summary_section(plan: Mapping[str, Any], t: Label) -> str:
     if s.get("low_confidence"):
         pools = f'<div class="lowconf">{pools}</div>'
     return (
-        f'{_banner(s, t)}{headline_html(plan, t)}'
+        f'{management_html(plan, t)}{_banner(s, t)}{headline_html(plan, t)}'
         f'<div class="cards">{"".join(cards)}</div>'
         f"<h3>{esc(t('section_pools'))}</h3>{pools}"
         f"<h3>{esc(t('section_targets'))}</h3>{_targets_table(plan['targets'], t)}"

@@ -36,6 +36,7 @@ from vsizer.reporting import _xlsx_sheets as sheets
 from vsizer.reporting._carbon_report import CARBON_SHEET_KEY, carbon_sheet
 from vsizer.reporting._explain import bottleneck, explain_sheet
 from vsizer.reporting._explain import has_sheet as has_explain_sheet
+from vsizer.reporting._ja_text import target_text
 from vsizer.reporting._migration_report import MIGRATION_SHEET_KEY, migration_sheet
 from vsizer.reporting._plan_view import check_plan, lower_bound_hosts, predictions
 from vsizer.reporting._today import excel_items as today_items
@@ -53,6 +54,7 @@ from vsizer.reporting._xlsx import (
 )
 from vsizer.reporting._xlsx_failover import failover_sheet
 from vsizer.reporting._xlsx_growth import GROWTH_SHEET_KEY, growth_sheet
+from vsizer.reporting._xlsx_print import cost_formulas, print_setup
 from vsizer.reporting.choice_report import choice_sheet, has_choice  # issue 16 (tco)
 from vsizer.reporting.labels import check_lang, label, with_unit
 from vsizer.reporting.storage import storage_sheet
@@ -251,7 +253,7 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
     targets = [
         [
             tg["name"],
-            tg.get("description"),
+            target_text(tg, t),
             Fmt(tg["target"], _target_format(tg["name"], tg["target"])),
             Fmt(tg.get("actual"), _target_format(tg["name"], tg["target"])),
             t(_TARGET_RESULT[tg.get("met")]),
@@ -380,8 +382,11 @@ def plan_workbook(plan: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     if has_choice(plan):  # issue 16 (tco): the host-model choice and TCO
         ws = wb.create_sheet(label("sheet_choice", lang))
         choice_sheet(SheetWriter(ws, lang), plan)
-    if has_target(plan):  # issue 29: plan --target
+    if has_target(plan):  # plan --target
         target_sheet(SheetWriter(wb.create_sheet(label("sheet_target", lang)), lang), plan)
+    cost_formulas(wb.worksheets[0])  # the price and PUE cells drive the cost
+    for i, ws in enumerate(wb.worksheets):
+        print_setup(ws, one_page=i == 0)
     props = wb.properties
     props.title = label("workbook_title", lang)
     props.creator = f"vsizer {plan.get('vsizer_version') or ''}".strip()

@@ -37,6 +37,7 @@ from vsizer.reporting import _html_charts as charts
 from vsizer.reporting._carbon_report import carbon_html
 from vsizer.reporting._explain import explain_html
 from vsizer.reporting._html_growth import growth_html
+from vsizer.reporting._html_management import MGMT_CSS
 from vsizer.reporting._html_page import Page, esc, fmt_num, fmt_pct, table
 from vsizer.reporting._html_summary import (
     card,
@@ -560,6 +561,7 @@ def plan_html(plan: Mapping[str, Any], *, lang: str = "en") -> str:
             host=inputs.get("host_model", "—"),
             version=plan.get("vsizer_version", ""),
         ),
+        css=MGMT_CSS,
     )
     for key in SECTION_KEYS:
         if key in OPTIONAL_SECTION_KEYS and not plan.get(key):

@@ -29,6 +29,7 @@ from vsizer.reporting._choice_labels import CHOICE_LABELS
 from vsizer.reporting._explain_labels import EXPLAIN_LABELS
 from vsizer.reporting._migration_labels import MIGRATION_LABELS
 from vsizer.reporting._storage_labels import STORAGE_LABELS
+from vsizer.reporting._story_labels import STORY_LABELS
 from vsizer.reporting._target_labels import TARGET_LABELS
 from vsizer.reporting._today_labels import TODAY_LABELS
 
@@ -489,6 +490,7 @@ LABELS.update(TODAY_LABELS)  # today's estate (vsizer.reporting._today_labels; i
 LABELS.update(EXPLAIN_LABELS)  # count reasons, right-sizing (vsizer.reporting._explain_labels)
 LABELS.update(TARGET_LABELS)  # plan --target (vsizer.reporting._target_labels)
 LABELS.update(MIGRATION_LABELS)  # readiness and hygiene (vsizer.reporting._migration_labels)
+LABELS.update(STORY_LABELS)  # management summary (vsizer.reporting._story_labels)
 
 
 def check_lang(lang: Any, where: str = "label") -> str:

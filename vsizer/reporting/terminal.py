@@ -19,10 +19,13 @@ from vsizer.placement.problem import DIMENSIONS
 from vsizer.reporting._carbon_report import print_carbon
 from vsizer.reporting._explain import bottleneck
 from vsizer.reporting._explain import terminal_lines as explain_lines
+from vsizer.reporting._ja_text import target_text
 from vsizer.reporting._migration_report import print_migration
 from vsizer.reporting._plan_view import failover_scenarios, lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
+from vsizer.reporting._term_fit import FitTables
 from vsizer.reporting._term_growth import print_growth
+from vsizer.reporting._term_story import print_story
 from vsizer.reporting._today import terminal_lines as today_lines
 from vsizer.reporting.choice_report import print_choice  # issue 16 (tco)
 from vsizer.reporting.labels import label
@@ -334,7 +337,7 @@ def _targets_table(targets: list[dict[str, Any]], L: Label) -> Table:
     for tg in targets:
         met = tg["met"]
         t.add_row(
-            tg["description"],
+            Text(str(target_text(tg, L))),
             f"{tg['target']:g}",
             "—" if tg["actual"] is None else f"{tg['actual']:.3g}",
             Text(
@@ -345,8 +348,11 @@ def _targets_table(targets: list[dict[str, Any]], L: Label) -> Table:
     return t
 
 
-def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -> None:
-    """Print the key figures, pools, failover and power of ``plan``.
+def print_summary(
+    plan: dict[str, Any], console: Console, *, lang: str = "en", detail: bool = True
+) -> None:
+    """Print the key figures, pools, failover and power of ``plan``; with
+    ``detail`` false, the one-screen story instead (:mod:`._term_story`).
 
     User strings are printed as plain text (``Text``), never as rich markup.
     """
@@ -354,6 +360,18 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
     def L(key: str, **kw: Any) -> str:
         return label(key, lang, **kw)
 
+    if not detail:
+        print_story(plan, console, L)
+        return
+    console.push_render_hook(FitTables(console))  # no column squeezed to '0…'
+    try:
+        _print_detail(plan, console, lang, L)
+    finally:
+        console.pop_render_hook()
+
+
+def _print_detail(plan: dict[str, Any], console: Console, lang: str, L: Label) -> None:
+    """Every table of the plan (``--detail``)."""
     s, pw = plan["summary"], plan["power"]
     console.print(_key_figures(plan, L))
     if s.get("low_confidence"):

@@ -157,6 +157,18 @@ def _workers(requested: int | None, jobs: int) -> int:
     return max(1, min(os.cpu_count() or 1, jobs))
 
 
+def _counted(
+    rows: Any, candidates: list[HostModel], progress: core.Progress | None
+) -> list[Any]:
+    """The candidates' rows in order, a ``candidate`` progress event after each."""
+    out = []
+    for row in rows:
+        out.append(row)
+        if progress:
+            progress("candidate", (len(out), len(candidates), candidates[len(out) - 1].model))
+    return out
+
+
 def choose(
     inventory: Inventory | str | Path | None,
     rules: Rules,
@@ -185,14 +197,18 @@ def choose(
         inventory = read_inventory(inventory, include_powered_off=rules.include_powered_off)
     jobs = [(inventory, h, rules, series, licences) for h in candidates]
     n = _workers(workers, len(jobs))
+    if progress:
+        progress("stage", f"planning {len(jobs)} candidate host models ({n} at a time)")
     if engine is not None and engine.name != "local":
         rows = engine.map(_plan_one, jobs)
     elif n == 1:
-        rows = [_plan_one(job) for job in jobs]
+        rows = _counted(map(_plan_one, jobs), candidates, progress)
     else:
         with ProcessPoolExecutor(max_workers=n) as pool:
-            rows = list(pool.map(_plan_one, jobs))
+            rows = _counted(pool.map(_plan_one, jobs), candidates, progress)
     choice = rank(rows, rules.years, rules.currency)
+    if progress:
+        progress("stage", f"planning the chosen host model {choice.winner}")
     winner = next(h for h in candidates if h.model == choice.winner)
     result = core.plan(
         inventory, winner, rules=rules, series=series, predict=predict,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,6 +123,8 @@ class ConsolidationStudy:
         """Normalize, estimate power, size and place every pool, check failover,
         and compute the plan's economics."""
         require_servers(self.inventory)
+        if progress:
+            progress("stage", f"sizing {len(self.inventory)} servers on {self.host.model}")
         quality = self.inventory.quality.copy()
         baseline = measure_baseline(
             self.inventory, quality, include_powered_off=self.rules.include_powered_off
@@ -459,7 +462,11 @@ def plan(
         hosts = rules.host_catalog
     host, catalog_name = resolve_host(hosts, rules.host_model)
     check_host_bounds(rules, host)  # as soon as the host is known (issue 24)
+    if progress and series is not None:
+        progress("stage", f"aligning the series of {series.source}")
     aligned = align_for_plan(series, rules) if series is not None else None
+    if progress and isinstance(inventory, (str, os.PathLike)):
+        progress("stage", f"reading {os.path.basename(inventory)}")
     inventory = _plan_inventory(inventory, series, aligned, rules)
     cpu_catalog = (
         read_cpu_catalog(rules.cpu_catalog, merge=True) if rules.cpu_catalog else None

@@ -3,6 +3,7 @@ found, economics included; :mod:`vsizer.study.serialize` only formats them."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,7 @@ from vsizer.placement.sizing import PoolSizing
 from vsizer.quality import PlanWarning, QualityReport
 from vsizer.series.align import AlignedSeries
 from vsizer.series.model import SeriesQuality
+from vsizer.study import frames
 from vsizer.study.baseline import Baseline
 from vsizer.study.config import Rules
 from vsizer.study.count_reason import CountReason
@@ -113,6 +115,39 @@ class ConsolidationPlan:
     def to_dict(self) -> dict[str, Any]:
         """The plan document (``docs/plan-schema.md``)."""
         return plan_to_dict(self)
+
+    # -- notebooks (issue 27) ------------------------------------------------------
+    @functools.cached_property
+    def _doc(self) -> dict[str, Any]:
+        return plan_to_dict(self)
+
+    @property
+    def hosts(self) -> pd.DataFrame:
+        """One row per planned host (:func:`vsizer.study.frames.hosts_frame`)."""
+        return frames.hosts_frame(self._doc)
+
+    @property
+    def placement(self) -> pd.DataFrame:
+        """One row per VM: pool and host (:func:`vsizer.study.frames.placement_frame`)."""
+        return frames.placement_frame(self._doc)
+
+    @property
+    def pools_frame(self) -> pd.DataFrame:
+        """One row per pool (``pools`` keeps the study's pool objects)."""
+        return frames.pools_frame(self._doc)
+
+    @property
+    def warnings_frame(self) -> pd.DataFrame:
+        """One row per warning (``warnings`` keeps the warning objects)."""
+        return frames.warnings_frame(self._doc)
+
+    def __repr__(self) -> str:
+        s = self._doc["summary"]
+        return (
+            f"<ConsolidationPlan {s['servers']} servers -> {s['hosts']} hosts of "
+            f"{self.host.model!r}, {s['pools']} pools, survives failover: "
+            f"{s['survives_failover']}, {s['warnings']} warnings>"
+        )
 
     def to_json(self) -> str:
         """The plan document as the JSON text ``vsizer plan -o plan.json`` writes."""
