@@ -248,14 +248,31 @@ def fit(
         Path | None, typer.Option("--profile", help="Existing profile to update.")
     ] = None,
     confidence: Annotated[float, typer.Option(help="Confidence level of the intervals.")] = 0.95,
+    max_util_pct: Annotated[
+        float | None,
+        typer.Option("--max-util-pct", help="cpu: keep samples with total_util_pct at most this [%], "
+                     "e.g. 400 = the four physical CPUs of the published ESX 2.5.2 table."),
+    ] = None,
+    normalize: Annotated[
+        str | None,
+        typer.Option("--normalize", help="cpu: 'mu350' = per-VM performance mu / 350 with "
+                     "mu = throughput / (total_util_pct / 100) (or the 'mu' column)."),
+    ] = None,
+    regress: Annotated[
+        str, typer.Option("--regress", help="cpu: fit the line to the 'samples' or to the "
+                          "'means' per VM count (as the published regression).")
+    ] = "samples",
     as_json: JsonOpt = False,
     max_cell_chars: MaxCellCharsOpt = None,
 ) -> None:
-    """Fit a model's parameters to measured samples; print estimates and predicted vs measured.
+    """Fit a model's parameters to measured samples; print estimates, predicted vs measured,
+    and the in-sample and leave-one-group-out (one VM count or tile count left out) error.
 
     Example:
 
         vsizer fit bench-results.csv --model cpu -o site-profile.json
+
+        vsizer fit vsizer/data/models/esx252_table61.csv --model cpu --max-util-pct 400 --normalize mu350 --regress means
     """
     from vsizer.models.fit import fit_measurements
     from vsizer.models.profile import save_profile
@@ -264,12 +281,13 @@ def fit(
         if output is not None:
             check_output_path(output)
         with using(input_limits(max_cell_chars=max_cell_chars)):
-            result = fit_measurements(measurements, model, confidence)
+            result = fit_measurements(measurements, model, confidence, max_util_pct,
+                                      normalize, regress)
         base = _load_profile(profile)
         doc = result.to_dict()
         report = {"file": measurements.name, "confidence": confidence,
                   "samples": len(doc["samples"]), "parameters": doc["parameters"],
-                  "notes": doc["notes"]}
+                  "notes": doc["notes"], **_validation_report(doc)}
         new = base.with_fit(model, result.profile_section, report)
         if base.source == "defaults":
             new = type(new)(**{**new.__dict__, "source": f"vsizer fit {measurements.name}"})
@@ -300,10 +318,41 @@ def fit(
             _row(cmp, str(s["row"]), s["experiment"], s["label"], f"{s['measured']:.4g}",
                         f"{s['predicted']:.4g}", f"{s['residual']:+.3g}", s["used_for"])
         out.print(cmp)
+        _print_validation(doc.get("validation") or {})
         for note in doc["notes"]:
             out.print(f"note: {note}", markup=False, highlight=False)
     if output:
         err.print(f"wrote {output}", markup=False, highlight=False)
+
+
+def _validation_report(doc: dict[str, Any]) -> dict[str, Any]:
+    """The profile's record of the fit's errors (kept short: no per-group rows)."""
+    v = doc.get("validation") or {}
+    if not v:
+        return {}
+    logo = {k: x for k, x in v["leave_one_group_out"].items() if k != "groups"}
+    return {"in_sample": dict(v["in_sample"]), "leave_one_group_out": logo}
+
+
+def _print_validation(v: dict[str, Any]) -> None:
+    """In-sample vs leave-one-group-out error, and the per-group table."""
+    if not v:
+        return
+    logo = v["leave_one_group_out"]
+    errs = Table("error", "n", "RMSE", "mean |error| %", "RMS error %", "bias %",
+                 title="in-sample vs out-of-sample (leave one " + " + ".join(logo["group_by"])
+                 + " group out, refit, predict it)")
+    for label, e in (("in-sample", v["in_sample"]), ("leave-one-group-out", logo)):
+        _row(errs, label, str(e["n"]), _fmt(e["rmse"], ".4g"), _fmt(e["mape_pct"], ".3g"),
+             _fmt(e["rms_pct"], ".3g"), _fmt(e["bias_pct"], "+.3g"))
+    out.print(errs)
+    groups = Table(*logo["group_by"], "n", "measured", "in-sample", "left out", "error %",
+                   title="each group predicted by a fit without it")
+    for g in logo["groups"]:
+        _row(groups, *(f"{g[c]:g}" for c in logo["group_by"]), str(g["samples"]),
+             f"{g['measured_mean']:.3f}", f"{g['in_sample_mean']:.3f}",
+             _fmt(g["left_out_mean"], ".3f"), _fmt(g["error_pct"], "+.3g"))
+    out.print(groups)
 
 
 def predict(
