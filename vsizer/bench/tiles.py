@@ -54,7 +54,7 @@ def split_threads(total: int, vms: int) -> list[int]:
     """Threads per VM: ``total // vms`` each, the first ``total % vms`` one more (DESIGN §8).
 
     >>> split_threads(200, 12)
-    [17, 17, 17, 17, 16, 16, 16, 16, 16, 16, 16, 16]
+    [17, 17, 17, 17, 17, 17, 17, 17, 16, 16, 16, 16]
     """
     check_param("vms", vms, Interval(int, 1, None), "split_threads")
     check_param("total", total, Interval(int, 0, None), "split_threads")

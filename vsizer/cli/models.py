@@ -466,6 +466,9 @@ def _print_predictions(preds: dict[str, Any]) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add the performance models, fit and predict commands to *app*."""
+    from vsizer.cli.models_published import add_published_commands
+
+    add_published_commands(model_app)
     app.add_typer(model_app, name="model")
     app.command("fit")(fit)
     app.command("predict")(predict)
