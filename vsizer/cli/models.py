@@ -298,31 +298,36 @@ def fit(
     if as_json:
         out.print_json(json.dumps(doc, ensure_ascii=False))
     else:
-        est = Table("parameter", "value", f"{confidence:.0%} CI", "std. error", "n",
-                    title=f"{model} fit: {measurements.name}")
-        for name, e in doc["parameters"].items():
-            _row(est, name, f"{e['value']:.4g}", f"[{e['ci_low']:.4g}, {e['ci_high']:.4g}]",
-                        f"{e['stderr']:.3g}", str(e["n"]))
-        out.print(est)
-        if doc["curve"]:
-            curve = Table("VMs", "CPUs", "basis", "n", "util %", "measured", "min", "max",
-                          "fitted", title="measured (mean) vs fitted, by VM count")
-            for c in doc["curve"]:
-                _row(curve, str(c["vms"]), f"{c['physical_cpus']:g}", c["util_basis"],
-                     str(c["samples"]), f"{c['total_util_pct']:.4g}", f"{c['measured_mean']:.3f}",
-                     f"{c['measured_min']:.3f}", f"{c['measured_max']:.3f}", f"{c['fitted']:.3f}")
-            out.print(curve)
-        cmp = Table("row", "experiment", "sample", "measured", "predicted", "residual",
-                    "used for", title="predicted vs measured")
-        for s in doc["samples"]:
-            _row(cmp, str(s["row"]), s["experiment"], s["label"], f"{s['measured']:.4g}",
-                        f"{s['predicted']:.4g}", f"{s['residual']:+.3g}", s["used_for"])
-        out.print(cmp)
-        _print_validation(doc.get("validation") or {})
-        for note in doc["notes"]:
-            out.print(f"note: {note}", markup=False, highlight=False)
+        _print_fit(doc, model, measurements.name, confidence)
     if output:
         err.print(f"wrote {output}", markup=False, highlight=False)
+
+
+def _print_fit(doc: dict[str, Any], model: str, name: str, confidence: float) -> None:
+    """The fit as text: estimates, curve, predicted vs measured, errors, notes."""
+    est = Table("parameter", "value", f"{confidence:.0%} CI", "std. error", "n",
+                title=f"{model} fit: {name}")
+    for pname, e in doc["parameters"].items():
+        _row(est, pname, f"{e['value']:.4g}", f"[{e['ci_low']:.4g}, {e['ci_high']:.4g}]",
+                    f"{e['stderr']:.3g}", str(e["n"]))
+    out.print(est)
+    if doc["curve"]:
+        curve = Table("VMs", "CPUs", "basis", "n", "util %", "measured", "min", "max",
+                      "fitted", title="measured (mean) vs fitted, by VM count")
+        for c in doc["curve"]:
+            _row(curve, str(c["vms"]), f"{c['physical_cpus']:g}", c["util_basis"],
+                 str(c["samples"]), f"{c['total_util_pct']:.4g}", f"{c['measured_mean']:.3f}",
+                 f"{c['measured_min']:.3f}", f"{c['measured_max']:.3f}", f"{c['fitted']:.3f}")
+        out.print(curve)
+    cmp = Table("row", "experiment", "sample", "measured", "predicted", "residual",
+                "used for", title="predicted vs measured")
+    for s in doc["samples"]:
+        _row(cmp, str(s["row"]), s["experiment"], s["label"], f"{s['measured']:.4g}",
+                    f"{s['predicted']:.4g}", f"{s['residual']:+.3g}", s["used_for"])
+    out.print(cmp)
+    _print_validation(doc.get("validation") or {})
+    for note in doc["notes"]:
+        out.print(f"note: {note}", markup=False, highlight=False)
 
 
 def _validation_report(doc: dict[str, Any]) -> dict[str, Any]:

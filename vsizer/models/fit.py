@@ -214,20 +214,9 @@ def fit_cpu(
     params = {"intercept": a, "slope": b}
     section: dict[str, Any] = {"intercept": _r(a.value), "slope": _r(b.value),
                                "reference_cpus": ref}
-    notes: list[str] = []
-    over = ~within
-    k = cpu_model.CONTENTION_EXPONENT
     basis = _util_basis(f)
-    if over.sum() >= 2:
-        k, est = _fit_contention(f, over, basis, a.value + b.value * x, y, u / (100.0 * p),
-                                 confidence)
-        params["contention_exponent"] = est
-        section["contention_exponent"] = _r(k)
-    else:
-        notes.append(
-            f"contention_exponent not fitted ({int(over.sum())} overcommitted "
-            f"samples, need 2); default {k:g} kept."
-        )
+    k, notes = _contention_part(f, ~within, basis, a.value + b.value * x, y, u / (100.0 * p),
+                                confidence, params, section)
     kw = {"intercept": a.value, "slope": b.value, "reference_cpus": ref,
           "contention_exponent": k}
     pred = _cpu_predicted(vms, p, u, basis, kw)
@@ -237,6 +226,22 @@ def fit_cpu(
     check = _cpu_validation(f, y, pred, confidence, regress) if validate else {}
     return FitResult("cpu", params, _samples(f, labels, y, pred, used), section, notes,
                      confidence, _cpu_curve(vms, p, u, basis, y, pred), check)
+
+
+def _contention_part(
+    f: pd.DataFrame, over: np.ndarray, basis: np.ndarray, lin: np.ndarray, y: np.ndarray,
+    ratio: np.ndarray, confidence: float, params: dict[str, Estimate], section: dict[str, Any],
+) -> tuple[float, list[str]]:
+    """k fitted when >= 2 samples are overcommitted (added to ``params`` and
+    ``section``), else the default k and a note."""
+    k = cpu_model.CONTENTION_EXPONENT
+    if over.sum() < 2:
+        return k, [f"contention_exponent not fitted ({int(over.sum())} overcommitted "
+                   f"samples, need 2); default {k:g} kept."]
+    k, est = _fit_contention(f, over, basis, lin, y, ratio, confidence)
+    params["contention_exponent"] = est
+    section["contention_exponent"] = _r(k)
+    return k, []
 
 
 def _linear_points(x: np.ndarray, y: np.ndarray, regress: str) -> tuple[np.ndarray, np.ndarray]:
