@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -20,7 +20,7 @@ from vsizer.cli import app
 ROOT = Path(__file__).parents[1]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _run(args: tuple[str, ...]) -> dict:
     cwd = os.getcwd()
     os.chdir(ROOT)
