@@ -120,3 +120,16 @@ def test_a_fitted_profile_replaces_the_citation_and_the_interval(tmp_path):
     assert cpu["source"].startswith("fitted profile: vsizer fit esx252_table61.csv")
     assert cpu["interval"]["relative_error"] == pytest.approx(0.059958, abs=1e-6)
     assert json.dumps(pred) == json.dumps(predict_plan(_tiny_plan(), profile))
+
+
+def test_html_prediction_chart_draws_the_interval_as_error_bars():
+    from vsizer.reporting._html_charts import prediction_chart
+
+    rows = [{"name": "a", "relative_cpu": 0.9, "relative_cpu_interval": [0.846, 0.954]},
+            {"name": "b", "relative_cpu": 0.5, "relative_cpu_interval": [0.47, 0.53]}]
+    bars = prediction_chart(rows, "relative_cpu", "name", "relative_cpu")["data"][0]
+    assert bars["error_x"] == {"type": "data", "symmetric": False,
+                               "array": [0.054, 0.03], "arrayminus": [0.054, 0.03]}
+    # rows without an interval: plain bars
+    plain = prediction_chart([{"name": "a", "relative_cpu": 0.9}], "relative_cpu", "name", "x")
+    assert "error_x" not in plain["data"][0]
