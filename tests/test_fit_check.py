@@ -133,3 +133,17 @@ def test_html_prediction_chart_draws_the_interval_as_error_bars():
     # rows without an interval: plain bars
     plain = prediction_chart([{"name": "a", "relative_cpu": 0.9}], "relative_cpu", "name", "x")
     assert "error_x" not in plain["data"][0]
+
+
+def test_comment_lines_before_the_header_are_skipped_and_rows_keep_their_line_numbers(tmp_path):
+    from vsizer.models.measurements import read_measurements
+
+    f = tmp_path / "m.csv"
+    f.write_text("# source: a published table, with, commas\n# second line\n"
+                 "model,experiment,vms,physical_cpus,total_util_pct,relative\n"
+                 "cpu,x,1,4,50,2\ncpu,x,two,4,50,2\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"^m\.csv row 5, column 'vms': expected an integer, got 'two'\.$"):
+        read_measurements(f, "cpu")
+    frame = read_measurements(TABLE, "cpu")
+    assert len(frame) == 19 and int(frame["row"].iloc[0]) == 8
+    assert frame["mu"].iloc[0] == 708
