@@ -90,6 +90,8 @@ def model_cpu(
     _emit(res, as_json, [
         ("relative to a single VM alone", res["relative_to_single_vm"]),
         ("relative performance (Pentium III = 1)", res["relative_performance"]),
+        ("interval (out-of-sample RMS error)",
+         "[{:g}, {:g}]".format(*res["relative_performance_interval"])),
         ("total demand [% of one CPU]", res["demand_pct"]),
         ("guest-reported total [%]", res["guest_reported_util_pct"]),
         ("overcommit (demand / CPUs)", res["overcommit"]),
@@ -426,6 +428,14 @@ def _read_plan(path: Path) -> dict[str, Any]:
     return doc
 
 
+def _cpu_cell(v: dict[str, Any]) -> str:
+    """``0.935 [0.879-0.991]``: relative CPU with its interval when given."""
+    band = v.get("relative_cpu_interval")
+    if not band or v.get("relative_cpu") is None:
+        return _fmt(v.get("relative_cpu"))
+    return f"{_fmt(v['relative_cpu'])} [{_fmt(band[0])}-{_fmt(band[1])}]"
+
+
 def _fmt(v: Any, spec: str = ".3g") -> str:
     return "-" if v is None else format(v, spec)
 
@@ -439,12 +449,12 @@ def _table(title: str, *columns: str, no_wrap: int = 1) -> Table:
 
 
 def _print_predictions(preds: dict[str, Any]) -> None:
-    vms = _table("per-VM predictions (CPU = performance vs one VM alone; "
+    vms = _table("per-VM predictions (CPU = performance vs one VM alone, with its interval; "
                  "resp x = response time vs the source server)",
                  "VM", "host", "vCPU", "CPU", "util", "resp x", "disk", "disk risk",
                  "net", no_wrap=2)
     for v in preds["vms"]:
-        _row(vms, v["name"], v["host"], str(v["vcpus"]), _fmt(v["relative_cpu"]),
+        _row(vms, v["name"], v["host"], str(v["vcpus"]), _cpu_cell(v),
              _fmt(v["cpu_util"], ".0%"), _fmt(v["response_time_inflation"]),
              _fmt(v["disk_ratio"]), v["disk_risk"], v["network_risk"])
     out.print(vms)
