@@ -147,3 +147,19 @@ def test_comment_lines_before_the_header_are_skipped_and_rows_keep_their_line_nu
     frame = read_measurements(TABLE, "cpu")
     assert len(frame) == 19 and int(frame["row"].iloc[0]) == 8
     assert frame["mu"].iloc[0] == 708
+
+
+def test_bench_like_demand_run_leaves_one_tile_count_out(tmp_path):
+    f = tmp_path / "tiles.csv"
+    rows = [(1, 1.0), (1, 0.98), (2, 0.95), (2, 0.96), (3, 0.62), (3, 0.63), (4, 0.47), (4, 0.46)]
+    f.write_text("model,experiment,vms,physical_cpus,total_util_pct,util_basis,relative\n"
+                 + "".join(f"cpu,run1,{n},2,{100 * n},demand,{r}\n" for n, r in rows),
+                 encoding="utf-8")
+    logo = fit_measurements(f, "cpu").validation["leave_one_group_out"]
+    by_vms = {g["vms"]: g for g in logo["groups"]}
+    # without the 1- or 2-VM rows only one VM count is left within the CPUs: no fit
+    assert by_vms[1]["left_out_mean"] is None and "need at least 3 samples" in by_vms[1]["note"]
+    assert by_vms[3]["left_out_mean"] is not None and logo["n"] == 4
+    r = _run("fit", str(f), "--model", "cpu")
+    assert r.exit_code == 0, r.output
+    assert "note: physical_cpus 2, vms 1 not predicted out of sample: cpu fit: need" in r.stdout

@@ -360,6 +360,11 @@ def _print_validation(v: dict[str, Any]) -> None:
              f"{g['measured_mean']:.3f}", f"{g['in_sample_mean']:.3f}",
              _fmt(g["left_out_mean"], ".3f"), _fmt(g["error_pct"], "+.3g"))
     out.print(groups)
+    for g in logo["groups"]:
+        if g.get("note"):
+            where = ", ".join(f"{c} {g[c]:g}" for c in logo["group_by"])
+            out.print(f"note: {where} not predicted out of sample: {g['note']}",
+                      markup=False, highlight=False)
 
 
 def predict(
