@@ -78,8 +78,23 @@ def test_bad_values_are_one_line_errors(args, message):
     assert r.stderr.strip() == message
 
 
-@pytest.mark.parametrize("cmd", ["mhz-specint", "mhz-example", "ceiling", "blade-power",
+@pytest.mark.parametrize("cmd", ["mhz-specint", "mhz-example", "ceiling", "blade-power", "storage-choice",
                                  "db-scaling-check", "hyperv-disks", "vmq", "threads"])
 def test_help_has_an_example(cmd):
     r = _run(cmd, "--help")
     assert r.exit_code == 0 and "Example:" in r.output
+
+
+def test_storage_choice_ranks_on_the_method_criteria():
+    pool = published.storage_choice(3)
+    assert [r["type"] for r in pool["ranking"]] == ["FC SAN", "NAS", "iSCSI", "DAS"]
+    assert pool["choice"] == "FC SAN" and pool["ranking"][-1]["eligible"] is False
+    easy = published.storage_choice(3, "ease")
+    assert [r["type"] for r in easy["ranking"]] == ["NAS", "iSCSI", "FC SAN", "DAS"]
+    assert published.storage_choice(1, "ease")["choice"] == "DAS"
+    assert published.storage_choice(1)["choice"] == "FC SAN"
+    assert pool["not_ranked"] == ["cost", "scale"]
+    r = _run("storage-choice", "--prefer", "cost")
+    assert r.exit_code == 2 and r.stderr.strip() == (
+        "error: The 'prefer' parameter of model storage-choice must be one of "
+        "'performance', 'ease'. Got 'cost' instead.")

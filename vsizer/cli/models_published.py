@@ -190,10 +190,34 @@ def threads(
     _show(compute, as_json)
 
 
+def storage_choice(
+    hosts: Annotated[int, typer.Option(help="Hosts of the pool.")] = 3,
+    prefer: Annotated[str, typer.Option(help="performance or ease first.")] = "performance",
+    as_json: JsonOpt = False,
+) -> None:
+    """DAS / NAS / iSCSI / FC SAN ranked on the method's criteria for a pool of N hosts.
+
+    Example:
+
+        vsizer model storage-choice --hosts 3 --prefer ease
+    """
+    from vsizer.models.published import storage_choice as compute
+
+    res = _show(lambda: compute(hosts, prefer), as_json, skip=("ranking", "notes"))
+    if not as_json:
+        t = Table("type", "performance rank", "ease rank", "shared", "eligible", "reason")
+        for r in res["ranking"]:
+            t.add_row(r["type"], str(r["performance_rank"]), str(r["ease_rank"]),
+                      str(r["shared"]), str(r["eligible"]), escape(r["reason"]))
+        out.print(t)
+        for n in res["notes"]:
+            out.print(f"note: {n}", markup=False, highlight=False)
+
+
 def add_published_commands(app: typer.Typer) -> None:
     """Register the published-figure commands on the ``vsizer model`` group."""
     for name, fn in (("mhz-specint", mhz_specint), ("mhz-example", mhz_example),
                      ("ceiling", ceiling), ("blade-power", blade_power),
                      ("db-scaling-check", db_scaling_check), ("hyperv-disks", hyperv_disks),
-                     ("vmq", vmq), ("threads", threads)):
+                     ("vmq", vmq), ("threads", threads), ("storage-choice", storage_choice)):
         app.command(name)(fn)

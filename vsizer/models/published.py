@@ -33,7 +33,7 @@ import math
 from typing import Any
 
 from vsizer._jsonable import rounded as _r
-from vsizer._validation import Interval, OrNone, validate_params
+from vsizer._validation import Interval, OneOf, OrNone, validate_params
 from vsizer.models.platform import SCENARIOS
 
 SOURCE_MHZ = ("published CPU normalization table (older Xeons: effective MHz and "
@@ -202,3 +202,43 @@ def vmq(copy_before_s: float | None = None, copy_after_s: float | None = None) -
         out.update({"copy_before_s": copy_before_s, "copy_after_s": copy_after_s,
                     "copy_time_cut_pct": _r(100.0 * cut), "meets_published": cut > VMQ_COPY_CUT})
     return out
+
+
+SOURCE_STORAGE = ("published storage comparison of the consolidation method: performance "
+                  "FC SAN > NAS >= iSCSI >= DAS; ease DAS > NAS > iSCSI > FC; pgbench on NFS "
+                  "read-write at 65-70 % of local disk")
+#: name -> (performance rank, ease rank, shared by the pool's hosts); 1 = best, in the
+#: order the method lists them ("NAS >= iSCSI >= DAS" kept as an order)
+STORAGE_TYPES: dict[str, tuple[int, int, bool]] = {
+    "FC SAN": (1, 4, True), "NAS": (2, 2, True), "iSCSI": (3, 3, True), "DAS": (4, 1, False),
+}
+
+
+@validate_params({"hosts": Interval(int, 1, None),
+                  "prefer": OneOf(("performance", "ease"))},
+                 where="model storage-choice")
+def storage_choice(hosts: int = 3, prefer: str = "performance") -> dict[str, Any]:
+    """DAS / NAS / iSCSI / FC SAN ranked on the method's criteria for a pool of ``hosts``.
+
+    A pool of 2 or more hosts needs storage its hosts share (a VM runs anywhere in
+    the pool and restarts elsewhere when its host fails), so DAS is not eligible
+    there. Eligible types are ordered by ``prefer`` first, the other criterion
+    next. Cost and scale are not ranked: the method gives no figures for them.
+    """
+    rows = []
+    for name, (perf, ease, shared) in STORAGE_TYPES.items():
+        eligible = shared or hosts == 1
+        rows.append({"type": name, "performance_rank": perf, "ease_rank": ease,
+                     "shared": shared, "eligible": eligible,
+                     "reason": "" if eligible else f"not shared: a pool of {hosts} hosts "
+                     "needs storage every host reaches"})
+    first, second = (("performance_rank", "ease_rank") if prefer == "performance"
+                     else ("ease_rank", "performance_rank"))
+    rows.sort(key=lambda r: (not r["eligible"], r[first], r[second], r["type"]))
+    return {"model": "storage-choice", "hosts": hosts, "prefer": prefer,
+            "choice": rows[0]["type"], "ranking": rows,
+            "not_ranked": ["cost", "scale"],
+            "notes": ["NAS through NFS: read-write about 65 % of local disk, 70 % with "
+                      "rsize/wsize 8192, 17 % when the server cache cannot hold the "
+                      "working set (vsizer emit nfs)"],
+            "source": SOURCE_STORAGE}
