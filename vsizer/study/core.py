@@ -50,6 +50,7 @@ from vsizer.study.growth import with_growth
 from vsizer.study.host_bound import bound_by_hosts
 from vsizer.study.host_bounds import check_host_bounds
 from vsizer.study.hosts import host_capacity, platform_adjustment, resolve_host
+from vsizer.study.load_rank import derive_load_rank  # issue 28
 from vsizer.study.plan_warnings import plan_warnings
 from vsizer.study.pool_overrides import match_pool_overrides
 from vsizer.study.predict import predict_plan
@@ -244,6 +245,7 @@ class ConsolidationStudy:
         servers = servers.reset_index(drop=True)
         servers = bound_by_hosts(servers, self.inventory, quality)  # issue 23
         warn_zero_utilization(servers, quality)
+        servers = derive_load_rank(servers, quality)  # issue 28
         return servers, unit
 
     def _hosts_before(self, quality: QualityReport) -> pd.DataFrame | None:

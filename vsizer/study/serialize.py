@@ -38,6 +38,7 @@ SERVER_FIELDS = (
     "pool",
     "group",
     "rank",
+    "load_rank",
     "model",
     "cpu_name",
     "sockets",
