@@ -99,7 +99,7 @@ def test_suite_errors(tmp_path):
         f"{w}: unknown workload [workloads.gpu]; expected one of cpu, disk, network, database, web.",
         f"{w}, [method]: The 'warmup' parameter of bench method must be an int in the range [0, inf). Got -1 instead.",
     ]
-    with pytest.raises(ConfigError, match=r"nosuch: no such suite file, and not a bundled suite \(bundled: quick, standard"):
+    with pytest.raises(ConfigError, match=r"nosuch: no such suite file, and not a bundled suite \(bundled: quick, runs-11-20, standard, steady"):
         load_suite("nosuch")
     (tmp_path / "broken.toml").write_text("[suite\n")
     with pytest.raises(ConfigError, match=r"broken.toml: not valid TOML"):
@@ -169,7 +169,7 @@ def test_fit_rows_and_csv_read_by_fit(tmp_path):
 def test_export_without_tiles(tmp_path):
     store = tmp_path / "s.jsonl"
     append_samples(store, [Sample("iops", 1.0, "IO/s", {"workload": "disk"})])
-    with pytest.raises(InputError, match=r"s.jsonl: no CPU tile samples to export; run 'vsizer bench tiles --max 4 --tile cpu' first\."):
+    with pytest.raises(InputError, match=r"s.jsonl: no CPU tile samples and no disk or network case measured both physical and in a VM to export; run 'vsizer bench tiles --max 4 --tile cpu' or 'vsizer bench run quick --env both' first\."):
         export_for_fit(store, tmp_path / "m.csv")
 
 

@@ -156,3 +156,13 @@ def test_loadgen_corrupted(edit, message):
     text = (DATA / "loadgen_nginx_4threads.txt").read_text()
     with pytest.raises(BenchmarkRunError, match=message):
         web._parse_output(edit(text))
+
+
+def test_pgbench_runs_for_a_time_or_a_transaction_count():
+    case = {"clients": 20, "mode": "tpcb"}
+    timed = database.pgbench_argv(5432, case, {"time_s": 60, "transactions": 0})
+    assert timed[-3:] == ["-T", "60", "postgres"] and "-t" not in timed
+    counted = database.pgbench_argv(5432, case, {"time_s": 60, "transactions": 3000})
+    assert counted[-3:] == ["-t", "3000", "postgres"] and "-T" not in counted
+    select = database.pgbench_argv(5432, {"clients": 1, "mode": "select"}, {"time_s": 5})
+    assert select[-4:] == ["-T", "5", "-S", "postgres"] and "-j" in select

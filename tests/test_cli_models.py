@@ -33,7 +33,7 @@ def test_model_cpu_json_contract():
     r = run("model", "cpu", "--vms", "12", "--physical-cpus", "4", "--total-util-pct", "300", "--json")
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
-    assert doc["relative_to_single_vm"] == pytest.approx(1.238 / 2.019, abs=1e-6)
+    assert doc["relative_to_single_vm"] == pytest.approx(1.2398 / 2.0208, abs=1e-6)
     assert doc["warnings"] == []
 
 

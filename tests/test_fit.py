@@ -148,7 +148,7 @@ def test_profile_round_trip(tmp_path, suffix):
     back = load_profile(path)
     assert back == prof
     assert back.cpu_coefficients() == {"intercept": 2.0, "slope": -0.05,
-                                       "reference_cpus": 4.0, "contention_exponent": 1.0}
+                                       "reference_cpus": 4.0, "contention_exponent": 1.72}
     assert back.section("disk", "nfs")["read_write"] == 0.6
     assert back.section("disk", "nfs")["cache_short"] == 0.17
 

@@ -65,7 +65,8 @@ def test_linear_fit_within_the_cpus_gives_the_published_coefficients(esx252_tabl
 
 
 def test_linear_relative_uses_the_published_coefficients():
-    assert_allclose(cpu.linear_relative([1, 4, 12], 4), [2.019, 1.806, 1.238], rtol=1e-9)
+    # the published regression 2.0918 - 0.0710 N
+    assert_allclose(cpu.linear_relative([1, 4, 12], 4), [2.0208, 1.8078, 1.2398], rtol=1e-9)
 
 
 def test_host_share_per_logical_cpu_comparison():
@@ -82,21 +83,35 @@ def test_contention_model_reproduces_the_overcommitted_rows(esx252_table61):
     assert over.sum() == 4  # 8 VMs at 401/620 %, 12 VMs at 532/895 %
     pred = cpu.relative_performance(t["vms"][over], 4, t["rho_pct"][over], basis="guest")
     assert_allclose(pred, t["relative"][over], rtol=0.15)
-    # hand-computed for 12 VMs at 895 %: D = sqrt(895 * 400) = 598.3 %,
-    # (2.09 - 0.071 * 12) / (598.3 / 400) = 1.238 / 1.4958 = 0.8277
-    assert pred[-1] == pytest.approx(0.8277, abs=1e-3)
+    # default k = 1.72 (fitted to the table): hand-computed for 12 VMs at 895 %,
+    # factor (895 / 400)^(1.72 / 2.72) = exp(0.80537 * 0.63235) = 1.6641,
+    # (2.0918 - 0.0710 * 12) / 1.6641 = 1.2398 / 1.6641 = 0.7450 (published 0.761)
+    assert pred[-1] == pytest.approx(0.7450, abs=1e-3)
+    # 8 VMs at 620 %: (620 / 400)^(0.63235) = 1.3195; (2.0918 - 0.568) / 1.3195 = 1.1548
+    assert pred[1] == pytest.approx(1.155, abs=1e-3)
+    # the acceptance: both collapse rows within 10 % by default
+    assert abs(pred[1] / 1.10 - 1) < 0.10 and abs(pred[-1] / 0.761 - 1) < 0.10
+    # k = 1 (plain processor sharing): D = sqrt(895 * 400) = 598.3 %,
+    # 1.2398 / (598.3 / 400) = 0.8289
+    k1 = cpu.relative_performance(12, 4, 895, basis="guest", contention_exponent=1.0)
+    assert float(k1) == pytest.approx(0.8289, abs=1e-3)
 
 
 def test_guest_and_demand_bases_invert_each_other():
     demand = np.array([100.0, 400.0, 500.0, 598.3])
-    guest = cpu.guest_reported_util_pct(demand, 4)
+    guest = cpu.guest_reported_util_pct(demand, 4, contention_exponent=1.0)
     assert_allclose(guest, [100, 400, 625, 894.9], rtol=1e-3)
+    assert_allclose(cpu.demand_from_guest_util_pct(guest, 4, contention_exponent=1.0),
+                    demand, rtol=1e-12)
+    # default k = 1.72: 500 * 1.25^1.72 = 733.9; 598.3 * 1.49575^1.72 = 1195.8
+    guest = cpu.guest_reported_util_pct(demand, 4)
+    assert_allclose(guest, [100, 400, 733.9, 1195.8], rtol=1e-3)
     assert_allclose(cpu.demand_from_guest_util_pct(guest, 4), demand, rtol=1e-12)
 
 
 def test_relative_to_single_vm_hand_computed():
-    # 12 VMs on 4 CPUs within the CPUs: 1.238 / 2.019
-    assert float(cpu.relative_to_single_vm(12, 4, 300)) == pytest.approx(1.238 / 2.019)
+    # 12 VMs on 4 CPUs within the CPUs: 1.2398 / 2.0208
+    assert float(cpu.relative_to_single_vm(12, 4, 300)) == pytest.approx(1.2398 / 2.0208)
     assert float(cpu.relative_to_single_vm(1, 4, 50)) == pytest.approx(1.0)
     # a 56-core host with 10 VMs: x = max(10 * 4 / 56, 1) = 1 -> same as alone
     assert float(cpu.relative_to_single_vm(10, 56, 1000)) == pytest.approx(1.0)
@@ -105,7 +120,8 @@ def test_relative_to_single_vm_hand_computed():
 def test_what_if_12_vms_on_4_cores_at_900_percent_warns_out_of_range():
     with pytest.warns(ModelRangeWarning, match=r"cpu\.contention_factor: overcommit .* = 2\.25 .*at most 1\.5"):
         r = float(cpu.relative_to_single_vm(12, 4, 900))
-    assert r == pytest.approx(1.238 / 2.25 / 2.019)
+    # 2.25^1.72 = exp(0.81093 * 1.72) = 4.0343
+    assert r == pytest.approx(1.2398 / 4.0343 / 2.0208, rel=1e-4)
 
 
 def test_too_many_vms_per_cpu_warns():
@@ -115,7 +131,7 @@ def test_too_many_vms_per_cpu_warns():
 
 def test_array_scalar_nan_and_zero_load():
     out = cpu.relative_performance(np.array([1, 2]), 4, np.array([0.0, np.nan]))
-    assert out[0] == pytest.approx(2.019)
+    assert out[0] == pytest.approx(2.0208)
     assert np.isnan(out[1])
     assert np.isinf(cpu.processing_rate(10, 0.0))
 

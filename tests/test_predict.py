@@ -63,7 +63,7 @@ def test_hand_computed_host_within_the_cpus():
     h = pred["hosts"][0]
     assert h["cpu_demand_cores"] == pytest.approx(3.0)
     assert h["overcommit"] == pytest.approx(0.75)
-    rel = (2.09 - 0.071 * 2) / (2.09 - 0.071)  # 2 vCPUs on the 4-core reference
+    rel = (2.0918 - 0.0710 * 2) / (2.0918 - 0.0710)  # 2 vCPUs on the 4-core reference
     assert h["relative_cpu"] == pytest.approx(rel, abs=1e-6)
     b = pred["vms"][1]
     assert b["cpu_util"] == pytest.approx(2.0 / rel, abs=1e-6)  # 20 / (1 x 10) / rel
@@ -94,10 +94,11 @@ def test_overcommitted_host_warns_and_reports_the_range():
     h = pred["hosts"][0]
     assert h["overcommit"] == pytest.approx(1.5)
     assert "cpu-overcommit" in h["risks"]
-    assert h["relative_cpu"] == pytest.approx((2.09 - 0.071 * 12) / 1.5 / 2.019, abs=1e-4)
+    # k = 1.72: 1.5^1.72 = exp(0.405465 * 1.72) = 2.00852
+    assert h["relative_cpu"] == pytest.approx((2.0918 - 0.0710 * 12) / 2.00852 / 2.0208, abs=1e-4)
     models = {w["model"] for w in pred["warnings"]}
     assert "cpu.contention_factor" in models
-    assert h["guest_reported_util_pct"] == pytest.approx(600 * 1.5)
+    assert h["guest_reported_util_pct"] == pytest.approx(600 * 2.00852, rel=1e-5)
     # 13 VMs on 4 cores is beyond 3 VMs per core: a model-range warning, not silence
     pred = predict_plan(_tiny([_vm(f"v{i:02d}", 1.0) for i in range(13)]))
     rng = [w for w in pred["warnings"] if w["kind"] == "model-range"]

@@ -1,4 +1,5 @@
-"""Export measured CPU contention (tiles) as the measurement CSV of ``vsizer fit``.
+"""Export measured CPU contention (tiles), disk and network (VM over physical,
+:mod:`vsizer.bench.export_io`) as the measurement CSV of ``vsizer fit``.
 
 Long format, one row per measured run and CPU guest (warm-ups dropped), in the
 columns ``vsizer.models.measurements`` reads (docs/models.md, "Measurement CSV")
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from vsizer._atomic import atomic_write
+from vsizer.bench.export_io import disk_rows, network_rows
 from vsizer.bench.samples import Sample, read_samples
 from vsizer.errors import InputError, VsizerError
 
@@ -32,6 +34,9 @@ COLUMNS = (
     "model", "experiment", "env", "accelerator", "emulated", "hypervisor", "vms",
     "physical_cpus", "vcpus_per_vm", "total_util_pct", "util_basis", "throughput", "unit", "relative",
     "metric", "value", "run", "foreign_load_exceeded",
+    # disk and network rows (vsizer.bench.export_io)
+    "queue_depth", "access_spec", "backing", "block_size_kb", "direction", "nic_gbps",
+    "senders", "receivers", "native_throughput",
 )
 
 
@@ -62,23 +67,33 @@ def fit_rows(samples: list[Sample]) -> list[dict[str, object]]:
     return rows
 
 
-def export_for_fit(store: str | Path, output: str | Path) -> int:
-    """Write the measurement CSV from the tile samples in ``store``; return the row count.
+def export_for_fit(store: str | Path, output: str | Path, nic_gbps: float | None = None,
+                   notes: list[str] | None = None) -> int:
+    """Write the measurement CSV from the tile, disk and network samples in ``store``;
+    return the row count. ``nic_gbps``: line rate of the measured link, needed by
+    the network send/receive rows; ``notes`` gets a line for every row left out.
 
     Raises
     ------
     InputError
-        The store holds no tile CPU samples (run ``vsizer bench tiles`` first).
+        The store holds no tile CPU samples and no disk or network case measured
+        both physical and in a VM.
     """
-    rows = fit_rows(read_samples(store))
+    samples = read_samples(store)
+    net, skipped = network_rows(samples, nic_gbps)
+    rows = fit_rows(samples) + disk_rows(samples) + net
+    if skipped and notes is not None:
+        notes.append(f"{skipped} network send/receive row(s) left out: give --nic-gbps "
+                     "(the link's line rate) to export them.")
     if not rows:
         raise InputError(
-            f"{Path(store).name}: no CPU tile samples to export; run "
-            "'vsizer bench tiles --max 4 --tile cpu' first."
+            f"{Path(store).name}: no CPU tile samples and no disk or network case measured "
+            "both physical and in a VM to export; run 'vsizer bench tiles --max 4 --tile cpu' "
+            "or 'vsizer bench run quick --env both' first."
         )
     out = Path(output)
     with atomic_write(out, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=COLUMNS, lineterminator="\n")
+        writer = csv.DictWriter(fh, fieldnames=COLUMNS, lineterminator="\n", restval="")
         writer.writeheader()
         writer.writerows(rows)
     return len(rows)

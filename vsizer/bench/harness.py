@@ -153,7 +153,7 @@ def _run_workload(
             raw = run_repeated(measure, suite.method, env.live_pids)
             raw = [s.with_metadata(**env_meta, **case, workload=name, suite=suite.name,
                                    run_id=run_id) for s in raw]
-            agg = aggregate(raw, suite.method.trim)
+            agg = aggregate(raw, suite.method.trim, suite.method.rule)
             summary.samples += append_samples(summary.store, [*raw, *agg])
             summary.aggregates.extend(agg)
     finally:

@@ -24,9 +24,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from vsizer._validation import Interval, check_param
+from vsizer._validation import Interval, OneOf, check_param
+from vsizer.bench.nec import SAMPLE_S, STEADY_MIN_S, steady_window_mean
 from vsizer.bench.samples import Sample
-from vsizer.errors import BenchmarkRunError
+from vsizer.errors import BenchmarkRunError, ConfigError
+
+#: Averaging rules of the measured runs (``[method] rule``).
+RULES = ("trimmed_mean", "steady_window")
+#: Runs the steady-window rule needs: 30 s samples over 5 minutes.
+STEADY_RUNS = round(STEADY_MIN_S / SAMPLE_S)
 
 __all__ = [
     "CpuTimes",
@@ -186,6 +192,11 @@ class MethodConfig:
         Steal fraction above which a run is re-done [fraction].
     max_reruns : int
         Re-runs allowed per run before it is kept and flagged.
+    rule : {"trimmed_mean", "steady_window"}
+        How the measured runs are averaged: the trimmed mean (default), or the
+        steady-state sampling rule (:func:`vsizer.bench.nec.steady_window_mean`):
+        each run is one 30 s sample, the mean of the 6 samples in the middle 3
+        minutes of at least 10 (5 minutes).
     """
 
     warmup: int = 5
@@ -194,6 +205,7 @@ class MethodConfig:
     foreign_threshold: float = 0.25
     steal_threshold: float = 0.10
     max_reruns: int = 2
+    rule: str = "trimmed_mean"
 
     def __post_init__(self) -> None:
         where = "bench method"
@@ -203,6 +215,11 @@ class MethodConfig:
         for name in ("foreign_threshold", "steal_threshold"):
             check_param(name, getattr(self, name), Interval(float, 0, 1), where)
         check_param("max_reruns", self.max_reruns, Interval(int, 0, None), where)
+        check_param("rule", self.rule, OneOf(RULES), where)
+        if self.rule == "steady_window" and self.repetitions < STEADY_RUNS:
+            raise ConfigError(
+                f"bench method: rule 'steady_window' needs repetitions >= {STEADY_RUNS} "
+                f"(30 s samples over at least 5 minutes), got {self.repetitions}.")
 
 
 def _read(path: str) -> str:
@@ -267,11 +284,14 @@ def _key(sample: Sample) -> tuple[str, str, str]:
     return sample.metric, sample.unit, json.dumps(meta, sort_keys=True, default=str)
 
 
-def aggregate(samples: Sequence[Sample], trim: int = 1) -> list[Sample]:
+def aggregate(samples: Sequence[Sample], trim: int = 1,
+              rule: str = "trimmed_mean") -> list[Sample]:
     """One summary sample per metric and parameter set over the measured runs.
 
-    Warm-up samples are dropped; ``value`` is the trimmed mean; metadata gains
-    ``aggregate="trimmed_mean"``, ``n_runs``, ``cv``, ``min``, ``max``, ``values``
+    Warm-up samples are dropped; ``value`` is the trimmed mean, or with
+    ``rule="steady_window"`` the mean of the middle 6 of the runs in run order
+    (:func:`vsizer.bench.nec.steady_window_mean`); metadata gains
+    ``aggregate`` (the rule), ``n_runs``, ``cv``, ``min``, ``max``, ``values``
     and ``foreign_load_exceeded`` (any run over the threshold).
     """
     groups: dict[tuple[str, str, str], list[Sample]] = {}
@@ -286,7 +306,7 @@ def aggregate(samples: Sequence[Sample], trim: int = 1) -> list[Sample]:
         meta = {k: v for k, v in first.metadata.items() if k not in _RUN_KEYS}
         cv = coefficient_of_variation(values)
         meta.update(
-            aggregate="trimmed_mean",
+            aggregate=rule,
             trim=trim,
             n_runs=len(values),
             cv=None if math.isnan(cv) else round(cv, 6),
@@ -297,9 +317,10 @@ def aggregate(samples: Sequence[Sample], trim: int = 1) -> list[Sample]:
                 bool(s.metadata.get("foreign_load_exceeded")) for s in group
             ),
         )
+        value = (steady_window_mean(values) if rule == "steady_window"
+                 else trimmed_mean(values, trim))
         out.append(
-            Sample(first.metric, trimmed_mean(values, trim), first.unit, meta,
-                   max(s.timestamp for s in group))
+            Sample(first.metric, value, first.unit, meta, max(s.timestamp for s in group))
         )
     return out
 

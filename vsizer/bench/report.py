@@ -46,7 +46,7 @@ def summary_frame(samples: list[Sample]) -> pd.DataFrame:
     rows = []
     for s in samples:
         m = s.metadata
-        if m.get("aggregate") != "trimmed_mean":
+        if m.get("aggregate") not in ("trimmed_mean", "steady_window"):
             continue
         env = str(m.get("environment", ""))
         rows.append({

@@ -38,11 +38,12 @@ class Suite:
     source: str = ""
 
     def quick(self) -> Suite:
-        """Every ``time_s`` capped at 5 s; method 1 warm-up, 3 runs, trim 1."""
+        """Every ``time_s`` capped at 5 s; method 1 warm-up, 3 runs, trim 1, trimmed mean."""
         wl = {n: {**c, "time_s": min(int(c.get("time_s", QUICK_TIME_S)), QUICK_TIME_S)}
               for n, c in self.workloads.items()}
         method = replace(self.method, warmup=min(self.method.warmup, 1),
-                         repetitions=min(self.method.repetitions, 3), trim=min(self.method.trim, 1))
+                         repetitions=min(self.method.repetitions, 3), trim=min(self.method.trim, 1),
+                         rule="trimmed_mean")
         return replace(self, workloads=wl, method=method)
 
     def only(self, names: list[str]) -> Suite:

@@ -38,7 +38,8 @@ from vsizer.bench.samples import Sample, append_samples
 from vsizer.bench.workloads import load
 from vsizer.errors import BenchmarkRunError, ConfigError
 
-__all__ = ["KINDS", "HEADLINE", "split_threads", "score_tiles", "run_tiles"]
+__all__ = ["KINDS", "HEADLINE", "host_watts", "run_tiles", "score_per_watt", "score_tiles",
+           "split_threads"]
 
 KINDS = ("cpu", "database", "web", "idle")
 #: The throughput each workload is scored on.
@@ -54,7 +55,7 @@ def split_threads(total: int, vms: int) -> list[int]:
     """Threads per VM: ``total // vms`` each, the first ``total % vms`` one more (DESIGN §8).
 
     >>> split_threads(200, 12)
-    [17, 17, 17, 17, 16, 16, 16, 16, 16, 16, 16, 16]
+    [17, 17, 17, 17, 17, 17, 17, 17, 16, 16, 16, 16]
     """
     check_param("vms", vms, Interval(int, 1, None), "split_threads")
     check_param("total", total, Interval(int, 0, None), "split_threads")
@@ -84,7 +85,46 @@ def score_tiles(per_vm: list[dict[str, Any]]) -> dict[str, Any]:
     return {"tiles": tiles, "total": sum(tiles.values())}
 
 
-def _check(max_tiles: int, tile: list[str]) -> None:
+def host_watts(idle_w: float, max_w: float, util: float) -> float:
+    """Host power [W] at CPU utilization ``util`` [fraction, clipped to 0..1],
+    linear between idle and full-load watts (the power model where only those two
+    are known).
+
+    >>> host_watts(79.0, 135.0, 0.5)
+    107.0
+    """
+    u = min(max(float(util), 0.0), 1.0)
+    return idle_w + (max_w - idle_w) * u
+
+
+def score_per_watt(total_score: float, watts: float) -> float:
+    """Tile score per watt: the total score over the host's power [1/W].
+
+    >>> round(score_per_watt(3.21, 107.0), 5)
+    0.03
+    """
+    if watts <= 0:
+        raise ValueError(f"score per watt: expected watts > 0, got {watts:g}.")
+    return total_score / watts
+
+
+def _mean_host_util(raw: list[Sample]) -> float | None:
+    """Mean over the measured runs of summed guest utilization / host cores [fraction]."""
+    per_run: dict[int, tuple[float, float]] = {}
+    for s in raw:
+        m = s.metadata
+        if m.get("warmup") or not m.get("host_cores") or m.get("total_util_pct") is None:
+            continue
+        per_run[int(m.get("run", 0))] = (float(m["total_util_pct"]), float(m["host_cores"]))
+    if not per_run:
+        return None
+    return sum(u / (100.0 * c) for u, c in per_run.values()) / len(per_run)
+
+
+def _check(max_tiles: int, tile: list[str], power_w: tuple[float, float] | None = None) -> None:
+    if power_w is not None and not 0 < power_w[0] <= power_w[1]:
+        raise ConfigError(f"bench tiles: expected 0 < --idle-w <= --max-w, got "
+                          f"{power_w[0]:g} and {power_w[1]:g}.")
     check_param("max", max_tiles, Interval(int, 1, 16), "bench tiles")
     bad = [k for k in tile if k not in KINDS]
     if bad or not tile:
@@ -97,6 +137,25 @@ def _check(max_tiles: int, tile: list[str]) -> None:
 
 
 _Member = tuple[int, int, str, VmEnv, dict[str, Any], dict[str, Any]]
+
+
+def _per_watt(store: str | Path, run_id: str, n: int, scores: dict[str, Any],
+              raw: list[Sample], power_w: tuple[float, float] | None) -> str:
+    """Append the ``tile_score_per_watt`` sample; its text for the report line."""
+    util = _mean_host_util(raw)
+    if power_w is None or util is None:
+        return ""
+    watts = host_watts(power_w[0], power_w[1], util)
+    value = score_per_watt(scores["total"], watts)
+    append_samples(store, [Sample(
+        "tile_score_per_watt", value, "1/W",
+        {"workload": "tiles", "run_id": run_id, "tiles": n, "aggregate": "tile_score_per_watt",
+         "watts": round(watts, 3), "host_util": round(util, 6),
+         "watts_basis": f"linear between --idle-w {power_w[0]:g} and --max-w {power_w[1]:g} "
+                        "at the measured host CPU utilization"},
+        time.time())])
+    return (f"; score per watt {value:.5f} (at {watts:.1f} W, host CPU {util:.0%}, "
+            "linear between --idle-w and --max-w)")
 
 
 def _measure(active: list[_Member], n: int, n_vms: int) -> list[Sample]:
@@ -135,9 +194,14 @@ def run_tiles(
     max_tiles: int, tile: list[str], time_s: int = 5, repetitions: int = 3, warmup: int = 1,
     store: str | Path = "bench-results/samples.jsonl",
     progress: Callable[[str], None] = lambda _m: None,
+    power_w: tuple[float, float] | None = None,
 ) -> list[str]:
-    """Run 1..``max_tiles`` tiles; append samples to ``store``; return report lines."""
-    _check(max_tiles, tile)
+    """Run 1..``max_tiles`` tiles; append samples to ``store``; return report lines.
+
+    ``power_w`` = (idle, full-load) watts of the host: each tile count also gets
+    ``tile_score_per_watt`` (:func:`score_per_watt` at :func:`host_watts` of the
+    measured host CPU utilization)."""
+    _check(max_tiles, tile, power_w)
     method = MethodConfig(warmup=warmup, repetitions=repetitions, trim=1 if repetitions >= 3 else 0)
     run_id = new_run_id()
     ensure_packages(QEMU_PACKAGES)
@@ -178,7 +242,7 @@ def run_tiles(
                 raw = run_repeated(measure, method, pids, on_run=announce)
             raw = [s.with_metadata(workload="tiles", suite="tiles", run_id=run_id, tile_members=",".join(tile))
                    for s in raw]
-            agg = aggregate(raw, method.trim)
+            agg = aggregate(raw, method.trim, method.rule)
             per_vm = []
             for s in agg:
                 kind = s.metadata["tile_kind"]
@@ -199,7 +263,7 @@ def run_tiles(
             emulated = " (emulated: TCG)" if agg and agg[0].metadata.get("emulated") else ""
             rels = ", ".join(f"{r['relative']:.3f}" for r in per_vm)
             lines.append(f"{n} tile(s), {n_vms} VM(s){emulated}: total score {scores['total']:.3f}; "
-                         f"per-VM relative {rels}")
+                         f"per-VM relative {rels}" + _per_watt(store, run_id, n, scores, raw, power_w))
             progress(lines[-1])
         return lines
     finally:

@@ -57,9 +57,9 @@ def _root(
 
 def _register_command_groups() -> None:
     """Commands kept in their own modules: catalog, plan, series, models, reports, bench."""
-    from vsizer.cli import bench, catalog, models, plan, report, series, waves
+    from vsizer.cli import bench, catalog, emit, models, plan, report, series, waves
 
-    for module in (catalog, plan, series, models, report, bench, waves):
+    for module in (catalog, plan, series, models, report, bench, waves, emit):
         module.register(app)
 
 

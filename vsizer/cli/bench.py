@@ -96,20 +96,27 @@ def tiles_cmd(
     repetitions: Annotated[int, typer.Option("--repetitions", help="Measured runs per tile count.")] = 3,
     warmup: Annotated[int, typer.Option("--warmup", help="Warm-up runs discarded.")] = 1,
     store: StoreOpt = DEFAULT_STORE,
+    idle_w: Annotated[float | None, typer.Option("--idle-w", help="Host watts idle (with --max-w: tile score per watt).")] = None,
+    max_w: Annotated[float | None, typer.Option("--max-w", help="Host watts at full load (with --idle-w).")] = None,
 ) -> None:
     """Run 1..N consolidation tiles at once; report per-tile score and per-VM relative performance.
 
     A tile is a set of single-vCPU guests; the default tile is one CPU
     guest, so --max 4 measures 1..4 guests contending for this host's cores.
 
-    Example: vsizer bench tiles --max 4 --tile cpu --time 5
+    Example: vsizer bench tiles --max 4 --tile cpu --time 5 --idle-w 79 --max-w 135
     """
     from vsizer.bench.tiles import run_tiles
 
+    if (idle_w is None) != (max_w is None):
+        err.print("error: give --idle-w and --max-w together (the host's idle and full-load "
+                  "watts), or neither", markup=False, highlight=False)
+        raise typer.Exit(2)
+    power = (idle_w, max_w) if idle_w is not None and max_w is not None else None
     try:
         rows = run_tiles(max_tiles, [t.strip() for t in tile.split(",") if t.strip()],
                          time_s=time_s, repetitions=repetitions, warmup=warmup, store=store,
-                         progress=_say)
+                         progress=_say, power_w=power)
     except VsizerError as exc:
         raise _fail(exc) from None
     for row in rows:
@@ -145,10 +152,12 @@ def export_cmd(
     parquet: Annotated[bool, typer.Option("--parquet", help="Write every sample to one Parquet file (pandas, polars, DuckDB read it).")] = False,
     store: StoreOpt = DEFAULT_STORE,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="File to write [default: bench-results/measurements.csv or samples.parquet].")] = None,
+    nic_gbps: Annotated[float | None, typer.Option("--nic-gbps", min=0.001, help="Line rate of the measured link [Gbit/s], for network send/receive rows (--for-fit).")] = None,
 ) -> None:
-    """Export samples: measured contention (tiles) for 'vsizer fit', or all samples as Parquet.
+    """Export samples: measured contention (tiles), disk and network (VM over physical)
+    for 'vsizer fit', or all samples as Parquet.
 
-    Example: vsizer bench export --for-fit -o measurements.csv
+    Example: vsizer bench export --for-fit --nic-gbps 10 -o measurements.csv
     """
     from vsizer.bench.export import export_for_fit, export_parquet
 
@@ -159,10 +168,14 @@ def export_cmd(
     target = output or Path("bench-results") / ("measurements.csv" if for_fit else "samples.parquet")
     try:
         check_output_path(target)
-        n = (export_for_fit if for_fit else export_parquet)(store, target)
+        notes: list[str] = []
+        n = (export_for_fit(store, target, nic_gbps, notes) if for_fit
+             else export_parquet(store, target))
     except VsizerError as exc:
         raise _fail(exc) from None
     out.print(f"wrote {n} rows to {target}", markup=False, highlight=False)
+    for note in notes:
+        out.print(f"note: {note}", markup=False, highlight=False)
 
 
 @bench_app.command("calibrate")

@@ -90,6 +90,8 @@ def model_cpu(
     _emit(res, as_json, [
         ("relative to a single VM alone", res["relative_to_single_vm"]),
         ("relative performance (Pentium III = 1)", res["relative_performance"]),
+        ("interval (out-of-sample RMS error)",
+         "[{:g}, {:g}]".format(*res["relative_performance_interval"])),
         ("total demand [% of one CPU]", res["demand_pct"]),
         ("guest-reported total [%]", res["guest_reported_util_pct"]),
         ("overcommit (demand / CPUs)", res["overcommit"]),
@@ -248,14 +250,31 @@ def fit(
         Path | None, typer.Option("--profile", help="Existing profile to update.")
     ] = None,
     confidence: Annotated[float, typer.Option(help="Confidence level of the intervals.")] = 0.95,
+    max_util_pct: Annotated[
+        float | None,
+        typer.Option("--max-util-pct", help="cpu: keep samples with total_util_pct at most this [%], "
+                     "e.g. 400 = the four physical CPUs of the published ESX 2.5.2 table."),
+    ] = None,
+    normalize: Annotated[
+        str | None,
+        typer.Option("--normalize", help="cpu: 'mu350' = per-VM performance mu / 350 with "
+                     "mu = throughput / (total_util_pct / 100) (or the 'mu' column)."),
+    ] = None,
+    regress: Annotated[
+        str, typer.Option("--regress", help="cpu: fit the line to the 'samples' or to the "
+                          "'means' per VM count (as the published regression).")
+    ] = "samples",
     as_json: JsonOpt = False,
     max_cell_chars: MaxCellCharsOpt = None,
 ) -> None:
-    """Fit a model's parameters to measured samples; print estimates and predicted vs measured.
+    """Fit a model's parameters to measured samples; print estimates, predicted vs measured,
+    and the in-sample and leave-one-group-out (one VM count or tile count left out) error.
 
     Example:
 
         vsizer fit bench-results.csv --model cpu -o site-profile.json
+
+        vsizer fit vsizer/data/models/esx252_table61.csv --model cpu --max-util-pct 400 --normalize mu350 --regress means
     """
     from vsizer.models.fit import fit_measurements
     from vsizer.models.profile import save_profile
@@ -264,12 +283,13 @@ def fit(
         if output is not None:
             check_output_path(output)
         with using(input_limits(max_cell_chars=max_cell_chars)):
-            result = fit_measurements(measurements, model, confidence)
+            result = fit_measurements(measurements, model, confidence, max_util_pct,
+                                      normalize, regress)
         base = _load_profile(profile)
         doc = result.to_dict()
         report = {"file": measurements.name, "confidence": confidence,
                   "samples": len(doc["samples"]), "parameters": doc["parameters"],
-                  "notes": doc["notes"]}
+                  "notes": doc["notes"], **_validation_report(doc)}
         new = base.with_fit(model, result.profile_section, report)
         if base.source == "defaults":
             new = type(new)(**{**new.__dict__, "source": f"vsizer fit {measurements.name}"})
@@ -280,30 +300,71 @@ def fit(
     if as_json:
         out.print_json(json.dumps(doc, ensure_ascii=False))
     else:
-        est = Table("parameter", "value", f"{confidence:.0%} CI", "std. error", "n",
-                    title=f"{model} fit: {measurements.name}")
-        for name, e in doc["parameters"].items():
-            _row(est, name, f"{e['value']:.4g}", f"[{e['ci_low']:.4g}, {e['ci_high']:.4g}]",
-                        f"{e['stderr']:.3g}", str(e["n"]))
-        out.print(est)
-        if doc["curve"]:
-            curve = Table("VMs", "CPUs", "basis", "n", "util %", "measured", "min", "max",
-                          "fitted", title="measured (mean) vs fitted, by VM count")
-            for c in doc["curve"]:
-                _row(curve, str(c["vms"]), f"{c['physical_cpus']:g}", c["util_basis"],
-                     str(c["samples"]), f"{c['total_util_pct']:.4g}", f"{c['measured_mean']:.3f}",
-                     f"{c['measured_min']:.3f}", f"{c['measured_max']:.3f}", f"{c['fitted']:.3f}")
-            out.print(curve)
-        cmp = Table("row", "experiment", "sample", "measured", "predicted", "residual",
-                    "used for", title="predicted vs measured")
-        for s in doc["samples"]:
-            _row(cmp, str(s["row"]), s["experiment"], s["label"], f"{s['measured']:.4g}",
-                        f"{s['predicted']:.4g}", f"{s['residual']:+.3g}", s["used_for"])
-        out.print(cmp)
-        for note in doc["notes"]:
-            out.print(f"note: {note}", markup=False, highlight=False)
+        _print_fit(doc, model, measurements.name, confidence)
     if output:
         err.print(f"wrote {output}", markup=False, highlight=False)
+
+
+def _print_fit(doc: dict[str, Any], model: str, name: str, confidence: float) -> None:
+    """The fit as text: estimates, curve, predicted vs measured, errors, notes."""
+    est = Table("parameter", "value", f"{confidence:.0%} CI", "std. error", "n",
+                title=f"{model} fit: {name}")
+    for pname, e in doc["parameters"].items():
+        _row(est, pname, f"{e['value']:.4g}", f"[{e['ci_low']:.4g}, {e['ci_high']:.4g}]",
+                    f"{e['stderr']:.3g}", str(e["n"]))
+    out.print(est)
+    if doc["curve"]:
+        curve = Table("VMs", "CPUs", "basis", "n", "util %", "measured", "min", "max",
+                      "fitted", title="measured (mean) vs fitted, by VM count")
+        for c in doc["curve"]:
+            _row(curve, str(c["vms"]), f"{c['physical_cpus']:g}", c["util_basis"],
+                 str(c["samples"]), f"{c['total_util_pct']:.4g}", f"{c['measured_mean']:.3f}",
+                 f"{c['measured_min']:.3f}", f"{c['measured_max']:.3f}", f"{c['fitted']:.3f}")
+        out.print(curve)
+    cmp = Table("row", "experiment", "sample", "measured", "predicted", "residual",
+                "used for", title="predicted vs measured")
+    for s in doc["samples"]:
+        _row(cmp, str(s["row"]), s["experiment"], s["label"], f"{s['measured']:.4g}",
+                    f"{s['predicted']:.4g}", f"{s['residual']:+.3g}", s["used_for"])
+    out.print(cmp)
+    _print_validation(doc.get("validation") or {})
+    for note in doc["notes"]:
+        out.print(f"note: {note}", markup=False, highlight=False)
+
+
+def _validation_report(doc: dict[str, Any]) -> dict[str, Any]:
+    """The profile's record of the fit's errors (kept short: no per-group rows)."""
+    v = doc.get("validation") or {}
+    if not v:
+        return {}
+    logo = {k: x for k, x in v["leave_one_group_out"].items() if k != "groups"}
+    return {"in_sample": dict(v["in_sample"]), "leave_one_group_out": logo}
+
+
+def _print_validation(v: dict[str, Any]) -> None:
+    """In-sample vs leave-one-group-out error, and the per-group table."""
+    if not v:
+        return
+    logo = v["leave_one_group_out"]
+    errs = Table("error", "n", "RMSE", "mean |error| %", "RMS error %", "bias %",
+                 title="in-sample vs out-of-sample (leave one " + " + ".join(logo["group_by"])
+                 + " group out, refit, predict it)")
+    for label, e in (("in-sample", v["in_sample"]), ("leave-one-group-out", logo)):
+        _row(errs, label, str(e["n"]), _fmt(e["rmse"], ".4g"), _fmt(e["mape_pct"], ".3g"),
+             _fmt(e["rms_pct"], ".3g"), _fmt(e["bias_pct"], "+.3g"))
+    out.print(errs)
+    groups = Table(*logo["group_by"], "n", "measured", "in-sample", "left out", "error %",
+                   title="each group predicted by a fit without it")
+    for g in logo["groups"]:
+        _row(groups, *(f"{g[c]:g}" for c in logo["group_by"]), str(g["samples"]),
+             f"{g['measured_mean']:.3f}", f"{g['in_sample_mean']:.3f}",
+             _fmt(g["left_out_mean"], ".3f"), _fmt(g["error_pct"], "+.3g"))
+    out.print(groups)
+    for g in logo["groups"]:
+        if g.get("note"):
+            where = ", ".join(f"{c} {g[c]:g}" for c in logo["group_by"])
+            out.print(f"note: {where} not predicted out of sample: {g['note']}",
+                      markup=False, highlight=False)
 
 
 def predict(
@@ -372,6 +433,14 @@ def _read_plan(path: Path) -> dict[str, Any]:
     return doc
 
 
+def _cpu_cell(v: dict[str, Any]) -> str:
+    """``0.935 [0.879-0.991]``: relative CPU with its interval when given."""
+    band = v.get("relative_cpu_interval")
+    if not band or v.get("relative_cpu") is None:
+        return _fmt(v.get("relative_cpu"))
+    return f"{_fmt(v['relative_cpu'])} [{_fmt(band[0])}-{_fmt(band[1])}]"
+
+
 def _fmt(v: Any, spec: str = ".3g") -> str:
     return "-" if v is None else format(v, spec)
 
@@ -387,12 +456,12 @@ def _table(title: str, *columns: str, no_wrap: int = 1) -> Table:
 def _print_predictions(preds: dict[str, Any]) -> None:
     from vsizer.reporting._term_fit import fit_table
 
-    vms = _table("per-VM predictions (CPU = performance vs one VM alone; "
+    vms = _table("per-VM predictions (CPU = performance vs one VM alone, with its interval; "
                  "resp x = response time vs the source server)",
                  "VM", "host", "vCPU", "CPU", "util", "resp x", "disk", "disk risk",
                  "net", no_wrap=2)
     for v in preds["vms"]:
-        _row(vms, v["name"], v["host"], str(v["vcpus"]), _fmt(v["relative_cpu"]),
+        _row(vms, v["name"], v["host"], str(v["vcpus"]), _cpu_cell(v),
              _fmt(v["cpu_util"], ".0%"), _fmt(v["response_time_inflation"]),
              _fmt(v["disk_ratio"]), v["disk_risk"], v["network_risk"])
     out.print(fit_table(vms, out.width, ("net", "disk risk", "disk")))
@@ -419,6 +488,9 @@ def _print_predictions(preds: dict[str, Any]) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add the performance models, fit and predict commands to *app*."""
+    from vsizer.cli.models_published import add_published_commands
+
+    add_published_commands(model_app)
     app.add_typer(model_app, name="model")
     app.command("fit")(fit)
     app.command("predict")(predict)

@@ -30,9 +30,10 @@ import numpy as np
 import pandas as pd
 
 from vsizer._jsonable import sig6 as _r
-from vsizer._validation import Interval, OneOf, validate_params
-from vsizer.errors import InputError, VsizerError
+from vsizer._validation import Interval, OneOf, OrNone, validate_params
+from vsizer.errors import ConfigError, InputError, VsizerError
 from vsizer.models import cpu as cpu_model
+from vsizer.models import fit_check
 from vsizer.models.measurements import read_measurements
 from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
 from vsizer.models.range import ModelRangeWarning
@@ -71,6 +72,7 @@ class FitResult:
     notes: list[str] = field(default_factory=list)
     confidence: float = CONFIDENCE
     curve: list[dict[str, Any]] = field(default_factory=list)  # cpu: per VM count
+    validation: dict[str, Any] = field(default_factory=dict)  # in-sample, leave-one-group-out
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, deterministic."""
@@ -91,6 +93,7 @@ class FitResult:
                 for r in self.samples.to_dict("records")
             ],
             "curve": [dict(c) for c in self.curve],
+            "validation": copy.deepcopy(self.validation),
             "notes": list(self.notes),
         }
 
@@ -145,7 +148,10 @@ def cpu_observed(frame: pd.DataFrame) -> np.ndarray:
     return np.where(np.isnan(rel), cpu_model.processing_rate(lam, rho), rel)
 
 
-def fit_cpu(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> FitResult:
+def fit_cpu(
+    frame: pd.DataFrame, confidence: float = CONFIDENCE, regress: str = "samples",
+    validate: bool = True,
+) -> FitResult:
     """Fit the CPU model (linear in VMs, contention exponent beyond the CPUs).
 
     Parameters
@@ -154,6 +160,11 @@ def fit_cpu(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> FitResult:
         cpu samples from :func:`~vsizer.models.measurements.read_measurements`.
     confidence : float
         Confidence level of the intervals [fraction].
+    regress : {'samples', 'means'}
+        Fit the linear part to every sample within the CPUs, or to the mean of
+        each VM count (as the published regression did).
+    validate : bool
+        Add the in-sample and leave-one-VM-count-out errors (``validation``).
 
     Returns
     -------
@@ -199,32 +210,76 @@ def fit_cpu(frame: pd.DataFrame, confidence: float = CONFIDENCE) -> FitResult:
             "(total_util_pct <= 100 x physical_cpus) at 2 or more VM counts; "
             f"got {int(within.sum())}."
         )
-    a, b = _ols(x[within], y[within], confidence)
+    a, b = _ols(*_linear_points(x[within], y[within], regress), confidence)
     params = {"intercept": a, "slope": b}
     section: dict[str, Any] = {"intercept": _r(a.value), "slope": _r(b.value),
                                "reference_cpus": ref}
-    notes: list[str] = []
-    over = ~within
-    k = cpu_model.CONTENTION_EXPONENT
     basis = _util_basis(f)
-    if over.sum() >= 2:
-        k, est = _fit_contention(f, over, basis, a.value + b.value * x, y, u / (100.0 * p),
-                                 confidence)
-        params["contention_exponent"] = est
-        section["contention_exponent"] = _r(k)
-    else:
-        notes.append(
-            f"contention_exponent not fitted ({int(over.sum())} overcommitted "
-            f"samples, need 2); default {k:g} kept."
-        )
+    k, notes = _contention_part(f, ~within, basis, a.value + b.value * x, y, u / (100.0 * p),
+                                confidence, params, section)
     kw = {"intercept": a.value, "slope": b.value, "reference_cpus": ref,
           "contention_exponent": k}
     pred = _cpu_predicted(vms, p, u, basis, kw)
-    notes += _emulation_note(f)
+    notes += _emulation_note(f) + _flagged_note(f)
     labels = [f"{int(n)} VMs / {c:g} CPUs @ {t:g} %" for n, c, t in zip(vms, p, u, strict=True)]
     used = np.where(within, "linear", "contention")
+    check = _cpu_validation(f, y, pred, confidence, regress) if validate else {}
     return FitResult("cpu", params, _samples(f, labels, y, pred, used), section, notes,
-                     confidence, _cpu_curve(vms, p, u, basis, y, pred))
+                     confidence, _cpu_curve(vms, p, u, basis, y, pred), check)
+
+
+def _contention_part(
+    f: pd.DataFrame, over: np.ndarray, basis: np.ndarray, lin: np.ndarray, y: np.ndarray,
+    ratio: np.ndarray, confidence: float, params: dict[str, Estimate], section: dict[str, Any],
+) -> tuple[float, list[str]]:
+    """k fitted when >= 2 samples are overcommitted (added to ``params`` and
+    ``section``), else the default k and a note."""
+    k = cpu_model.CONTENTION_EXPONENT
+    if over.sum() < 2:
+        return k, [f"contention_exponent not fitted ({int(over.sum())} overcommitted "
+                   f"samples, need 2); default {k:g} kept."]
+    k, est = _fit_contention(f, over, basis, lin, y, ratio, confidence)
+    params["contention_exponent"] = est
+    section["contention_exponent"] = _r(k)
+    return k, []
+
+
+def _linear_points(x: np.ndarray, y: np.ndarray, regress: str) -> tuple[np.ndarray, np.ndarray]:
+    """The points of the linear fit: the samples, or the mean per x (VM count)."""
+    if regress == "samples":
+        return x, y
+    xs = np.unique(x)
+    return xs, np.array([y[x == v].mean() for v in xs])
+
+
+def _cpu_validation(
+    f: pd.DataFrame, y: np.ndarray, pred: np.ndarray, confidence: float, regress: str
+) -> dict[str, Any]:
+    """In-sample and leave-one-VM-count-out errors of the CPU fit."""
+
+    def refit(train: pd.DataFrame, test: pd.DataFrame) -> np.ndarray:
+        res = fit_cpu(train, confidence, regress, validate=False)
+        kw = {k: float(res.profile_section.get(k, cpu_model.CONTENTION_EXPONENT))
+              for k in ("intercept", "slope", "reference_cpus", "contention_exponent")}
+        return _cpu_predicted(test["vms"].to_numpy(float), test["physical_cpus"].to_numpy(float),
+                              test["total_util_pct"].to_numpy(float), _util_basis(test), kw)
+
+    return {"in_sample": fit_check.error_summary(y, pred),
+            "leave_one_group_out": fit_check.leave_one_group_out(
+                f, fit_check.GROUPS["cpu"], y, pred, refit)}
+
+
+def _flagged_note(f: pd.DataFrame) -> list[str]:
+    """A warning note when every sample is flagged ``foreign_load_exceeded``."""
+    if "foreign_load_exceeded" not in f.columns:
+        return []
+    flags = f["foreign_load_exceeded"].astype(str).str.strip().str.lower()
+    if not flags.isin(("true", "1", "yes")).all():
+        return []
+    return [
+        f"warning: all {len(f)} samples are flagged foreign_load_exceeded (other load on "
+        "the host during the run): the fit describes a busy host, not the VMs alone."
+    ]
 
 
 def _cpu_predicted(
@@ -470,11 +525,15 @@ FITTERS = {"cpu": fit_cpu, "disk": fit_disk, "network": fit_network}
 
 
 @validate_params(
-    {"model": OneOf(tuple(FITTERS)), "confidence": Interval(float, 0, 1, "neither")},
+    {"model": OneOf(tuple(FITTERS)), "confidence": Interval(float, 0, 1, "neither"),
+     "max_util_pct": OrNone(Interval(float, 0, None, "neither")),
+     "normalize": OrNone(OneOf(fit_check.NORMALIZATIONS)), "regress": OneOf(("samples", "means"))},
     where="fit",
 )
 def fit_measurements(
-    path: str | Path, model: str, confidence: float = CONFIDENCE
+    path: str | Path, model: str, confidence: float = CONFIDENCE,
+    max_util_pct: float | None = None, normalize: str | None = None,
+    regress: str = "samples",
 ) -> FitResult:
     """Read the ``model`` rows of a measurement CSV and fit that model (``vsizer fit``).
 
@@ -486,10 +545,37 @@ def fit_measurements(
         The model to fit.
     confidence : float
         Confidence level of the intervals, in (0, 1).
+    max_util_pct : float, optional
+        cpu: keep the samples with ``total_util_pct`` at most this [%].
+    normalize : {'mu350'}, optional
+        cpu: per-VM performance = ``mu / 350`` with ``mu = lambda / (rho / 100)``
+        (or the ``mu`` column), the published VMware ESX 2.5.2 normalization.
+    regress : {'samples', 'means'}
+        cpu: fit the line to the samples or to the mean per VM count.
 
     Returns
     -------
     FitResult
         As :func:`fit_cpu`, :func:`fit_disk` or :func:`fit_network`.
+
+    Raises
+    ------
+    ConfigError
+        ``max_util_pct``, ``normalize`` or ``regress = 'means'`` with a model other
+        than cpu.
     """
-    return FITTERS[model](read_measurements(path, model), confidence)
+    cpu_only = [n for n, v in (("--max-util-pct", max_util_pct), ("--normalize", normalize),
+                               ("--regress means", None if regress == "samples" else regress))
+                if v is not None]
+    if cpu_only and model != "cpu":
+        raise ConfigError(f"fit: {', '.join(cpu_only)} apply to --model cpu only, got --model {model}.")
+    frame = read_measurements(path, model)
+    name = Path(path).name
+    if max_util_pct is not None:
+        frame = fit_check.select_max_util(frame, max_util_pct, name)
+    if normalize == "mu350":
+        frame = fit_check.normalize_mu(
+            frame, OVERHEAD_MODEL_PARAMETERS["cpu"]["esx252"]["baseline_mu"], name)
+    if model == "cpu":
+        return fit_cpu(frame, confidence, regress)
+    return FITTERS[model](frame, confidence)

@@ -45,6 +45,8 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "native_throughput": ("float", "same measurement on bare metal, same unit"),
     "unit": ("text", "unit of throughput, e.g. req/s, MB/s, Mbit/s"),
     "relative": ("float", "measured ratio (CPU: per-VM performance; disk, network: VM / native)"),
+    "mu": ("float", "CPU processing performance mu = lambda / rho as published [req/s at 100 % CPU]; "
+           "used by 'vsizer fit --normalize mu350'"),
 }
 
 _TRUE = {"true", "yes", "1", "y", "on"}
@@ -135,7 +137,8 @@ def read_measurements(path: str | Path, model: str | None = None) -> pd.DataFram
     ----------
     path : str or Path
         UTF-8 CSV with a header row; columns in :data:`COLUMNS` (others are
-        kept as metadata and ignored by the fits).
+        kept as metadata and ignored by the fits). Lines starting with ``#``
+        before the header are comments.
     model : {'cpu', 'disk', 'network'}, optional
         Keep only rows of this model.
 
@@ -152,10 +155,10 @@ def read_measurements(path: str | Path, model: str | None = None) -> pd.DataFram
         problem, ``{file} row {r}, column '{c}': expected {what}, got '{value}'.``
     """
     p = Path(path)
-    header, rows = _header_and_rows(p)
+    header, rows, first = _header_and_rows(p)
     problems: list[str] = []
     records: list[dict[str, Any]] = []
-    for line_no, cells in enumerate(rows, start=2):
+    for line_no, cells in enumerate(rows, start=first):
         if not any(c.strip() for c in cells):
             continue
         if len(cells) > len(header):
@@ -180,8 +183,10 @@ def read_measurements(path: str | Path, model: str | None = None) -> pd.DataFram
     return frame
 
 
-def _header_and_rows(p: Path) -> tuple[list[str], list[list[str]]]:
-    """The stripped header (with 'model' and 'experiment') and the data rows."""
+def _header_and_rows(p: Path) -> tuple[list[str], list[list[str]], int]:
+    """The stripped header (with 'model' and 'experiment'), the data rows and the
+    line number of the first data row. Lines starting with ``#`` before the header
+    are comments (a shipped table's source)."""
     try:
         text = read_small_text(p, what="a measurement file", error=InputError,
                                encoding="utf-8-sig")
@@ -190,6 +195,10 @@ def _header_and_rows(p: Path) -> tuple[list[str], list[list[str]]]:
     except UnicodeDecodeError as exc:
         raise InputError(f"{p}: expected a UTF-8 CSV file ({exc.reason}).") from None
     rows = [cells for _, cells in csv_records(text, p.name, error=InputError)]
+    skip = 0
+    while skip < len(rows) and rows[skip] and rows[skip][0].lstrip().startswith("#"):
+        skip += 1
+    rows = rows[skip:]
     if not rows or not any(h.strip() for h in rows[0]):
         raise InputError(f"{p.name}: empty file; expected a header row with 'model'.")
     header = [h.strip() for h in rows[0]]
@@ -199,7 +208,7 @@ def _header_and_rows(p: Path) -> tuple[list[str], list[list[str]]]:
                 f"{p.name}: missing required column '{required}'; columns are "
                 "documented in docs/models.md (Measurement CSV)."
             )
-    return header, rows[1:]
+    return header, rows[1:], skip + 2
 
 
 def _sample(

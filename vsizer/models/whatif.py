@@ -57,6 +57,7 @@ def cpu_whatif(
         for k in ("intercept", "slope", "reference_cpus", "contention_exponent")
     }
     k = coeff["contention_exponent"]
+    err = float(_P["cpu"]["esx252"]["prediction_rms_error"])
 
     def run() -> dict[str, Any]:
         demand = (
@@ -80,7 +81,9 @@ def cpu_whatif(
             "guest_reported_util_pct": _r(guest),
             "overcommit": _r(demand / (100.0 * physical_cpus)),
             "relative_performance": _r(rel),
+            "relative_performance_interval": [_r(rel * (1 - err)), _r(rel * (1 + err))],
             "relative_to_single_vm": _r(single),
+            "published_host_share_per_logical_cpu": _r(cpu.per_logical_cpu_share()),
             "per_vm_guest_util": _r(guest / vms / 100.0),
             "coefficients": {kk: _r(v) for kk, v in coeff.items()},
             "source": _P["cpu"]["esx252"]["source"],

@@ -193,6 +193,8 @@ class _PeakReplacer:
         self.base_loads = placement.host_loads()
         self.max_load = p.capacity * p.failover_limit
         order_all = size_order(p.demand, p.usable(failover=True))
+        # Higher restart priority first (issue 28), largest first within one.
+        order_all = order_all[np.argsort(p.restart_priority[order_all], kind="stable")]
         self.rank = np.empty(p.n_vms, dtype=np.int64)
         self.rank[order_all] = np.arange(p.n_vms)
         n_groups = max(int(p.anti_affinity.max()) + 1, 1)

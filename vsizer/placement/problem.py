@@ -67,6 +67,9 @@ class PlacementProblem:
         Work of one failover check in host-scenarios (scenarios x hosts x k):
         beyond it the check takes ``failover_budget // (hosts x k)`` scenarios, those failing
         the most loaded hosts first (:func:`vsizer.placement.failover.check`).
+    restart_priority : ndarray of int, shape (n_vms,)
+        Order in which a failed host's VMs are restarted: lower first, largest
+        first within one value (default all 0: largest first).
     """
 
     pool: str
@@ -86,6 +89,9 @@ class PlacementProblem:
         default_factory=lambda: np.zeros(0, dtype=np.int64)
     )
     failover_budget: int = 5_000_000
+    restart_priority: npt.NDArray[np.int64] = field(
+        default_factory=lambda: np.zeros(0, dtype=np.int64)
+    )
 
     def __post_init__(self) -> None:
         n, d = self.demand.shape
@@ -95,6 +101,8 @@ class PlacementProblem:
             object.__setattr__(self, "anti_affinity", np.full(n, -1, dtype=np.int64))
         if self.pins.size == 0:
             object.__setattr__(self, "pins", np.full(n, -1, dtype=np.int64))
+        if self.restart_priority.size == 0:
+            object.__setattr__(self, "restart_priority", np.zeros(n, dtype=np.int64))
         for name in ("capacity", "base_load", "limit", "failover_limit"):
             if getattr(self, name).shape != (d,):
                 raise ValueError(f"{name} must have shape ({d},)")

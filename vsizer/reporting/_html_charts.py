@@ -501,25 +501,32 @@ def failover_chart(plan: Mapping[str, Any], t: Label) -> dict[str, Any] | None:
 def prediction_chart(
     rows: Sequence[Mapping[str, Any]], key: str, name_key: str, title: str
 ) -> dict[str, Any] | None:
-    """Horizontal bars of the numeric prediction ``key`` per VM."""
-    pairs = [
-        (chart_text(r.get(name_key)), r.get(key))
-        for r in rows
+    """Horizontal bars of the numeric prediction ``key`` per VM, with error bars
+    where the rows carry ``{key}_interval`` = [low, high]."""
+    kept = [
+        r for r in rows
         if isinstance(r.get(key), (int, float)) and not isinstance(r.get(key), bool)
     ]
+    pairs = [(chart_text(r.get(name_key)), r.get(key)) for r in kept]
     if not pairs:
         return None
+    bars: dict[str, Any] = {
+        "type": "bar",
+        "orientation": "h",
+        "y": [p[0] for p in pairs],
+        "x": [p[1] for p in pairs],
+        "marker": {"color": "#4e79a7"},
+        "hovertemplate": "%{y}: %{x:.3g}<extra></extra>",
+    }
+    bands: list[Any] = [r.get(f"{key}_interval") for r in kept]
+    if all(isinstance(b, (list, tuple)) and len(b) == 2 for b in bands):
+        bars["error_x"] = {
+            "type": "data", "symmetric": False,
+            "array": [round(b[1] - r[key], 6) for b, r in zip(bands, kept, strict=True)],
+            "arrayminus": [round(r[key] - b[0], 6) for b, r in zip(bands, kept, strict=True)],
+        }
     return {
-        "data": [
-            {
-                "type": "bar",
-                "orientation": "h",
-                "y": [p[0] for p in pairs],
-                "x": [p[1] for p in pairs],
-                "marker": {"color": "#4e79a7"},
-                "hovertemplate": "%{y}: %{x:.3g}<extra></extra>",
-            }
-        ],
+        "data": [bars],
         "layout": _layout(
             showlegend=False,
             xaxis={"title": {"text": title}, "rangemode": "tozero"},

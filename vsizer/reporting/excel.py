@@ -56,6 +56,7 @@ from vsizer.reporting._xlsx_failover import failover_sheet
 from vsizer.reporting._xlsx_growth import GROWTH_SHEET_KEY, growth_sheet
 from vsizer.reporting._xlsx_print import cost_formulas, print_setup
 from vsizer.reporting.choice_report import choice_sheet, has_choice  # issue 16 (tco)
+from vsizer.reporting.design_advice import design_advice_sheet  # issue 28
 from vsizer.reporting.labels import check_lang, label, with_unit
 from vsizer.reporting.storage import storage_sheet
 from vsizer.reporting.target_report import has_target, target_sheet
@@ -225,6 +226,7 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
         autofilter=True,
     )
     today_section(w, plan)  # issue 23: today's clusters
+    design_advice_sheet(w, plan)  # issue 28: storage choice, hardware advice
 
     pools = [
         [

@@ -57,6 +57,7 @@ from vsizer.reporting._plan_view import (
 from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting._today import html_section as today_html
 from vsizer.reporting.choice_report import choice_section, has_choice  # issue 16 (tco)
+from vsizer.reporting.design_advice import design_advice_html  # issue 28
 from vsizer.reporting.labels import LABELS, check_lang, label, with_unit
 from vsizer.reporting.storage import storage_section
 from vsizer.reporting.target_report import target_html
@@ -513,6 +514,7 @@ OPTIONAL_SECTIONS: dict[
     str, tuple[str, str, Callable[[Page, Mapping[str, Any], Label], str]]
 ] = {
     "growth": ("power", "section_growth", growth_html),
+    "design_advice": ("failover", "section_design_advice", design_advice_html),  # issue 28
     "choice": ("predictions", "section_choice", lambda page, plan, t: (
         choice_section(page, plan, t) if has_choice(plan) else "")),
     "target": ("summary", "section_target", target_html),  # plan --target

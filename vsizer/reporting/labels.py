@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from vsizer._validation import OneOf, check_param
+from vsizer.reporting._advice_labels import ADVICE_LABELS
 from vsizer.reporting._choice_labels import CHOICE_LABELS
 from vsizer.reporting._explain_labels import EXPLAIN_LABELS
 from vsizer.reporting._migration_labels import MIGRATION_LABELS
@@ -485,6 +486,7 @@ LABELS: dict[str, dict[str, str]] = {
     },
 }
 LABELS.update(STORAGE_LABELS)  # storage section (vsizer.reporting._storage_labels)
+LABELS.update(ADVICE_LABELS)  # design advice (vsizer.reporting._advice_labels; issue 28)
 LABELS.update(CHOICE_LABELS)  # host-model choice and TCO (vsizer.reporting._choice_labels)
 LABELS.update(TODAY_LABELS)  # today's estate (vsizer.reporting._today_labels; issue 23)
 LABELS.update(EXPLAIN_LABELS)  # count reasons, right-sizing (vsizer.reporting._explain_labels)

@@ -28,6 +28,7 @@ from vsizer.reporting._term_growth import print_growth
 from vsizer.reporting._term_story import print_story
 from vsizer.reporting._today import terminal_lines as today_lines
 from vsizer.reporting.choice_report import print_choice  # issue 16 (tco)
+from vsizer.reporting.design_advice import print_design_advice  # issue 28
 from vsizer.reporting.labels import label
 from vsizer.reporting.storage import print_storage
 
@@ -385,6 +386,7 @@ def _print_detail(plan: dict[str, Any], console: Console, lang: str, L: Label) -
         _print_series(plan, console, lang)
     console.print(_hosts_table(plan, L))
     print_storage(plan, console, L)  # only when the plan has a storage section
+    print_design_advice(plan, console, L)  # issue 28
     console.print(_power_table(plan, L))
     if pw["annual_saving"] is not None:
         console.print(_saving_line(pw, L), markup=False, highlight=False)

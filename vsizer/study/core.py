@@ -51,8 +51,10 @@ from vsizer.study.growth import with_growth
 from vsizer.study.host_bound import bound_by_hosts
 from vsizer.study.host_bounds import check_host_bounds
 from vsizer.study.hosts import host_capacity, platform_adjustment, resolve_host
+from vsizer.study.load_rank import derive_load_rank  # issue 28
 from vsizer.study.plan_warnings import plan_warnings
 from vsizer.study.pool_overrides import match_pool_overrides
+from vsizer.study.pool_priority import placement_order  # issue 28
 from vsizer.study.predict import predict_plan
 from vsizer.study.problems import anti_affinity_groups, pool_problem
 from vsizer.study.results import ConsolidationPlan, PoolResult, SeriesInfo
@@ -247,6 +249,7 @@ class ConsolidationStudy:
         servers = servers.reset_index(drop=True)
         servers = bound_by_hosts(servers, self.inventory, quality)  # issue 23
         warn_zero_utilization(servers, quality)
+        servers = derive_load_rank(servers, quality)  # issue 28
         return servers, unit
 
     def _hosts_before(self, quality: QualityReport) -> pd.DataFrame | None:
@@ -316,13 +319,14 @@ def _size_pools(
     engine: Engine | None = None,
     pool_capacity: dict[str, dict[str, float]] | None = None,
 ) -> list[PoolResult]:
-    """Size and place each pool (in order of first appearance); sets the
+    """Size and place each pool (production first, development last, else in order of
+    first appearance: :func:`~vsizer.study.pool_priority.placement_order`); sets the
     servers' ``host`` column. ``pool_capacity``: a pool's own host capacity
     (``vcpu_per_core = "today"``: its cluster's ratio)."""
     dims, demand_all, capacity = sized.dims, sized.demand, sized.capacity
     pools: list[PoolResult] = []
     servers["host"] = pd.Series([None] * len(servers), dtype="object")
-    for pool in pd.unique(servers["pool"]):
+    for pool in placement_order(pd.unique(servers["pool"])):  # issue 28
         idx = np.flatnonzero((servers["pool"] == pool).to_numpy())
         ceiling, failures, min_hosts = rules.for_pool(str(pool))
         problem = pool_problem(

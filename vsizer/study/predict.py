@@ -20,6 +20,7 @@ from vsizer.errors import InputError, ModelRangeWarning
 from vsizer.models import cpu, disk, network, queueing
 from vsizer.models.parameters import OVERHEAD_MODEL_PARAMETERS
 from vsizer.models.profile import ENVIRONMENT_DEFAULTS, Profile
+from vsizer.study.predict_interval import add_cpu_intervals, cpu_interval_basis
 
 _VM_SATURATION = OVERHEAD_MODEL_PARAMETERS["cpu"]["vm_saturation_util"]["value"]
 
@@ -31,12 +32,14 @@ def _num(value: Any) -> float | None:
 def _models(profile: Profile) -> dict[str, Any]:
     coeff = profile.cpu_coefficients()
     p = OVERHEAD_MODEL_PARAMETERS
+    band = cpu_interval_basis(profile)
     return {
         "cpu": {
             "function": "vsizer.models.cpu.relative_to_single_vm",
             "coefficients": {k: _r(v) for k, v in coeff.items()},
-            "source": p["cpu"]["esx252"]["source"],
+            "source": band["source"],
             "validity": "at most 3 VMs per physical CPU; overcommit at most 1.5",
+            "interval": {"relative_error": band["relative_error"], "basis": band["basis"]},
         },
         "cpu_saturation": {
             "threshold": _VM_SATURATION,
@@ -208,6 +211,9 @@ def predict_plan(doc: dict[str, Any], profile: Profile | None = None) -> dict[st
                     setting.util_key, setting.disk_ratio, share, setting.fmt_risk,
                     setting.fmt_reason, on_volume, nfs_r, setting.nic_limit, warns.risk,
                 ))
+    error = cpu_interval_basis(profile)["relative_error"]
+    add_cpu_intervals(vms_out, error)
+    add_cpu_intervals(hosts_out, error)
     return {
         "models": _models(profile),
         "assumptions": _assumptions(env, profile),

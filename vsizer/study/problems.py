@@ -11,6 +11,7 @@ from vsizer.errors import InventoryError
 from vsizer.placement.problem import PlacementProblem
 from vsizer.quality import QualityReport
 from vsizer.study.config import Rules
+from vsizer.study.pool_priority import restart_priority
 
 __all__ = ["anti_affinity_groups", "pool_problem"]
 
@@ -96,6 +97,10 @@ def pool_problem(
         anti_affinity=local,
         pins=pins,
         failover_budget=rules.failover_budget,
+        restart_priority=restart_priority(  # issue 28
+            servers["rank"].iloc[idx].tolist() if "rank" in servers
+            else [None] * len(idx)
+        ),
     )
 
 

@@ -23,6 +23,7 @@ from vsizer.study._growth_doc import growth_section
 from vsizer.study._pools import CURVE_POINTS, pool_doc
 from vsizer.study.carbon import plan_carbon  # issue 30
 from vsizer.study.config import Rules
+from vsizer.study.design_advice import design_advice_doc  # issue 28
 from vsizer.study.economics import Economics, TargetCheck
 from vsizer.study.migration_doc import migration_doc  # issue 30
 from vsizer.study.ranking import choice_doc  # issue 16 (tco)
@@ -40,6 +41,7 @@ SERVER_FIELDS = (
     "pool",
     "group",
     "rank",
+    "load_rank",
     "model",
     "cpu_name",
     "sockets",
@@ -115,6 +117,7 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
     }
     if plan.storage is not None:  # only when the inventory gives disk capacity
         doc["storage"] = plan.storage.to_dict()
+    doc.update(design_advice_doc(plan))  # issue 28: storage_choice, hardware_advice
     if plan.growth is not None:
         doc["growth"] = growth_section(plan.growth)
     if plan.tco is not None:  # issue 16 (tco)

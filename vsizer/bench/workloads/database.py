@@ -36,6 +36,9 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "scale": 20,
     "clients": 20,
     "time_s": 60,
+    # > 0: each client runs this many transactions (pgbench -t, the method's
+    # "-t 1000" / "-t 3000") instead of running for time_s seconds (-T)
+    "transactions": 0,
 }
 GUEST_PORT = 5432
 GUEST_DIR = "/tmp/pgdata"
@@ -162,23 +165,37 @@ def run(
 ) -> list[Sample]:
     """One pgbench run from the host; ``tps_host`` = transactions / host-timed duration."""
     t = int(config["time_s"])
-    jobs = max(1, min(int(case["clients"]), 2))
-    argv = ["pgbench", "-h", "127.0.0.1", "-p", str(state["port"]), "-U", "postgres",
-            "-c", str(case["clients"]), "-j", str(jobs), "-T", str(t), "postgres"]
-    if case["mode"] == "select":
-        argv[-1:-1] = ["-S"]
+    argv = pgbench_argv(int(state["port"]), case, config)
+    count = int(config.get("transactions") or 0)
     start = time.monotonic()
-    done = state["reaper"].run(argv, timeout=t + 300)
+    done = state["reaper"].run(argv, timeout=t + 300 if count <= 0 else 6 * 3600)
     elapsed = time.monotonic() - start
     if done.returncode != 0 and "tps =" not in done.stdout:
         raise BenchmarkRunError(f"pgbench exited with {done.returncode}: {done.stderr.strip()[-200:]}")
     samples = _parse_output(done.stdout)
     tx = next(s.value for s in samples if s.metric == "transactions")
     now = time.time()
-    meta = {"time_s": t, "data_fs": state["data_fs"]}
+    meta = ({"time_s": t} if count <= 0 else {"transactions_per_client": count})
+    meta["data_fs"] = state["data_fs"]
     return [Sample(s.metric, s.value, s.unit, {**s.metadata, **meta}, now)
             for s in [*samples, Sample("tps_host", tx / elapsed, "transactions/s"),
                       Sample("elapsed_s", elapsed, "s")]]
+
+
+def pgbench_argv(port: int, case: dict[str, Any], config: dict[str, Any]) -> list[str]:
+    """pgbench's arguments: ``-T time_s``, or ``-t transactions`` per client when set.
+
+    >>> pgbench_argv(5432, {"clients": 20, "mode": "tpcb"}, {"time_s": 60, "transactions": 1000})[-3:]
+    ['-t', '1000', 'postgres']
+    """
+    jobs = max(1, min(int(case["clients"]), 2))
+    count = int(config.get("transactions") or 0)
+    run_for = ["-t", str(count)] if count > 0 else ["-T", str(int(config["time_s"]))]
+    argv = ["pgbench", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres",
+            "-c", str(case["clients"]), "-j", str(jobs), *run_for, "postgres"]
+    if case["mode"] == "select":
+        argv[-1:-1] = ["-S"]
+    return argv
 
 
 def cleanup(env: Environment, state: dict[str, Any]) -> None:
