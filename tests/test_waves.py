@@ -412,7 +412,7 @@ SAMPLE_INV = Path(__file__).resolve().parents[1] / "vsizer/data/samples/inventor
 def test_plan_carbon_in_json_terminal_excel_and_html(tmp_path: Path) -> None:
     out = [tmp_path / "p.json", tmp_path / "p.xlsx", tmp_path / "p.html"]
     r = runner.invoke(app, ["plan", str(SAMPLE_INV), "--grid-gco2-kwh", "500", "--years",
-                            "4", *[a for p in out for a in ("-o", str(p))]],
+                            "4", "--lang", "en", *[a for p in out for a in ("-o", str(p))]],
                       env={"COLUMNS": "250"})
     assert r.exit_code == 0, r.output
     doc = json.loads(out[0].read_text(encoding="utf-8"))
