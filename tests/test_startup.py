@@ -46,3 +46,18 @@ def test_unknown_name_is_an_attribute_error() -> None:
 
     with pytest.raises(AttributeError, match="module 'vsizer' has no attribute 'nope'"):
         vsizer.nope  # noqa: B018
+
+
+def test_version_answers_before_the_command_line_is_imported() -> None:
+    """``vsizer --version`` imports neither typer nor rich nor any command module
+    (vsizer._entry), so it starts in about the time of Python itself."""
+    code = (
+        "import sys, runpy; sys.argv = ['vsizer', '--version']\n"
+        "runpy.run_module('vsizer', run_name='__main__')\n"
+        "print('LOADED:' + ' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('typer', 'rich', 'click') or m.startswith('vsizer.cli'))), file=sys.stderr)\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert res.stdout.startswith("vsizer ") and res.stdout.count("\n") == 1
+    assert "LOADED:\n" in res.stderr + "\n" and "LOADED: " not in res.stderr, res.stderr

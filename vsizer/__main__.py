@@ -1,5 +1,5 @@
 """``python -m vsizer`` runs the command-line interface (same as ``vsizer``)."""
 
-from vsizer.cli import main
+from vsizer._entry import main
 
 main()
