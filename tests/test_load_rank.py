@@ -65,3 +65,16 @@ def test_plan_json_carries_the_derived_rank_and_the_warning(tmp_path: Path) -> N
     (w,) = [w for w in doc["warnings"] if w["code"] == "derived_load_rank"]
     assert w["servers"] == ["a", "b"]
     assert "for 2 servers" in w["message"]
+
+
+def test_no_rank_from_an_assumed_utilization() -> None:
+    servers = pd.DataFrame({"name": ["a", "b"], "cpu_peak_util": [0.9, 0.9],
+                            "cpu_avg_util": [0.5, 0.5]})
+    q = QualityReport()
+    q.record("a", "cpu_peak_util", "assumed", "--assume-util")
+    q.record("a", "cpu_avg_util", "assumed", "--assume-util")
+    q.record("b", "cpu_peak_util", "assumed", "peak factor")  # avg given: 50 % -> B
+    out = derive_load_rank(servers, q)
+    assert out["load_rank"].isna().tolist()[0]
+    assert out["load_rank"].tolist()[1] == "B"
+    assert q.warnings[0].servers == ("b",)

@@ -70,3 +70,15 @@ def test_plan_places_production_before_development(tmp_path: Path) -> None:
     )
     doc = vsizer.plan(path).to_dict()
     assert [p["name"] for p in doc["pools"]] == ["本番", "web", "開発"]
+
+
+def test_failover_on_curves_restarts_rank_a_first() -> None:
+    # The same two hosts with flat curves (4 steps): the re-placement on curves
+    # leaves out the rank-C VM too.
+    p = problem([[0.5], [0.3], [0.5]], [1.0], failures=1, min_hosts=1)
+    p = dataclasses.replace(p, restart_priority=np.asarray([2, 0, 3], dtype=np.int64))
+    pl = Placement(p, 2, np.asarray([0, 0, 1], dtype=np.int64), "feasible", "given")
+    curves = np.repeat(np.asarray([[0.5], [0.3], [0.5]])[:, None, :], 4, axis=1)
+    r = failover.check(pl, curves=curves)
+    by_rank = {tuple(s.failed): s.unplaced for s in r.detail}
+    assert by_rank[("p-01",)] == ["vm0"]

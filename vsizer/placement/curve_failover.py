@@ -163,7 +163,8 @@ class CurveReplacer:
     def greedy(
         self, gone: set[int], displaced: npt.NDArray[np.int64]
     ) -> tuple[dict[int, npt.NDArray[np.float32]], dict[int, int], list[int]]:
-        """Largest displaced VM first, onto the least-peaked survivor that holds it.
+        """Displaced VMs by restart priority, largest first within one, each onto the
+        least-peaked survivor that holds it.
 
         Returns the loads of the survivors that changed, the moves and the VMs
         placed over the limit."""
@@ -171,7 +172,9 @@ class CurveReplacer:
         loads: dict[int, npt.NDArray[np.float32]] = {}
         peaks: dict[int, float] = {}
         added: dict[int, set[int]] = {}
-        displaced = displaced[np.argsort(-self.vpeak[displaced], kind="stable")]
+        # restart priority first (issue 28), then largest peak first
+        prio = self.problem.restart_priority[displaced]
+        displaced = displaced[np.lexsort((-self.vpeak[displaced], prio))]
         moves: dict[int, int] = {}
         forced: list[int] = []
         for v in displaced.tolist():

@@ -10,8 +10,8 @@ the peak is unknown, against the method's usable-capacity ceiling of 60 %:
 - **B**: 30 % <= peak < 60 % (at least half the ceiling);
 - **C**: peak < 30 %.
 
-A rank given in the inventory is kept as it is; a server with no utilization at
-all is left without a rank.
+A rank given in the inventory is kept as it is; a server whose utilization is
+missing or only assumed (``--assume-util``) is left without a rank.
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ __all__ = ["LOAD_RANK_A", "LOAD_RANK_B", "RULE_NOTE", "derive_load_rank", "load_
 LOAD_RANK_A = 0.60
 #: Peak CPU utilization [fraction] from which a server ranks B (half of A).
 LOAD_RANK_B = 0.30
+
+#: Provenances of a utilization a rank is not derived from.
+_NOT_MEASURED = ("assumed", "missing")
 
 RULE_NOTE = (
     "A/B/C from peak CPU utilization (the average where no peak): A >= 60 % "
@@ -62,11 +65,11 @@ def derive_load_rank(servers: pd.DataFrame, quality: QualityReport) -> pd.DataFr
         servers["load_rank"].astype("string").str.strip().fillna("")
         if "load_rank" in servers else pd.Series([""] * n, index=servers.index)
     )
-    peak = _util(servers, "cpu_peak_util", n)
-    avg = _util(servers, "cpu_avg_util", n)
+    names = servers["name"].astype(str).tolist()
+    peak = _util(servers, "cpu_peak_util", n, names, quality)
+    avg = _util(servers, "cpu_avg_util", n, names, quality)
     util = np.where(np.isnan(peak), avg, peak)
     ranks = given.tolist()
-    names = servers["name"].astype(str).tolist()
     filled: list[str] = []
     for i in range(n):
         if ranks[i]:
@@ -86,7 +89,15 @@ def derive_load_rank(servers: pd.DataFrame, quality: QualityReport) -> pd.DataFr
     return out
 
 
-def _util(servers: pd.DataFrame, col: str, n: int) -> np.ndarray:
+def _util(servers: pd.DataFrame, col: str, n: int, names: list[str],
+          quality: QualityReport) -> np.ndarray:
+    """The column [fraction]; NaN where missing or only assumed (a rank is not
+    derived from an assumed utilization)."""
     if col not in servers:
         return np.full(n, np.nan)
-    return pd.to_numeric(servers[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    out = pd.to_numeric(servers[col], errors="coerce").to_numpy(
+        dtype=float, na_value=np.nan, copy=True)
+    for i, name in enumerate(names):
+        if quality.entries.get(name, {}).get(col, ("given", ""))[0] in _NOT_MEASURED:
+            out[i] = np.nan
+    return out
