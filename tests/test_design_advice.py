@@ -83,7 +83,7 @@ def test_plan_json_terminal_excel_html(tmp_path: Path) -> None:
     assert doc["storage_choice"]["pools"][0]["pool"] == "=1+1<b>"
     html = plan_html(doc)
     assert "=1+1&lt;b&gt; (" in html and "=1+1<b>" not in html
-    res = runner.invoke(app, ["plan", str(inv), "-o", str(tmp_path / "p.xlsx")],
+    res = runner.invoke(app, ["plan", str(inv), "--detail", "-o", str(tmp_path / "p.xlsx")],
                         env={"COLUMNS": "250"})
     assert res.exit_code == 0, res.output
     assert "Design advice (4)" in res.output
