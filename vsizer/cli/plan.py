@@ -47,6 +47,13 @@ from vsizer.cli.common import (
     out,
     reader_options,
 )
+from vsizer.cli.plan_detail import (
+    DetailFileOpt,
+    Documents,
+    JsonDetailOpt,
+    detail_outputs,
+    documents,
+)
 from vsizer.cli.rule_flags import rules_of, with_rule_flags
 from vsizer.errors import ConfigError, OutputError, VsizerError
 from vsizer.limits import using
@@ -110,7 +117,8 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No terminal summa
 
 
 in_panel("Inputs", SeriesOpt, SeriesFormatOpt, ConfigOpt)
-in_panel("Outputs", PredictOpt, ProfileOpt, LangOpt, OutputOpt, QuietOpt)
+in_panel("Outputs", PredictOpt, ProfileOpt, LangOpt, OutputOpt, JsonDetailOpt,
+         DetailFileOpt, QuietOpt)
 
 
 @with_rule_flags(after="config")
@@ -132,6 +140,8 @@ def plan(
     profile: ProfileOpt = None,
     lang: LangOpt = "en",
     output: OutputOpt = None,
+    json_detail: JsonDetailOpt = "auto",
+    detail_file: DetailFileOpt = None,
     max_rows: MaxRowsOpt = None,
     max_columns: MaxColumnsOpt = None,
     max_cell_chars: MaxCellCharsOpt = None,
@@ -159,6 +169,8 @@ def plan(
         vsizer plan servers.xlsx --host-model auto --growth 0.2 --engine dask --workers 2 -o plan.json
 
         vsizer plan book.xlsx --sheet "DR site" -o plan.json
+
+        vsizer plan fleet.csv --hosts hosts.csv --json-detail summary -o plan.json
     """
     from vsizer.study import plan as run_plan
 
@@ -179,6 +191,8 @@ def plan(
         )
         rules = rules_of(config, rule_flags)
         unwritable = _preflight(output or [], inventory, series, config, profile, rules)
+        _check_detail(output or [], json_detail, detail_file, inventory, series, config,
+                      profile, rules)
         with using(limits):  # bounds on every file read (vsizer.limits)
             source, series_set = _inputs(
                 inventory, sheet, rules, series, series_format, opts, quiet
@@ -190,7 +204,8 @@ def plan(
                     source, rules=rules, progress=progress, series=series_set,
                     predict=predict, profile=profile, engine=eng,
                 )
-        _report(result.to_dict(), output or [], lang, quiet, unwritable)
+        docs = documents(result, output or [], json_detail, detail_file)
+        _report(docs, output or [], lang, quiet, unwritable)
     except VsizerError as exc:
         raise _fail(exc) from None
 
@@ -309,8 +324,20 @@ def _inputs(
     return inv, series_set
 
 
+def _check_detail(
+    output: list[Path], choice: str, given: Path | None, *inputs: Any
+) -> None:
+    """``--json-detail`` is a known choice; no detail file replaces an input."""
+    from vsizer.study.detail import summary_applies
+
+    summary_applies(choice, 0)
+    for path in (side := detail_outputs(output, choice, given)):
+        check_output_path(path, "--detail-file")
+    check_not_input(side, _inputs_of(*inputs))
+
+
 def _report(
-    doc: dict[str, Any],
+    docs: Documents,
     output: list[Path],
     lang: str,
     quiet: bool,
@@ -324,7 +351,7 @@ def _report(
     if not quiet:
         from vsizer.reporting.terminal import print_summary
 
-        print_summary(doc, out, lang=lang)
+        print_summary(docs.terminal, out, lang=lang)
     failed = list((unwritable or {}).values())
     written = []
     with output_set():
@@ -332,11 +359,13 @@ def _report(
             if unwritable and path in unwritable:
                 continue
             try:
-                _write(doc, path, lang)
+                _write(docs.by_path.get(path, docs.terminal), path, lang)
             except VsizerError as exc:
                 failed.append(str(exc))
             else:
                 written.append(path)
+        for path, frame in docs.side.items():
+            _write_side(frame, path, failed, written)
     if not quiet:
         for path in written:
             out.print(f"wrote {path}")
@@ -354,6 +383,19 @@ def _read_series(
         with err.status(f"reading series from {len(series)} source(s)"):
             return load_series(series, series_format, **opts)
     return load_series(series, series_format, **opts)
+
+
+def _write_side(frame: Any, path: Path, failed: list[str], written: list[Path]) -> None:
+    """A summary JSON's detail file (:mod:`vsizer.study.detail`)."""
+    from vsizer.study.detail import write_detail
+
+    try:
+        with atomic_write(path, "wb") as fh:
+            write_detail(frame, fh, parquet=path.suffix.lower() == ".parquet")
+    except VsizerError as exc:
+        failed.append(str(exc))
+    else:
+        written.append(path)
 
 
 def _write(doc: dict[str, Any], path: Path, lang: str) -> None:
