@@ -307,11 +307,13 @@ def test_count_reason_is_the_same_with_shared_tries() -> None:
 
 
 @needs_numba
+@pytest.mark.parametrize("sup", [1, 2, 16])
 @pytest.mark.parametrize("seed", range(8))
-def test_compiled_survival_check_answers_as_the_full_check(seed: int) -> None:
+def test_compiled_survival_check_answers_as_the_full_check(seed: int, sup: int) -> None:
     """failover.survives (compiled, no scenarios built) against check().survives
     on balanced and best-fit placements from the lower bound up: some survive
-    N+1, some do not; with anti-affinity groups on odd seeds."""
+    N+1, some do not; with anti-affinity groups on odd seeds; its block bounds
+    kept up to date host after host, in super-blocks of 1, 2 and 16 blocks."""
     import dataclasses
 
     from vsizer.placement.sizing import lower_bound
@@ -330,7 +332,8 @@ def test_compiled_survival_check_answers_as_the_full_check(seed: int) -> None:
             if not pl.feasible:
                 continue
             want = failover.check(pl).survives
-            assert failover.survives(pl) is want, (n, pl.strategy)
+            with mock.patch.object(_kernel, "SUPER", sup):
+                assert failover.survives(pl) is want, (n, pl.strategy)
             answers.add(want)
     assert answers == {True, False}
 

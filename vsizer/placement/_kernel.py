@@ -65,29 +65,59 @@ def assign(
     0: every host is scanned. Both give the same host. ``sup`` > 0 (with
     blocks): blocks in super-blocks of that many, bounded alike (the same host
     again: every bound is a true bound of the keys below it)."""
-    n_hosts, n_dims = norm.shape
-    n = order.shape[0]
-    out = np.full(n, -1, dtype=np.int64)
-    limit = 1.0 + EPS
-    step = np.empty(n_dims)
     if block > 0 and not _exact_bounds(order, demand, norm, inv, allowed):
         block = 0
+    size, lo, hi, low, high, ssize, slo, shi, slow, shigh = _tree(norm, allowed, block, sup)
+    return _assign_in(order, demand, loads, norm, inv, groups, occupied, allowed, pins,
+                      balanced, stop_at_unplaced, block, size, lo, hi, low, high, ssize,
+                      slo, shi, slow, shigh)
+
+
+def _tree(
+    norm: np.ndarray, allowed: np.ndarray, block: int, sup: int
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, np.ndarray,
+           np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Block size, block bounds (``lo``, ``hi``, scratch ``low``, ``high``),
+    super-block size and super-block bounds of :func:`assign`."""
+    n_hosts, n_dims = norm.shape
     size = block if block > 0 else max(n_hosts, 1)
     n_blocks = (n_hosts + size - 1) // size
     lo = np.full((n_blocks, n_dims), np.inf)
     hi = np.full((n_blocks, n_dims), -np.inf)
     for b in range(n_blocks):
         _bounds(b, size, norm, allowed, lo, hi)
-    low = np.empty(n_blocks)
-    high = np.empty(n_blocks)
     ssize = sup if block > 0 and sup > 0 else max(n_blocks, 1)
     n_super = (n_blocks + ssize - 1) // ssize
     slo = np.full((n_super, n_dims), np.inf)
     shi = np.full((n_super, n_dims), -np.inf)
     for s in range(n_super):
         _merge(s, ssize, lo, hi, slo, shi)
-    slow = np.empty(n_super)
-    shigh = np.empty(n_super)
+    return (size, lo, hi, np.empty(n_blocks), np.empty(n_blocks), ssize, slo, shi,
+            np.empty(n_super), np.empty(n_super))
+
+
+def _rebound(
+    h: int, size: int, ssize: int, norm: np.ndarray, allowed: np.ndarray,
+    lo: np.ndarray, hi: np.ndarray, slo: np.ndarray, shi: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """The bounds of host ``h``'s block and super-block, after ``h`` changed."""
+    _bounds(h // size, size, norm, allowed, lo, hi)
+    _merge(h // size // ssize, ssize, lo, hi, slo, shi)
+
+
+def _assign_in(
+    order: np.ndarray, demand: np.ndarray, loads: np.ndarray, norm: np.ndarray,
+    inv: np.ndarray, groups: np.ndarray, occupied: np.ndarray, allowed: np.ndarray,
+    pins: np.ndarray, balanced: bool, stop_at_unplaced: bool, block: int, size: int,
+    lo: np.ndarray, hi: np.ndarray, low: np.ndarray, high: np.ndarray, ssize: int,
+    slo: np.ndarray, shi: np.ndarray, slow: np.ndarray, shigh: np.ndarray,
+) -> np.ndarray:  # pragma: no cover - compiled
+    """:func:`assign` with its bounds made (:func:`_tree`); keeps them up to date."""
+    n_hosts, n_dims = norm.shape
+    n = order.shape[0]
+    out = np.full(n, -1, dtype=np.int64)
+    limit = 1.0 + EPS
+    step = np.empty(n_dims)
     for i in range(n):
         v = order[i]
         for d in range(n_dims):
@@ -115,8 +145,7 @@ def assign(
             loads[best, d] += demand[v, d]
         if g >= 0:
             occupied[best, g] = True
-        _bounds(best // size, size, norm, allowed, lo, hi)
-        _merge(best // size // ssize, ssize, lo, hi, slo, shi)
+        _rebound(best, size, ssize, norm, allowed, lo, hi, slo, shi)
     return out
 
 
@@ -319,15 +348,23 @@ def survives_one(
     occ = base_occ.copy()
     allowed = np.ones(n_hosts, dtype=np.bool_)
     no_pins = np.zeros(0, dtype=np.int64)
+    if block > 0 and not _exact_bounds(members, demand, norm, inv, allowed):
+        block = 0
+    # the bounds are made once and kept up to date: host f out, then back with
+    # the rows its VMs touched (not rebuilt per host: hosts² at a million servers)
+    size, lo, hi, low, high, ssize, slo, shi, slow, shigh = _tree(norm, allowed, block, sup)
     for f in range(n_hosts):
         displaced = members[starts[f]:starts[f + 1]]
         displaced = displaced[np.argsort(rank[displaced], kind="mergesort")]
         allowed[f] = False
         occ[f, :] = False
-        out = assign(displaced, demand, loads, norm, inv, groups, occ, allowed, no_pins,
-                     True, True, block, sup)
+        _rebound(f, size, ssize, norm, allowed, lo, hi, slo, shi)
+        out = _assign_in(displaced, demand, loads, norm, inv, groups, occ, allowed,
+                         no_pins, True, True, block, size, lo, hi, low, high, ssize,
+                         slo, shi, slow, shigh)
         allowed[f] = True
         occ[f, :] = base_occ[f, :]
+        _rebound(f, size, ssize, norm, allowed, lo, hi, slo, shi)
         for i in range(out.shape[0]):
             h = out[i]
             if h < 0:
@@ -335,6 +372,7 @@ def survives_one(
             loads[h, :] = base_loads[h, :]
             norm[h, :] = base_loads[h, :] * inv
             occ[h, :] = base_occ[h, :]
+            _rebound(h, size, ssize, norm, allowed, lo, hi, slo, shi)
     return -1
 
 
@@ -345,7 +383,8 @@ def get() -> Callable[..., Any] | None:
         _TRIED = True
         if compile_in(globals(), ("_exact_bounds", "_bounds", "_merge", "_key", "_scan",
                                   "_keys", "_beaten", "_pick_blocks", "_pick_super",
-                                  "assign", "survives_one")):
+                                  "_tree", "_rebound", "_assign_in", "assign",
+                                  "survives_one")):
             _COMPILED = assign
     return _COMPILED
 
