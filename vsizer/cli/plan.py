@@ -173,7 +173,6 @@ def plan(
         vsizer plan fleet.csv --hosts hosts.csv --json-detail summary -o plan.json
     """
     from vsizer.study import plan as run_plan
-
     try:
         _check_arguments(inventory, series, series_format, lang, output or [], sheet)
         opts = reader_options(
@@ -182,30 +181,25 @@ def plan(
         )
         check_reader_flags(opts, series_format)
         limits = input_limits(
-            max_rows=max_rows,
-            max_columns=max_columns,
-            max_cell_chars=max_cell_chars,
-            max_xlsx_mib=max_xlsx_mib,
-            max_unpacked_mib=max_unpacked_mib,
+            max_rows=max_rows, max_columns=max_columns, max_cell_chars=max_cell_chars,
+            max_xlsx_mib=max_xlsx_mib, max_unpacked_mib=max_unpacked_mib,
             max_grid_cells=max_grid_cells,
         )
         rules = rules_of(config, rule_flags)
-        unwritable = _preflight(output or [], inventory, series, config, profile, rules)
-        _check_detail(output or [], json_detail, detail_file, inventory, series, config,
-                      profile, rules)
+        unwritable = _preflight(output or [], inventory, series, config, profile, rules,
+                                (json_detail, detail_file))
         with using(limits):  # bounds on every file read (vsizer.limits)
             source, series_set = _inputs(
                 inventory, sheet, rules, series, series_format, opts, quiet
             )
-            with open_engine(engine, engine_address, workers) as eng, _progress(
-                quiet
-            ) as progress:
+            with open_engine(engine, engine_address, workers) as eng, \
+                    _progress(quiet) as progress:
                 result = run_plan(
                     source, rules=rules, progress=progress, series=series_set,
                     predict=predict, profile=profile, engine=eng,
                 )
-        docs = documents(result, output or [], json_detail, detail_file)
-        _report(docs, output or [], lang, quiet, unwritable)
+        _report(documents(result, output or [], json_detail, detail_file), output or [],
+                lang, quiet, unwritable)
     except VsizerError as exc:
         raise _fail(exc) from None
 
@@ -217,9 +211,12 @@ def _preflight(
     config: Path | None,
     profile: Path | None,
     rules: Any,
+    detail: tuple[str, Path | None] = ("auto", None),
 ) -> dict[Path, str]:
-    """No output replaces an input; the outputs whose extra is missing."""
+    """No output (``detail``: ``--json-detail`` and ``--detail-file``, their
+    files included) replaces an input; the outputs whose extra is missing."""
     check_not_input(output, _inputs_of(inventory, series, config, profile, rules))
+    _check_detail(output, *detail, inventory, series, config, profile, rules)
     return _unwritable_outputs(output)
 
 
