@@ -357,9 +357,10 @@ def _cli_table(sizes: list[int]) -> None:
                   f"{c['json_mb']:>7.1f} | {c['side_mb']:>9.1f} | {c['detail']}")
         if len(runs) == 2:
             a, f = runs
-            print(f"    {n:,} servers, auto (summary + detail file) against full: "
-                  f"{f['cpu'] / a['cpu']:.2f}x less CPU, {f['rss_mib'] / a['rss_mib']:.2f}x "
-                  f"less peak RSS, same hosts: {a['hosts'] == f['hosts']}")
+            print(f"    {n:,} servers, full JSON against auto (summary + detail file): "
+                  f"CPU x{f['cpu'] / a['cpu']:.2f}, peak RSS x{f['rss_mib'] / a['rss_mib']:.2f}, "
+                  f"JSON + detail MB x{f['json_mb'] / (a['json_mb'] + a['side_mb']):.2f}; "
+                  f"same hosts: {a['hosts'] == f['hosts']}")
         _goal(runs[0])
 
 
