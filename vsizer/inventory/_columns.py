@@ -48,24 +48,29 @@ def convert_columns(
     for f, i, header, unit in fields:
         column = [c[i] if i < len(c) else None for c in rows]
         base = known.get(_ROW_FIELDS.get(f, ""))
-        got = _read_column(f, column, unit, base)
+        got = _read_column(f, header, column, unit, base)
         if got is None:
             return False
-        texts, results = got
+        cells, results = got
         if f in ("mem_gib", "disk_gib"):
             known[f] = [None if r is _BLANK else r[0] for r in results]
-        readings.append((f, header, column, texts, results))
+        readings.append((f, column, cells, results))
+    if not readings:
+        for rec in planned:
+            then(rec)
+        return True
     _store(planned, readings, quality, then)
     return True
 
 
 def _read_column(
-    f: str, column: list[Any], unit: str | None, base: list[Any] | None
-) -> tuple[list[str], list[Any]] | None:
-    """The text and the reading (``(value, status, note)`` or ``_BLANK``) of
-    each cell; None at the first cell that cannot be read."""
-    memo: dict[tuple[type, Any], tuple[str, Any]] = {}
-    texts: list[str] = []
+    f: str, header: str, column: list[Any], unit: str | None, base: list[Any] | None
+) -> tuple[list[tuple[str, str]], list[Any]] | None:
+    """The ``(header, text)`` of each cell (one shared pair per distinct cell)
+    and its reading (``(value, status, note)`` or ``_BLANK``); None at the
+    first cell that cannot be read."""
+    memo: dict[tuple[type, Any], tuple[tuple[str, str], Any]] = {}
+    cells: list[tuple[str, str]] = []
     results: list[Any] = []
     by_row = f in _ROW_FIELDS
     for k, raw in enumerate(column):
@@ -74,18 +79,18 @@ def _read_column(
         if hit is None:
             text = raw if type(raw) is str else _display(raw)
             if is_blank(raw):
-                hit = (text, _BLANK)
+                hit = ((header, text), _BLANK)
             else:
                 row = {_ROW_FIELDS[f]: base[k]} if by_row and base is not None else {}
                 try:
-                    hit = (text, _convert_cell(f, raw, unit, row))
+                    hit = ((header, text), _convert_cell(f, raw, unit, row))
                 except _Bad:
                     return None
             if not by_row and raw == raw and not (type(raw) is float and raw == 0):
                 memo[key] = hit  # NaN is never found again; -0.0 == 0.0 kept apart
-        texts.append(hit[0])
+        cells.append(hit[0])
         results.append(hit[1])
-    return texts, results
+    return cells, results
 
 
 def _store(
@@ -93,26 +98,43 @@ def _store(
     then: Callable[[ServerRecord], None],
 ) -> None:
     """The readings into the records and the quality report, record by record,
-    field by field: the row reader's order of insertion."""
+    field by field: the row reader's order of insertion. A record whose cells
+    all hold a value read without a note is stored a row at a time."""
+    names = tuple(r[0] for r in readings)
+    pairs = [[None if r is _BLANK or r[2] else _PAIRS.get(r[1]) for r in results]
+             for _, _, _, results in readings]
+    values = [[None if r is _BLANK else r[0] for r in results]
+              for _, _, _, results in readings]
     entries = quality.entries
-    for k, rec in enumerate(planned):
-        cells, values = rec.cells, rec.values
-        entry = None
-        for f, header, column, texts, results in readings:
-            text = texts[k]
-            cells[f] = (header, text)
-            r = results[k]
-            if r is _BLANK:
-                if f == "redundant_with" and clean_text(column[k]) is not None:
-                    quality.record(rec.name, f, "given", f"'{text}': no partner")
-                continue
-            value, status, note = r
-            values[f] = value
-            pair = None if note else _PAIRS.get(status)
-            if pair is None:
-                quality.record(rec.name, f, status, note)
-                continue
-            if entry is None:
-                entry = entries.setdefault(rec.name, {})
-            entry[f] = pair
+    rows = zip(planned, zip(*(r[2] for r in readings), strict=True),
+               zip(*values, strict=True), zip(*pairs, strict=True), strict=True)
+    for k, (rec, row_cells, row_values, row_pairs) in enumerate(rows):
+        rec.cells.update(zip(names, row_cells, strict=True))
+        if None not in row_pairs:
+            rec.values.update(zip(names, row_values, strict=True))
+            entries.setdefault(rec.name, {}).update(zip(names, row_pairs, strict=True))
+        else:
+            _store_one(rec, k, readings, quality)
         then(rec)
+
+
+def _store_one(
+    rec: ServerRecord, k: int, readings: list[tuple[Any, ...]], quality: QualityReport
+) -> None:
+    """Record ``k``'s values and quality, field by field (a blank cell, a note)."""
+    entry = None
+    for f, column, cells, results in readings:
+        r = results[k]
+        if r is _BLANK:
+            if f == "redundant_with" and clean_text(column[k]) is not None:
+                quality.record(rec.name, f, "given", f"'{cells[k][1]}': no partner")
+            continue
+        value, status, note = r
+        rec.values[f] = value
+        pair = None if note else _PAIRS.get(status)
+        if pair is None:
+            quality.record(rec.name, f, status, note)
+            continue
+        if entry is None:
+            entry = quality.entries.setdefault(rec.name, {})
+        entry[f] = pair
