@@ -31,9 +31,8 @@ __all__ = ["BLOCK", "SUPER", "assign", "available", "get", "survives_one"]
 BLOCK = 16
 
 #: Blocks per super-block: the bounds of a super-block (its blocks' bounds
-#: merged) let a VM skip 16 blocks at once. At 12,000 hosts a VM compares 47
-#: super-block bounds and the blocks of the few that can win, not 750 block
-#: bounds (issue 25: the placement of a million servers). 0: one level.
+#: merged) let a VM skip 16 blocks at once (issue 25: a pool of 200,000 VMs on
+#: 12,900 hosts placed 1.7x faster than with blocks alone). 0: one level.
 SUPER = 16
 
 _COMPILED: Callable[..., Any] | None = None
