@@ -22,7 +22,7 @@ the compiled kernel from the cache. Then the scaling ratio of the sizes (time
 ratio against server ratio).
 
 ``--cli`` (always with ``--smoke``) also plans every size through the command
-line: the fleet written as a server-list CSV and a host catalog (``--write-csv DIR``
+line (``--cli-only``: that table alone): the fleet written as a server-list CSV and a host catalog (``--write-csv DIR``
 writes them alone), ``vsizer plan`` in a child process (no ``--max-rows``: the
 default admits a million servers), its wall time, CPU seconds and its own peak RSS:
 the figures that include reading the CSV.
@@ -154,6 +154,7 @@ def _reference(plan: Any) -> dict[str, Any]:
     kernels = {"blocked": {"compiled": False}, "plain": {"compiled": False, "blocked": False}}
     if _kernel.available():
         kernels["compiled"] = {}
+        kernels["flat"] = {}  # compiled, blocks without super-blocks (before issue 25)
         place(problem, n)  # compiled (or loaded from the cache) outside the timing
     assignments = []
     for label, flags in kernels.items():
@@ -163,7 +164,7 @@ def _reference(plan: Any) -> dict[str, Any]:
 
         with mock.patch.object(heuristics, "greedy_assign", chosen), mock.patch.object(
             blocked, "MIN_HOSTS", 0
-        ):
+        ), mock.patch.object(_kernel, "SUPER", 0 if label == "flat" else _kernel.SUPER):
             start = time.perf_counter()
             pl = place(problem, n)
             out[f"{label}_s"] = time.perf_counter() - start
@@ -296,15 +297,16 @@ def write_csv(folder: Path, n: int) -> tuple[Path, Path]:
     return servers, hosts
 
 
-def cli_run(n: int) -> dict[str, Any]:
+def cli_run(n: int, detail: str = "auto") -> dict[str, Any]:
     """``vsizer plan`` on the fleet of ``n`` servers written as CSV (:func:`write_csv`),
-    in a child process: wall time, its CPU seconds and peak RSS (``os.wait4``),
-    hosts, sizes."""
+    in a child process (``--json-detail detail``): wall time, its CPU seconds
+    (user + system, its children included) and peak RSS (``os.wait4``), hosts,
+    sizes of the JSON and of the detail file."""
     with tempfile.TemporaryDirectory() as tmp:
         servers, hosts = write_csv(Path(tmp), n)
         out = Path(tmp) / "plan.json"
         cmd = [sys.executable, "-m", "vsizer", "plan", str(servers), "--hosts", str(hosts),
-               "--host-model", HOST.model, "-q", "-o", str(out)]
+               "--host-model", HOST.model, "-q", "-o", str(out), "--json-detail", detail]
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         _, status, usage = os.wait4(proc.pid, 0)
@@ -313,10 +315,12 @@ def cli_run(n: int) -> dict[str, Any]:
         if os.waitstatus_to_exitcode(status) != 0:
             raise SystemExit(f"vsizer plan of {n} servers failed:\n{err[-3000:]}")
         hosts_n = json.loads(out.read_text(encoding="utf-8"))["summary"]["hosts"]
+        side = Path(tmp) / "plan.servers.csv"
         return {"servers": n, "seconds": seconds, "rss_mib": usage.ru_maxrss / 1024,
-                "cpu": usage.ru_utime + usage.ru_stime,
+                "cpu": usage.ru_utime + usage.ru_stime, "detail": detail,
                 "hosts": hosts_n, "csv_mb": servers.stat().st_size / 1e6,
-                "json_mb": out.stat().st_size / 1e6}
+                "json_mb": out.stat().st_size / 1e6,
+                "side_mb": side.stat().st_size / 1e6 if side.exists() else 0.0}
 
 
 #: Issue 25's acceptance through the command line: servers -> (CPU s, MiB).
@@ -331,6 +335,33 @@ def _goal(c: dict[str, Any]) -> None:
     met = c["cpu"] < cpu and (rss is None or c["rss_mib"] < rss)
     what = f"< {cpu:.0f} CPU s" + (f", < {rss / 1024:.0f} GB" if rss else "")
     print(f"{c['servers']:,}-server goal ({what}): {'met' if met else 'NOT met'}")
+
+
+def _cli_table(sizes: list[int]) -> None:
+    """``vsizer plan`` per size (default ``--json-detail auto``), and where auto
+    writes the summary (above 100,000 servers) up to :data:`BASELINE_MAX`,
+    the same plan with ``--json-detail full`` (the baseline: the whole JSON)."""
+    from vsizer.study.detail import DETAIL_MAX_SERVERS
+
+    print("command line: vsizer plan fleetN.csv --hosts fleethost.csv -o plan.json "
+          "(CPU s: user + system, children included; peak RSS: ru_maxrss)")
+    print(f"{'servers':>9} | {'CSV MB':>7} | {'hosts':>7} | {'wall s':>7} | {'CPU s':>7} | "
+          f"{'peak RSS MiB':>12} | {'JSON MB':>7} | {'detail MB':>9} | --json-detail")
+    for n in sizes:
+        runs = [cli_run(n)]
+        if DETAIL_MAX_SERVERS < n <= BASELINE_MAX:
+            runs.append(cli_run(n, "full"))
+        for c in runs:
+            print(f"{c['servers']:>9,} | {c['csv_mb']:>7.1f} | {c['hosts']:>7,} | "
+                  f"{c['seconds']:>7.1f} | {c['cpu']:>7.1f} | {c['rss_mib']:>12,.0f} | "
+                  f"{c['json_mb']:>7.1f} | {c['side_mb']:>9.1f} | {c['detail']}")
+        if len(runs) == 2:
+            a, f = runs
+            print(f"    {n:,} servers, full JSON against auto (summary + detail file): "
+                  f"CPU x{f['cpu'] / a['cpu']:.2f}, peak RSS x{f['rss_mib'] / a['rss_mib']:.2f}, "
+                  f"JSON + detail MB x{f['json_mb'] / (a['json_mb'] + a['side_mb']):.2f}; "
+                  f"same hosts: {a['hosts'] == f['hosts']}")
+        _goal(runs[0])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -350,7 +381,17 @@ def main(argv: list[str] | None = None) -> int:
         help="also plan every size through the command line (CSV in, JSON out); "
         "always with --smoke",
     )
+    ap.add_argument(
+        "--cli-only", action="store_true",
+        help="only the command-line table (no in-process stages, kernels or baselines)",
+    )
     args = ap.parse_args(argv)
+    if args.cli_only:
+        sizes = [2000] if args.smoke else [int(s) for s in args.sizes.split(",")]
+        print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (2-core machine)")
+        _cli_table(sizes)
+        print("fleet benchmark done")
+        return 0
     if args.write_csv:
         sizes = [2000] if args.smoke else [int(s) for s in args.sizes.split(",")]
         for path in write_csv(args.write_csv, sizes[0]):
@@ -375,6 +416,8 @@ def main(argv: list[str] | None = None) -> int:
         comp = _compile_s()
         print(
             f"compiled kernel (numba) {ref['compiled_s']:.3f} s: "
+            f"{ref['flat_s'] / ref['compiled_s']:.1f}x faster than its blocks without "
+            f"super-blocks ({ref['flat_s']:.3f} s), "
             f"{ref['blocked_s'] / ref['compiled_s']:.1f}x faster than numpy blocked, "
             f"{ref['plain_s'] / ref['compiled_s']:.0f}x than the plain scan; first JIT "
             f"compile {comp['compile_s']:.1f} s, later processes load it from the cache "
@@ -391,13 +434,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['servers'] / runs[0]['servers']:.0f}x servers"
         )
     if args.cli or args.smoke:
-        for c in (cli_run(n) for n in sizes):
-            print(
-                f"command line: vsizer plan fleet{c['servers']}.csv ({c['csv_mb']:.1f} MB) -> "
-                f"{c['hosts']:,} hosts, JSON {c['json_mb']:.0f} MB: {c['seconds']:.1f} s, "
-                f"{c['cpu']:.1f} CPU s, peak RSS {c['rss_mib']:,.0f} MiB"
-            )
-            _goal(c)
+        _cli_table(sizes)
     if not ref["identical"]:
         print("error: the kernels placed differently", file=sys.stderr)
         return 1

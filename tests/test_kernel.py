@@ -132,6 +132,21 @@ def test_compiled_kernel_matches_numpy_on_drawn_instances(
     _same([_run(args, rule, c, b, stop) for c, b in NUMPY + COMPILED])
 
 
+@needs_numba
+@pytest.mark.parametrize("sup", [1, 2, 3, 16])
+@pytest.mark.parametrize("rule", ["balanced", "best_fit"])
+def test_super_blocks_place_exactly_like_the_plain_scan(sup: int, rule: str) -> None:
+    """Blocks in super-blocks of 1, 2, 3 and 16 blocks (issue 25: a million
+    servers): on the seeded instances (up to 17 blocks of 16 hosts, ties on
+    half of them), the same hosts, loads and occupancy as numpy's plain scan."""
+    for seed in range(30):
+        args = _instance(seed, ties=seed % 2 == 1)
+        want = _run(args, rule, False, False)
+        with mock.patch.object(_kernel, "SUPER", sup):
+            got = _run(args, rule, True, True)
+        _same([want, got])
+
+
 def test_python_twin_of_the_kernel_places_like_numpy() -> None:
     """The kernel's source run as plain Python (what numba compiles) gives
     the numpy kernels' hosts: checked even where numba is not installed."""
@@ -140,14 +155,14 @@ def test_python_twin_of_the_kernel_places_like_numpy() -> None:
         want = _run(_instance(seed), "balanced", False, False)
         ld, occ = loads.copy(), np.zeros((len(loads), 4), dtype=bool)
         inv = 1.0 / max_load
-        for size in (0, 32):
+        for size, sup in ((0, 0), (32, 0), (16, 2)):
             ld, occ = loads.copy(), np.zeros((len(loads), 4), dtype=bool)
             out = _kernel.assign.py_func(  # type: ignore[attr-defined]
                 order, demand, ld, ld * inv, inv, groups, occ, allowed, pins, True,
-                False, size,
+                False, size, sup,
             ) if hasattr(_kernel.assign, "py_func") else _kernel.assign(
                 order, demand, ld, ld * inv, inv, groups, occ, allowed, pins, True,
-                False, size,
+                False, size, sup,
             )
             _same([want, (out, ld, occ)])
 
@@ -292,11 +307,13 @@ def test_count_reason_is_the_same_with_shared_tries() -> None:
 
 
 @needs_numba
+@pytest.mark.parametrize("sup", [1, 2, 16])
 @pytest.mark.parametrize("seed", range(8))
-def test_compiled_survival_check_answers_as_the_full_check(seed: int) -> None:
+def test_compiled_survival_check_answers_as_the_full_check(seed: int, sup: int) -> None:
     """failover.survives (compiled, no scenarios built) against check().survives
     on balanced and best-fit placements from the lower bound up: some survive
-    N+1, some do not; with anti-affinity groups on odd seeds."""
+    N+1, some do not; with anti-affinity groups on odd seeds; its block bounds
+    kept up to date host after host, in super-blocks of 1, 2 and 16 blocks."""
     import dataclasses
 
     from vsizer.placement.sizing import lower_bound
@@ -315,7 +332,8 @@ def test_compiled_survival_check_answers_as_the_full_check(seed: int) -> None:
             if not pl.feasible:
                 continue
             want = failover.check(pl).survives
-            assert failover.survives(pl) is want, (n, pl.strategy)
+            with mock.patch.object(_kernel, "SUPER", sup):
+                assert failover.survives(pl) is want, (n, pl.strategy)
             answers.add(want)
     assert answers == {True, False}
 

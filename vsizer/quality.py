@@ -7,6 +7,7 @@ weighted share of the fields the plan depends on.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any, Literal
@@ -118,11 +119,7 @@ class QualityReport:
         return self.entries.get(server, {}).get(field_name, ("missing", ""))[0]
 
     def server_confidence(self, server: str) -> float:
-        fields = self.entries.get(server, {})
-        weights = [
-            STATUS_WEIGHT[fields[f][0]] if f in fields else 0.0 for f in KEY_FIELDS
-        ]
-        return sum(weights) / len(weights)
+        return _confidence(self.entries.get(server, {}))
 
     def confidence(self, servers: list[str] | None = None) -> float:
         names = list(self.entries) if servers is None else servers
@@ -139,21 +136,64 @@ class QualityReport:
         for w in other.warnings:
             self.warn(w.code, w.message, w.servers)
 
-    def to_dict(self, servers: list[str] | None = None) -> dict[str, Any]:
-        """JSON-ready form: overall confidence, notes, and one row per server."""
+    def to_dict(
+        self, servers: list[str] | None = None, *, rows: bool = True
+    ) -> dict[str, Any]:
+        """JSON-ready form: overall confidence, notes, and one row per server
+        (none with ``rows=False``: the rows are then in the plan's detail file,
+        :meth:`columns`)."""
         names = list(self.entries) if servers is None else servers
         shapes: dict[Any, tuple[Any, ...]] = {}
-        rows, total = [], 0.0
+        out, total = [], 0.0
         for n in names:
-            row, conf = self._server_row(n, shapes)
-            rows.append(row)
+            if rows:
+                row, conf = self._server_row(n, shapes)
+                out.append(row)
+            else:
+                conf = self._shape(self.entries.get(n, {}), shapes)[0]
             total += conf
         return {
             "confidence": round(total / len(names) if names else 0.0, CONFIDENCE_DIGITS),
             "key_fields": list(KEY_FIELDS),
             "notes": list(self.notes),
-            "servers": rows,
+            "servers": out,
         }
+
+    def columns(self, servers: list[str]) -> dict[str, list[Any]]:
+        """The rows of :meth:`to_dict` as columns, one value per server of
+        ``servers``: the confidence, each status's fields joined by ``;`` and
+        the notes as a JSON object (the plan's per-server detail file)."""
+        shapes: dict[Any, tuple[Any, ...]] = {}
+        joined: dict[int, tuple[str, ...]] = {}
+        cols: dict[str, list[Any]] = {k: [] for k in _COLUMN_NAMES}
+        conf_col, notes_col = cols["quality_confidence"], cols["quality_notes"]
+        lists = [cols[f"quality_{s}"] for s in _ROW_STATUSES]
+        for n in servers:
+            fields = self.entries.get(n, {})
+            shape = self._shape(fields, shapes)
+            texts = joined.get(id(shape))
+            if texts is None:
+                texts = joined[id(shape)] = tuple(";".join(x) for x in shape[3:])
+            conf_col.append(shape[1])
+            for col, text in zip(lists, texts, strict=True):
+                col.append(text)
+            notes = {f: text for f in shape[2] if (text := fields[f][1])}
+            notes_col.append(json.dumps(notes, ensure_ascii=False) if notes else "")
+        return cols
+
+    @staticmethod
+    def _shape(
+        fields: dict[str, tuple[str, str]], shapes: dict[Any, tuple[Any, ...]]
+    ) -> tuple[Any, ...]:
+        """(confidence, shown confidence, sorted fields, the status lists) of a
+        server's fields, worked out once per shape (fields and statuses)."""
+        key = (tuple(fields), tuple(map(_status_of, fields.values())))
+        shape = shapes.get(key)
+        if shape is None:
+            conf = _confidence(fields)
+            shape = shapes[key] = (conf, round(conf, CONFIDENCE_DIGITS), sorted(fields),
+                                   *_status_lists(fields))
+        return shape
 
     def _server_row(
         self, n: str, shapes: dict[Any, tuple[Any, ...]]
@@ -162,12 +202,7 @@ class QualityReport:
         lists and the confidence depend only on the server's fields and their
         statuses (its *shape*), worked out once per shape in ``shapes``."""
         fields = self.entries.get(n, {})
-        key = (tuple(fields), tuple(map(_status_of, fields.values())))
-        shape = shapes.get(key)
-        if shape is None:
-            conf = self.server_confidence(n)
-            shape = shapes[key] = (conf, round(conf, CONFIDENCE_DIGITS), sorted(fields),
-                                   *_status_lists(fields))
+        shape = self._shape(fields, shapes)
         conf, shown, order, given, derived, estimated, assumed, missing = shape
         notes = {f: text for f in order if (text := fields[f][1])}
         row = {"name": n, "confidence": shown, "given": given[:], "derived": derived[:],
@@ -177,6 +212,9 @@ class QualityReport:
 
 
 _ROW_STATUSES = ("given", "derived", "estimated", "assumed", "missing")
+#: Columns of :meth:`QualityReport.columns`.
+_COLUMN_NAMES = ("quality_confidence", *(f"quality_{s}" for s in _ROW_STATUSES),
+                 "quality_notes")
 _status_of = itemgetter(0)
 
 
@@ -191,6 +229,12 @@ def _status_lists(fields: dict[str, tuple[str, str]]) -> tuple[list[str], ...]:
 
 
 _MISSING = ("missing", "")
+
+
+def _confidence(fields: dict[str, tuple[str, str]]) -> float:
+    """A server's confidence: the mean weight of its key fields' statuses."""
+    weights = [STATUS_WEIGHT[fields[f][0]] if f in fields else 0.0 for f in KEY_FIELDS]
+    return sum(weights) / len(weights)
 #: One shared ``(status, "")`` pair per status: a fleet records millions.
 _BARE: dict[str, tuple[str, str]] = {s: (s, "") for s in STATUS_WEIGHT}
 

@@ -47,6 +47,13 @@ from vsizer.cli.common import (
     out,
     reader_options,
 )
+from vsizer.cli.plan_detail import (
+    DetailFileOpt,
+    Documents,
+    JsonDetailOpt,
+    detail_outputs,
+    documents,
+)
 from vsizer.cli.rule_flags import rules_of, with_rule_flags
 from vsizer.cli.targets import TargetOpt, TargetsFileOpt
 from vsizer.errors import ConfigError, OutputError, VsizerError
@@ -148,7 +155,8 @@ MemUnitOpt = Annotated[
 
 
 in_panel("Inputs", SeriesOpt, SeriesFormatOpt, ConfigOpt, MemUnitOpt)
-in_panel("Outputs", PredictOpt, ProfileOpt, LangOpt, OutputOpt, QuietOpt, DetailOpt, LogOpt)
+in_panel("Outputs", PredictOpt, ProfileOpt, LangOpt, OutputOpt, JsonDetailOpt,
+         DetailFileOpt, QuietOpt, DetailOpt, LogOpt)
 
 
 @with_rule_flags(after="config")
@@ -172,6 +180,8 @@ def plan(
     profile: ProfileOpt = None,
     lang: LangOpt = None,
     output: OutputOpt = None,
+    json_detail: JsonDetailOpt = "auto",
+    detail_file: DetailFileOpt = None,
     max_rows: MaxRowsOpt = None,
     max_columns: MaxColumnsOpt = None,
     max_cell_chars: MaxCellCharsOpt = None,
@@ -203,6 +213,8 @@ def plan(
         vsizer plan book.xlsx --sheet "DR site" -o plan.json
 
         vsizer plan rvtools.xlsx --target proxmox-ceph --years 5 -o plan.json
+
+        vsizer plan fleet.csv --hosts hosts.csv --json-detail summary -o plan.json
     """
     try:
         _check_arguments(inventory, series, series_format, lang, output or [], sheet)
@@ -218,7 +230,8 @@ def plan(
             max_grid_cells=max_grid_cells,
         )
         rules = rules_of(config, rule_flags)
-        unwritable = _preflight(output or [], inventory, series, config, profile, rules)
+        unwritable = _preflight(output or [], inventory, series, config, profile, rules,
+                                (json_detail, detail_file))
         with using(limits):  # bounds on every file read (vsizer.limits)
             source, series_set = _inputs(
                 inventory, sheet, rules, series, series_format, opts, quiet, mem_unit
@@ -229,16 +242,18 @@ def plan(
                                    series=series_set, predict=predict, profile=profile,
                                    engine=eng)
         lang = lang or (_auto_lang(result, quiet) if result is not None else "en")
-        _report(doc, output or [], lang, quiet, unwritable, detail=detail)
+        docs = (Documents(doc or {}) if result is None
+                else documents(result, output or [], json_detail, detail_file))
+        _report(docs, output or [], lang, quiet, unwritable, detail=detail)
     except VsizerError as exc:
         raise _fail(exc) from None
 
 
 def _run(
     source: Any, rules: Any, target: str | None, files: list[Path] | None, **kw: Any
-) -> tuple[dict[str, Any], Any]:
-    """The plan document and the plan (None for ``--target``: the document is
-    the target's, :mod:`vsizer.cli.targets`)."""
+) -> tuple[dict[str, Any] | None, Any]:
+    """``(document, None)`` for ``--target`` (the target's document,
+    :mod:`vsizer.cli.targets`), else ``(None, the plan)``."""
     if target is not None:
         from vsizer.cli.targets import plan_for_target
 
@@ -247,8 +262,7 @@ def _run(
         raise ConfigError("--targets-file needs --target (or compare --targets).")
     from vsizer.study import plan as run_plan
 
-    result = run_plan(source, rules=rules, **kw)
-    return result.to_dict(), result
+    return None, run_plan(source, rules=rules, **kw)
 
 
 def _preflight(
@@ -258,9 +272,12 @@ def _preflight(
     config: Path | None,
     profile: Path | None,
     rules: Any,
+    detail: tuple[str, Path | None] = ("auto", None),
 ) -> dict[Path, str]:
-    """No output replaces an input; the outputs whose extra is missing."""
+    """No output (``detail``: ``--json-detail`` and ``--detail-file``, their
+    files included) replaces an input; the outputs whose extra is missing."""
     check_not_input(output, _inputs_of(inventory, series, config, profile, rules))
+    _check_detail(output, *detail, inventory, series, config, profile, rules)
     return _unwritable_outputs(output)
 
 
@@ -387,8 +404,20 @@ def _inputs(
     return inv, series_set
 
 
+def _check_detail(
+    output: list[Path], choice: str, given: Path | None, *inputs: Any
+) -> None:
+    """``--json-detail`` is a known choice; no detail file replaces an input."""
+    from vsizer.study.detail import summary_applies
+
+    summary_applies(choice, 0)
+    for path in (side := detail_outputs(output, choice, given)):
+        check_output_path(path, "--detail-file")
+    check_not_input(side, _inputs_of(*inputs))
+
+
 def _report(
-    doc: dict[str, Any],
+    docs: Documents,
     output: list[Path],
     lang: str,
     quiet: bool,
@@ -405,11 +434,11 @@ def _report(
     if not quiet:
         from vsizer.reporting.terminal import print_summary
 
-        print_summary(doc, out, lang=lang, detail=detail)
-        if "target" in doc:
+        print_summary(docs.terminal, out, lang=lang, detail=detail)
+        if "target" in docs.terminal:
             from vsizer.cli.targets import print_target_line
 
-            print_target_line(doc)
+            print_target_line(docs.terminal)
     failed = list((unwritable or {}).values())
     written = []
     with output_set():
@@ -417,11 +446,13 @@ def _report(
             if unwritable and path in unwritable:
                 continue
             try:
-                _write(doc, path, lang)
+                _write(docs.by_path.get(path, docs.terminal), path, lang)
             except VsizerError as exc:
                 failed.append(str(exc))
             else:
                 written.append(path)
+        for path, frame in docs.side.items():
+            _write_side(frame, path, failed, written)
     if not quiet:
         for path in written:
             out.print(f"wrote {path}")
@@ -439,6 +470,19 @@ def _read_series(
         with err.status(f"reading series from {len(series)} source(s)"):
             return load_series(series, series_format, **opts)
     return load_series(series, series_format, **opts)
+
+
+def _write_side(frame: Any, path: Path, failed: list[str], written: list[Path]) -> None:
+    """A summary JSON's detail file (:mod:`vsizer.study.detail`)."""
+    from vsizer.study.detail import write_detail
+
+    try:
+        with atomic_write(path, "wb") as fh:
+            write_detail(frame, fh, parquet=path.suffix.lower() == ".parquet")
+    except VsizerError as exc:
+        failed.append(str(exc))
+    else:
+        written.append(path)
 
 
 def _write(doc: dict[str, Any], path: Path, lang: str) -> None:

@@ -46,6 +46,7 @@ from vsizer.inventory._choices import (
     total_cores,
     xlsx_grid,
 )
+from vsizer.inventory._columns import convert_columns
 from vsizer.inventory._io import (
     Grid,
     read_csv_grid,
@@ -173,10 +174,15 @@ def table_from_grid(
     metadata["units"] = {matches[f].header: u for f, u in units.items() if u}
     fields = [(f, cols[f], matches[f].header, units.get(f)) for f in COLUMNS
               if f in cols and f not in ("name", "migrate")]  # canonical order
-    for rec in planned:
-        _convert_row(rec, by_row[rec.row], fields, problems, quality)
+    def then(rec: ServerRecord) -> None:
         _require_values(rec, cols, matches, problems, quality)
         _fill_from_row(rec, matches, quality)
+
+    if not convert_columns(planned, [by_row[rec.row] for rec in planned], fields,
+                           quality, then):  # a bad cell: the row reader reports them all
+        for rec in planned:
+            _convert_row(rec, by_row[rec.row], fields, problems, quality)
+            then(rec)
     if dups:
         _check_duplicates(
             records, planned, by_row, dups, cols, matches, units, problems, quality

@@ -25,10 +25,15 @@ import numpy as np
 from vsizer.placement._numba import compile_in
 from vsizer.placement.problem import EPS
 
-__all__ = ["BLOCK", "assign", "available", "get", "survives_one"]
+__all__ = ["BLOCK", "SUPER", "assign", "available", "get", "survives_one"]
 
 #: Hosts per block of the compiled kernel (measured: fastest at fleet scale).
 BLOCK = 16
+
+#: Blocks per super-block: the bounds of a super-block (its blocks' bounds
+#: merged) let a VM skip 16 blocks at once (issue 25: a pool of 200,000 VMs on
+#: 12,900 hosts placed 1.7x faster than with blocks alone). 0: one level.
+SUPER = 16
 
 _COMPILED: Callable[..., Any] | None = None
 _TRIED = False
@@ -47,6 +52,7 @@ def assign(
     balanced: bool,
     stop_at_unplaced: bool,
     block: int,
+    sup: int = 0,
 ) -> np.ndarray:  # pragma: no cover - run compiled (its Python twin is tested too)
     """Host per VM of ``order`` (-1: none accepts it); updates ``loads``,
     ``norm`` and ``occupied`` in place. ``pins``: pinned host per VM, -1 free, or
@@ -55,22 +61,62 @@ def assign(
     ``block`` > 0: hosts in blocks of that many, with per-block bounds on
     the normalized loads (see :mod:`vsizer.placement.blocked`); a block is
     scanned only when its bound can beat or tie the best host found so far.
-    0: every host is scanned. Both give the same host."""
-    n_hosts, n_dims = norm.shape
-    n = order.shape[0]
-    out = np.full(n, -1, dtype=np.int64)
-    limit = 1.0 + EPS
-    step = np.empty(n_dims)
+    0: every host is scanned. Both give the same host. ``sup`` > 0 (with
+    blocks): blocks in super-blocks of that many, bounded alike (the same host
+    again: every bound is a true bound of the keys below it)."""
     if block > 0 and not _exact_bounds(order, demand, norm, inv, allowed):
         block = 0
+    size, lo, hi, low, high, ssize, slo, shi, slow, shigh = _tree(norm, allowed, block, sup)
+    return _assign_in(order, demand, loads, norm, inv, groups, occupied, allowed, pins,
+                      balanced, stop_at_unplaced, block, size, lo, hi, low, high, ssize,
+                      slo, shi, slow, shigh)
+
+
+def _tree(
+    norm: np.ndarray, allowed: np.ndarray, block: int, sup: int
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, np.ndarray,
+           np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Block size, block bounds (``lo``, ``hi``, scratch ``low``, ``high``),
+    super-block size and super-block bounds of :func:`assign`."""
+    n_hosts, n_dims = norm.shape
     size = block if block > 0 else max(n_hosts, 1)
     n_blocks = (n_hosts + size - 1) // size
     lo = np.full((n_blocks, n_dims), np.inf)
     hi = np.full((n_blocks, n_dims), -np.inf)
     for b in range(n_blocks):
         _bounds(b, size, norm, allowed, lo, hi)
-    low = np.empty(n_blocks)
-    high = np.empty(n_blocks)
+    ssize = sup if block > 0 and sup > 0 else max(n_blocks, 1)
+    n_super = (n_blocks + ssize - 1) // ssize
+    slo = np.full((n_super, n_dims), np.inf)
+    shi = np.full((n_super, n_dims), -np.inf)
+    for s in range(n_super):
+        _merge(s, ssize, lo, hi, slo, shi)
+    return (size, lo, hi, np.empty(n_blocks), np.empty(n_blocks), ssize, slo, shi,
+            np.empty(n_super), np.empty(n_super))
+
+
+def _rebound(
+    h: int, size: int, ssize: int, norm: np.ndarray, allowed: np.ndarray,
+    lo: np.ndarray, hi: np.ndarray, slo: np.ndarray, shi: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """The bounds of host ``h``'s block and super-block, after ``h`` changed."""
+    _bounds(h // size, size, norm, allowed, lo, hi)
+    _merge(h // size // ssize, ssize, lo, hi, slo, shi)
+
+
+def _assign_in(
+    order: np.ndarray, demand: np.ndarray, loads: np.ndarray, norm: np.ndarray,
+    inv: np.ndarray, groups: np.ndarray, occupied: np.ndarray, allowed: np.ndarray,
+    pins: np.ndarray, balanced: bool, stop_at_unplaced: bool, block: int, size: int,
+    lo: np.ndarray, hi: np.ndarray, low: np.ndarray, high: np.ndarray, ssize: int,
+    slo: np.ndarray, shi: np.ndarray, slow: np.ndarray, shigh: np.ndarray,
+) -> np.ndarray:  # pragma: no cover - compiled
+    """:func:`assign` with its bounds made (:func:`_tree`); keeps them up to date."""
+    n_hosts, n_dims = norm.shape
+    n = order.shape[0]
+    out = np.full(n, -1, dtype=np.int64)
+    limit = 1.0 + EPS
+    step = np.empty(n_dims)
     for i in range(n):
         v = order[i]
         for d in range(n_dims):
@@ -83,8 +129,8 @@ def assign(
                 best, _ = _scan(pin, pin + 1, norm, step, allowed, occupied, g,
                                 balanced, -1, 0.0, limit)
         elif block > 0:
-            best = _pick(norm, step, allowed, occupied, g, balanced, limit, size,
-                         lo, hi, low, high)
+            best = _pick_super(norm, step, allowed, occupied, g, balanced, limit,
+                               size, lo, hi, low, high, ssize, slo, shi, slow, shigh)
         else:
             best, _ = _scan(0, n_hosts, norm, step, allowed, occupied, g, balanced,
                             -1, 0.0, limit)
@@ -98,8 +144,25 @@ def assign(
             loads[best, d] += demand[v, d]
         if g >= 0:
             occupied[best, g] = True
-        _bounds(best // size, size, norm, allowed, lo, hi)
+        _rebound(best, size, ssize, norm, allowed, lo, hi, slo, shi)
     return out
+
+
+def _merge(
+    s: int, ssize: int, lo: np.ndarray, hi: np.ndarray, slo: np.ndarray,
+    shi: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """Bounds of super-block ``s``: its blocks' bounds merged."""
+    n_blocks, n_dims = lo.shape
+    for d in range(n_dims):
+        slo[s, d] = np.inf
+        shi[s, d] = -np.inf
+    for b in range(s * ssize, min((s + 1) * ssize, n_blocks)):
+        for d in range(n_dims):
+            if lo[b, d] < slo[s, d]:
+                slo[s, d] = lo[b, d]
+            if hi[b, d] > shi[s, d]:
+                shi[s, d] = hi[b, d]
 
 
 def _exact_bounds(
@@ -173,43 +236,92 @@ def _scan(
     return best, best_key
 
 
-def _pick(
-    norm: np.ndarray, step: np.ndarray, allowed: np.ndarray, occupied: np.ndarray,
-    g: int, balanced: bool, limit: float, size: int, lo: np.ndarray, hi: np.ndarray,
-    low: np.ndarray, high: np.ndarray,
+def _keys(
+    lo: np.ndarray, hi: np.ndarray, step: np.ndarray, first: int, last: int,
+    low: np.ndarray, high: np.ndarray, limit: float, balanced: bool,
 ) -> int:  # pragma: no cover - compiled
-    """The host the plain scan would choose, scanning only the blocks whose
-    bound (``low``: no host of the block has a lower key; ``high``: none a
-    higher one) can beat or tie the best found so far."""
-    n_hosts, n_dims = norm.shape
-    n_blocks = lo.shape[0]
-    first = -1
-    for b in range(n_blocks):
+    """``low``/``high`` (no host below has a lower/higher key) of the groups
+    [first, last) from their bounds; the most promising group that can accept
+    (-1: none)."""
+    best = -1
+    for b in range(first, last):
         lk = lo[b, 0] + step[0]
         hk = hi[b, 0] + step[0]
-        for d in range(1, n_dims):
+        for d in range(1, lo.shape[1]):
             lk = max(lk, lo[b, d] + step[d])
             hk = max(hk, hi[b, d] + step[d])
         low[b], high[b] = lk, hk
         if lk <= limit and (
-            first < 0 or (lk < low[first] if balanced else hk > high[first])
+            best < 0 or (lk < low[best] if balanced else hk > high[best])
         ):
-            first = b
-    if first < 0:
-        return -1
-    best, best_key = _scan(first * size, min((first + 1) * size, n_hosts), norm, step,
-                           allowed, occupied, g, balanced, -1, 0.0, limit)
-    for b in range(n_blocks):
-        if b == first or not low[b] <= limit:
+            best = b
+    return best
+
+
+def _beaten(
+    b: int, start: int, low: np.ndarray, high: np.ndarray, limit: float,
+    balanced: bool, best: int, best_key: float,
+) -> bool:  # pragma: no cover - compiled
+    """Whether no host of group ``b`` (first host ``start``) can accept or beat
+    or win a tie with the best host so far."""
+    if not low[b] <= limit:
+        return True
+    if best < 0:
+        return False
+    bound = low[b] if balanced else high[b]
+    if (bound > best_key) if balanced else (bound < best_key):
+        return True
+    return bound == best_key and start > best
+
+
+def _pick_blocks(
+    first: int, last: int, norm: np.ndarray, step: np.ndarray, allowed: np.ndarray,
+    occupied: np.ndarray, g: int, balanced: bool, limit: float, size: int,
+    lo: np.ndarray, hi: np.ndarray, low: np.ndarray, high: np.ndarray,
+    best: int, best_key: float,
+) -> tuple[int, float]:  # pragma: no cover - compiled
+    """The best of (``best``, ``best_key``) and the hosts of blocks [first,
+    last), the most promising block scanned first, then the blocks whose bound
+    can beat or tie the best found so far."""
+    n_hosts = norm.shape[0]
+    top = _keys(lo, hi, step, first, last, low, high, limit, balanced)
+    if top < 0:
+        return best, best_key
+    if not _beaten(top, top * size, low, high, limit, balanced, best, best_key):
+        best, best_key = _scan(top * size, min((top + 1) * size, n_hosts), norm, step,
+                               allowed, occupied, g, balanced, best, best_key, limit)
+    for b in range(first, last):
+        if b == top or _beaten(b, b * size, low, high, limit, balanced, best, best_key):
             continue
-        if best >= 0:
-            bound = low[b] if balanced else high[b]
-            if (bound > best_key) if balanced else (bound < best_key):
-                continue
-            if bound == best_key and b * size > best:
-                continue
         best, best_key = _scan(b * size, min((b + 1) * size, n_hosts), norm, step,
                                allowed, occupied, g, balanced, best, best_key, limit)
+    return best, best_key
+
+
+def _pick_super(
+    norm: np.ndarray, step: np.ndarray, allowed: np.ndarray, occupied: np.ndarray,
+    g: int, balanced: bool, limit: float, size: int, lo: np.ndarray, hi: np.ndarray,
+    low: np.ndarray, high: np.ndarray, ssize: int, slo: np.ndarray, shi: np.ndarray,
+    slow: np.ndarray, shigh: np.ndarray,
+) -> int:  # pragma: no cover - compiled
+    """The host the plain scan would choose: super-blocks, then their blocks,
+    then their hosts, each visited only when its bound can beat or tie the best
+    host found so far (the most promising super-block first)."""
+    n_blocks = lo.shape[0]
+    n_super = slo.shape[0]
+    top = _keys(slo, shi, step, 0, n_super, slow, shigh, limit, balanced)
+    if top < 0:
+        return -1
+    best, best_key = _pick_blocks(
+        top * ssize, min((top + 1) * ssize, n_blocks), norm, step, allowed, occupied,
+        g, balanced, limit, size, lo, hi, low, high, -1, 0.0)
+    for s in range(n_super):
+        if s == top or _beaten(s, s * ssize * size, slow, shigh, limit, balanced,
+                               best, best_key):
+            continue
+        best, best_key = _pick_blocks(
+            s * ssize, min((s + 1) * ssize, n_blocks), norm, step, allowed, occupied,
+            g, balanced, limit, size, lo, hi, low, high, best, best_key)
     return best
 
 
@@ -223,6 +335,7 @@ def survives_one(
     inv: np.ndarray,
     groups: np.ndarray,
     block: int,
+    sup: int = 0,
 ) -> int:  # pragma: no cover - compiled
     """The first host whose failure leaves a VM without a survivor (-1: none):
     each host's VMs (``members[starts[h]:starts[h + 1]]``), by ``rank``, placed
@@ -234,15 +347,23 @@ def survives_one(
     occ = base_occ.copy()
     allowed = np.ones(n_hosts, dtype=np.bool_)
     no_pins = np.zeros(0, dtype=np.int64)
+    if block > 0 and not _exact_bounds(members, demand, norm, inv, allowed):
+        block = 0
+    # the bounds are made once and kept up to date: host f out, then back with
+    # the rows its VMs touched (not rebuilt per host: hosts² at a million servers)
+    size, lo, hi, low, high, ssize, slo, shi, slow, shigh = _tree(norm, allowed, block, sup)
     for f in range(n_hosts):
         displaced = members[starts[f]:starts[f + 1]]
         displaced = displaced[np.argsort(rank[displaced], kind="mergesort")]
         allowed[f] = False
         occ[f, :] = False
-        out = assign(displaced, demand, loads, norm, inv, groups, occ, allowed, no_pins,
-                     True, True, block)
+        _rebound(f, size, ssize, norm, allowed, lo, hi, slo, shi)
+        out = _assign_in(displaced, demand, loads, norm, inv, groups, occ, allowed,
+                         no_pins, True, True, block, size, lo, hi, low, high, ssize,
+                         slo, shi, slow, shigh)
         allowed[f] = True
         occ[f, :] = base_occ[f, :]
+        _rebound(f, size, ssize, norm, allowed, lo, hi, slo, shi)
         for i in range(out.shape[0]):
             h = out[i]
             if h < 0:
@@ -250,6 +371,7 @@ def survives_one(
             loads[h, :] = base_loads[h, :]
             norm[h, :] = base_loads[h, :] * inv
             occ[h, :] = base_occ[h, :]
+            _rebound(h, size, ssize, norm, allowed, lo, hi, slo, shi)
     return -1
 
 
@@ -258,8 +380,10 @@ def get() -> Callable[..., Any] | None:
     global _COMPILED, _TRIED
     if not _TRIED:
         _TRIED = True
-        if compile_in(globals(), ("_exact_bounds", "_bounds", "_key", "_scan", "_pick",
-                                  "assign", "survives_one")):
+        if compile_in(globals(), ("_exact_bounds", "_bounds", "_merge", "_key", "_scan",
+                                  "_keys", "_beaten", "_pick_blocks", "_pick_super",
+                                  "_tree", "_rebound", "_assign_in", "assign",
+                                  "survives_one")):
             _COMPILED = assign
     return _COMPILED
 

@@ -162,7 +162,7 @@ def survives(placement: Placement) -> bool | None:
         c(r.base_loads, dtype=np.float64), r.base_occ, c(r.members, dtype=np.int64),
         c(r.starts, dtype=np.int64), r.rank, c(p.demand, dtype=np.float64),
         c(1.0 / r.max_load, dtype=np.float64), c(p.anti_affinity, dtype=np.int64),
-        _kernel.BLOCK,
+        _kernel.BLOCK, _kernel.SUPER,
     )
     return bool(first < 0)
 

@@ -142,6 +142,7 @@ def _assign_compiled(
         c(allowed, dtype=np.bool_),
         _NO_PINS if pins is None else c(pins, dtype=np.int64),
         rule == "balanced", stop_at_unplaced, _kernel.BLOCK if blocked else 0,
+        _kernel.SUPER,
     )
 
 

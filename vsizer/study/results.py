@@ -112,9 +112,10 @@ class ConsolidationPlan:
     #: (:mod:`vsizer.study.choice`); this plan is the winner's.
     choice: Choice | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """The plan document (``docs/plan-schema.md``)."""
-        return plan_to_dict(self)
+    def to_dict(self, *, detail: bool = True) -> dict[str, Any]:
+        """The plan document (``docs/plan-schema.md``); ``detail=False``: without
+        the per-server lists (:func:`~vsizer.study.serialize.plan_to_dict`)."""
+        return plan_to_dict(self, detail=detail)
 
     # -- notebooks (issue 27) ------------------------------------------------------
     @functools.cached_property

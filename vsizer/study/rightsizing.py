@@ -205,8 +205,9 @@ def with_short_of_vcpus(
     return dataclasses.replace(rs, short_of_vcpus=tuple(short))
 
 
-def rightsizing_doc(rs: RightSizing | None) -> dict[str, Any] | None:
-    """The ``rightsizing`` section of the plan document (formatting only)."""
+def rightsizing_doc(rs: RightSizing | None, *, rows: bool = True) -> dict[str, Any] | None:
+    """The ``rightsizing`` section of the plan document (formatting only);
+    ``rows=False``: ``vms`` empty (they are in the plan's detail file)."""
     from vsizer._jsonable import jsonable as _r
 
     if rs is None:
@@ -223,7 +224,7 @@ def rightsizing_doc(rs: RightSizing | None) -> dict[str, Any] | None:
                 "mem_gib_recommended": _r(v.mem_gib_recommended),
                 "reason": v.reason,
             }
-            for v in rs.vms
+            for v in (rs.vms if rows else ())
         ],
         "skipped_not_measured": rs.skipped,
         "totals": {

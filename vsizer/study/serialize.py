@@ -72,15 +72,20 @@ def plan_to_json(plan: ConsolidationPlan) -> str:
     return json.dumps(plan_to_dict(plan), ensure_ascii=False, indent=2) + "\n"
 
 
-def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
+def plan_to_dict(plan: ConsolidationPlan, *, detail: bool = True) -> dict[str, Any]:
     """The plan document: every section of ``plan`` formatted, keys in schema order.
 
     Only formats: the numbers are the plan's (``plan.economics`` for power,
     cost, space and targets), rounded by :mod:`vsizer._jsonable`. The
     ``predictions`` section comes last, when the plan holds predictions.
+    ``detail=False``: the per-server lists (``servers``, ``quality.servers``,
+    ``rightsizing.vms``) are left empty: a large plan's are in its detail file
+    (:mod:`vsizer.study.detail`).
     """
     pools = _pools_section(plan)
-    quality = plan.quality.to_dict(plan.servers["name"].astype(str).tolist())
+    quality = plan.quality.to_dict(
+        plan.servers["name"].astype(str).tolist(), rows=detail
+    )
     before = before_summary(plan.before) if plan.before is not None else None
     inputs = _inputs_section(plan)
     if before is not None and plan.baseline is not None:  # issue 23: today's estate
@@ -100,13 +105,13 @@ def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
             "by_pool": _by(plan.servers, "pool"),
             "by_group": _by(plan.servers, "group"),
         },
-        "servers": _servers_section(plan.servers),
+        "servers": _servers_section(plan.servers) if detail else [],
         "excluded": [
             {"name": str(r["name"]), "reason": str(r["reason"])}
             for r in plan.inventory.excluded.to_dict("records")
         ],
         "pools": pools,
-        "rightsizing": rightsizing_doc(plan.rightsizing),
+        "rightsizing": rightsizing_doc(plan.rightsizing, rows=detail),
         "before": before,
         "power": _power_section(plan.economics, plan.rules),
         "space": _space_section(plan.economics),

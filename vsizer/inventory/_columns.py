@@ -1,0 +1,140 @@
+"""The cells of a server list read column by column (issue 25: a million rows).
+
+:func:`convert_columns` reads each mapped column of the planned rows at once:
+each distinct cell of a column (same type, same value) is read once, by the
+same :func:`~vsizer.inventory._cells._convert_cell` as the row reader, and the
+readings are handed to the records in the row reader's order, so values,
+quality records and cell texts are those of
+:func:`vsizer.inventory.tabular._convert_row`, entry for entry. A cell that
+cannot be read makes it give up before anything is stored: the row reader
+then reads the file and reports every bad cell, with its row and column, in
+its order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from vsizer.inventory._build import ServerRecord, clean_text
+from vsizer.inventory._cells import _Bad, _convert_cell, _display
+from vsizer.quality import QualityReport
+from vsizer.units import is_blank
+
+#: Fields whose reading depends on the row's memory or disk size (a used size
+#: in %): read cell by cell, with the row's value.
+_ROW_FIELDS = {"mem_used_gib": "mem_gib", "disk_used_gib": "disk_gib"}
+
+#: The quality pairs of a cell read without a note (one shared object each).
+_PAIRS = {"given": ("given", ""), "derived": ("derived", "")}
+
+_BLANK = object()  # the reading of a blank cell
+
+
+def convert_columns(
+    planned: list[ServerRecord],
+    rows: list[list[Any]],
+    fields: list[tuple[str, int, str, str | None]],
+    quality: QualityReport,
+    then: Callable[[ServerRecord], None],
+) -> bool:
+    """Read ``fields`` ``(field, column, header, unit)`` of ``rows`` (the cells
+    of each record of ``planned``) into the records, as the row reader does,
+    calling ``then`` on each record once its cells are stored (the row
+    reader's next steps, in its order). False, and nothing stored or called,
+    when a cell cannot be read."""
+    readings = []
+    known: dict[str, list[Any]] = {}
+    for f, i, header, unit in fields:
+        column = [c[i] if i < len(c) else None for c in rows]
+        base = known.get(_ROW_FIELDS.get(f, ""))
+        got = _read_column(f, header, column, unit, base)
+        if got is None:
+            return False
+        cells, results = got
+        if f in ("mem_gib", "disk_gib"):
+            known[f] = [None if r is _BLANK else r[0] for r in results]
+        readings.append((f, column, cells, results))
+    if not readings:
+        for rec in planned:
+            then(rec)
+        return True
+    _store(planned, readings, quality, then)
+    return True
+
+
+def _read_column(
+    f: str, header: str, column: list[Any], unit: str | None, base: list[Any] | None
+) -> tuple[list[tuple[str, str]], list[Any]] | None:
+    """The ``(header, text)`` of each cell (one shared pair per distinct cell)
+    and its reading (``(value, status, note)`` or ``_BLANK``); None at the
+    first cell that cannot be read."""
+    memo: dict[tuple[type, Any], tuple[tuple[str, str], Any]] = {}
+    cells: list[tuple[str, str]] = []
+    results: list[Any] = []
+    by_row = f in _ROW_FIELDS
+    for k, raw in enumerate(column):
+        key = (type(raw), raw)
+        hit = None if by_row else memo.get(key)
+        if hit is None:
+            text = raw if type(raw) is str else _display(raw)
+            if is_blank(raw):
+                hit = ((header, text), _BLANK)
+            else:
+                row = {_ROW_FIELDS[f]: base[k]} if by_row and base is not None else {}
+                try:
+                    hit = ((header, text), _convert_cell(f, raw, unit, row))
+                except _Bad:
+                    return None
+            if not by_row and raw == raw and not (type(raw) is float and raw == 0):
+                memo[key] = hit  # NaN is never found again; -0.0 == 0.0 kept apart
+        cells.append(hit[0])
+        results.append(hit[1])
+    return cells, results
+
+
+def _store(
+    planned: list[ServerRecord], readings: list[tuple[Any, ...]], quality: QualityReport,
+    then: Callable[[ServerRecord], None],
+) -> None:
+    """The readings into the records and the quality report, record by record,
+    field by field: the row reader's order of insertion. A record whose cells
+    all hold a value read without a note is stored a row at a time."""
+    names = tuple(r[0] for r in readings)
+    pairs = [[None if r is _BLANK or r[2] else _PAIRS.get(r[1]) for r in results]
+             for _, _, _, results in readings]
+    values = [[None if r is _BLANK else r[0] for r in results]
+              for _, _, _, results in readings]
+    entries = quality.entries
+    rows = zip(planned, zip(*(r[2] for r in readings), strict=True),
+               zip(*values, strict=True), zip(*pairs, strict=True), strict=True)
+    for k, (rec, row_cells, row_values, row_pairs) in enumerate(rows):
+        rec.cells.update(zip(names, row_cells, strict=True))
+        if None not in row_pairs:
+            rec.values.update(zip(names, row_values, strict=True))
+            entries.setdefault(rec.name, {}).update(zip(names, row_pairs, strict=True))
+        else:
+            _store_one(rec, k, readings, quality)
+        then(rec)
+
+
+def _store_one(
+    rec: ServerRecord, k: int, readings: list[tuple[Any, ...]], quality: QualityReport
+) -> None:
+    """Record ``k``'s values and quality, field by field (a blank cell, a note)."""
+    entry = None
+    for f, column, cells, results in readings:
+        r = results[k]
+        if r is _BLANK:
+            if f == "redundant_with" and clean_text(column[k]) is not None:
+                quality.record(rec.name, f, "given", f"'{cells[k][1]}': no partner")
+            continue
+        value, status, note = r
+        rec.values[f] = value
+        pair = None if note else _PAIRS.get(status)
+        if pair is None:
+            quality.record(rec.name, f, status, note)
+            continue
+        if entry is None:
+            entry = quality.entries.setdefault(rec.name, {})
+        entry[f] = pair
