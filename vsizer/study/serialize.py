@@ -1,4 +1,4 @@
-"""Render a ConsolidationPlan as the JSON document of docs/plan-schema.md.
+"""Render a PlanResult as the JSON document of docs/plan-schema.md.
 
 Deterministic: keys in a fixed order, floats rounded to 6 decimals, no
 timestamps or timings, names in input order.
@@ -28,7 +28,7 @@ from vsizer.study.rightsizing import rightsizing_doc
 from vsizer.study.tco import tco_doc  # issue 16 (tco)
 
 if TYPE_CHECKING:
-    from vsizer.study.results import ConsolidationPlan
+    from vsizer.study.plan_result import PlanResult
 
 SCHEMA_VERSION = "2"
 
@@ -62,13 +62,13 @@ SERVER_FIELDS = (
     "host",
 )
 
-def plan_to_json(plan: ConsolidationPlan) -> str:
+def plan_to_json(plan: PlanResult) -> str:
     """The plan document as ``json.dumps(doc, ensure_ascii=False, indent=2)`` and a
     newline would write it (:func:`vsizer._jsonable.write_json` streams it to a file)."""
     return json.dumps(plan_to_dict(plan), ensure_ascii=False, indent=2) + "\n"
 
 
-def plan_to_dict(plan: ConsolidationPlan) -> dict[str, Any]:
+def plan_to_dict(plan: PlanResult) -> dict[str, Any]:
     """The plan document: every section of ``plan`` formatted, keys in schema order.
 
     Only formats: the numbers are the plan's (``plan.economics`` for power,
@@ -133,7 +133,7 @@ def _servers_section(servers: pd.DataFrame) -> list[dict[str, Any]]:
     return [dict(zip(SERVER_FIELDS, row, strict=True)) for row in zip(*cols, strict=True)]
 
 
-def _pools_section(plan: ConsolidationPlan) -> list[dict[str, Any]]:
+def _pools_section(plan: PlanResult) -> list[dict[str, Any]]:
     servers = plan.servers
     index = plan.series.aligned.index if plan.series is not None else None
     out = []
@@ -143,7 +143,7 @@ def _pools_section(plan: ConsolidationPlan) -> list[dict[str, Any]]:
     return out
 
 
-def _inputs_section(plan: ConsolidationPlan) -> dict[str, Any]:
+def _inputs_section(plan: PlanResult) -> dict[str, Any]:
     meta = plan.inventory.metadata
     doc: dict[str, Any] = {
         "inventory": Path(plan.inventory.source).name,
@@ -190,7 +190,7 @@ def _parameters_section(rules: Rules) -> dict[str, Any]:
     }
 
 
-def _host_model_section(plan: ConsolidationPlan) -> dict[str, Any]:
+def _host_model_section(plan: PlanResult) -> dict[str, Any]:
     host = plan.host
     return {
         "model": host.model,
@@ -220,7 +220,7 @@ def _host_model_section(plan: ConsolidationPlan) -> dict[str, Any]:
 
 
 def _summary_section(
-    plan: ConsolidationPlan,
+    plan: PlanResult,
     pools: list[dict[str, Any]],
     before: dict[str, Any] | None,
     quality: dict[str, Any],
@@ -318,7 +318,7 @@ def _by(df: pd.DataFrame, key: str) -> list[dict[str, Any]]:
     return out
 
 
-def _series_section(plan: ConsolidationPlan) -> dict[str, Any] | None:
+def _series_section(plan: PlanResult) -> dict[str, Any] | None:
     info = plan.series
     if info is None:
         return None
