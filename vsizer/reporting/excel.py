@@ -51,7 +51,7 @@ from vsizer.reporting._xlsx import (
 )
 from vsizer.reporting._xlsx_failover import failover_sheet
 from vsizer.reporting._xlsx_growth import GROWTH_SHEET_KEY, growth_sheet
-from vsizer.reporting.choice_report import choice_sheet, has_choice  # issue 16 (tco)
+from vsizer.reporting.choice_report import choice_sheet, has_choice
 from vsizer.reporting.labels import check_lang, label, with_unit
 from vsizer.reporting.storage import storage_sheet
 
@@ -208,7 +208,7 @@ def _head_rows(
                 "summary.hosts_before, .hosts",
             )
         )
-    return head + today_items(plan, t)  # issue 23: today's estate
+    return head + today_items(plan, t)  # today's estate
 
 
 def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
@@ -219,7 +219,7 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
         _head_rows(plan, t) + w.figure_rows(plan, _KEY_FIGURES, **fields),
         autofilter=True,
     )
-    today_section(w, plan)  # issue 23: today's clusters
+    today_section(w, plan)  # today's clusters
 
     pools = [
         [
@@ -274,7 +274,7 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
 
     w.title(t("section_inputs"))
     inputs = w.figure_rows(plan, _INPUTS, enums=_ENUMS, **fields)
-    inputs += [  # keys a later schema adds (inputs.vcpu_per_core_today: issue 23)
+    inputs += [  # keys a later schema adds (inputs.vcpu_per_core_today)
         (key, _text(value), None, f"inputs.{key}")
         for key, value in plan["inputs"].items()
         if f"inputs.{key}" not in {path for _, path, _, _ in _INPUTS}
@@ -369,7 +369,7 @@ def plan_workbook(plan: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     if plan.get("growth"):
         ws = wb.create_sheet(label(GROWTH_SHEET_KEY, lang))
         growth_sheet(SheetWriter(ws, lang), plan)
-    if has_choice(plan):  # issue 16 (tco): the host-model choice and TCO
+    if has_choice(plan):  # the host-model choice and TCO
         ws = wb.create_sheet(label("sheet_choice", lang))
         choice_sheet(SheetWriter(ws, lang), plan)
     props = wb.properties

@@ -22,7 +22,7 @@ from vsizer.reporting._plan_view import failover_scenarios, lower_bound_hosts
 from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting._term_growth import print_growth
 from vsizer.reporting._today import terminal_lines as today_lines
-from vsizer.reporting.choice_report import print_choice  # issue 16 (tco)
+from vsizer.reporting.choice_report import print_choice
 from vsizer.reporting.labels import label
 from vsizer.reporting.storage import print_storage
 
@@ -356,7 +356,7 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
     console.print(_key_figures(plan, L))
     if s.get("low_confidence"):
         console.print(_low_confidence(s, L))
-    for line in today_lines(plan, L):  # issue 23: today's estate, when known
+    for line in today_lines(plan, L):  # today's estate, when known
         console.print(Text(line))
     console.print(_pools_table(plan, L))
     for line in explain_lines(plan, L):
@@ -371,7 +371,7 @@ def print_summary(plan: dict[str, Any], console: Console, *, lang: str = "en") -
     if plan["targets"]:
         console.print(_targets_table(plan["targets"], L))
     print_growth(plan, console, L)
-    print_choice(plan, console, lang)  # issue 16 (tco): choice and TCO, when present
+    print_choice(plan, console, lang)  # choice and TCO, when present
     _print_warnings(plan, console, L)
 
 

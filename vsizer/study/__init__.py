@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from vsizer._lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from vsizer.study.choice import plan  # issue 16 (tco): core.plan + choice + TCO
+    from vsizer.study.choice import plan  # core.plan + choice + TCO
     from vsizer.study.consolidation import ConsolidationPlan
     from vsizer.study.core import ConsolidationStudy, with_predictions
     from vsizer.study.economics import Economics, PoolPower, TargetCheck

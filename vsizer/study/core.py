@@ -132,7 +132,7 @@ class ConsolidationStudy:
         baseline = measure_baseline(
             self.inventory, quality, include_powered_off=self.rules.include_powered_off
         )
-        # vcpu_per_core = "today": today's measured ratios (issue 23)
+        # vcpu_per_core = "today": today's measured ratios
         rules, baseline = resolve_vcpu_per_core(
             self._rules_given, baseline, self.inventory, quality
         )
@@ -248,7 +248,7 @@ class ConsolidationStudy:
             assume_mhz=None if from_series else rules.vm_cpu_mhz,
         )
         servers = servers.reset_index(drop=True)
-        servers = bound_by_hosts(servers, self.inventory, quality)  # issue 23
+        servers = bound_by_hosts(servers, self.inventory, quality)  # assumed CPU demand bounded by the source host
         warn_zero_utilization(servers, quality)
         return servers, unit
 
@@ -476,7 +476,7 @@ def plan(
     if hosts is None and rules.host_catalog is not None:
         hosts = rules.host_catalog
     host, catalog_name = resolve_host(hosts, rules.host_model)
-    check_host_bounds(rules, host)  # as soon as the host is known (issue 24)
+    check_host_bounds(rules, host)  # as soon as the host is known
     aligned = align_for_plan(series, rules) if series is not None else None
     inventory = _plan_inventory(inventory, series, aligned, rules)
     cpu_catalog = (

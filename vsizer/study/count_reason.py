@@ -30,8 +30,8 @@ from vsizer.placement.sizing import Tries, lower_bound
 #: Constraints in the order they are reported and break ties.
 CONSTRAINTS = ("demand", "failover", "min_hosts", "anti_affinity", "pinning")
 
-#: Rules that can be relaxed, in tie-break order. ``vcpu_per_core`` (issue 23:
-#: the vCPU:core limit is a rule, not demand) is in force when the vCPU bound is
+#: Rules that can be relaxed, in tie-break order. ``vcpu_per_core`` (the
+#: vCPU:core limit is a rule, not demand) is in force when the vCPU bound is
 #: above every other dimension's; relaxed, the vCPUs never bind.
 RULES = ("min_hosts", "failover", "anti_affinity", "pinning", "vcpu_per_core")
 
@@ -115,7 +115,7 @@ def explain_pool(
     On scalar demand, sizings whose problems differ only in ``min_hosts`` (the
     rules relaxed apart from min_hosts are the same: e.g. failures = 0, and
     every rule relaxed when only failover and min_hosts are active) share
-    their tries: each host count is placed once (same counts; issue 15)."""
+    their tries: each host count is placed once (same counts)."""
     active = _active(problem, detail)
     memo: dict[frozenset[str], Tries] = {}
 
@@ -169,7 +169,7 @@ def _binding(hosts: int, by: dict[str, int], relaxed: dict[str, int | None]) -> 
     return "placement"
 
 
-#: Rules in the order a tie of savings is broken (issue 23: the vCPU:core limit first).
+#: Rules in the order a tie of savings is broken (the vCPU:core limit first).
 _TIE_ORDER = ("vcpu_per_core", *RULES[:4])
 
 #: Rules relaxed for "demand alone" (the vCPU:core limit stays: it is in the demand).
@@ -302,7 +302,7 @@ class _Scalar:
     quantile: float | None = None
     solver: str = "heuristic"
     time_limit: float = 30.0
-    shard_vms: int = 0  # issue 15 (shards): never sharded
+    shard_vms: int = 0  # never sharded
 
 
 _NO_CURVES = _Scalar()

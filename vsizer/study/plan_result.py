@@ -46,7 +46,7 @@ class PlanResult:
     series: SeriesInfo | None = None
     #: The source hosts with power_w and rack_u (virtualized sources), else None.
     before: pd.DataFrame | None = None
-    #: issue 23: today's clusters, the ratios of ``vcpu_per_core = "today"`` and
+    #: Today's clusters, the ratios of ``vcpu_per_core = "today"`` and
     #: the comparison with today (:mod:`vsizer.study.baseline`); None without
     #: hosts before.
     baseline: Baseline | None = None
@@ -60,9 +60,9 @@ class PlanResult:
     #: The growth study (:func:`vsizer.study.growth.with_growth`) when the rules
     #: state a growth, else None.
     growth: Growth | None = None
-    #: issue 16 (tco): total cost of ownership (:mod:`vsizer.study.tco`) when any
+    #: Total cost of ownership (:mod:`vsizer.study.tco`) when any
     #: cost beyond energy is given or the host model was chosen; else None.
     tco: Tco | None = None
-    #: issue 16 (tco): the host-model choice of ``--host-model auto``
+    #: The host-model choice of ``--host-model auto``
     #: (:mod:`vsizer.study.choice`); this plan is the winner's.
     choice: Choice | None = None

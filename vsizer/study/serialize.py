@@ -23,9 +23,9 @@ from vsizer.study._growth_doc import growth_section
 from vsizer.study._pools import CURVE_POINTS, pool_doc
 from vsizer.study.config import Rules
 from vsizer.study.economics import Economics, TargetCheck
-from vsizer.study.ranking import choice_doc  # issue 16 (tco)
+from vsizer.study.ranking import choice_doc
 from vsizer.study.rightsizing import rightsizing_doc
-from vsizer.study.tco import tco_doc  # issue 16 (tco)
+from vsizer.study.tco import tco_doc
 
 if TYPE_CHECKING:
     from vsizer.study.plan_result import PlanResult
@@ -79,7 +79,7 @@ def plan_to_dict(plan: PlanResult) -> dict[str, Any]:
     quality = plan.quality.to_dict(plan.servers["name"].astype(str).tolist())
     before = before_summary(plan.before) if plan.before is not None else None
     inputs = _inputs_section(plan)
-    if before is not None and plan.baseline is not None:  # issue 23: today's estate
+    if before is not None and plan.baseline is not None:  # today's estate
         before.update(plan.baseline.to_dict())
         if plan.baseline.used:  # --vcpu-per-core today: the limit each pool used
             inputs["vcpu_per_core_today"] = plan.baseline.used_doc()
@@ -115,9 +115,9 @@ def plan_to_dict(plan: PlanResult) -> dict[str, Any]:
         doc["storage"] = plan.storage.to_dict()
     if plan.growth is not None:
         doc["growth"] = growth_section(plan.growth)
-    if plan.tco is not None:  # issue 16 (tco)
+    if plan.tco is not None:
         doc["tco"] = tco_doc(plan.tco)
-    if plan.choice is not None:  # issue 16 (tco)
+    if plan.choice is not None:
         doc["choice"] = choice_doc(plan.choice)
     if plan.predictions is not None:
         doc["predictions"] = plan.predictions
@@ -149,7 +149,7 @@ def _inputs_section(plan: PlanResult) -> dict[str, Any]:
         "inventory": Path(plan.inventory.source).name,
         "source_format": plan.inventory.source_format,
     }
-    # issue 23 D: how the inventory was read, when there was a choice
+    # how the inventory was read, when there was a choice
     if plan.inventory.source_format == "table" and meta.get("sheet") is not None:
         doc["sheet"] = str(meta["sheet"])
     if meta.get("decimal_comma"):
