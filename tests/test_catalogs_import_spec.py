@@ -124,6 +124,7 @@ def full_dump():
     return import_spec_cpu2017(DUMP)
 
 
+@pytest.mark.slow
 @needs_shared
 def test_real_dump_counts(full_dump):
     # README: 13,151 CINT2017rate rows, 21 without a usable base/core value

@@ -22,6 +22,8 @@ from vsizer.cli.app import app
 from vsizer.engines import DaskEngine, RayEngine
 from vsizer.errors import EngineLostError
 
+pytestmark = pytest.mark.slow
+
 INVENTORY = str(Path(__file__).parent / "data" / "inventory" / "table_en.csv")
 
 

@@ -158,6 +158,7 @@ def test_plan_path_reports_the_solver() -> None:
     assert_holds(curves, exact.placement.assignment, 9, 1000.0)
 
 
+@pytest.mark.slow
 def test_planetlab_slice_improves_on_the_heuristic(shared_data: Path) -> None:
     """Acceptance (scaled down to stay quick): the first 300 VMs of PlanetLab 2011-03-03,
     coarse setting (1,000 MHz VMs, 8 x 1,000 MHz hosts, ceiling 1.0, CPU only):
@@ -210,6 +211,7 @@ def test_plan_with_cp_sat_is_byte_identical_and_no_worse() -> None:
     assert pool["replay"]["steps_over_ceiling"] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.needs("numba")
 def test_planetlab_day_of_a_thousand_vms_reaches_the_bound(shared_data: Path) -> None:
     """Acceptance (items 2 and 4): PlanetLab 2011-04-12, every VM (1,054), coarse setting. The heuristic

@@ -101,6 +101,7 @@ def test_error_line_with_a_raw_user_string_is_escaped(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_cli_process_on_a_terminal_like_stream_writes_no_raw_escape(tmp_path):
     """The acceptance check: the real process, colour forced, output through cat -v."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "FORCE_COLOR": "1", "COLUMNS": "200"}
