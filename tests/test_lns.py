@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tests.placement_helpers import problem
 
-pytestmark = pytest.mark.needs("ortools")
+pytestmark = [pytest.mark.slow, pytest.mark.needs("ortools")]
 
 from vsizer.placement.curve_sizing import size_pool_on_curves  # noqa: E402
 from vsizer.placement.lns import solve_lns, to_units  # noqa: E402
