@@ -72,6 +72,7 @@ def _inventory(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_plan_terminal_output_has_no_raw_escape(tmp_path):
     r = runner.invoke(app, ["plan", str(_inventory(tmp_path))], env={"COLUMNS": "250"})
     assert r.exit_code == 0, r.output
