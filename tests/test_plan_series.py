@@ -154,6 +154,7 @@ def test_cp_sat_with_a_percentile_falls_back_and_says_so():
     assert any("cp-sat places on every step" in w["message"] for w in doc["warnings"])
 
 
+@pytest.mark.slow
 def test_same_inputs_same_json_bytes():
     curves = {f"v{i}": list(np.round(np.random.default_rng(i).uniform(0, 0.4, 48), 3))
               for i in range(30)}
