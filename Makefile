@@ -2,7 +2,8 @@
 #   make demo   sets up .venv, installs vsizer with the one extra the demo uses (report:
 #               plotly for the HTML charts; no dev tools), plans the bundled sample (choosing
 #               the host model among the shipped ones: --host-model auto), writes ./vsizer-demo/
-#   make test   sets up the same .venv with every extra and the dev tools and runs the test suite
+#   make test   sets up the same .venv with every extra and the dev tools and runs the test suite's
+#               fast tier (make test-slow: the slow tier, which CI runs once after it)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
@@ -10,7 +11,7 @@ STAMP   = $(VENV)/.installed-dev
 DEMO    = $(VENV)/.installed-demo
 ENGINES = $(VENV)/.installed-engines
 
-.PHONY: demo test lint audit fuzz bench bench-smoke bench-e2e clean
+.PHONY: demo test test-slow lint audit fuzz bench bench-smoke bench-e2e clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,8 +39,15 @@ demo: $(DEMO)
 	    --config vsizer/data/samples/scenario.toml --host-model auto \
 	    --predict -o vsizer-demo/plan.json -o vsizer-demo/plan.xlsx -o vsizer-demo/report.html
 
-test: $(STAMP) $(ENGINES)
+# The fast tier: every test not marked slow (pyproject.toml addopts).
+test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The slow tier, once in CI (.ci/run): tests marked slow: every script under
+# benchmarks/ at its smoke size (tests/test_benchmarks.py), end-to-end CLI runs,
+# long property and fuzz runs, real-corpus reads, the browser, the Ray/Dask engines.
+test-slow: $(STAMP) $(ENGINES)
+	$(BIN)/python -m pytest -q -m slow
 
 lint: $(STAMP)
 	$(BIN)/ruff check vsizer tests benchmarks
@@ -70,7 +78,8 @@ fuzz: $(STAMP)
 	    --json fuzz-figures.json --keep fuzz-findings
 
 # make bench: the placement benchmark at full size. make bench SMOKE=1 (or make
-# bench-smoke, what CI runs): every script under benchmarks/ at its smoke size.
+# bench-smoke): every script under benchmarks/ at its smoke size (CI runs them
+# once, in make test-slow: tests/test_benchmarks.py).
 SMOKE ?=
 bench: $(STAMP)
 ifeq ($(strip $(SMOKE)),)

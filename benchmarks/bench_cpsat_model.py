@@ -112,6 +112,14 @@ def measure(builder, cp_model, q, steps, n_hosts) -> tuple[float, float]:
     return seconds, held
 
 
+def _have_ortools() -> bool:
+    try:
+        import ortools  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--smoke", action="store_true",
@@ -124,6 +132,9 @@ def main() -> int:
     vms, steps = (120, 48) if args.smoke else (None, None)
     if args.smoke:
         args.slice, args.time_limit = 6, 3.0
+    if not _have_ortools():
+        print("skip: OR-Tools is not installed (pip install 'vsizer[solver]')")
+        return 0
     if not DATA.is_dir():
         print(f"skip: {DATA} is absent")
         return 0

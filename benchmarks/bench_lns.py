@@ -80,6 +80,14 @@ def run_day(folder: Path, time_limit: float, vms: int | None) -> dict:
     }
 
 
+def _have_ortools() -> bool:
+    try:
+        import ortools  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--days", type=int, default=None, help="only the first N days")
@@ -91,6 +99,9 @@ def main() -> int:
     args = ap.parse_args()
     if args.smoke:
         args.days, args.vms, args.time_limit = 1, 200, 10.0
+    if not _have_ortools():
+        print("skip: OR-Tools is not installed (pip install 'vsizer[solver]')")
+        return 0
     if not DATA.is_dir():
         print(f"skip: {DATA} is absent")
         return 0

@@ -1,6 +1,7 @@
 """Every script under benchmarks/ runs at its smoke size (``--smoke``) and prints
-its figures, so a benchmark cannot break silently. Scripts that need
-../shared/data print ``skip: ...`` and exit 0 when it is absent."""
+its figures, so a benchmark cannot break silently (the slow tier: ``make
+test-slow``, once in CI). Scripts that need ../shared/data or an optional extra
+print one ``skip: ...`` line and exit 0 when it is absent."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ def test_every_benchmark_is_listed() -> None:
     assert sorted(p.name for p in SCRIPTS) == sorted(EXPECTED)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
 def test_benchmark_runs_at_smoke_size(script: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO))
@@ -51,3 +53,22 @@ def test_benchmark_runs_at_smoke_size(script: Path) -> None:
     if res.stdout.startswith("skip:"):
         pytest.skip(res.stdout.strip())
     assert EXPECTED[script.name] in res.stdout, res.stdout[-2000:]
+
+
+@pytest.mark.parametrize("script", ["bench_lns.py", "bench_cpsat_model.py"])
+def test_a_benchmark_needing_or_tools_skips_in_one_line_without_it(
+    script: str, tmp_path: Path
+) -> None:
+    """``import ortools`` fails (a package of that name raising ImportError first on
+    the path): the script prints one ``skip:`` line naming OR-Tools and exits 0."""
+    shadow = tmp_path / "ortools"
+    shadow.mkdir()
+    (shadow / "__init__.py").write_text('raise ImportError("No module named ortools")\n')
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO)]))
+    res = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / script), "--smoke"],
+        capture_output=True, text=True, timeout=300, cwd=REPO, env=env,
+    )
+    assert (res.returncode, res.stdout, res.stderr) == (
+        0, "skip: OR-Tools is not installed (pip install 'vsizer[solver]')\n", ""
+    )

@@ -31,6 +31,8 @@ from vsizer.reporting.html import OPTIONAL_SECTION_KEYS, SECTION_KEYS, write_pla
 from vsizer.study import plan as run_plan
 from vsizer.study.config import load_rules
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "vsizer" / "data" / "samples"
 OUTPUT = Path(__file__).parent / "output"

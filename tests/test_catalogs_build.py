@@ -17,6 +17,7 @@ FILES = ["cpus.csv", "hosts.csv", "server_power.csv", "server_power_by_chips.csv
 BUILT = [*FILES, "score_bridge.csv", "score_ranges.csv"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not (SHARED / "cpu_perf_spec_cpu2017").exists()
     or not (SHARED / "power_specpower").exists()

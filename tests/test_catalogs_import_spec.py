@@ -124,6 +124,7 @@ def full_dump():
     return import_spec_cpu2017(DUMP)
 
 
+@pytest.mark.slow
 @needs_shared
 def test_real_dump_counts(full_dump):
     # README: 13,151 CINT2017rate rows, 21 without a usable base/core value
@@ -134,6 +135,7 @@ def test_real_dump_counts(full_dump):
     )
 
 
+@pytest.mark.slow
 @needs_shared
 def test_real_dump_hand_checked_median(full_dump):
     # Intel Xeon E5-2620 v4: 12 CINT2017rate results, all 16 cores (2 chips); bases
@@ -147,6 +149,7 @@ def test_real_dump_hand_checked_median(full_dump):
     )
 
 
+@pytest.mark.slow
 @needs_shared
 def test_real_derived_csv_gives_the_same_medians(full_dump):
     derived = import_spec_cpu2017(DERIVED)

@@ -160,6 +160,7 @@ def test_catalog_list_marks_the_default():
     assert r.exit_code == 0 and "SPECint2000" in r.output
 
 
+@pytest.mark.slow
 def test_catalog_import_spec_and_specpower(shared_data, tmp_path):
     out = tmp_path / "cpus.csv"
     r = run(

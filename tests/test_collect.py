@@ -301,6 +301,7 @@ def _reported(lines: list[str]) -> int:
     return max(int(line.split()[0]) for line in lines)
 
 
+@pytest.mark.slow
 def test_collector_survives_kill_9_and_resumes(tmp_path):
     store = tmp_path / "st"
     proc, lines = _start_collect(store)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from vsizer._toml import MAX_TOML_DEPTH, parse_toml
@@ -83,6 +84,7 @@ def test_a_pool_override_differing_in_case_applies_and_is_warned(tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_unbounded_failover_parameters_finish_within_the_budget_and_warn(tmp_path):
     """--failures 8 --min-hosts 40 (C(40, 8) = 76,904,685 scenarios) ran until killed;
     now each check takes 5,000,000 // (40 x 8) = 15,625 scenarios and says so."""

@@ -10,7 +10,6 @@ a worker or the scheduler is lost.
 
 from __future__ import annotations
 
-import importlib.util
 import tempfile
 import types
 from pathlib import Path
@@ -23,9 +22,9 @@ from vsizer.cli.app import app
 from vsizer.engines import DaskEngine, RayEngine
 from vsizer.errors import EngineLostError
 
+pytestmark = pytest.mark.slow
+
 INVENTORY = str(Path(__file__).parent / "data" / "inventory" / "table_en.csv")
-HAVE_RAY = importlib.util.find_spec("ray") is not None
-HAVE_DASK = importlib.util.find_spec("distributed") is not None
 
 
 def _ray_lost(exc: BaseException, at: str) -> RayEngine:
@@ -56,7 +55,7 @@ def _ray_exceptions() -> list[Any]:
             rx.ObjectLostError("0" * 56, "owner", "plan"), ConnectionError("GCS unreachable")]
 
 
-@pytest.mark.skipif(not HAVE_RAY, reason="ray not installed")
+@pytest.mark.needs("ray")
 @pytest.mark.parametrize("at", ["put", "wait", "get"])
 def test_ray_node_loss_is_one_engine_lost_line(at: str) -> None:
     for exc in _ray_exceptions():
@@ -89,7 +88,7 @@ def _dask_lost(exc: BaseException) -> DaskEngine:
     return engine
 
 
-@pytest.mark.skipif(not HAVE_DASK, reason="distributed not installed")
+@pytest.mark.needs("dask")
 def test_dask_node_loss_is_one_engine_lost_line() -> None:
     import distributed
     from distributed.client import FutureCancelledError
@@ -110,7 +109,7 @@ def test_dask_node_loss_is_one_engine_lost_line() -> None:
         engine.close()
 
 
-@pytest.mark.skipif(not HAVE_RAY, reason="ray not installed")
+@pytest.mark.needs("ray")
 def test_cli_plan_on_a_lost_node_ends_with_one_error_line_exit_2(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -145,8 +144,8 @@ def _comm(pid: int) -> str:
         return ""
 
 
-@pytest.mark.skipif(not HAVE_RAY or not Path("/proc/self/task").is_dir(),
-                    reason="ray not installed, or no /proc")
+@pytest.mark.needs("ray")
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="no /proc")
 def test_a_real_raylet_killed_under_a_console_plan_is_one_error_line(
     tmp_path: Path,
 ) -> None:
@@ -193,7 +192,7 @@ def test_a_real_raylet_killed_under_a_console_plan_is_one_error_line(
         Path(log).unlink(missing_ok=True)  # the log the line points to
 
 
-@pytest.mark.skipif(not HAVE_RAY, reason="ray not installed")
+@pytest.mark.needs("ray")
 def test_rays_printed_cluster_errors_go_to_a_logger_without_escape_codes(
     capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture,
 ) -> None:

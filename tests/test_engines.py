@@ -27,6 +27,8 @@ from vsizer.errors import ConfigError, VsizerError
 from vsizer.study.compare import compare, load_scenario
 from vsizer.study.config import load_rules
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "vsizer" / "data" / "samples" / "inventory_ja.xlsx"
 SCENARIO = REPO / "vsizer" / "data" / "samples" / "scenario.toml"

@@ -114,6 +114,7 @@ def _message_strings(path: Path) -> list[tuple[int, str]]:
     return out
 
 
+@pytest.mark.slow
 def test_no_message_names_a_python_argument():
     package = Path(vsizer.__file__).parent
     found = []

@@ -17,6 +17,8 @@ import pytest
 
 import vsizer
 
+pytestmark = pytest.mark.slow
+
 INVENTORY = str(Path(vsizer.__file__).parent / "data" / "samples" / "inventory_ja.csv")
 REPO = Path(__file__).resolve().parents[1]
 PAGE = 4096

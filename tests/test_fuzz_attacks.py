@@ -35,7 +35,7 @@ from tests.fuzz.harness import (
 )
 from tests.fuzz.oracle import Outcome
 
-pytestmark = pytest.mark.fuzz
+pytestmark = [pytest.mark.slow, pytest.mark.fuzz]
 
 
 def _variants(family: str) -> dict[str, Attack]:

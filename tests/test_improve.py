@@ -68,6 +68,7 @@ def test_anti_affinity_pins_and_flat_memory_hold():
     assert np.bincount(a, minlength=4).max() == 2  # memory: two per host at most
 
 
+@pytest.mark.slow
 def test_random_instances_stay_feasible_and_deterministic():
     rng = np.random.default_rng(5)
     for trial in range(4):

@@ -121,6 +121,7 @@ def instances(draw: Any) -> tuple[Any, ...]:
     return order, demand, loads.reshape(hosts, dims), max_load, groups, pins, allowed
 
 
+@pytest.mark.slow
 @needs_numba
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(instances(), st.sampled_from(["balanced", "best_fit"]), st.booleans())

@@ -433,6 +433,7 @@ def test_damaged_sheet_is_one_line_at_open(tmp_path):
         read_inventory(p, source_format="table")
 
 
+@pytest.mark.slow
 def test_damaged_sheet_is_one_line_in_the_row_scan(tmp_path):
     src = table_xlsx(tmp_path / "d.xlsx", rows=20_000)
     p = _damage(src, tmp_path / "bad.xlsx", 0.8)

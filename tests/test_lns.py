@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tests.placement_helpers import problem
 
-pytest.importorskip("ortools")
+pytestmark = [pytest.mark.slow, pytest.mark.needs("ortools")]
 
 from vsizer.placement.curve_sizing import size_pool_on_curves  # noqa: E402
 from vsizer.placement.lns import solve_lns, to_units  # noqa: E402
@@ -158,6 +158,7 @@ def test_plan_path_reports_the_solver() -> None:
     assert_holds(curves, exact.placement.assignment, 9, 1000.0)
 
 
+@pytest.mark.slow
 def test_planetlab_slice_improves_on_the_heuristic(shared_data: Path) -> None:
     """Acceptance (scaled down to stay quick): the first 300 VMs of PlanetLab 2011-03-03,
     coarse setting (1,000 MHz VMs, 8 x 1,000 MHz hosts, ceiling 1.0, CPU only):
@@ -210,6 +211,8 @@ def test_plan_with_cp_sat_is_byte_identical_and_no_worse() -> None:
     assert pool["replay"]["steps_over_ceiling"] == 0
 
 
+@pytest.mark.slow
+@pytest.mark.needs("numba")
 def test_planetlab_day_of_a_thousand_vms_reaches_the_bound(shared_data: Path) -> None:
     """Acceptance (items 2 and 4): PlanetLab 2011-04-12, every VM (1,054), coarse setting. The heuristic
     needs 19 hosts against the per-step bound of 18; ``--solver cp-sat --time-limit 60``
@@ -218,10 +221,7 @@ def test_planetlab_day_of_a_thousand_vms_reaches_the_bound(shared_data: Path) ->
     Needs numba (the compiled breakout search at one host fewer); without it the CP-SAT
     sub-problems stop above the bound (``benchmarks/bench_lns.py``)."""
     from benchmarks.bench_lns import coarse_day, coarse_problem
-    from vsizer.placement import _breakout
 
-    if not _breakout.available():
-        pytest.skip("numba not installed")
     curves = coarse_day(shared_data / "planetlab_cloudsim" / "20110412")
     p = coarse_problem(curves)
     heuristic = size_pool_on_curves(p, curves)

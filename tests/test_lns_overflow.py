@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("ortools")
+pytestmark = [pytest.mark.slow, pytest.mark.needs("ortools")]
 
 from tests.numba_helpers import without_numba  # noqa: E402
 from vsizer.placement import _breakout  # noqa: E402

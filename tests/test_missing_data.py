@@ -329,6 +329,7 @@ def test_fill_caps_the_peak_at_100_percent():
     assert fill.note("cpu_peak_util", 3).startswith("average x 3, capped at 100 % (")
 
 
+@pytest.mark.slow
 def test_factor_recomputes_from_planetlab(shared_data):
     script = runpy.run_path(str(REPO / "scripts" / "measure_peak_factor.py"))
     ratios = script["planetlab_ratios"](shared_data / "planetlab_cloudsim")

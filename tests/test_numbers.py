@@ -333,6 +333,7 @@ SAMPLE = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "value, expected",
     [

@@ -5,11 +5,14 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.placement_helpers import problem
 from vsizer.placement.sizing import size_pool
+
+pytestmark = pytest.mark.slow
 
 
 @st.composite

@@ -32,7 +32,7 @@ FINE_BEFORE = {
     "20110325": 39, "20110403": 53, "20110412": 38,
 }
 
-pytestmark = pytest.mark.skipif(not DAYS, reason=f"{DATA} is absent")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not DAYS, reason=f"{DATA} is absent")]
 
 
 def curves(day: str, mem: bool) -> np.ndarray:

@@ -125,6 +125,7 @@ def test_percentile_lets_rare_spikes_exceed_the_ceiling():
 BINS = [0.65, 0.52, 0.44, 0.34, 0.28, 0.28, 0.27, 0.2]  # sum 2.98, optimum 3
 
 
+@pytest.mark.slow
 def test_cp_sat_finds_the_optimum_first_fit_misses():
     pytest.importorskip("ortools")
     curves = {f"vm{i}": [v, v] for i, v in enumerate(BINS)}
@@ -145,6 +146,7 @@ def test_cp_sat_finds_the_optimum_first_fit_misses():
     assert sum(loads) == pytest.approx(2.98) and max(loads) <= 1.0
 
 
+@pytest.mark.slow
 def test_cp_sat_with_a_percentile_falls_back_and_says_so():
     pytest.importorskip("ortools")
     doc = run_plan({"a": [0.2, 0.3]}, failures=0, solver="cp-sat", percentile="p95")
@@ -152,6 +154,7 @@ def test_cp_sat_with_a_percentile_falls_back_and_says_so():
     assert any("cp-sat places on every step" in w["message"] for w in doc["warnings"])
 
 
+@pytest.mark.slow
 def test_same_inputs_same_json_bytes():
     curves = {f"v{i}": list(np.round(np.random.default_rng(i).uniform(0, 0.4, 48), 3))
               for i in range(30)}

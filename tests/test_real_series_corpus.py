@@ -26,6 +26,8 @@ from vsizer.series.perfmon import read_perfmon
 from vsizer.series.prometheus import read_query_range
 from vsizer.series.sysstat import read_sysstat
 
+pytestmark = pytest.mark.slow
+
 REAL = Path(__file__).parent / "data" / "real"
 MW2Q = REAL / "sysstat" / "mw2q_centos7_sysstat10_sar_u.txt"
 SYSSTAT12 = REAL / "sysstat" / "sysstat_12_tests_expected.sar-all.txt"

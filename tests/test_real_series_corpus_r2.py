@@ -29,6 +29,8 @@ from vsizer.series.perfmon import read_perfmon
 from vsizer.series.sysstat import read_sysstat
 from vsizer.series.wide import read_wide
 
+pytestmark = pytest.mark.slow
+
 SYSSTAT = Path(__file__).parent / "data" / "real" / "sysstat"
 SEANGO = SYSSTAT / "seango_probe_ubuntu1404_sysstat11_sar_A_debug.log"
 WESTERN24 = SYSSTAT / "western24_sar_u_ampm_headerless.log"

@@ -20,6 +20,8 @@ from vsizer.cli import main
 from vsizer.errors import InventoryError
 from vsizer.inventory import detect_format, read_inventory
 
+pytestmark = pytest.mark.slow
+
 REAL = Path(__file__).parent / "data" / "real" / "tables"
 CHECK_SHEET = REAL / "getconfig_softmaker_server_check_sheet.xlsx"
 

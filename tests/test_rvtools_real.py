@@ -21,6 +21,8 @@ from vsizer.inventory import detect_format, read_inventory, read_rvtools
 
 from .rvtools_fixture import write_old_layout
 
+pytestmark = pytest.mark.slow
+
 REAL = Path(__file__).parent / "data" / "real" / "rvtools"
 V4714 = REAL / "rvtools-4.7.1.4_huaweicloud-bluemix4.xlsx"
 WORKSHOP = REAL / "rvtools-mb-layout_ibm-sizing-workshop.xlsx"

@@ -18,6 +18,8 @@ from vsizer.cli import main
 from vsizer.errors import InventoryError
 from vsizer.inventory import detect_format, read_inventory, read_rvtools
 
+pytestmark = pytest.mark.slow
+
 REAL = Path(__file__).parent / "data" / "real" / "rvtools"
 TDSTM = REAL / "tdstm_rvtools3_csv" / "RVTools_tabvInfo.csv"
 HYPERV = REAL / "kylow_hyperv_csv"

@@ -177,6 +177,7 @@ def test_cint2006_medians_pinned():
     assert spaced_cpu_name("IntelXeonE7-4890v2") == "Intel Xeon E7-4890 v2"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("cpu", "n", "median", "cores"),
     [
@@ -204,6 +205,7 @@ def test_cint2006_2016_medians_pinned(cpu, n, median, cores):
     assert entry is not None and entry.score_per_core == row["score_per_core"]
 
 
+@pytest.mark.slow
 def test_cint2006_2016_leaves_out_runs_with_idle_cores():
     rows = import_cint2006rate_2016("scripts/data/cint2006rate_2016.csv")
     # the only X5620 result is a 1-copy run on 4 cores (res2010q4 ...-13870)
@@ -214,6 +216,7 @@ def test_cint2006_2016_leaves_out_runs_with_idle_cores():
     assert "Intel Xeon 7110N" not in set(rows["cpu_name"])  # no clock stated
 
 
+@pytest.mark.slow
 def test_2014_and_2016_cint2006_listings_agree():
     old = import_cint2006rate("scripts/data/cint2006rate_2014.csv")
     new = import_cint2006rate_2016("scripts/data/cint2006rate_2016.csv")

@@ -123,6 +123,7 @@ def test_a_grid_still_over_the_budget_is_one_error_line(tmp_path, inv) -> None:
     )
 
 
+@pytest.mark.slow
 def test_five_yearly_samples_plan_within_the_budget_or_are_refused_below_it(
     tmp_path, inv
 ) -> None:

@@ -125,6 +125,7 @@ def fleets(draw):
     return demand, low, shape, failures, ceiling
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fleets())
 def test_one_lower_series_never_adds_a_host(fleet):

@@ -160,6 +160,7 @@ def test_prometheus_scrapes_are_read_together_and_json_by_content(tmp_path):
         load_series([PROM / "query_range_cpu.json"], "prometheus")
 
 
+@pytest.mark.slow
 def test_planetlab_day_round_trips_through_the_store(shared_data, tmp_path):
     day = shared_data / "planetlab_cloudsim" / "20110303"
     direct = read_planetlab(day)

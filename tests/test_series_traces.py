@@ -48,6 +48,7 @@ def _values(result, server: str, metric: str) -> np.ndarray:
 # ------------------------------------------------------------------ PlanetLab
 
 
+@pytest.mark.slow
 def test_planetlab_real_day(shared_data):
     folder = shared_data / "planetlab_cloudsim" / "20110303"
     t0 = time.perf_counter()
@@ -138,6 +139,7 @@ def test_planetlab_needs_a_day(tmp_path):
 # ------------------------------------------------------------------ Bitbrains
 
 
+@pytest.mark.slow
 def test_bitbrains_real_sample(shared_data):
     result = read_bitbrains(shared_data / "bitbrains_rnd" / "sample_raw")
     _check_contract(result.data)

@@ -85,6 +85,7 @@ def test_every_shard_gets_day_and_night_vms():
         assert sorted(members < 4) == [False, False, True, True]  # 2 day, 2 night
 
 
+@pytest.mark.slow
 def test_sharded_day_night_pool_hand_checked():
     # A day and a night VM sum to 0.8 at every step; two of a kind reach 1.2: each
     # host holds one of each, 4 hosts for 4 + 4 VMs, as one process finds.
@@ -114,6 +115,7 @@ def synthetic(n: int, steps: int = 48, seed: int = 0) -> np.ndarray:
     return (size * np.clip(base + noise, 0, 1)).astype(np.float32)[:, :, None]
 
 
+@pytest.mark.slow
 def test_sharded_plan_holds_at_every_step_and_every_failure():
     curves = synthetic(240)
     groups = [i // 3 if i < 30 else -1 for i in range(240)]  # 10 groups of 3
@@ -143,6 +145,7 @@ def test_sharded_plan_holds_at_every_step_and_every_failure():
     assert lb <= n <= lb + 4
 
 
+@pytest.mark.slow
 def test_same_plan_on_any_engine():
     curves = synthetic(150, seed=1)
     p = cpu_problem(curves, failures=1, min_hosts=3)
@@ -161,6 +164,7 @@ def run_doc(engine: Any = None, **kw: Any) -> str:
                        **kw).to_json()
 
 
+@pytest.mark.slow
 def test_plan_says_the_pool_was_sharded_same_bytes_on_any_engine():
     local = run_doc(shard_vms=25)
     assert run_doc(ReversedEngine(), shard_vms=25) == local

@@ -8,6 +8,7 @@ pairs, and the failover claim re-verified from the reported moves.
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,8 @@ import vsizer
 from vsizer.catalogs.model import HostModel
 from vsizer.inventory.model import Inventory, empty_frame
 from vsizer.quality import QualityReport
+
+pytestmark = pytest.mark.slow
 
 HOST = HostModel(
     model="h",

@@ -72,6 +72,7 @@ def _inventory(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_plan_terminal_output_has_no_raw_escape(tmp_path):
     r = runner.invoke(app, ["plan", str(_inventory(tmp_path))], env={"COLUMNS": "250"})
     assert r.exit_code == 0, r.output
@@ -101,6 +102,7 @@ def test_error_line_with_a_raw_user_string_is_escaped(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_cli_process_on_a_terminal_like_stream_writes_no_raw_escape(tmp_path):
     """The acceptance check: the real process, colour forced, output through cat -v."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "FORCE_COLOR": "1", "COLUMNS": "200"}

@@ -334,7 +334,7 @@ class RayEngine(_Closing):
             ) from None
         except (ray.exceptions.RayError, ConnectionError, OSError) as exc:
             # a worker or node died, the local raylet died, an object was lost,
-            # the cluster stopped answering (issue 24: one error line, exit 2)
+            # the cluster stopped answering (one error line, exit 2)
             _cancel(ray, refs)
             raise EngineLostError(
                 f"--engine ray: a worker or node was lost while running "
@@ -356,7 +356,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 def _quiet_ray_prints() -> None:
     """Send the lines Ray's driver prints to stdout (a raylet that died, with its
-    last log lines and colour codes: issue 24) to the ``vsizer.engines.ray``
+    last log lines and colour codes) to the ``vsizer.engines.ray``
     logger, without the escape codes, instead of the terminal."""
     try:
         worker: Any = importlib.import_module("ray._private.worker")

@@ -32,7 +32,7 @@ from tests.fuzz.corpus import seeds
 from tests.fuzz.harness import judge, prepare, run_inprocess
 from tests.fuzz.mutate import FAMILIES, families_for, mutate
 
-pytestmark = pytest.mark.fuzz
+pytestmark = [pytest.mark.slow, pytest.mark.fuzz]
 
 EXAMPLES = 24
 

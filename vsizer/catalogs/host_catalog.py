@@ -117,7 +117,7 @@ HOST_COLUMNS: dict[str, Column] = {
         Column("net_mbps", "float", limits="net_mbps"),
         Column("power_basis"),
         Column("source"),
-        Column("support_per_year", "float", low_open=False),  # issue 16 (tco)
+        Column("support_per_year", "float", low_open=False),
     )
 }
 

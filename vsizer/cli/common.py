@@ -344,7 +344,7 @@ def input_limits(
     )
 
 
-# ------------------------------------------------- where the work runs (issue 15)
+# ------------------------------------------------- where the work runs
 # Plain options of 'plan' and 'compare', not rules: they change where the work
 # runs, never the plan (the same JSON byte for byte on every engine).
 EngineOpt = Annotated[

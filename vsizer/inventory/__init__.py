@@ -161,7 +161,7 @@ def read_inventory(
         )
     else:
         fmt = detect_format(path)
-    if sheet is not None and fmt != "table":  # issue 23 D: --sheet never ignored
+    if sheet is not None and fmt != "table":  # --sheet is never ignored
         raise InventoryError(
             f"{Path(path).name}: sheet '{sheet}' given, but the file is read as "
             f"{fmt}; a sheet is chosen only in a server-list workbook"

@@ -10,8 +10,9 @@ reader (:mod:`vsizer.inventory.tabular`) calls this for every cell.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from vsizer.inventory._build import clean_text, split_names
 from vsizer.inventory._choices import UTIL_FIELDS
@@ -86,18 +87,47 @@ def _convert_text(f: str, raw: str, col_unit: str | None) -> tuple[Any, Any, str
     return _convert_any(f, raw, col_unit, {})
 
 
+class _Cell(NamedTuple):
+    """A numeric cell parsed: its number, unit and status, with what it needs
+    for its field's converter (the raw cell, its row, the message)."""
+
+    x: float
+    unit: str | None
+    kind: str
+    status: str
+    note: str
+    raw: Any
+    row: dict[str, Any]
+    expect: str
+
+
+Converted = tuple[Any, Any, str]
+
+
 def _convert_any(
     f: str, raw: Any, col_unit: str | None, row: dict[str, Any]
-) -> tuple[Any, Any, str]:
-    if f in _TEXT_FIELDS:
-        return clean_text(raw), "given", ""
-    if f == "redundant_with":
-        return ";".join(split_names(raw)) or None, "given", ""
+) -> Converted:
+    whole = _WHOLE_CELL.get(f)
+    if whole is not None:
+        return whole(raw), "given", ""
     expect = _EXPECT.get(f, "a number")
     if f in UTIL_FIELDS:
         expect = "a fraction in [0, 1]" if col_unit == "fraction" else (
             "a percentage in [0, 100]"
         )
+    convert = _NUMERIC.get(f)
+    cell = _parsed(raw, col_unit, row, expect)
+    if convert is None:  # pragma: no cover - every field has a converter
+        raise _Bad(expect)
+    try:
+        return convert(cell)
+    except ValueError:
+        raise _Bad(expect) from None
+
+
+def _parsed(raw: Any, col_unit: str | None, row: dict[str, Any], expect: str) -> _Cell:
+    """The number and unit of a cell (a negative number is refused); a unit
+    written in the cell itself (not the column's) makes the value derived."""
     try:
         q = parse_quantity(raw)
     except NonFiniteError:
@@ -110,55 +140,93 @@ def _convert_any(
     if isinstance(raw, PercentValue):
         cell_unit = "fraction"
     unit = cell_unit or col_unit
-    kind = unit_kind(unit) if unit else "count"
-    # A unit written in the cell itself (not the column's) makes the value derived.
     own = cell_unit not in (None, "count", col_unit) and not isinstance(
         raw, PercentValue
     )
-    st: Any = "derived" if own else "given"
-    note = f"unit in the cell: '{_display(raw)}'" if own else ""
     if x < 0:
         raise _Bad(expect)
-    if f in _INT_FIELDS:
-        if kind != "count" or x <= 0 or not float(x).is_integer():
-            raise _Bad(expect)
-        return int(x), st, note
-    if f in ("cpu_score_per_core", "disk_iops", "rack_u"):
-        if kind != "count" or (f == "cpu_score_per_core" and x <= 0):
-            raise _Bad(expect)
-        return x, st, note
-    try:
-        if f in UTIL_FIELDS:
-            frac = percent_to_fraction(x, unit or "%")
-            if frac > 1:
-                raise _Bad(expect)
-            return frac, st, note
-        if f in ("mem_used_gib", "disk_used_gib") and kind == "ratio":
-            base = row.get("mem_gib" if f == "mem_used_gib" else "disk_gib")
-            frac = percent_to_fraction(x, unit or "%")
-            if base is None or frac > 1:
-                raise _Bad(expect)
-            return base * frac, "derived", f"{_display(raw)} of {base:g} GiB"
-        if f in ("mem_gib", "mem_used_gib"):
-            gib = memory_to_gib(x, unit or "GiB")
-            if f == "mem_gib" and gib <= 0:
-                raise _Bad(expect)
-            return gib, st, note
-        if f in ("disk_gib", "disk_used_gib"):
-            return disk_to_gib(x, unit or "GB"), st, note
-        if f == "cpu_mhz":
-            if unit is None and x < 100:  # "3.0" in a clock column means GHz
-                return clock_to_mhz(x, "GHz"), "given", f"no unit: {x:g} read as GHz"
-            mhz = clock_to_mhz(x, unit or "MHz")
-            if mhz <= 0:
-                raise _Bad(expect)
-            return mhz, st, note
-        if f == "net_mbps":
-            return rate_to_mbps(x, unit or "Mbit/s"), st, note
-        if f == "disk_mb_s":
-            return rate_to_mb_s(x, unit or "MB/s"), st, note
-        if f == "power_w":
-            return power_to_w(x, unit or "W"), st, note
-    except ValueError:
-        raise _Bad(expect) from None
-    raise _Bad(expect)  # pragma: no cover - every field is handled above
+    return _Cell(
+        x, unit, unit_kind(unit) if unit else "count", "derived" if own else "given",
+        f"unit in the cell: '{_display(raw)}'" if own else "", raw, row, expect,
+    )
+
+
+def _whole_number(c: _Cell) -> Converted:
+    if c.kind != "count" or c.x <= 0 or not float(c.x).is_integer():
+        raise _Bad(c.expect)
+    return int(c.x), c.status, c.note
+
+
+def _count(positive: bool) -> Callable[[_Cell], Converted]:
+    def convert(c: _Cell) -> Converted:
+        if c.kind != "count" or (positive and c.x <= 0):
+            raise _Bad(c.expect)
+        return c.x, c.status, c.note
+    return convert
+
+
+def _utilization(c: _Cell) -> Converted:
+    frac = percent_to_fraction(c.x, c.unit or "%")
+    if frac > 1:
+        raise _Bad(c.expect)
+    return frac, c.status, c.note
+
+
+def _used(
+    size_field: str, size: Callable[[_Cell], Converted]
+) -> Callable[[_Cell], Converted]:
+    """A used size: a percentage of the row's ``size_field``, else a size."""
+    def convert(c: _Cell) -> Converted:
+        if c.kind != "ratio":
+            return size(c)
+        base = c.row.get(size_field)
+        frac = percent_to_fraction(c.x, c.unit or "%")
+        if base is None or frac > 1:
+            raise _Bad(c.expect)
+        return base * frac, "derived", f"{_display(c.raw)} of {base:g} GiB"
+    return convert
+
+
+def _in_unit(
+    to_canonical: Callable[[float, str], float], default: str, positive: bool = False
+) -> Callable[[_Cell], Converted]:
+    """A quantity in its field's canonical unit (``default`` when none is given)."""
+    def convert(c: _Cell) -> Converted:
+        value = to_canonical(c.x, c.unit or default)
+        if positive and value <= 0:
+            raise _Bad(c.expect)
+        return value, c.status, c.note
+    return convert
+
+
+def _clock(c: _Cell) -> Converted:
+    if c.unit is None and c.x < 100:  # "3.0" in a clock column means GHz
+        return clock_to_mhz(c.x, "GHz"), "given", f"no unit: {c.x:g} read as GHz"
+    return _in_unit(clock_to_mhz, "MHz", positive=True)(c)
+
+
+#: Fields read from the whole cell as text.
+_WHOLE_CELL: dict[str, Callable[[Any], Any]] = {
+    **dict.fromkeys(_TEXT_FIELDS, clean_text),
+    "redundant_with": lambda raw: ";".join(split_names(raw)) or None,
+}
+
+_memory = _in_unit(memory_to_gib, "GiB")
+_disk = _in_unit(disk_to_gib, "GB")
+
+#: Numeric field -> its converter from the parsed cell.
+_NUMERIC: dict[str, Callable[[_Cell], Converted]] = {
+    **dict.fromkeys(_INT_FIELDS, _whole_number),
+    "cpu_score_per_core": _count(positive=True),
+    "disk_iops": _count(positive=False),
+    "rack_u": _count(positive=False),
+    **dict.fromkeys(UTIL_FIELDS, _utilization),
+    "mem_gib": _in_unit(memory_to_gib, "GiB", positive=True),
+    "mem_used_gib": _used("mem_gib", _memory),
+    "disk_gib": _disk,
+    "disk_used_gib": _used("disk_gib", _disk),
+    "cpu_mhz": _clock,
+    "net_mbps": _in_unit(rate_to_mbps, "Mbit/s"),
+    "disk_mb_s": _in_unit(rate_to_mb_s, "MB/s"),
+    "power_w": _in_unit(power_to_w, "W"),
+}

@@ -118,7 +118,7 @@ _SIMPLE = {
     "total disks read throughput": "mbs_total",
     "total disks write throughput": "mbs_total",
     "network in throughput": "net", "network out throughput": "net",
-    # issue 23 D: the rest of Microsoft's template (tutorial-discover-import.md)
+    # the rest of Microsoft's template (tutorial-discover-import.md)
     "storage in use": "disk_used", "server type": "server_type",
     # a later template's provisioned total (seen marked required:
     # '*Storage allocated (In MB)' beside 'Storage in use (In MB)')

@@ -101,14 +101,14 @@ VARIABLE_MAP: dict[str, list[str]] = {
     "disk_gib": [
         "disk_gib", "disk", "disk capacity", "disk size", "storage",
         "ディスク", "ディスク容量", "ディスクサイズ", "HDD容量", "ストレージ容量",
-        # storage (issue 16): provisioned space, as RVTools vInfo / vSphere name it
+        # storage: provisioned space, as RVTools vInfo / vSphere name it
         "provisioned", "provisioned space", "provisioned storage", "disk provisioned",
         "プロビジョニング容量", "プロビジョニング済み容量", "ディスク割当容量",
     ],
     "disk_used_gib": [
         "disk_used_gib", "disk used", "used disk", "disk usage", "ディスク使用量",
         "ディスク使用容量", "使用ディスク容量", "ディスク使用率",
-        # storage (issue 16): used space, as vSphere names it
+        # storage: used space, as vSphere names it
         "used space", "used storage", "storage used", "disk in use",
         "使用済み容量", "使用済みディスク容量", "ディスク使用済み容量",
     ],

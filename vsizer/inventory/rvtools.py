@@ -264,7 +264,7 @@ def _hosts_before(
         )
     if hosts:
         inv.hosts_before = hosts_frame(hosts, {h: len(v) for h, v in on_host.items()})
-        # Hook (issue 23 part B, vsizer.study.baseline): the vHost host of each
+        # Hook (vsizer.study.baseline): the vHost host of each
         # powered-on VM matched to one, for today's clusters and the host bound.
         inv.metadata["vm_hosts"] = {vm: h for h, vms in on_host.items() for vm, _ in vms}
         idle = [h["host"] for h in hosts if h["host"] not in on_host]

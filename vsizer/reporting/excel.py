@@ -55,8 +55,8 @@ from vsizer.reporting._xlsx import (
 from vsizer.reporting._xlsx_failover import failover_sheet
 from vsizer.reporting._xlsx_growth import GROWTH_SHEET_KEY, growth_sheet
 from vsizer.reporting._xlsx_print import cost_formulas, print_setup
-from vsizer.reporting.choice_report import choice_sheet, has_choice  # issue 16 (tco)
-from vsizer.reporting.design_advice import design_advice_sheet  # issue 28
+from vsizer.reporting.choice_report import choice_sheet, has_choice
+from vsizer.reporting.design_advice import design_advice_sheet
 from vsizer.reporting.labels import check_lang, label, with_unit
 from vsizer.reporting.storage import storage_sheet
 from vsizer.reporting.target_report import has_target, target_sheet
@@ -214,7 +214,7 @@ def _head_rows(
                 "summary.hosts_before, .hosts",
             )
         )
-    return head + today_items(plan, t)  # issue 23: today's estate
+    return head + today_items(plan, t)  # today's estate
 
 
 def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
@@ -225,8 +225,8 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
         _head_rows(plan, t) + w.figure_rows(plan, _KEY_FIGURES, **fields),
         autofilter=True,
     )
-    today_section(w, plan)  # issue 23: today's clusters
-    design_advice_sheet(w, plan)  # issue 28: storage choice, hardware advice
+    today_section(w, plan)  # today's clusters
+    design_advice_sheet(w, plan)  # storage choice, hardware advice
 
     pools = [
         [
@@ -281,7 +281,7 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
 
     w.title(t("section_inputs"))
     inputs = w.figure_rows(plan, _INPUTS, enums=_ENUMS, **fields)
-    inputs += [  # keys a later schema adds (inputs.vcpu_per_core_today: issue 23)
+    inputs += [  # keys a later schema adds (inputs.vcpu_per_core_today)
         (key, _text(value), None, f"inputs.{key}")
         for key, value in plan["inputs"].items()
         if f"inputs.{key}" not in {path for _, path, _, _ in _INPUTS}
@@ -376,12 +376,12 @@ def plan_workbook(plan: Mapping[str, Any], *, lang: str = "en") -> Workbook:
     if plan.get("growth"):
         ws = wb.create_sheet(label(GROWTH_SHEET_KEY, lang))
         growth_sheet(SheetWriter(ws, lang), plan)
-    if plan.get("migration"):  # issue 30: readiness and hygiene (RVTools exports)
+    if plan.get("migration"):  # readiness and hygiene (RVTools exports)
         migration_sheet(SheetWriter(wb.create_sheet(label(MIGRATION_SHEET_KEY, lang)), lang),
                         plan)
-    if plan.get("carbon"):  # issue 30: carbon, when a grid is given
+    if plan.get("carbon"):  # carbon, when a grid is given
         carbon_sheet(SheetWriter(wb.create_sheet(label(CARBON_SHEET_KEY, lang)), lang), plan)
-    if has_choice(plan):  # issue 16 (tco): the host-model choice and TCO
+    if has_choice(plan):  # the host-model choice and TCO
         ws = wb.create_sheet(label("sheet_choice", lang))
         choice_sheet(SheetWriter(ws, lang), plan)
     if has_target(plan):  # plan --target

@@ -56,8 +56,8 @@ from vsizer.reporting._plan_view import (
 )
 from vsizer.reporting._plan_view import warnings as plan_warnings
 from vsizer.reporting._today import html_section as today_html
-from vsizer.reporting.choice_report import choice_section, has_choice  # issue 16 (tco)
-from vsizer.reporting.design_advice import design_advice_html  # issue 28
+from vsizer.reporting.choice_report import choice_section, has_choice
+from vsizer.reporting.design_advice import design_advice_html
 from vsizer.reporting.labels import LABELS, check_lang, label, with_unit
 from vsizer.reporting.storage import storage_section
 from vsizer.reporting.target_report import target_html
@@ -131,7 +131,7 @@ def _power(page: Page, plan: Mapping[str, Any], t: Label) -> str:
         numeric=(1,),
     )
     chart = page.chart(charts.power_chart(plan, t), height=340)
-    return chart + body + details + today_html(plan, t)  # issue 23: today's clusters
+    return chart + body + details + today_html(plan, t)  # today's clusters
 
 
 def _placement(page: Page, plan: Mapping[str, Any], t: Label) -> str:

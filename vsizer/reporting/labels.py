@@ -219,7 +219,7 @@ LABELS: dict[str, dict[str, str]] = {
     "power_max_w": {"en": "Maximum power", "ja": "最大消費電力"},
     "power_basis": {"en": "Power basis", "ja": "電力値の根拠"},
     "price": {"en": "Price", "ja": "価格"},
-    # -- host price terms (issue 16, catalog) ----------------------------------
+    # -- host price terms ----------------------------------
     "price_date": {"en": "Price date", "ja": "価格の時点"},
     "price_currency": {"en": "Price currency", "ja": "価格の通貨"},
     "support_per_year": {"en": "Support per year", "ja": "年間サポート費"},
@@ -488,7 +488,7 @@ LABELS: dict[str, dict[str, str]] = {
 LABELS.update(STORAGE_LABELS)  # storage section (vsizer.reporting._storage_labels)
 LABELS.update(ADVICE_LABELS)  # design advice (vsizer.reporting._advice_labels; issue 28)
 LABELS.update(CHOICE_LABELS)  # host-model choice and TCO (vsizer.reporting._choice_labels)
-LABELS.update(TODAY_LABELS)  # today's estate (vsizer.reporting._today_labels; issue 23)
+LABELS.update(TODAY_LABELS)  # today's estate (vsizer.reporting._today_labels)
 LABELS.update(EXPLAIN_LABELS)  # count reasons, right-sizing (vsizer.reporting._explain_labels)
 LABELS.update(TARGET_LABELS)  # plan --target (vsizer.reporting._target_labels)
 LABELS.update(MIGRATION_LABELS)  # readiness and hygiene (vsizer.reporting._migration_labels)

@@ -27,8 +27,8 @@ from vsizer.reporting._term_fit import FitTables
 from vsizer.reporting._term_growth import print_growth
 from vsizer.reporting._term_story import print_story
 from vsizer.reporting._today import terminal_lines as today_lines
-from vsizer.reporting.choice_report import print_choice  # issue 16 (tco)
-from vsizer.reporting.design_advice import print_design_advice  # issue 28
+from vsizer.reporting.choice_report import print_choice
+from vsizer.reporting.design_advice import print_design_advice
 from vsizer.reporting.labels import label
 from vsizer.reporting.storage import print_storage
 
@@ -377,7 +377,7 @@ def _print_detail(plan: dict[str, Any], console: Console, lang: str, L: Label) -
     console.print(_key_figures(plan, L))
     if s.get("low_confidence"):
         console.print(_low_confidence(s, L))
-    for line in today_lines(plan, L):  # issue 23: today's estate, when known
+    for line in today_lines(plan, L):  # today's estate, when known
         console.print(Text(line))
     console.print(_pools_table(plan, L))
     for line in explain_lines(plan, L):
@@ -393,9 +393,9 @@ def _print_detail(plan: dict[str, Any], console: Console, lang: str, L: Label) -
     if plan["targets"]:
         console.print(_targets_table(plan["targets"], L))
     print_growth(plan, console, L)
-    print_choice(plan, console, lang)  # issue 16 (tco): choice and TCO, when present
-    print_migration(plan, console, L)  # issue 30: readiness and hygiene, when present
-    print_carbon(plan, console, L)  # issue 30: carbon, when a grid is given
+    print_choice(plan, console, lang)  # choice and TCO, when present
+    print_migration(plan, console, L)  # readiness and hygiene, when present
+    print_carbon(plan, console, L)  # carbon, when a grid is given
     _print_warnings(plan, console, L)
 
 

@@ -117,7 +117,7 @@ FORMATS: dict[str, SeriesFormat] = {
             "at 5-minute steps, or their folder (read_gcd)",
             ("start",),
         ),
-        SeriesFormat(  # issue 15 (azure): tidy stopgap until SeriesSet carries matrices
+        SeriesFormat(  # tidy stopgap until SeriesSet carries matrices
             "azure",
             "Azure Public Dataset VM trace: vm_cpu_readings files (CSV or Parquet) and "
             "vmtable, or their folder (read_azure)",

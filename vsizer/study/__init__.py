@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING
 from vsizer._lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from vsizer.study.choice import plan  # issue 16 (tco): core.plan + choice + TCO
+    from vsizer.study.choice import plan  # core.plan + choice + TCO
+    from vsizer.study.consolidation import ConsolidationPlan
     from vsizer.study.core import ConsolidationStudy, with_predictions
     from vsizer.study.economics import Economics, PoolPower, TargetCheck
     from vsizer.study.hosts import resolve_host
-    from vsizer.study.results import ConsolidationPlan, PoolResult, SeriesInfo
+    from vsizer.study.results import PoolResult, SeriesInfo
 
 #: Loaded on first use (:mod:`vsizer._lazy`): importing ``vsizer.study.config``
 #: (the CLI's rule flags) does not load the whole study.
@@ -23,7 +24,7 @@ __getattr__ = lazy_getattr(__name__, {
     "PoolPower": "vsizer.study.economics",
     "TargetCheck": "vsizer.study.economics",
     "resolve_host": "vsizer.study.hosts",
-    "ConsolidationPlan": "vsizer.study.results",
+    "ConsolidationPlan": "vsizer.study.consolidation",
     "PoolResult": "vsizer.study.results",
     "SeriesInfo": "vsizer.study.results",
 })

@@ -17,7 +17,8 @@ from vsizer.study.count_reason import count_reason_doc
 if TYPE_CHECKING:
     from vsizer.placement.sizing import PoolSizing
     from vsizer.study.economics import PoolPower
-    from vsizer.study.results import ConsolidationPlan, PoolResult
+    from vsizer.study.plan_result import PlanResult
+    from vsizer.study.results import PoolResult
 
 #: Most points kept per curve in the JSON (max over blocks of steps beyond that).
 CURVE_POINTS = 500
@@ -26,7 +27,7 @@ STACK_TOP = 8
 
 
 def pool_doc(
-    plan: ConsolidationPlan,
+    plan: PlanResult,
     pr: PoolResult,
     idx: np.ndarray,
     index: pd.DatetimeIndex | None,

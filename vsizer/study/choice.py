@@ -36,8 +36,8 @@ from vsizer.models.profile import Profile
 from vsizer.series.model import SeriesSet
 from vsizer.study import core
 from vsizer.study.config import Rules
+from vsizer.study.consolidation import ConsolidationPlan
 from vsizer.study.ranking import Candidate, rank
-from vsizer.study.results import ConsolidationPlan
 from vsizer.study.tco import load_licences, plan_tco, vms_on_hosts
 from vsizer.study.tco_growth import growth_warning, tco_years
 

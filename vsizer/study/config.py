@@ -255,7 +255,7 @@ class Rules:
         "this limit ends the search first (then solver.stopped_by is "
         "time_limit, and the plan has a solver_time_limit warning). Default 30.",
         "series", flag="--time-limit", constraint=_POSITIVE))
-    # --- issue 15 (shards): pools too large for one process (vsizer.placement.shards)
+    # --- shards: pools too large for one process (vsizer.placement.shards)
     shard_vms: int = field(default=20_000, metadata=rule(
         "Largest pool, in VMs, placed on its curves in one piece; a larger "
         "pool is split into shards of at most this many VMs (curve shapes "
@@ -263,7 +263,7 @@ class Rules:
         "merged, re-packed across shards and checked for N+k as a whole. "
         "0: never shard. Default 20000.",
         "series", flag="--shard-vms", constraint=Interval(int, 0, None)))
-    # --- end issue 15 (shards)
+    # --- end shards
     vm_cpu_mhz: float | None = field(default=None, metadata=rule(
         "Clock [MHz per core] of servers whose inventory row has neither "
         "clock nor CPU score (e.g. Azure Migrate); without inventory, the clock "
@@ -311,7 +311,7 @@ class Rules:
         "With growth: size the plan for day one (now; the purchases follow) "
         "or for the demand of the last year (horizon). Default now.",
         "growth", flag="--size-for", constraint=OneOf(("now", "horizon"))))
-    # --- issue 16 (tco): host-model choice and total cost of ownership
+    # --- host-model choice and total cost of ownership
     # (vsizer.study.choice, vsizer.study.tco).
     candidates: tuple[str, ...] = field(default=(), metadata=rule(
         "Host models to choose among with host_model = 'auto' (names in the "
@@ -329,7 +329,7 @@ class Rules:
         "Cost of one rack unit per year (space, power distribution, cooling "
         "share) in the plan's currency. Default: not counted.",
         "space", flag="--rack-cost-per-u-year", constraint=_NON_NEGATIVE))
-    # --- end issue 16 (tco)
+    # --- end host-model choice and total cost of ownership
     targets: dict[str, float] = field(default_factory=dict)
     pools: dict[str, PoolRules] = field(default_factory=dict)
 

@@ -45,7 +45,13 @@ from vsizer.study.baseline import (
     versus_today,
 )
 from vsizer.study.config import Rules
-from vsizer.study.count_reason import explain_pool, suggest_merges
+from vsizer.study.consolidation import ConsolidationPlan
+from vsizer.study.count_reason import (
+    CountReason,
+    MergeCandidate,
+    explain_pool,
+    suggest_merges,
+)
 from vsizer.study.economics import plan_economics
 from vsizer.study.growth import with_growth
 from vsizer.study.host_bound import bound_by_hosts
@@ -57,7 +63,7 @@ from vsizer.study.pool_overrides import match_pool_overrides
 from vsizer.study.pool_priority import placement_order  # issue 28
 from vsizer.study.predict import predict_plan
 from vsizer.study.problems import anti_affinity_groups, pool_problem
-from vsizer.study.results import ConsolidationPlan, PoolResult, SeriesInfo
+from vsizer.study.results import PoolResult, SeriesInfo
 from vsizer.study.rightsizing import apply as apply_rightsizing
 from vsizer.study.rightsizing import recommend, with_short_of_vcpus
 from vsizer.study.serialize import plan_to_dict
@@ -131,7 +137,7 @@ class ConsolidationStudy:
         baseline = measure_baseline(
             self.inventory, quality, include_powered_off=self.rules.include_powered_off
         )
-        # vcpu_per_core = "today": today's measured ratios (issue 23)
+        # vcpu_per_core = "today": today's measured ratios
         rules, baseline = resolve_vcpu_per_core(
             self._rules_given, baseline, self.inventory, quality
         )
@@ -155,7 +161,7 @@ class ConsolidationStudy:
         else:
             sized, pools = self._place(servers, unit, series_info, quality, progress)
             rs = dataclasses.replace(rs, applied=rules.rightsize)
-        _explain(pools, servers, series_info, rules)
+        pools = _explain(pools, servers, series_info, rules)
         baseline = versus_today(
             baseline, pools, rules, series_info, servers["pool"].astype(str).to_numpy()
         )
@@ -247,7 +253,7 @@ class ConsolidationStudy:
             assume_mhz=None if from_series else rules.vm_cpu_mhz,
         )
         servers = servers.reset_index(drop=True)
-        servers = bound_by_hosts(servers, self.inventory, quality)  # issue 23
+        servers = bound_by_hosts(servers, self.inventory, quality)  # assumed CPU demand bounded by the source host
         warn_zero_utilization(servers, quality)
         servers = derive_load_rank(servers, quality)  # issue 28
         return servers, unit
@@ -366,18 +372,30 @@ def _explain(
     servers: pd.DataFrame,
     series_info: SeriesInfo | None,
     rules: Rules,
-) -> None:
-    """Set each pool's ``count_reason``, then the merge suggestions."""
+) -> list[PoolResult]:
+    """The pools, each with its ``count_reason`` (merge suggestions included)."""
     pool_of = servers["pool"].astype(str).to_numpy()
+    reasons: dict[str, CountReason] = {}
+    candidates: list[MergeCandidate] = []
     for pr in pools:
         if pr.problem is None:
             continue
         idx = np.flatnonzero(pool_of == pr.name)
-        pr.count_reason = explain_pool(
+        reason = explain_pool(
             pr.problem, pr.sizing.n_hosts, pr.sizing.lower_bound_detail,
             pr.vm_curves, rules, _pool_scalar_demand(series_info, idx),
         )
-    suggest_merges(pools)
+        reasons[pr.name] = reason
+        candidates.append(MergeCandidate(
+            pr.name, pr.problem, pr.sizing.n_hosts, pr.sizing.on_curves, reason
+        ))
+    suggestions = suggest_merges(candidates)
+    return [
+        dataclasses.replace(pr, count_reason=dataclasses.replace(
+            reasons[pr.name], suggestion=suggestions.get(pr.name)
+        )) if pr.name in reasons else pr
+        for pr in pools
+    ]
 
 
 def _pool_scalar_demand(info: SeriesInfo | None, idx: np.ndarray) -> np.ndarray | None:
@@ -465,7 +483,7 @@ def plan(
     if hosts is None and rules.host_catalog is not None:
         hosts = rules.host_catalog
     host, catalog_name = resolve_host(hosts, rules.host_model)
-    check_host_bounds(rules, host)  # as soon as the host is known (issue 24)
+    check_host_bounds(rules, host)  # as soon as the host is known
     if progress and series is not None:
         progress("stage", f"aligning the series of {series.source}")
     aligned = align_for_plan(series, rules) if series is not None else None

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -26,14 +27,11 @@ from vsizer.placement.pool import CurveRules, size_pool_for
 from vsizer.placement.problem import PlacementProblem
 from vsizer.placement.sizing import Tries, lower_bound
 
-if TYPE_CHECKING:
-    from vsizer.study.results import PoolResult
-
 #: Constraints in the order they are reported and break ties.
 CONSTRAINTS = ("demand", "failover", "min_hosts", "anti_affinity", "pinning")
 
-#: Rules that can be relaxed, in tie-break order. ``vcpu_per_core`` (issue 23:
-#: the vCPU:core limit is a rule, not demand) is in force when the vCPU bound is
+#: Rules that can be relaxed, in tie-break order. ``vcpu_per_core`` (the
+#: vCPU:core limit is a rule, not demand) is in force when the vCPU bound is
 #: above every other dimension's; relaxed, the vCPUs never bind.
 RULES = ("min_hosts", "failover", "anti_affinity", "pinning", "vcpu_per_core")
 
@@ -117,7 +115,7 @@ def explain_pool(
     On scalar demand, sizings whose problems differ only in ``min_hosts`` (the
     rules relaxed apart from min_hosts are the same: e.g. failures = 0, and
     every rule relaxed when only failover and min_hosts are active) share
-    their tries: each host count is placed once (same counts; issue 15)."""
+    their tries: each host count is placed once (same counts)."""
     active = _active(problem, detail)
     memo: dict[frozenset[str], Tries] = {}
 
@@ -171,7 +169,7 @@ def _binding(hosts: int, by: dict[str, int], relaxed: dict[str, int | None]) -> 
     return "placement"
 
 
-#: Rules in the order a tie of savings is broken (issue 23: the vCPU:core limit first).
+#: Rules in the order a tie of savings is broken (the vCPU:core limit first).
 _TIE_ORDER = ("vcpu_per_core", *RULES[:4])
 
 #: Rules relaxed for "demand alone" (the vCPU:core limit stays: it is in the demand).
@@ -248,29 +246,37 @@ def _merged(a: PlacementProblem, b: PlacementProblem) -> PlacementProblem | None
     )
 
 
-def suggest_merges(pools: list[PoolResult]) -> None:
-    """Set ``count_reason.suggestion`` of pools (on scalar demand) that a rule
-    alone keeps apart and whose merge with another such pool needs fewer hosts
-    than the two apart. Pools on curves are not tried (their curves would be
-    sized again as one), nor pairs above :data:`MERGE_MAX_VMS` VMs together."""
+class MergeCandidate(NamedTuple):
+    """A sized pool as :func:`suggest_merges` reads it."""
+
+    name: str
+    problem: PlacementProblem
+    n_hosts: int
+    on_curves: bool
+    reason: CountReason
+
+
+def suggest_merges(pools: Sequence[MergeCandidate]) -> dict[str, str]:
+    """The merge suggestion of each pool (on scalar demand) that a rule alone
+    keeps apart and whose merge with another such pool needs fewer hosts than
+    the two apart, by pool name. Pools on curves are not tried (their curves
+    would be sized again as one), nor pairs above :data:`MERGE_MAX_VMS` VMs
+    together."""
     held = [
         p for p in pools
-        if p.count_reason is not None and p.problem is not None
-        and p.count_reason.binding not in ("demand", "placement")
-        and not p.sizing.on_curves
+        if p.reason.binding not in ("demand", "placement") and not p.on_curves
     ][:MERGE_POOLS]
     best: dict[str, tuple[int, str, int]] = {}
     for a, b in itertools.combinations(held, 2):
-        assert a.problem is not None and b.problem is not None
         if a.problem.n_vms + b.problem.n_vms > MERGE_MAX_VMS:
             continue
         merged = _merged(a.problem, b.problem)
         if merged is None:
             continue
-        apart = a.sizing.n_hosts + b.sizing.n_hosts
-        # issue 15 (fleet): sizing never goes below the lower bound, so a pair
-        # that cannot save more than both pools' best suggestions so far is not
-        # sized (same suggestions, fewer sizings of large merged pools).
+        apart = a.n_hosts + b.n_hosts
+        # Sizing never goes below the lower bound, so a pair that cannot save
+        # more than both pools' best suggestions so far is not sized (same
+        # suggestions, fewer sizings of large merged pools).
         most = apart - lower_bound(merged)[0]
         if most <= 0 or all(o.name in best and most <= best[o.name][0] for o in (a, b)):
             continue
@@ -280,13 +286,13 @@ def suggest_merges(pools: list[PoolResult]) -> None:
         for one, two in ((a, b), (b, a)):
             if one.name not in best or apart - n > best[one.name][0]:
                 best[one.name] = (apart - n, two.name, n)
-    for p in held:
-        if p.name in best:
-            saved, partner, n = best[p.name]
-            assert p.count_reason is not None
-            p.count_reason = dataclasses.replace(p.count_reason, suggestion=(
-                f"merge with pool '{partner}': together {n} hosts instead of "
-                f"{n + saved} apart (the stricter rules of both)"))
+    return {
+        name: (
+            f"merge with pool '{partner}': together {n} hosts instead of "
+            f"{n + saved} apart (the stricter rules of both)"
+        )
+        for name, (saved, partner, n) in best.items()
+    }
 
 
 @dataclass(frozen=True)
@@ -296,7 +302,7 @@ class _Scalar:
     quantile: float | None = None
     solver: str = "heuristic"
     time_limit: float = 30.0
-    shard_vms: int = 0  # issue 15 (shards): never sharded
+    shard_vms: int = 0  # never sharded
 
 
 _NO_CURVES = _Scalar()

@@ -41,7 +41,7 @@ from vsizer.study.economics import plan_economics
 from vsizer.study.results import PoolResult
 
 if TYPE_CHECKING:
-    from vsizer.study.results import ConsolidationPlan
+    from vsizer.study.consolidation import ConsolidationPlan
 
 
 def growth_asked(rules: Rules) -> bool:

@@ -30,7 +30,7 @@ from vsizer.study.readiness import (
 from vsizer.study.rightsizing import rightsizing_doc
 
 if TYPE_CHECKING:
-    from vsizer.study.results import ConsolidationPlan
+    from vsizer.study.plan_result import PlanResult
 
 __all__ = ["deep_jsonable", "migration_doc", "migration_warnings"]
 
@@ -53,7 +53,7 @@ def migration_warnings() -> list[dict[str, Any]]:
     ]
 
 
-def migration_doc(plan: ConsolidationPlan) -> dict[str, Any] | None:
+def migration_doc(plan: PlanResult) -> dict[str, Any] | None:
     """The section, or None when the inventory gives no migration facts."""
     meta = plan.inventory.metadata
     facts: dict[str, dict[str, Any]] | None = meta.get("vm_facts")

@@ -113,7 +113,7 @@ def is_vcpu_per_core(value: object) -> bool:
     return not isinstance(value, bool) and 0 < number < float("inf")
 
 
-#: vCPU : core limit: a number, or 'today' (issue 23; vsizer.study.baseline).
+#: vCPU : core limit: a number, or 'today' (vsizer.study.baseline).
 VCPU_PER_CORE = Satisfies(
     is_vcpu_per_core,
     "a positive number, or 'today' (the vCPU:core ratio the source's hosts run "

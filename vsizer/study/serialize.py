@@ -1,4 +1,4 @@
-"""Render a ConsolidationPlan as the JSON document of docs/plan-schema.md.
+"""Render a PlanResult as the JSON document of docs/plan-schema.md.
 
 Deterministic: keys in a fixed order, floats rounded to 6 decimals, no
 timestamps or timings, names in input order.
@@ -25,13 +25,13 @@ from vsizer.study.carbon import plan_carbon  # issue 30
 from vsizer.study.config import Rules
 from vsizer.study.design_advice import design_advice_doc  # issue 28
 from vsizer.study.economics import Economics, TargetCheck
-from vsizer.study.migration_doc import migration_doc  # issue 30
-from vsizer.study.ranking import choice_doc  # issue 16 (tco)
+from vsizer.study.migration_doc import migration_doc
+from vsizer.study.ranking import choice_doc
 from vsizer.study.rightsizing import rightsizing_doc
-from vsizer.study.tco import tco_doc  # issue 16 (tco)
+from vsizer.study.tco import tco_doc
 
 if TYPE_CHECKING:
-    from vsizer.study.results import ConsolidationPlan
+    from vsizer.study.plan_result import PlanResult
 
 SCHEMA_VERSION = "2"
 
@@ -66,13 +66,13 @@ SERVER_FIELDS = (
     "host",
 )
 
-def plan_to_json(plan: ConsolidationPlan) -> str:
+def plan_to_json(plan: PlanResult) -> str:
     """The plan document as ``json.dumps(doc, ensure_ascii=False, indent=2)`` and a
     newline would write it (:func:`vsizer._jsonable.write_json` streams it to a file)."""
     return json.dumps(plan_to_dict(plan), ensure_ascii=False, indent=2) + "\n"
 
 
-def plan_to_dict(plan: ConsolidationPlan, *, detail: bool = True) -> dict[str, Any]:
+def plan_to_dict(plan: PlanResult, *, detail: bool = True) -> dict[str, Any]:
     """The plan document: every section of ``plan`` formatted, keys in schema order.
 
     Only formats: the numbers are the plan's (``plan.economics`` for power,
@@ -88,7 +88,7 @@ def plan_to_dict(plan: ConsolidationPlan, *, detail: bool = True) -> dict[str, A
     )
     before = before_summary(plan.before) if plan.before is not None else None
     inputs = _inputs_section(plan)
-    if before is not None and plan.baseline is not None:  # issue 23: today's estate
+    if before is not None and plan.baseline is not None:  # today's estate
         before.update(plan.baseline.to_dict())
         if plan.baseline.used:  # --vcpu-per-core today: the limit each pool used
             inputs["vcpu_per_core_today"] = plan.baseline.used_doc()
@@ -125,9 +125,9 @@ def plan_to_dict(plan: ConsolidationPlan, *, detail: bool = True) -> dict[str, A
     doc.update(design_advice_doc(plan))  # issue 28: storage_choice, hardware_advice
     if plan.growth is not None:
         doc["growth"] = growth_section(plan.growth)
-    if plan.tco is not None:  # issue 16 (tco)
+    if plan.tco is not None:
         doc["tco"] = tco_doc(plan.tco)
-    if plan.choice is not None:  # issue 16 (tco)
+    if plan.choice is not None:
         doc["choice"] = choice_doc(plan.choice)
     migration = migration_doc(plan)  # issue 30: readiness, hygiene, what waves needs
     if migration is not None:
@@ -151,7 +151,7 @@ def _servers_section(servers: pd.DataFrame) -> list[dict[str, Any]]:
     return [dict(zip(SERVER_FIELDS, row, strict=True)) for row in zip(*cols, strict=True)]
 
 
-def _pools_section(plan: ConsolidationPlan) -> list[dict[str, Any]]:
+def _pools_section(plan: PlanResult) -> list[dict[str, Any]]:
     servers = plan.servers
     index = plan.series.aligned.index if plan.series is not None else None
     out = []
@@ -161,13 +161,13 @@ def _pools_section(plan: ConsolidationPlan) -> list[dict[str, Any]]:
     return out
 
 
-def _inputs_section(plan: ConsolidationPlan) -> dict[str, Any]:
+def _inputs_section(plan: PlanResult) -> dict[str, Any]:
     meta = plan.inventory.metadata
     doc: dict[str, Any] = {
         "inventory": Path(plan.inventory.source).name,
         "source_format": plan.inventory.source_format,
     }
-    # issue 23 D: how the inventory was read, when there was a choice
+    # how the inventory was read, when there was a choice
     if plan.inventory.source_format == "table" and meta.get("sheet") is not None:
         doc["sheet"] = str(meta["sheet"])
     if meta.get("decimal_comma"):
@@ -208,7 +208,7 @@ def _parameters_section(rules: Rules) -> dict[str, Any]:
     }
 
 
-def _host_model_section(plan: ConsolidationPlan) -> dict[str, Any]:
+def _host_model_section(plan: PlanResult) -> dict[str, Any]:
     host = plan.host
     return {
         "model": host.model,
@@ -238,7 +238,7 @@ def _host_model_section(plan: ConsolidationPlan) -> dict[str, Any]:
 
 
 def _summary_section(
-    plan: ConsolidationPlan,
+    plan: PlanResult,
     pools: list[dict[str, Any]],
     before: dict[str, Any] | None,
     quality: dict[str, Any],
@@ -336,7 +336,7 @@ def _by(df: pd.DataFrame, key: str) -> list[dict[str, Any]]:
     return out
 
 
-def _series_section(plan: ConsolidationPlan) -> dict[str, Any] | None:
+def _series_section(plan: PlanResult) -> dict[str, Any] | None:
     info = plan.series
     if info is None:
         return None
