@@ -32,7 +32,7 @@ from vsizer.catalogs.model import HostModel
 from vsizer.models.published import SOURCE_BLADE, SOURCE_STORAGE, storage_choice
 
 if TYPE_CHECKING:
-    from vsizer.study.results import ConsolidationPlan
+    from vsizer.study.plan_result import PlanResult
 
 __all__ = ["BLADE_MIN_HOSTS", "design_advice_doc", "hardware_advice", "storage_choice_doc"]
 
@@ -46,7 +46,7 @@ SOURCE_CORES = (
 )
 
 
-def design_advice_doc(plan: ConsolidationPlan) -> dict[str, Any]:
+def design_advice_doc(plan: PlanResult) -> dict[str, Any]:
     """The plan's ``storage_choice`` and ``hardware_advice`` sections; the advice
     is checked against vsizer's shipped host catalog."""
     pools = [(pr.name, pr.sizing.n_hosts) for pr in plan.pools]

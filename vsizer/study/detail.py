@@ -29,7 +29,7 @@ from vsizer.errors import ConfigError
 from vsizer.quality import PlanWarning
 
 if TYPE_CHECKING:
-    from vsizer.study.results import ConsolidationPlan
+    from vsizer.study.plan_result import PlanResult
 
 __all__ = [
     "DETAIL_CHOICES",
@@ -77,7 +77,7 @@ def detail_path(json_path: Path, given: Path | None) -> Path:
     return path
 
 
-def detail_frame(plan: ConsolidationPlan) -> pd.DataFrame:
+def detail_frame(plan: PlanResult) -> pd.DataFrame:
     """One row per server of ``plan``: the columns of the module docstring."""
     from vsizer.study.serialize import SERVER_FIELDS
 
@@ -101,7 +101,7 @@ def detail_frame(plan: ConsolidationPlan) -> pd.DataFrame:
     return pd.DataFrame(cols)
 
 
-def _rightsizing_columns(plan: ConsolidationPlan, names: list[str]) -> dict[str, Any]:
+def _rightsizing_columns(plan: PlanResult, names: list[str]) -> dict[str, Any]:
     rs = plan.rightsizing
     by_name = {v.name: v for v in rs.vms} if rs is not None else {}
     vcpus, mem, reason = [], [], []
