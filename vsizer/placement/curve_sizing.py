@@ -26,6 +26,7 @@ from vsizer.placement.improve import improve_placement
 from vsizer.placement.problem import EPS, PlacementProblem
 from vsizer.placement.result import Placement
 from vsizer.placement.series_fit import (
+    count_bound,
     fit_curves,
     replay,
     series_lower_bounds,
@@ -326,12 +327,15 @@ def _starting_candidates(
     (its proven bound raises the lower bound); first-fit's improved by local search
     (:mod:`vsizer.placement.improve` while small, then the breakout search on ``work``
     slot evaluations) down to the bound without failover (``detail`` less its failover
-    part), with k spares when k > 0."""
-    p, floor = fit.problem, _packing_floor(detail)
+    part, or the count of VMs a host holds in a flat dimension when that is higher:
+    :func:`~vsizer.placement.series_fit.count_bound`), with k spares when k > 0."""
+    p = fit.problem
+    # no packing at the ceiling goes below: nor the search, which stops there
+    floor = max(_packing_floor(detail), count_bound(fit.curves, p.usable()))
     ffd, n_ffd = fit.first_fit()
     start = _Start([], lb, None, [])
     improved = None
-    if n_ffd * fit.slots() <= IMPROVE_MAX_HOST_STEPS:
+    if n_ffd * int(np.prod(fit.curves.shape[1:])) <= IMPROVE_MAX_HOST_STEPS:
         improved = fit.improve(ffd, n_ffd, floor)
     freed = fit.breakout(improved or ("first-fit-decreasing", ffd, n_ffd), floor, work)
     improved = freed or improved
