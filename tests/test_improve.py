@@ -177,6 +177,29 @@ def test_large_placements_are_improved_by_the_budgeted_breakout_search(monkeypat
     assert (loads <= 1.0 + 1e-9).all()
 
 
+def test_no_search_runs_below_the_count_a_flat_dimension_allows(monkeypatch):
+    """Memory flat at 0.35 of a host: 2 VMs a host, 8 VMs need 4 hosts (the sum bound
+    says 3: 2.8); first-fit's 4 hosts are kept and neither the local search nor the
+    breakout search runs (the fine PlanetLab days, 303 CPU s once)."""
+    from vsizer.placement import curve_sizing
+
+    def never(*args, **kwargs):
+        raise AssertionError("no search at the count bound")
+
+    monkeypatch.setattr(curve_sizing, "reduce_hosts", never)
+    monkeypatch.setattr(curve_sizing, "improve_placement", never)
+    cpu = np.full((8, 2), 0.05)
+    demand = np.stack([cpu, np.full_like(cpu, 0.35)], axis=2)
+    p = PlacementProblem(
+        pool="p", vm_names=tuple(f"v{i}" for i in range(8)), dims=("cpu", "mem"),
+        demand=demand.max(axis=1), capacity=np.ones(2), base_load=np.zeros(2),
+        limit=np.ones(2), failover_limit=np.ones(2), failures=0, min_hosts=1,
+    )
+    sizing = size_pool_on_curves(p, demand)
+    assert (sizing.placement.n_hosts, sizing.lower_bound) == (4, 3)
+    assert sizing.placement.strategy == "first-fit-decreasing"
+
+
 def _state(demand: np.ndarray, assign: list[int], n: int):
     from vsizer.placement.improve_state import State
 

@@ -335,10 +335,11 @@ def _starting_candidates(
     ffd, n_ffd = fit.first_fit()
     start = _Start([], lb, None, [])
     improved = None
-    if n_ffd * int(np.prod(fit.curves.shape[1:])) <= IMPROVE_MAX_HOST_STEPS:
+    if floor < n_ffd and n_ffd * int(np.prod(fit.curves.shape[1:])) <= IMPROVE_MAX_HOST_STEPS:
         improved = fit.improve(ffd, n_ffd, floor)
-    freed = fit.breakout(improved or ("first-fit-decreasing", ffd, n_ffd), floor, work)
-    improved = freed or improved
+    if floor < n_ffd:  # no search when first-fit is at the floor already
+        freed = fit.breakout(improved or ("first-fit-decreasing", ffd, n_ffd), floor, work)
+        improved = freed or improved
     if solver == "cp-sat":
         from vsizer.placement.lns_exact import solve_exact
 
