@@ -68,11 +68,12 @@ def test_fewer_hosts_every_step_fits_and_the_same_twice(seed: int):
 
 def test_without_numba_the_python_search_gives_the_same_placement(monkeypatch):
     curves = _random_curves(3, n=40, steps=12)
-    _, _, res = _reduce(curves)
+    work = breakout_reduce.WORK_BUDGET // breakout_reduce.PYTHON_SHARE
+    _, _, res = _reduce(curves, work=work)
     twin = getattr(_breakout.run, "py_func", _breakout.run)
     monkeypatch.setattr(_breakout, "get", lambda: None)
     monkeypatch.setattr(_breakout, "run", twin)
-    _, _, plain = _reduce(curves)
+    _, _, plain = _reduce(curves)  # the default budget without numba: the same work
     assert np.array_equal(res.assignment, plain.assignment)
     assert (res.iterations, res.evaluations) == (plain.iterations, plain.evaluations)
 

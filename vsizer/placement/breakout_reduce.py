@@ -26,7 +26,8 @@ Deterministic: the budget counts *slot evaluations* (one slot of one host scored
 one candidate, as the search counts them), not seconds, and the host draws come from
 a seeded ``numpy.random.default_rng``; the same inputs give the same placement. With
 numba (the ``fast`` and ``solver`` extras) the search is compiled; without it the same
-Python function runs (the same placement, much slower).
+Python function runs (the same placement for the same budget, much slower), on a
+default budget :data:`PYTHON_SHARE` times smaller.
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ WORK_BUDGET = 40_000_000_000
 #: Pools above this many VMs get ``WORK_BUDGET x sqrt(VMs / BUDGET_VMS)``: an iteration
 #: costs about VMs x slots, so a fixed budget would shrink the search with the pool.
 BUDGET_VMS = 2_000
+#: Without numba the default budget is this many times smaller: the Python twin makes
+#: the same choices some 500 times slower, so the plan stays within a minute of CPU.
+PYTHON_SHARE = 500
 #: Uniform draws the search picks overloaded hosts with (used cyclically).
 RANDOM_DRAWS = 4096
 #: Iterations in a row that lower the least overflow seen by nothing before the host
@@ -110,14 +114,17 @@ def reduce_hosts(
         curves (n_vms, n_steps, n_dims); max_load (n_dims,) = capacity x ceiling;
         groups: anti-affinity ids (-1 none); pins: host per VM (-1 free);
         base_load (n_dims,) on every host; floor: stop at this many hosts;
-        work: slot evaluations the search may spend (None: :func:`work_budget`);
+        work: slot evaluations the search may spend (None: :func:`work_budget`,
+        over :data:`PYTHON_SHARE` without numba);
         seed of the host draws.
     Returns
         :class:`Reduction`; the input placement when no host was freed.
     """
     usable = np.asarray(max_load, dtype=np.float64) - np.asarray(base_load, np.float64)
     q = slots_of(curves, usable)
-    work = work_budget(q.shape[0]) if work is None else work
+    compiled = _breakout.get()
+    if work is None:  # the uncompiled twin does the same work some 500 times slower
+        work = work_budget(q.shape[0]) // (1 if compiled else PYTHON_SHARE)
     cap = UNIT + TOLERANCE
     assign = np.asarray(assignment, dtype=np.int64).copy()
     movable = pins < 0
@@ -129,7 +136,7 @@ def reduce_hosts(
     rng = np.random.default_rng(seed)
     rand = rng.random(RANDOM_DRAWS)
     stats = np.zeros(5, dtype=np.int64)
-    kernel = _breakout.get() or _breakout.run
+    kernel = compiled or _breakout.run
     freed = 0
     tried: list[int] = []
     while int(alive.sum()) > max(floor, 1) and stats[_breakout.EVALS] < work:
