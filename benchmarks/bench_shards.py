@@ -274,9 +274,23 @@ def million(n: int, shard_vms: int, engines: list[str], workers: int, bb: int) -
         print(f"same placement on {', '.join(digests)}: {'yes' if same else 'NO'}")
 
 
+#: Slot evaluations of the breakout stage at smoke size (CI checks that the script runs,
+#: not the quality; the default budget takes minutes at 7,000 VMs).
+SMOKE_WORK = 1_000_000_000
+
+
+def smoke_budget() -> None:
+    """The breakout stage on :data:`SMOKE_WORK` in this process."""
+    from vsizer.placement import breakout_reduce
+
+    breakout_reduce.WORK_BUDGET = SMOKE_WORK
+
+
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         n, shard_vms, name, workers, out, bb = sys.argv[2:8]
+        if int(bb):  # smoke size
+            smoke_budget()
         return child(int(n), int(shard_vms), name, int(workers), out, int(bb))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quality-vms", type=int, default=50_000)
@@ -294,6 +308,7 @@ def main() -> int:
         print(f"skip: {PLANETLAB} or {BITBRAINS} is absent")
         return 0
     if args.smoke:
+        smoke_budget()
         args.quality_vms, args.shard_sizes = 7_000, [3_500]
         args.vms, args.shard_vms, args.engines = 7_000, 3_500, ["local"]
     print(f"load: {os.getloadavg()[0]:.2f} (1 min), cores: {os.cpu_count()}")

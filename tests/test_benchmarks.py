@@ -18,6 +18,7 @@ SCRIPTS = sorted((REPO / "benchmarks").glob("*.py"))
 #: A line each script prints when it ran (not skipped).
 EXPECTED = {
     "bench_count_reason.py": "count reasons timed",
+    "bench_curve_fleet.py": "| 300 x 288 | N+1 |",  # issue 25
     "bench_engines.py": "engines timed: ",  # issue 15 (engine)
     "bench_choice.py": "candidates, ",  # issue 16 (tco)
     "bench_fleet.py": "fleet benchmark done",
@@ -32,6 +33,7 @@ EXPECTED = {
     "bench_series_scale.py": "400 VMs:",
     "bench_shards.py": "quality loss measured",  # issue 15 (shards)
     "bench_month_10k.py": "month plan:",  # issue 15 (shards)
+    "cloudsim_planetlab.py": "| 20110303[:150] | 150 |",  # issue 25
     "placement_quality.py": "| PlanetLab 20110303[:150] | coarse | cpu | N+0 |",
     "traces.py": "| PlanetLab ",
 }

@@ -158,22 +158,47 @@ def test_n_plus_one_on_curves_uses_the_improved_packing_and_survives():
     assert report.survives
 
 
-def test_large_placements_skip_the_search_and_say_so(monkeypatch):
+def test_large_placements_are_improved_by_the_budgeted_breakout_search(monkeypatch):
     from vsizer.placement import curve_sizing
 
-    monkeypatch.setattr(curve_sizing, "IMPROVE_MAX_HOST_STEPS", 7)
-    demand = np.array(BINS)[:, None, None] * np.ones((1, 2, 1))
+    monkeypatch.setattr(curve_sizing, "IMPROVE_MAX_HOST_STEPS", 3)
+    # CPU varies over 2 steps (the second 1 % lower), memory is constant: 2 + 1 slots
+    cpu = np.array(BINS)[:, None] * np.array([1.0, 0.99])[None, :]
+    demand = np.stack([cpu, np.full_like(cpu, 0.1)], axis=2)
     p = PlacementProblem(
-        pool="p", vm_names=tuple(f"v{i}" for i in range(8)), dims=("cpu",),
-        demand=demand.max(axis=1), capacity=np.array([1.0]), base_load=np.zeros(1),
-        limit=np.ones(1), failover_limit=np.ones(1), failures=0, min_hosts=1,
+        pool="p", vm_names=tuple(f"v{i}" for i in range(8)), dims=("cpu", "mem"),
+        demand=demand.max(axis=1), capacity=np.ones(2), base_load=np.zeros(2),
+        limit=np.ones(2), failover_limit=np.ones(2), failures=0, min_hosts=1,
     )
     sizing = size_pool_on_curves(p, demand)
-    assert sizing.placement.n_hosts == 4  # first-fit decreasing, not improved
-    assert sizing.notes == (
-        "local search after first-fit skipped: 4 hosts x 2 steps x 1 dimensions is "
-        "above 7 host-steps.",
+    assert sizing.placement.strategy == "first-fit-decreasing+breakout"
+    assert sizing.placement.n_hosts == 3  # first-fit decreasing needs 4
+    assert sizing.notes == ()
+    loads = host_loads(demand, sizing.placement.assignment, 3)
+    assert (loads <= 1.0 + 1e-9).all()
+
+
+def test_no_search_runs_below_the_count_a_flat_dimension_allows(monkeypatch):
+    """Memory flat at 0.35 of a host: 2 VMs a host, 8 VMs need 4 hosts (the sum bound
+    says 3: 2.8); first-fit's 4 hosts are kept and neither the local search nor the
+    breakout search runs (the fine PlanetLab days, 303 CPU s once)."""
+    from vsizer.placement import curve_sizing
+
+    def never(*args, **kwargs):
+        raise AssertionError("no search at the count bound")
+
+    monkeypatch.setattr(curve_sizing, "reduce_hosts", never)
+    monkeypatch.setattr(curve_sizing, "improve_placement", never)
+    cpu = np.full((8, 2), 0.05)
+    demand = np.stack([cpu, np.full_like(cpu, 0.35)], axis=2)
+    p = PlacementProblem(
+        pool="p", vm_names=tuple(f"v{i}" for i in range(8)), dims=("cpu", "mem"),
+        demand=demand.max(axis=1), capacity=np.ones(2), base_load=np.zeros(2),
+        limit=np.ones(2), failover_limit=np.ones(2), failures=0, min_hosts=1,
     )
+    sizing = size_pool_on_curves(p, demand)
+    assert (sizing.placement.n_hosts, sizing.lower_bound) == (4, 3)
+    assert sizing.placement.strategy == "first-fit-decreasing"
 
 
 def _state(demand: np.ndarray, assign: list[int], n: int):

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 
 from vsizer.placement.series_fit import (
+    count_bound,
     first_fit_series,
     hosts_needed_peak_sum,
     replay,
@@ -108,3 +109,15 @@ def test_failover_on_curves_uses_non_coinciding_peaks():
     assert second.unplaced == ["vm1"]
     assert abs(second.worst_util - 1.2) < 1e-6 and second.worst_step == 0
     assert second.steps_over_100 == 1
+
+
+def test_count_bound_counts_vms_a_host_holds_in_a_flat_dimension():
+    # memory flat: 10 VMs of 1 GiB on 2.5 GiB usable hold 2 a host -> 5 hosts (sum: 4)
+    cpu = np.tile(np.array([0.1, 0.2]), (10, 1))
+    demand = np.stack([cpu, np.ones_like(cpu)], axis=2)
+    assert count_bound(demand, np.array([1.0, 2.5])) == 5
+    # the 3 smallest (0.5 + 0.5 + 1) fit together: ceil(4 / 3) = 2
+    sizes = np.array([1.0, 0.5, 2.0, 0.5])[:, None, None] * np.ones((1, 3, 1))
+    assert count_bound(sizes, np.array([2.0])) == 2
+    # CPU varies over time, memory absent: no flat dimension, no bound
+    assert count_bound(cpu[:, :, None], np.array([1.0])) == 0

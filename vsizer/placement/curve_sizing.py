@@ -20,11 +20,13 @@ import numpy.typing as npt
 from vsizer.engines import Engine
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement import failover
+from vsizer.placement.breakout_reduce import reduce_hosts
 from vsizer.placement.curve_failover import Hints, host_curves
 from vsizer.placement.improve import improve_placement
 from vsizer.placement.problem import EPS, PlacementProblem
 from vsizer.placement.result import Placement
 from vsizer.placement.series_fit import (
+    count_bound,
     fit_curves,
     replay,
     series_lower_bounds,
@@ -33,8 +35,10 @@ from vsizer.placement.series_fit import (
 from vsizer.placement.sizing import PoolSizing, size_pool
 from vsizer.placement.sizing import lower_bound as peak_lower_bound
 
-#: Largest first-fit placement (hosts x steps x dimensions) the local search runs on;
-#: its cost grows with it (a fleet-scale plan is left as first-fit made it, with a note).
+#: Largest first-fit placement (hosts x slots: steps of each dimension that varies over
+#: time, one of each constant one) the local search of :mod:`vsizer.placement.improve`
+#: runs on; its cost grows with it. The breakout search of
+#: :mod:`vsizer.placement.breakout_reduce`, on a counted work budget, runs at any size.
 IMPROVE_MAX_HOST_STEPS = 20_000
 
 #: A placement found: (strategy, host index per VM, host count).
@@ -94,6 +98,7 @@ def size_pool_on_curves(
     on_scenario: Callable[[], None] | None = None,
     scalar_demand: npt.NDArray[np.floating] | None = None,
     engine: Engine | None = None,
+    search_work: int | None = None,
 ) -> PoolSizing:
     """Grow the pool from its lower bound until the curves fit and every failure is survived.
 
@@ -114,6 +119,9 @@ def size_pool_on_curves(
     scalar_demand : ndarray, shape (n_vms, n_dims), optional
         Each VM's demand as a plan without series would size it (its inventory
         peak); see :func:`peak_candidate`.
+    search_work : int, optional
+        Slot evaluations of :mod:`vsizer.placement.breakout_reduce` (None: its
+        ``work_budget`` for the pool's size); counted work, not time.
 
     Returns
     -------
@@ -140,12 +148,8 @@ def size_pool_on_curves(
     lb, detail, series_lb, peak_sum, binding = curve_lower_bounds(p, curves, quantile)
     bounds: dict[str, Any] = {"series_bound": series_lb, "peak_sum_bound": peak_sum}
     if curves.shape[0] == 0:
-        empty = fit.placement("none", np.zeros(0, dtype=np.int64), 0)
-        return PoolSizing(
-            empty, failover.check(empty, curves), 0, detail, binding, 0, **bounds,
-            replay={"over_ceiling": [], "over_100": []}, host_curves=fit.host_curves(empty),
-        )
-    start = _starting_candidates(fit, lb, solver, time_limit, _packing_floor(detail))
+        return fit.empty(detail, binding, bounds)
+    start = _starting_candidates(fit, lb, solver, time_limit, detail, search_work)
     lb = start.lower_bound  # cp-sat's proven bound may raise it
     (strategy, assignment, n_hosts), attempts = fit.grow(start.candidates, lb, start.spares)
     hints: Hints | None = None
@@ -200,6 +204,15 @@ class _CurveFit:
         stat = np.asarray(step_stat(self.curves, self.quantile), dtype=np.float64)
         dataclasses.replace(self.problem, demand=stat).check_each_vm_fits()
 
+    def empty(self, detail: dict[str, int], binding: str, bounds: dict[str, Any]
+              ) -> PoolSizing:
+        """The sizing of a pool without VMs."""
+        empty = self.placement("none", np.zeros(0, dtype=np.int64), 0)
+        return PoolSizing(
+            empty, failover.check(empty, self.curves), 0, detail, binding, 0, **bounds,
+            replay={"over_ceiling": [], "over_100": []}, host_curves=self.host_curves(empty),
+        )
+
     def placement(self, strategy: str, assignment: npt.NDArray[np.int64], n: int) -> Placement:
         return Placement(self.problem, n, assignment, "feasible", strategy)
 
@@ -241,14 +254,36 @@ class _CurveFit:
             return None
         return ("first-fit-decreasing+improve", res.assignment, res.n_hosts)
 
+    def slots(self) -> int:
+        """Slots per host: the steps of each dimension that varies over time, one for
+        each dimension constant for every VM (a scalar per VM)."""
+        c = self.curves
+        flat = [bool((c[:, :, d] == c[:, :1, d]).all()) for d in range(c.shape[2])]
+        return sum(1 if f else c.shape[1] for f in flat)
+
+    def breakout(self, start: Candidate, floor: int, work: int | None) -> Candidate | None:
+        """``start`` with hosts freed by the breakout search
+        (:mod:`vsizer.placement.breakout_reduce`) down to ``floor``, when it frees one;
+        every step must fit, so None with a quantile."""
+        if self.quantile is not None:
+            return None
+        p = self.problem
+        res = reduce_hosts(
+            self.curves, self.max_load, start[1], start[2], groups=p.anti_affinity,
+            pins=p.pins, base_load=p.base_load, floor=max(floor, 1), work=work,
+        )
+        if res.n_hosts >= start[2]:
+            return None
+        return (f"{start[0]}+breakout", res.assignment, res.n_hosts)
+
     def grow(
         self, candidates: list[Candidate], lb: int, spares: list[Candidate] | None = None
     ) -> tuple[Candidate, int]:
-        """The smallest candidate at or above ``lb`` that survives, else the first
-        count from there up whose spread or packed placement (or a ``spares``
-        candidate of that count) does; with attempts."""
+        """The smallest candidate (``spares`` candidates included) at or above ``lb``
+        that survives, else the first count from there up whose spread or packed
+        placement (or a ``spares`` candidate of that count) does; with attempts."""
         attempts = 0
-        for name, assign, n in sorted(candidates, key=lambda c: c[2]):
+        for name, assign, n in sorted(candidates + (spares or []), key=lambda c: c[2]):
             attempts += 1
             if n >= lb and self.survives(assign, n):
                 return (name, assign, n), attempts
@@ -285,23 +320,26 @@ class _Start:
 
 
 def _starting_candidates(
-    fit: _CurveFit, lb: int, solver: str, time_limit: float, floor: int
+    fit: _CurveFit, lb: int, solver: str, time_limit: float, detail: dict[str, int],
+    work: int | None = None,
 ) -> _Start:
     """First-fit decreasing, and with ``solver="cp-sat"`` the exact ceiling placement
     (its proven bound raises the lower bound); first-fit's improved by local search
-    down to ``floor`` (the bound without failover), with k spares when k > 0."""
+    (:mod:`vsizer.placement.improve` while small, then the breakout search on ``work``
+    slot evaluations) down to the bound without failover (``detail`` less its failover
+    part, or the count of VMs a host holds in a flat dimension when that is higher:
+    :func:`~vsizer.placement.series_fit.count_bound`), with k spares when k > 0."""
     p = fit.problem
+    # no packing at the ceiling goes below: nor the search, which stops there
+    floor = max(_packing_floor(detail), count_bound(fit.curves, p.usable()))
     ffd, n_ffd = fit.first_fit()
     start = _Start([], lb, None, [])
     improved = None
-    if n_ffd * int(np.prod(fit.curves.shape[1:])) > IMPROVE_MAX_HOST_STEPS:
-        start.notes.append(
-            f"local search after first-fit skipped: {n_ffd} hosts x "
-            f"{fit.curves.shape[1]} steps x {fit.curves.shape[2]} dimensions is above "
-            f"{IMPROVE_MAX_HOST_STEPS:,} host-steps."
-        )
-    else:
+    if floor < n_ffd and n_ffd * int(np.prod(fit.curves.shape[1:])) <= IMPROVE_MAX_HOST_STEPS:
         improved = fit.improve(ffd, n_ffd, floor)
+    if floor < n_ffd:  # no search when first-fit is at the floor already
+        freed = fit.breakout(improved or ("first-fit-decreasing", ffd, n_ffd), floor, work)
+        improved = freed or improved
     if solver == "cp-sat":
         from vsizer.placement.lns_exact import solve_exact
 

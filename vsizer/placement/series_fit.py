@@ -7,6 +7,7 @@ different hours fit on one host at ceiling 0.6 where their peak sum (1.0) does n
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,6 +84,28 @@ def step_l2_bound(demand: npt.NDArray[np.floating], capacity: float) -> int:
     runs = np.concatenate(([True], (cols[:, 1:] != cols[:, :-1]).any(axis=0)))
     steps = np.unique(cols[:, runs].T, axis=0)  # runs of equal steps first: no sort
     return max(l2_bound(step, capacity) for step in steps)
+
+
+def count_bound(demand: npt.NDArray[np.floating], usable: npt.NDArray[np.float64]) -> int:
+    """Hosts needed by the count of VMs a host can hold in a flat dimension.
+
+    In a dimension constant over time for every VM (memory in most traces) the demand
+    is one scalar per VM, and no host holds more VMs than the ``k`` smallest of them
+    that fit together (sum within the usable load, tolerance ``1e-6``): at least
+    ceil(n / k) hosts. Equal items are where it beats the sum bound: 1,052 VMs of
+    1 GiB on 28.8 GiB usable hold 28 a host, 38 hosts where the sum gives 37.
+    0 without a flat dimension. ``demand`` (n_vms, n_steps, n_dims).
+    """
+    n = demand.shape[0]
+    best = 0
+    for d in range(demand.shape[2] if n else 0):
+        col = demand[:, :, d]
+        if not bool((col == col[:, :1]).all()):
+            continue
+        sizes = np.sort(np.asarray(col[:, 0], dtype=np.float64))
+        k = int(np.searchsorted(np.cumsum(sizes), usable[d] * (1.0 + 1e-6), side="right"))
+        best = max(best, math.ceil(n / max(k, 1)))
+    return best
 
 
 def step_stat(

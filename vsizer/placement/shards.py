@@ -46,6 +46,7 @@ import numpy.typing as npt
 from vsizer.engines import Engine, LocalEngine
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement import failover
+from vsizer.placement.breakout_reduce import WORK_BUDGET, work_budget
 from vsizer.placement.curve_failover import host_curves
 from vsizer.placement.curve_sizing import (
     IMPROVE_MAX_HOST_STEPS,
@@ -86,6 +87,7 @@ class ShardTask:
     solver: str
     time_limit: float
     scalar_demand: npt.NDArray[np.floating] | None
+    search_work: int = WORK_BUDGET  # slot evaluations of the breakout search
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,7 @@ def place_shard(task: ShardTask) -> ShardResult:
     s = size_pool_on_curves(
         task.problem, task.curves, quantile=task.quantile, solver=task.solver,
         time_limit=task.time_limit, scalar_demand=task.scalar_demand,
+        search_work=task.search_work,
     )
     return ShardResult(
         s.assignment.astype(np.int64), s.n_hosts, s.strategy, s.attempts, s.notes
@@ -141,6 +144,7 @@ class _Tasks(Sequence[ShardTask]):
             subproblem(self.problem, idx), np.ascontiguousarray(self.curves[idx]),
             self.options["quantile"], self.options["solver"], self.options["time_limit"],
             None if scalar is None else np.asarray(scalar)[idx],
+            self.options["search_work"],
         )
 
     def __iter__(self) -> Iterator[ShardTask]:
@@ -181,8 +185,9 @@ def size_sharded(
     shard = assign_shards(curves, max_load, n_shards, pins=p.pins, seed=seed)
     members = [np.flatnonzero(shard == s) for s in range(n_shards)]
     clock.lap("split")
+    # each shard's share of the breakout search's budget: the pool's, whole
     options = {"quantile": quantile, "solver": solver, "time_limit": time_limit,
-               "scalar_demand": scalar_demand}
+               "scalar_demand": scalar_demand, "search_work": work_budget(p.n_vms) // n_shards}
     results = (engine or LocalEngine()).map(place_shard, _Tasks(p, curves, members, options))
     clock.lap("place")
     assign, n_merged = _merge(members, results, p.n_vms)

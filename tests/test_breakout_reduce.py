@@ -1,0 +1,127 @@
+"""Hosts freed by the budgeted breakout search (vsizer/placement/breakout_reduce.py):
+hand-computed cases, determinism, the Python twin, pins, anti-affinity and the budget."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vsizer.placement import _breakout, breakout_reduce
+from vsizer.placement.breakout_reduce import reduce_hosts, slots_of
+from vsizer.placement.series_fit import first_fit_series
+
+# Sum 2.98, optimum 3 hosts of 1.0: {0.65, 0.34}, {0.52, 0.28, 0.2}, {0.44, 0.28, 0.27};
+# first-fit decreasing needs 4.
+BINS = [0.65, 0.52, 0.44, 0.34, 0.28, 0.28, 0.27, 0.2]
+
+
+def _loads(curves: np.ndarray, assign: np.ndarray, n: int) -> np.ndarray:
+    """Summed curves per host, by hand."""
+    out = np.zeros((n,) + curves.shape[1:])
+    for v, h in enumerate(assign.tolist()):
+        out[h] += curves[v]
+    return out
+
+
+def _none(n: int) -> np.ndarray:
+    return np.full(n, -1, dtype=np.int64)
+
+
+def _random_curves(seed: int, n: int = 60, steps: int = 24) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    cpu = rng.beta(1.2, 6.0, size=(n, steps)) * rng.choice([0.3, 0.5, 0.8], (n, 1))
+    return np.stack([cpu, np.full_like(cpu, 0.02)], axis=2)
+
+
+def _reduce(curves: np.ndarray, **kw: object) -> tuple[np.ndarray, int, object]:
+    a, n = first_fit_series(curves, np.ones(curves.shape[2]))
+    kw = {"groups": _none(len(a)), "pins": _none(len(a)),
+          "base_load": np.zeros(curves.shape[2]), **kw}
+    res = reduce_hosts(curves, np.ones(curves.shape[2]), a, n, **kw)  # type: ignore[arg-type]
+    return a, n, res
+
+
+def test_frees_the_host_first_fit_decreasing_wastes():
+    curves = np.array(BINS)[:, None, None]
+    _, n, res = _reduce(curves)
+    assert n == 4 and res.n_hosts == 3 and res.freed == 1
+    assert (_loads(curves, res.assignment, 3) <= 1.0 + 1e-9).all()
+    assert sorted(set(res.assignment.tolist())) == [0, 1, 2]
+
+
+def test_flat_dimensions_are_one_slot():
+    curves = _random_curves(0, n=5, steps=7)
+    q = slots_of(curves, np.ones(2))
+    assert q.shape == (5, 7 + 1)
+    assert (q[:, -1] == 20_000_000).all()  # 0.02 of a host, in units of 1e9
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_fewer_hosts_every_step_fits_and_the_same_twice(seed: int):
+    curves = _random_curves(seed)
+    _, n, res = _reduce(curves)
+    _, _, again = _reduce(curves)
+    assert res.n_hosts < n
+    assert np.array_equal(res.assignment, again.assignment)
+    assert (_loads(curves, res.assignment, res.n_hosts) <= 1.0 + 1e-6).all()
+
+
+def test_without_numba_the_python_search_gives_the_same_placement(monkeypatch):
+    curves = _random_curves(3, n=40, steps=12)
+    work = breakout_reduce.WORK_BUDGET // breakout_reduce.PYTHON_SHARE
+    _, _, res = _reduce(curves, work=work)
+    twin = getattr(_breakout.run, "py_func", _breakout.run)
+    monkeypatch.setattr(_breakout, "get", lambda: None)
+    monkeypatch.setattr(_breakout, "run", twin)
+    _, _, plain = _reduce(curves)  # the default budget without numba: the same work
+    assert np.array_equal(res.assignment, plain.assignment)
+    assert (res.iterations, res.evaluations) == (plain.iterations, plain.evaluations)
+
+
+def test_the_budget_is_counted_work():
+    curves = _random_curves(4)
+    _, n, res = _reduce(curves, work=1)
+    assert res.n_hosts == n and res.freed == 0  # one search call, stopped at once
+    budget = breakout_reduce.WORK_BUDGET
+    assert breakout_reduce.work_budget(100) == budget
+    assert breakout_reduce.work_budget(4 * breakout_reduce.BUDGET_VMS) == 2 * budget
+
+
+def test_pins_stay_and_hosts_up_to_the_last_pinned_keep_their_index():
+    curves = np.array(BINS)[:, None, None]
+    a, n = first_fit_series(curves, np.ones(1))
+    pins = _none(8)
+    pins[0] = int(a[0])  # 0.65 pinned where first-fit put it
+    res = reduce_hosts(curves, np.ones(1), a, n, groups=_none(8), pins=pins,
+                       base_load=np.zeros(1))
+    assert res.assignment[0] == a[0]
+    assert (_loads(curves, res.assignment, res.n_hosts) <= 1.0 + 1e-9).all()
+
+
+def test_anti_affinity_holds():
+    curves = _random_curves(5, n=40)
+    groups = _none(40)
+    groups[:6] = 0  # six VMs on six different hosts
+    a, n = first_fit_series(curves, np.ones(2), groups=groups)
+    res = reduce_hosts(curves, np.ones(2), a, n, groups=groups, pins=_none(40),
+                       base_load=np.zeros(2))
+    assert len(set(res.assignment[:6].tolist())) == 6
+    assert (_loads(curves, res.assignment, res.n_hosts) <= 1.0 + 1e-6).all()
+
+
+def test_base_load_counts():
+    curves = np.array(BINS)[:, None, None]
+    a, n = first_fit_series(curves, np.ones(1), base_load=np.array([0.02]))
+    res = reduce_hosts(curves, np.ones(1), a, n, groups=_none(8), pins=_none(8),
+                       base_load=np.array([0.02]))
+    assert (_loads(curves, res.assignment, res.n_hosts) + 0.02 <= 1.0 + 1e-9).all()
+    assert res.n_hosts == n  # 2.98 + 3 x 0.02 = 3.04: three hosts cannot hold it
+
+
+def test_an_empty_host_at_the_end_is_freed_first():
+    curves = np.array(BINS)[:, None, None]
+    a, n = first_fit_series(curves, np.ones(1))
+    res = reduce_hosts(curves, np.ones(1), a, n + 1, groups=_none(8), pins=_none(8),
+                       base_load=np.zeros(1))
+    assert res.n_hosts == 3 and res.freed == 2
+    assert (_loads(curves, res.assignment, 3) <= 1.0 + 1e-9).all()
