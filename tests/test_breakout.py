@@ -98,6 +98,7 @@ def test_a_local_minimum_raises_the_weights_of_the_slots_over() -> None:
     assert st["assign"].tolist() == [0, 0, 1] and st["best"].tolist() == [0, 0, 1]
 
 
+@pytest.mark.slow  # 12 CPU s for the four seeds
 @pytest.mark.parametrize("seed", range(4))
 def test_finds_a_packing_known_to_exist(seed: int) -> None:
     q, start = _packable(seed)

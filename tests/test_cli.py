@@ -152,6 +152,7 @@ def test_unknown_host_model_exit_2():
     assert "Host model 'Nope 9000' is not in the host catalog." in r.output
 
 
+@pytest.mark.slow  # the whole CPU catalog rendered: 11 CPU s
 def test_catalog_list_marks_the_default():
     r = run("catalog", "list")
     assert r.exit_code == 0

@@ -208,11 +208,12 @@ def _own_warnings(p):
     """Plan warnings other than those on the disk/network dimensions, the
     storage estimate (the fixture gives disks for two servers of three, without
     used space, and the test host states no capacity for them) and the template
-    columns not used (tested in test_template_columns_not_used_are_listed)."""
+    columns not used (tested in test_template_columns_not_used_are_listed), and
+    the load rank derived from utilization (tests/test_load_rank.py)."""
     return [w for w in p.quality.warnings
             if not w.code.startswith("unchecked_")
             and w.code not in ("unconstrained_dimension", "storage_assumed",
-                               "azure_migrate_columns_ignored")]
+                               "azure_migrate_columns_ignored", "derived_load_rank")]
 
 
 def test_plan_without_clock_takes_the_host_core():

@@ -61,6 +61,7 @@ def _tracked_copy(dest: Path) -> None:
 
 @pytest.mark.skipif(shutil.which("git") is None or not (REPO / ".git").exists(),
                     reason="needs a git checkout")
+@pytest.mark.slow  # every README command in a subprocess: about 100 CPU s
 def test_every_readme_command_runs_in_a_fresh_clone(tmp_path):
     clone = tmp_path / "clone"
     _tracked_copy(clone)

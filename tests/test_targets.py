@@ -240,6 +240,7 @@ def test_recommendation_states_its_criterion():
     assert "cost not ranked" in rec["reason"]
 
 
+@pytest.mark.slow  # seven target plans of 112 VMs
 def test_compare_all_targets_on_the_shipped_rvtools_sample(tmp_path):
     """The acceptance run: one column per target, the choice and its reason."""
     j, h, x = tmp_path / "cmp.json", tmp_path / "cmp.html", tmp_path / "cmp.xlsx"

@@ -80,6 +80,7 @@ def _fits_80(text: str) -> None:
     assert [ln for ln in lines if "…" in ln] == []
 
 
+@pytest.mark.slow  # the whole CPU catalog rendered: 11 CPU s
 @pytest.mark.parametrize("args", [["catalog", "list"], ["catalog", "list", "--cpus"]])
 def test_catalog_list_fits_80_columns(args: list[str]) -> None:
     res = CliRunner().invoke(app, args, env={"COLUMNS": "80"})

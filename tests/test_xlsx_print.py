@@ -58,6 +58,7 @@ def test_summary_prints_on_one_landscape_page_others_fit_the_width(book: Path) -
         assert ws.print_area is not None
 
 
+@pytest.mark.slow  # LibreOffice converts twice
 @pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice is not installed")
 def test_libreoffice_recalculates_and_prints_one_page(book: Path, tmp_path: Path) -> None:
     # double the price: every cost and saving doubles after LibreOffice recalculates

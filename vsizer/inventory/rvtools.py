@@ -193,7 +193,7 @@ def read_rvtools(
     disks = (_disk_sums(sheets["vDisk"], problems), UsedDisk(sheets, problems))
     names = vinfo_names(vinfo, quality)
     records, planned = _vinfo_records(vinfo, sheets, include_powered_off, problems, names)
-    # issue 30: what the export tells about moving each VM (readiness, hygiene)
+    # what the export tells about moving each VM (readiness, hygiene)
     metadata.update(vm_facts=vm_facts(tabs, names), export_date=export_date(tabs),
                     zombie_files=zombie_files(tabs))
     warn_power_states(

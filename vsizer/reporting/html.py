@@ -514,7 +514,7 @@ OPTIONAL_SECTIONS: dict[
     str, tuple[str, str, Callable[[Page, Mapping[str, Any], Label], str]]
 ] = {
     "growth": ("power", "section_growth", growth_html),
-    "design_advice": ("failover", "section_design_advice", design_advice_html),  # issue 28
+    "design_advice": ("failover", "section_design_advice", design_advice_html),
     "choice": ("predictions", "section_choice", lambda page, plan, t: (
         choice_section(page, plan, t) if has_choice(plan) else "")),
     "target": ("summary", "section_target", target_html),  # plan --target

@@ -386,7 +386,7 @@ def _print_detail(plan: dict[str, Any], console: Console, lang: str, L: Label) -
         _print_series(plan, console, lang)
     console.print(_hosts_table(plan, L))
     print_storage(plan, console, L)  # only when the plan has a storage section
-    print_design_advice(plan, console, L)  # issue 28
+    print_design_advice(plan, console, L)
     console.print(_power_table(plan, L))
     if pw["annual_saving"] is not None:
         console.print(_saving_line(pw, L), markup=False, highlight=False)

@@ -57,10 +57,10 @@ from vsizer.study.growth import with_growth
 from vsizer.study.host_bound import bound_by_hosts
 from vsizer.study.host_bounds import check_host_bounds
 from vsizer.study.hosts import host_capacity, platform_adjustment, resolve_host
-from vsizer.study.load_rank import derive_load_rank  # issue 28
+from vsizer.study.load_rank import derive_load_rank
 from vsizer.study.plan_warnings import plan_warnings
 from vsizer.study.pool_overrides import match_pool_overrides
-from vsizer.study.pool_priority import placement_order  # issue 28
+from vsizer.study.pool_priority import placement_order
 from vsizer.study.predict import predict_plan
 from vsizer.study.problems import anti_affinity_groups, pool_problem
 from vsizer.study.results import PoolResult, SeriesInfo
@@ -255,7 +255,7 @@ class ConsolidationStudy:
         servers = servers.reset_index(drop=True)
         servers = bound_by_hosts(servers, self.inventory, quality)  # assumed CPU demand bounded by the source host
         warn_zero_utilization(servers, quality)
-        servers = derive_load_rank(servers, quality)  # issue 28
+        servers = derive_load_rank(servers, quality)
         return servers, unit
 
     def _hosts_before(self, quality: QualityReport) -> pd.DataFrame | None:
@@ -332,7 +332,7 @@ def _size_pools(
     dims, demand_all, capacity = sized.dims, sized.demand, sized.capacity
     pools: list[PoolResult] = []
     servers["host"] = pd.Series([None] * len(servers), dtype="object")
-    for pool in placement_order(pd.unique(servers["pool"])):  # issue 28
+    for pool in placement_order(pd.unique(servers["pool"])):
         idx = np.flatnonzero((servers["pool"] == pool).to_numpy())
         ceiling, failures, min_hosts = rules.for_pool(str(pool))
         problem = pool_problem(

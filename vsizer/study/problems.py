@@ -97,7 +97,7 @@ def pool_problem(
         anti_affinity=local,
         pins=pins,
         failover_budget=rules.failover_budget,
-        restart_priority=restart_priority(  # issue 28
+        restart_priority=restart_priority(
             servers["rank"].iloc[idx].tolist() if "rank" in servers
             else [None] * len(idx)
         ),

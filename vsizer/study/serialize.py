@@ -21,9 +21,9 @@ from vsizer.catalogs.hosts_before import before_summary
 from vsizer.quality import below_threshold
 from vsizer.study._growth_doc import growth_section
 from vsizer.study._pools import CURVE_POINTS, pool_doc
-from vsizer.study.carbon import plan_carbon  # issue 30
+from vsizer.study.carbon import plan_carbon
 from vsizer.study.config import Rules
-from vsizer.study.design_advice import design_advice_doc  # issue 28
+from vsizer.study.design_advice import design_advice_doc
 from vsizer.study.economics import Economics, TargetCheck
 from vsizer.study.migration_doc import migration_doc
 from vsizer.study.ranking import choice_doc
@@ -122,18 +122,18 @@ def plan_to_dict(plan: PlanResult, *, detail: bool = True) -> dict[str, Any]:
     }
     if plan.storage is not None:  # only when the inventory gives disk capacity
         doc["storage"] = plan.storage.to_dict()
-    doc.update(design_advice_doc(plan))  # issue 28: storage_choice, hardware_advice
+    doc.update(design_advice_doc(plan))  # storage_choice, hardware_advice
     if plan.growth is not None:
         doc["growth"] = growth_section(plan.growth)
     if plan.tco is not None:
         doc["tco"] = tco_doc(plan.tco)
     if plan.choice is not None:
         doc["choice"] = choice_doc(plan.choice)
-    migration = migration_doc(plan)  # issue 30: readiness, hygiene, what waves needs
+    migration = migration_doc(plan)  # readiness, hygiene, what waves needs
     if migration is not None:
         doc["migration"] = migration
     carbon, notes = plan_carbon(doc, plan.rules.grid_gco2_kwh, plan.rules.grid_region)
-    if carbon is not None:  # issue 30: only when a grid is given (--grid-*)
+    if carbon is not None:  # only when a grid is given (--grid-gco2-kwh or --grid-region)
         doc["carbon"] = carbon
     doc["warnings"] += notes
     doc["summary"]["warnings"] += len(notes)
