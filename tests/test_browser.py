@@ -19,6 +19,7 @@ with the reason.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -141,10 +142,16 @@ def test_report_renders_without_errors(
         sections = page.evaluate(
             "Array.from(document.querySelectorAll('section')).map(s => s.id)"
         )
-        # the storage section only when the plan has one (the demo: disk capacity)
-        assert tuple(sections) == tuple(
+        # the fixed sections in order, storage only when the plan has one (the
+        # demo: disk capacity); the sections a plan has (design advice, growth,
+        # choice, ...) between them
+        assert tuple(s for s in sections if s in SECTION_KEYS) == tuple(
             k for k in SECTION_KEYS if k not in OPTIONAL_SECTION_KEYS or name == "demo"
         )
+        # every section of the page's HTML is rendered, in its order
+        html = pages[name].read_text(encoding="utf-8")
+        assert tuple(sections) == tuple(re.findall(r'<section id="([^"]+)"', html))
+        assert name != "demo" or "design_advice" in sections  # storage, hardware advice
         charts = page.evaluate(_CHART_STATE)
         # power, placement, failover; with curves also 2 heatmaps and the stack
         expected = 3 if name == "demo" else 6
