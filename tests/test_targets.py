@@ -113,6 +113,32 @@ def test_licence_prices_give_the_cost_per_year_and_the_tco_part():
     assert tco["parts"]["licences"] == vcf["cores_licensed"] * 350.0 * 5
 
 
+
+def test_comparison_reports_in_japanese(tmp_path):
+    """--lang ja: every row label, the fixed words and "price not given" in
+    Japanese; the figures are the English report's."""
+    from vsizer.inventory import read_inventory
+    from vsizer.reporting._targets_rows import ROW_JA, ROWS
+    from vsizer.reporting.html_targets import targets_html
+    from vsizer.reporting.xlsx_targets import write_targets_xlsx
+
+    assert sorted(ROW_JA) == sorted(label for label, _, _ in ROWS)
+    doc = compare_targets(read_inventory(SMALL), [TARGETS["vcf"], TARGETS["vvf"]])
+    ja, en = targets_html(doc, "ja"), targets_html(doc, "en")
+    assert '<html lang="ja"' in ja and "移行先基盤の比較" in ja and "並べて比較" in ja
+    assert "年間ライセンス費用" in ja and "価格未指定" in ja and "price not given" not in ja
+    assert "Licence cost per year" in en and "price not given" in en
+    write_targets_xlsx(doc, tmp_path / "ja.xlsx", "ja")
+    wb = load_workbook(tmp_path / "ja.xlsx")
+    assert wb.sheetnames == ["移行先比較", "仮定値"]
+    ws = wb["移行先比較"]
+    labels = [ws.cell(row=r, column=1).value for r in range(1, ws.max_row + 1)]
+    assert "ホスト数合計" in labels and "障害時も収容可能" in labels
+    hosts = labels.index("ホスト数合計") + 1
+    assert [ws.cell(row=hosts, column=c).value for c in (2, 3)] == [
+        e["hosts_total"] for e in doc["targets"]]
+
+
 # --- storage ----------------------------------------------------------------
 
 

@@ -159,11 +159,11 @@ def write_targets(doc: dict[str, Any], path: Path, lang: str) -> None:
     elif suffix == ".xlsx":
         from vsizer.reporting.xlsx_targets import write_targets_xlsx
 
-        write_targets_xlsx(doc, path)
+        write_targets_xlsx(doc, path, lang)
     elif suffix in (".html", ".htm"):
         from vsizer.reporting.html_targets import write_targets_html
 
-        write_targets_html(doc, path)
+        write_targets_html(doc, path, lang)
     else:
         raise ConfigError(f"-o {path}: unsupported output format '{path.suffix}'; use "
                           ".html, .json or .xlsx.")
