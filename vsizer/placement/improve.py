@@ -228,6 +228,11 @@ def improve_placement(
     protected = int(pins.max()) + 1 if (~movable).any() else 0
     rng = np.random.default_rng(seed)
     eliminated = _eliminate_all(state, movable, protected, floor)
+    # The placement the last elimination pass ended on: a round kept with every VM
+    # back where it was cannot empty a host that pass could not (its moves are
+    # undone on failure), so the pass is not repeated (30 VMs one per host spent
+    # a minute on 100 futile passes).
+    settled = state.assign.copy()
     closed = _close_hosts(state, movable, protected, floor, rng, repair)
     accepted = used = 0
     for used in range(1, rounds + 1):
@@ -236,7 +241,9 @@ def improve_placement(
             break
         if _ruin_recreate(state, rng, movable, protected):
             accepted += 1
-            eliminated += _eliminate_all(state, movable, protected, floor)
+            if not np.array_equal(state.assign, settled):
+                eliminated += _eliminate_all(state, movable, protected, floor)
+                settled = state.assign.copy()
     alive = int(state.alive.sum())
     if alive >= n_hosts or not _feasible(state):
         return Improvement(np.asarray(assignment, dtype=np.int64).copy(), n_hosts,
