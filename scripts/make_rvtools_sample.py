@@ -30,15 +30,14 @@ Usage::
 
 from __future__ import annotations
 
-import io
 import random
-import re
 import sys
-import zipfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import openpyxl
+
+from vsizer.reporting.excel import reproducible_bytes
 
 OUT = Path(__file__).resolve().parents[1] / "vsizer" / "data" / "samples" / "rvtools_export.xlsx"
 FIXED_TIME = (2026, 11, 2, 9, 15, 0)
@@ -651,32 +650,7 @@ def write(path: Path) -> None:
         for row in rows:
             ws.append([row.get(h) for h in header])
         ws.freeze_panes = "B2"
-    buf = io.BytesIO()
-    wb.save(buf)
-    path.write_bytes(_deterministic_zip(buf.getvalue()))
-
-
-def _deterministic_zip(data: bytes) -> bytes:
-    """Re-pack an XLSX with fixed timestamps so the output is byte-identical."""
-    y, mo, d, h, mi, sec = FIXED_TIME
-    stamp = f"{y:04d}-{mo:02d}-{d:02d}T{h:02d}:{mi:02d}:{sec:02d}Z"
-    src = zipfile.ZipFile(io.BytesIO(data))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            body = src.read(info.filename)
-            if info.filename == "docProps/core.xml":
-                text = re.sub(
-                    r"(<dcterms:(created|modified)[^>]*>)[^<]*(</dcterms:\2>)",
-                    lambda m: m.group(1) + stamp + m.group(3),
-                    body.decode("utf-8"),
-                )
-                body = text.encode("utf-8")
-            zi = zipfile.ZipInfo(info.filename, date_time=FIXED_TIME)
-            zi.compress_type = zipfile.ZIP_DEFLATED
-            zi.external_attr = 0o644 << 16
-            dst.writestr(zi, body)
-    return out.getvalue()
+    path.write_bytes(reproducible_bytes(wb))  # the reports' fixed-time writer
 
 
 def main(argv: list[str]) -> int:
