@@ -601,3 +601,16 @@ def test_guest_os_support_from_an_assumed_row_is_a_counted_warning() -> None:
     doc = plan_waves(hand_plan(), OPTS)
     assert [x["count"] for x in doc["warnings"]
             if x["code"] == "readiness_os_support_assumed"] == [6]
+
+
+def test_waves_bad_output_formats_are_one_line_each_before_any_work(tmp_path):
+    """The report commands share one output check (vsizer.cli.common.check_outputs):
+    every unknown -o format named at once, before the plan is read."""
+    (tmp_path / "missing.json").write_text("not json", encoding="utf-8")
+    r = runner.invoke(app, ["waves", str(tmp_path / "missing.json"), "--bandwidth",
+                            "1Gbit/s", "--window", "8h", "-o", str(tmp_path / "w.pdf"), "-o",
+                            str(tmp_path / "w.txt")])
+    assert r.exit_code == 2
+    assert "w.pdf: unsupported output format '.pdf'; use .html, .json or .xlsx." in r.output
+    assert "w.txt: unsupported output format '.txt'; use .html, .json or .xlsx." in r.output
+    assert "not json" not in r.output and "JSON" not in r.output  # the plan was not read

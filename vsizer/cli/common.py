@@ -407,3 +407,21 @@ in_panel("Series files", ServerOpt, TzOpt, EncodingOpt, MetricOpt, UnitOpt,
 in_panel("Input limits", MaxRowsOpt, MaxColumnsOpt, MaxCellCharsOpt, MaxXlsxMibOpt,
          MaxUnpackedMibOpt, MaxGridCellsOpt)
 in_panel("Engine", EngineOpt, EngineAddressOpt, WorkersOpt)
+
+
+#: The ``-o`` formats of the report commands (compare, waves): JSON, Excel, HTML.
+REPORT_SUFFIXES = (".json", ".html", ".htm", ".xlsx")
+
+
+def check_outputs(output: list[Any]) -> None:
+    """Every ``-o`` file of a report command in a known format (all the bad ones
+    in one error) and at a path that can be written, before any work."""
+    from vsizer._atomic import check_output_path
+    from vsizer.errors import ConfigError
+
+    bad = [p for p in output if p.suffix.lower() not in REPORT_SUFFIXES]
+    if bad:
+        raise ConfigError([f"-o {p}: unsupported output format '{p.suffix}'; use .html, "
+                           ".json or .xlsx." for p in bad])
+    for path in output:
+        check_output_path(path)

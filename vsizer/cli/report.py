@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from vsizer._atomic import check_not_input, check_output_path, output_set
+from vsizer._atomic import check_not_input, output_set
 from vsizer.cli.common import (
     EngineAddressOpt,
     EngineOpt,
@@ -22,6 +22,7 @@ from vsizer.cli.common import (
     WorkersOpt,
     _fail,
     _progress,
+    check_outputs,
     input_limits,
     open_engine,
     out,
@@ -35,8 +36,6 @@ from vsizer.cli.targets import (
 )
 from vsizer.errors import ConfigError, VsizerError
 from vsizer.limits import using
-
-_SUFFIXES = (".json", ".html", ".htm", ".xlsx")
 
 
 def compare(
@@ -155,12 +154,7 @@ def _compare_targets(**kw: Any) -> None:
 def _check_targets_outputs(lang: str, output: list[Path], inputs: list[Any]) -> None:
     if lang not in ("en", "ja"):
         raise ConfigError(f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead.")
-    bad = [p for p in output if p.suffix.lower() not in _SUFFIXES]
-    if bad:
-        raise ConfigError([f"-o {p}: unsupported output format '{p.suffix}'; use .html, "
-                           ".json or .xlsx." for p in bad])
-    for path in output:
-        check_output_path(path)
+    check_outputs(output)
     check_not_input(output, {"an input": [p for p in inputs if p is not None]})
 
 
@@ -187,17 +181,7 @@ def _check_arguments(
         raise ConfigError(
             f"The 'lang' option must be 'en' or 'ja'. Got {lang!r} instead."
         )
-    bad = [p for p in output if p.suffix.lower() not in _SUFFIXES]
-    if bad:
-        raise ConfigError(
-            [
-                f"-o {p}: unsupported output format '{p.suffix}'; use .html, "
-                ".json or .xlsx."
-                for p in bad
-            ]
-        )
-    for path in output:
-        check_output_path(path)
+    check_outputs(output)
     loaded = [load_scenario(p) for p in scenarios]
     inputs: dict[str, list[Any]] = {
         "a scenario file": list(scenarios),

@@ -9,11 +9,10 @@ from typing import Annotated, Any
 
 import typer
 
-from vsizer._atomic import atomic_write, check_not_input, check_output_path, output_set
-from vsizer.cli.common import _fail, out
+from vsizer._atomic import atomic_write, check_not_input, output_set
+from vsizer.cli.common import _fail, check_outputs, out
 from vsizer.errors import ConfigError, VsizerError
 
-_SUFFIXES = (".json", ".html", ".htm", ".xlsx")
 _DEFAULT_EFFICIENCY = 0.55
 
 
@@ -102,12 +101,7 @@ def run_waves(
     from vsizer.study.migration_doc import deep_jsonable
     from vsizer.study.waves import WaveOptions, parse_bandwidth, parse_hours, plan_waves
 
-    bad = [p for p in output if p.suffix.lower() not in _SUFFIXES]
-    if bad:
-        raise ConfigError([f"-o {p}: unsupported output format '{p.suffix}'; use .json, "
-                           ".xlsx or .html." for p in bad])
-    for path in output:
-        check_output_path(path)
+    check_outputs(output)
     check_not_input(output, {"the plan JSON": [plan], "the --dependencies file": [dependencies],
                              "the --redundant file": [redundant]})
     notes = []
