@@ -195,3 +195,54 @@ def test_weights_are_halved_towards_one_every_smooth_local_minima() -> None:
         st = _run(TWIN, _state(q, np.array([0, 0]), 1, 10), iters=iters)
         assert st["weight"].tolist() == [[want, 1]]
         assert st["stats"][_breakout.BUMPS] == iters
+
+
+def _py(name: str) -> Any:
+    """The Python source of one of the search's functions (what numba compiles)."""
+    fn = getattr(_breakout, name)
+    return getattr(fn, "py_func", fn)
+
+
+def test_an_ejection_chain_moves_a_vm_on_and_the_vm_it_displaces_where_it_fits() -> None:
+    # One slot, hosts of 10: host 0 holds 6 + 5 (11), host 1 holds 5 + 4 (9), host 2 a 5.
+    # Candidates by least load at host 0's slot over: host 2 (5), then host 1 (9).
+    # The 6 to host 2 makes 11 there, and its 5 fits nowhere else whole (host 1: 14);
+    # the 6 to host 1 makes 15: its first 5 covers the 5 over and fits on host 2 (10).
+    q = np.array([[6], [5], [5], [4], [5]], dtype=np.int64)
+    assign = np.array([0, 0, 1, 1, 2], dtype=np.int64)
+    loads = np.array([[11], [9], [5]], dtype=np.int64)
+    over = np.array([1, 0, 0], dtype=np.int64)
+    stats = np.zeros(5, dtype=np.int64)
+    got = _py("_eject")(q, loads, over, assign, np.ones(5, dtype=bool),
+                        np.full(5, -1, dtype=np.int64), np.zeros((1, 3), dtype=np.int64),
+                        np.array([0, 1]), 2, 0, 10, np.array([2, 1]), stats)
+    assert got == (0, 1, 2, 2)
+    # Host 2 already over: no chain.
+    assert _py("_eject")(q, loads, np.array([1, 0, 1]), assign, np.ones(5, dtype=bool),
+                         np.full(5, -1, dtype=np.int64), np.zeros((1, 3), dtype=np.int64),
+                         np.array([0, 1]), 2, 0, 10, np.array([2, 1]),
+                         stats) == (-1, -1, -1, -1)
+    # Host 1's 5 in an anti-affinity group with host 2's 5: it may not go there, so
+    # host 0's 5 goes to host 1 (14) and host 1's 4 on to host 2 (9).
+    group = np.array([-1, -1, 0, -1, 0])
+    gcount = np.array([[0, 1, 1]])
+    assert _py("_eject")(q, loads, over, assign, np.ones(5, dtype=bool), group, gcount,
+                         np.array([0, 1]), 2, 0, 10, np.array([2, 1]),
+                         stats) == (1, 1, 3, 2)
+
+
+def test_candidates_are_the_hosts_with_least_load_where_the_host_is_over() -> None:
+    # Host 0 is over at slots 0 and 2 (cap 10): hosts 1-4 carry 9, 3, 3, 12 there,
+    # so the two candidates are hosts 2 and 3 (a tie: lowest index first), then 1.
+    loads = np.array([[12, 1, 11], [4, 0, 5], [1, 9, 2], [2, 0, 1], [6, 0, 6]])
+    cand = np.empty(5, dtype=np.int64)
+    is_cand = np.zeros(5, dtype=bool)
+    stats = np.zeros(5, dtype=np.int64)
+    n = _py("_candidates")(loads, 0, 10, cand, is_cand, 2, stats)
+    assert (n, cand[:n].tolist(), is_cand.tolist()) == (2, [2, 3], [0, 0, 1, 1, 0])
+    n = _py("_candidates")(loads, 0, 10, cand, is_cand, 3, stats)
+    assert cand[:n].tolist() == [2, 3, 1]
+    # At least every other host: all of them, in index order (the search without
+    # candidates).
+    n = _py("_candidates")(loads, 0, 10, cand, is_cand, 16, stats)
+    assert cand[:n].tolist() == [1, 2, 3, 4]

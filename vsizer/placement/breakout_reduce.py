@@ -7,9 +7,13 @@ first, where each adds the least overflow (load above the limit, allowed here). 
 breakout search of :mod:`vsizer.placement._breakout` (best single-VM moves and two-VM
 swaps on the weighted overflow; P. Morris, "The breakout method for escaping from
 local minima," AAAI 1993) then drives the overflow to zero: a feasible placement on
-H - 1 hosts, and the next host is removed. A removal whose search goes :data:`STALL`
-iterations without lowering the least overflow seen is given up and the next
-least-loaded host is tried instead; the search stops at ``floor`` hosts, after
+H - 1 hosts, and the next host is removed. How long that takes varies a lot with the
+host removed, so :data:`RACE` removals (the least-loaded hosts) are searched side by
+side, :data:`SLICE` iterations each in turn, and the first to reach zero wins (a
+portfolio of runs, as in C. P. Gomes and B. Selman, "Algorithm portfolios,"
+Artificial Intelligence 126, 2001). A removal whose search goes :data:`STALL`
+iterations without lowering its least overflow seen is given up and the next
+least-loaded host joins the race; the search stops at ``floor`` hosts, after
 :data:`TRIES` removals given up at one count, or when the budget is spent.
 
 Only dimensions that can bind are scored as curves: a dimension whose every VM curve
@@ -57,11 +61,19 @@ BUDGET_VMS = 2_000
 PYTHON_SHARE = 500
 #: Uniform draws the search picks overloaded hosts with (used cyclically).
 RANDOM_DRAWS = 4096
-#: Iterations in a row that lower the least overflow seen by nothing before the host
-#: removed is given up (and the next least-loaded one is tried instead).
-STALL = 2_000
+#: Iterations in a row that lower a try's least overflow seen by nothing before the
+#: host it removed is given up (and the next least-loaded one is tried instead).
+STALL = 10_000
 #: Hosts tried as the one to remove, least loaded first, before a count is given up.
 TRIES = 8
+#: Tries searched side by side, :data:`SLICE` iterations each in turn: how long a
+#: removal takes varies a lot with the host removed (on PlanetLab 2011-03-03 at 45
+#: hosts, five tries stalled after 6,700-8,400 iterations each before the sixth
+#: succeeded in 2,980), so a try that would succeed soon does not wait for the others
+#: to stall.
+RACE = 4
+#: Iterations a try runs before the next one's turn.
+SLICE = 1_000
 
 
 @dataclass(frozen=True)
@@ -134,56 +146,119 @@ def reduce_hosts(
     group = group.astype(np.int64)
     alive = np.ones(n_hosts, dtype=bool)
     rng = np.random.default_rng(seed)
-    rand = rng.random(RANDOM_DRAWS)
-    stats = np.zeros(5, dtype=np.int64)
-    kernel = compiled or _breakout.run
+    ctx = _Context(compiled or _breakout.run, q, cap, movable, group,
+                   rng.random(RANDOM_DRAWS), work)
     freed = 0
-    tried: list[int] = []
-    while int(alive.sum()) > max(floor, 1) and stats[_breakout.EVALS] < work:
-        h = _least_loaded(q, assign, alive, movable, protected, tried)
-        if h < 0 or len(tried) >= TRIES:
+    while int(alive.sum()) > max(floor, 1) and ctx.evals < work:
+        won = _race(ctx, assign, alive, protected)
+        if won is None:
             break
-        tried.append(h)
-        live = np.flatnonzero(alive & (np.arange(n_hosts) != h))
-        trial = _spread(q, assign, h, live, group, cap)
-        if trial is None:
-            continue
-        best = _search(kernel, q, trial, live, n_hosts, cap, movable, group, rand, stats,
-                       work)
-        if best is None:
-            continue
-        assign, alive[h], tried = live[best], False, []
+        h, assign = won
+        alive[h] = False
         freed += 1
     if not freed or not _fits(curves, max_load, base_load, assign, alive):
         return Reduction(np.asarray(assignment, dtype=np.int64).copy(), n_hosts, 0,
-                         int(stats[_breakout.ITERATIONS]), int(stats[_breakout.EVALS]))
+                         ctx.iterations, ctx.evals)
     new_index = np.cumsum(alive) - 1
     return Reduction(new_index[assign].astype(np.int64), int(alive.sum()), freed,
-                     int(stats[_breakout.ITERATIONS]), int(stats[_breakout.EVALS]))
+                     ctx.iterations, ctx.evals)
 
 
-def _search(
-    kernel: Any, q: npt.NDArray[np.int64], trial: npt.NDArray[np.int64],
-    live: npt.NDArray[np.int64], n_hosts: int, cap: int, movable: npt.NDArray[np.bool_],
-    group: npt.NDArray[np.int64], rand: npt.NDArray[np.float64],
-    stats: npt.NDArray[np.int64], work: int,
-) -> npt.NDArray[np.int64] | None:
-    """The breakout search on the ``live`` hosts from ``trial``: the placement (index
-    into ``live`` per VM) with zero overflow, or None when the budget or :data:`STALL`
-    ends it first; ``stats`` counts on."""
-    local = np.full(n_hosts, -1, dtype=np.int64)
-    local[live] = np.arange(live.size)
-    la = local[trial]
-    gcount = np.zeros((max(int(group.max(initial=-1)) + 1, 1), live.size), np.int64)
-    np.add.at(gcount, (group[group >= 0], la[group >= 0]), 1)
-    loads = np.zeros((live.size, q.shape[1]), dtype=np.int64)
-    np.add.at(loads, la, q)
-    stats[_breakout.LEAST] = int(np.clip(loads - cap, 0, None).sum())
-    stats[_breakout.LAST] = stats[_breakout.ITERATIONS]
-    best = la.copy()
-    kernel(q, la, cap, movable, group, gcount, np.ones(loads.shape, np.int64), rand,
-           stats, best, np.iinfo(np.int64).max // 2, work, STALL)
-    return best if stats[_breakout.LEAST] == 0 else None
+@dataclass
+class _Context:
+    """What every try of a reduction shares, and the work done so far."""
+
+    kernel: Any
+    q: npt.NDArray[np.int64]
+    cap: int
+    movable: npt.NDArray[np.bool_]
+    group: npt.NDArray[np.int64]
+    rand: npt.NDArray[np.float64]
+    work: int
+    evals: int = 0
+    iterations: int = 0
+
+
+@dataclass
+class _Try:
+    """One host removed and the breakout search's state on the others (resumable)."""
+
+    host: int
+    live: npt.NDArray[np.int64]
+    assign: npt.NDArray[np.int64]
+    gcount: npt.NDArray[np.int64]
+    weight: npt.NDArray[np.int64]
+    stats: npt.NDArray[np.int64]
+    best: npt.NDArray[np.int64]
+
+    @classmethod
+    def start(cls, ctx: _Context, trial: npt.NDArray[np.int64], h: int,
+              live: npt.NDArray[np.int64]) -> _Try:
+        """The search's state with ``trial`` (``h``'s VMs spread on ``live``)."""
+        local = np.full(int(max(trial.max(), live.max(), h)) + 1, -1, dtype=np.int64)
+        local[live] = np.arange(live.size)
+        la = local[trial]
+        group = ctx.group
+        gcount = np.zeros((max(int(group.max(initial=-1)) + 1, 1), live.size), np.int64)
+        np.add.at(gcount, (group[group >= 0], la[group >= 0]), 1)
+        loads = np.zeros((live.size, ctx.q.shape[1]), dtype=np.int64)
+        np.add.at(loads, la, ctx.q)
+        stats = np.zeros(5, dtype=np.int64)
+        stats[_breakout.LEAST] = int(np.clip(loads - ctx.cap, 0, None).sum())
+        return cls(h, live, la, gcount, np.ones(loads.shape, np.int64), stats, la.copy())
+
+    @property
+    def done(self) -> bool:
+        return bool(self.stats[_breakout.LEAST] == 0)
+
+    @property
+    def stalled(self) -> bool:
+        s = self.stats
+        return bool(s[_breakout.ITERATIONS] - s[_breakout.LAST] >= STALL)
+
+    def run(self, ctx: _Context, iterations: int) -> None:
+        """Go on for at most ``iterations`` (fewer when the budget ends first)."""
+        s = self.stats
+        its, evals = int(s[_breakout.ITERATIONS]), int(s[_breakout.EVALS])
+        ctx.kernel(ctx.q, self.assign, ctx.cap, ctx.movable, ctx.group, self.gcount,
+                   self.weight, ctx.rand, s, self.best, iterations,
+                   evals + ctx.work - ctx.evals, STALL)
+        ctx.iterations += int(s[_breakout.ITERATIONS]) - its
+        ctx.evals += int(s[_breakout.EVALS]) - evals
+
+
+def _race(
+    ctx: _Context, assign: npt.NDArray[np.int64], alive: npt.NDArray[np.bool_],
+    protected: int,
+) -> tuple[int, npt.NDArray[np.int64]] | None:
+    """Free one host of the feasible ``assign``: up to :data:`RACE` tries (each a host
+    removed, least loaded first, and its VMs spread) searched in turn, :data:`SLICE`
+    iterations at a time; a try that stalls (:data:`STALL`) makes room for the next
+    host, up to :data:`TRIES` hosts. Returns (host freed, placement) of the first try
+    to reach zero overflow, or None when every try stalled or the budget ran out."""
+    q, n_hosts = ctx.q, alive.size
+    tried: list[int] = []
+    racing: list[_Try] = []
+    while ctx.evals < ctx.work:
+        while len(racing) < RACE and len(tried) < TRIES:
+            h = _least_loaded(q, assign, alive, ctx.movable, protected, tried)
+            if h < 0:
+                break
+            tried.append(h)
+            live = np.flatnonzero(alive & (np.arange(n_hosts) != h))
+            trial = _spread(q, assign, h, live, ctx.group, ctx.cap)
+            if trial is not None:
+                racing.append(_Try.start(ctx, trial, h, live))
+        if not racing:
+            return None
+        for t in racing:
+            t.run(ctx, SLICE)
+            if t.done:
+                return t.host, t.live[t.best]
+            if ctx.evals >= ctx.work:
+                break
+        racing = [t for t in racing if not t.stalled]
+    return None
 
 
 def _least_loaded(
