@@ -107,7 +107,7 @@ def run(
     q: np.ndarray, assign: np.ndarray, cap: int, movable: np.ndarray, group: np.ndarray,
     gcount: np.ndarray, weight: np.ndarray, rand: np.ndarray, stats: np.ndarray,
     best: np.ndarray, iters: int, max_evals: int, stall: int,
-    candidates: int = CANDIDATES,
+    candidates: int = CANDIDATES, smooth: int = SMOOTH,
 ) -> None:  # pragma: no cover - run compiled (its Python twin is tested too)
     """At most ``iters`` iterations, or until ``stats[EVALS]`` reaches ``max_evals``,
     the overflow is zero, or ``stall`` iterations in a row lower the least overflow
@@ -165,7 +165,7 @@ def run(
                                     members, n, a, cap, cand[:nc], stats)
             bd = -1 if bc >= 0 else 0
         if bd >= 0:  # a local minimum: the steps still over weigh more
-            _bump(loads, over, weight, cap, stats)
+            _bump(loads, over, weight, cap, stats, smooth)
             continue
         _move(q, loads, assign, group, gcount, bv, a, bb)
         if bc >= 0:  # an ejection: w goes on to c
@@ -180,8 +180,9 @@ def run(
 
 def _bump(
     loads: np.ndarray, over: np.ndarray, weight: np.ndarray, cap: int, stats: np.ndarray,
+    smooth: int,
 ) -> None:  # pragma: no cover - compiled
-    """A local minimum: every host-slot over weighs one more; every :data:`SMOOTH`
+    """A local minimum: every host-slot over weighs one more; every ``smooth``
     minima the weights are halved towards one (old minima forgotten, order kept)."""
     n_hosts, n_slots = loads.shape
     stats[BUMPS] += 1
@@ -190,7 +191,7 @@ def _bump(
             for s in range(n_slots):
                 if loads[h, s] > cap:
                     weight[h, s] += 1
-    if stats[BUMPS] % SMOOTH == 0:
+    if stats[BUMPS] % smooth == 0:
         for h in range(n_hosts):
             for s in range(n_slots):
                 weight[h, s] = 1 + (weight[h, s] - 1) // 2
@@ -337,8 +338,10 @@ def _best_swap(
             hot[nh] = s
             nh += 1
     wover = np.zeros(n_hosts, dtype=np.int64)
+    stats[EVALS] += n_slots
     for h in range(n_hosts):
         if over[h] > 0:
+            stats[EVALS] += n_slots
             for s in range(n_slots):
                 if loads[h, s] > cap:
                     wover[h] += weight[h, s] * (loads[h, s] - cap)
@@ -351,19 +354,44 @@ def _best_swap(
             if (gv >= 0 and gv != gw and gcount[gv, b] > 0) or (
                     gw >= 0 and gw != gv and gcount[gw, a] > 0):
                 continue
-            lb = -wover[b]  # a's slots over exactly, b at its best
+            hot_change = 0  # a's slots over exactly
             for j in range(nh):
                 s = hot[j]
                 x = loads[a, s] - cap + q[w, s] - q[v, s]
-                lb += weight[a, s] * (max(x, 0) - (loads[a, s] - cap))
-            stats[EVALS] += nh
-            if lb >= bd:
+                hot_change += weight[a, s] * (max(x, 0) - (loads[a, s] - cap))
+            stats[EVALS] += nh + 1
+            if hot_change - wover[b] >= bd:  # b at its best
                 continue
-            stats[EVALS] += n_slots
-            d = _swap_change(q, loads, weight, a, b, v, w, cap)
+            if wover[b] == 0:  # the rest only adds: scored while it can beat bd
+                d = _swap_rest(q, loads, weight, a, b, v, w, cap, hot_change, bd, stats)
+            else:
+                stats[EVALS] += n_slots
+                d = _swap_change(q, loads, weight, a, b, v, w, cap)
             if d < bd:
                 bd, bv, bb, bw = d, v, b, w
     return bd, bv, bb, bw
+
+
+def _swap_rest(
+    q: np.ndarray, loads: np.ndarray, weight: np.ndarray, a: int, b: int, v: int, w: int,
+    cap: int, hot_change: int, bd: int, stats: np.ndarray,
+) -> int:  # pragma: no cover - compiled
+    """The swap's change when ``b`` is nowhere over: ``hot_change`` (``a``'s slots over)
+    plus terms that are all >= 0 (``a``'s other slots, every slot of ``b``), added
+    :data:`CHUNK` slots at a time while the sum is below ``bd``; exact when below it."""
+    n_slots = q.shape[1]
+    d = hot_change
+    s0 = 0
+    while s0 < n_slots and d < bd:
+        s1 = min(s0 + CHUNK, n_slots)
+        for s in range(s0, s1):  # branch-free, so that it vectorizes
+            dq = q[w, s] - q[v, s]
+            ya = loads[a, s] - cap
+            yb = loads[b, s] - cap
+            d += weight[a, s] * max(ya + dq, 0) * (ya <= 0) + weight[b, s] * max(yb - dq, 0)
+        s0 = s1
+    stats[EVALS] += s0
+    return d
 
 
 def _swap_change(
@@ -486,7 +514,7 @@ def get() -> Callable[..., Any] | None:
     if not _TRIED:
         _TRIED = True
         if compile_in(globals(), ("_bump", "_recount", "_host_over", "_pick_host", "_candidates", "_best_move",
-                                  "_busiest", "_best_swap", "_swap_change", "_eject",
+                                  "_busiest", "_best_swap", "_swap_rest", "_swap_change", "_eject",
                                   "_fits_whole", "_move",
                                   "run")):
             _COMPILED = run

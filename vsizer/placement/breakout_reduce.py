@@ -72,6 +72,15 @@ TRIES = 8
 #: succeeded in 2,980), so a try that would succeed soon does not wait for the others
 #: to stall.
 RACE = 4
+#: The weight smoothing of each try in turn (every this many local minima the breakout
+#: weights are halved towards one; :data:`vsizer.placement._breakout.SMOOTH`): the tries
+#: of a race differ in it as well as in the host removed. Measured alone, 20 reached 44
+#: hosts on PlanetLab 2011-03-03 (CloudSim setting) where 50, 100 and 200 stopped at 45,
+#: and 200 reached 59 hosts on the 5,000-VM pool of ``benchmarks/bench_curve_fleet.py``
+#: where 20 stopped at 61 (its overflow left near zero: weights halved often cannot grow
+#: enough to move it); both alternating, 59 there and the PlanetLab table of
+#: docs/performance.md.
+SMOOTHS = (20, 200)
 #: Iterations a try runs before the next one's turn.
 SLICE = 1_000
 
@@ -175,6 +184,7 @@ class _Context:
     group: npt.NDArray[np.int64]
     rand: npt.NDArray[np.float64]
     work: int
+    smooths: tuple[int, ...] = SMOOTHS
     evals: int = 0
     iterations: int = 0
 
@@ -190,10 +200,11 @@ class _Try:
     weight: npt.NDArray[np.int64]
     stats: npt.NDArray[np.int64]
     best: npt.NDArray[np.int64]
+    smooth: int
 
     @classmethod
     def start(cls, ctx: _Context, trial: npt.NDArray[np.int64], h: int,
-              live: npt.NDArray[np.int64]) -> _Try:
+              live: npt.NDArray[np.int64], smooth: int) -> _Try:
         """The search's state with ``trial`` (``h``'s VMs spread on ``live``)."""
         local = np.full(int(max(trial.max(), live.max(), h)) + 1, -1, dtype=np.int64)
         local[live] = np.arange(live.size)
@@ -205,7 +216,8 @@ class _Try:
         np.add.at(loads, la, ctx.q)
         stats = np.zeros(5, dtype=np.int64)
         stats[_breakout.LEAST] = int(np.clip(loads - ctx.cap, 0, None).sum())
-        return cls(h, live, la, gcount, np.ones(loads.shape, np.int64), stats, la.copy())
+        return cls(h, live, la, gcount, np.ones(loads.shape, np.int64), stats, la.copy(),
+                   smooth)
 
     @property
     def done(self) -> bool:
@@ -222,7 +234,7 @@ class _Try:
         its, evals = int(s[_breakout.ITERATIONS]), int(s[_breakout.EVALS])
         ctx.kernel(ctx.q, self.assign, ctx.cap, ctx.movable, ctx.group, self.gcount,
                    self.weight, ctx.rand, s, self.best, iterations,
-                   evals + ctx.work - ctx.evals, STALL)
+                   evals + ctx.work - ctx.evals, STALL, _breakout.CANDIDATES, self.smooth)
         ctx.iterations += int(s[_breakout.ITERATIONS]) - its
         ctx.evals += int(s[_breakout.EVALS]) - evals
 
@@ -248,7 +260,8 @@ def _race(
             live = np.flatnonzero(alive & (np.arange(n_hosts) != h))
             trial = _spread(q, assign, h, live, ctx.group, ctx.cap)
             if trial is not None:
-                racing.append(_Try.start(ctx, trial, h, live))
+                smooth = ctx.smooths[(len(tried) - 1) % len(ctx.smooths)]
+                racing.append(_Try.start(ctx, trial, h, live, smooth))
         if not racing:
             return None
         for t in racing:
