@@ -1,0 +1,113 @@
+"""The plan's detail file written as CSV column by column (issue 25).
+
+:meth:`pandas.DataFrame.to_csv` hands every row to the standard library's
+``csv`` writer, which examines every character of every cell: for a
+million-server plan (half a gigabyte of CSV, most of it the servers' quality
+notes) that is tens of CPU seconds. :func:`write_csv` gives the same bytes
+(checked against ``to_csv`` in tests/test_json_detail.py): each column's
+cells turned into text as ``to_csv`` turns them (floats by numpy's
+``astype(str)``, missing values empty, other objects by ``str``, Python floats
+by their ``repr``), each distinct text quoted once, where the ``csv`` writer
+quotes (its minimal quoting, probed from the module itself: a cell holding
+the delimiter, the quote or a line-ending character), then the rows joined a
+block at a time. A column of a type it does not know, or a frame of one
+column (where the ``csv`` writer quotes an empty cell), is left to ``to_csv``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["write_csv"]
+
+#: Rows joined and written at once (bounds the text held in memory).
+_BLOCK = 20_000
+
+
+def _probe_specials() -> str:
+    """The characters that make the ``csv`` writer (minimal quoting, ``\\n``
+    line ends) quote a cell, as this Python's ``csv`` module does."""
+    found = []
+    for c in ',"\n\r\t ;':
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerow([f"a{c}b", "x"])
+        if buf.getvalue().startswith('"'):
+            found.append(c)
+    return "".join(found)
+
+
+_SPECIALS = _probe_specials()
+
+
+def _quote(text: str) -> str:
+    if any(c in text for c in _SPECIALS):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _object_text(value: Any) -> str:
+    """A non-missing object cell as the ``csv`` writer writes it."""
+    if type(value) is str:
+        return value
+    if isinstance(value, float):
+        return float.__repr__(value)
+    return str(value)
+
+
+def _cells(values: Any) -> list[str] | None:
+    """The column's cells as ``to_csv`` writes them (quoted where needed), or
+    None for a type it does not know."""
+    if isinstance(values, np.ndarray) and values.dtype.kind == "f":
+        mask = np.isnan(values)
+        texts = values.astype(str).astype(object)
+        texts[mask] = ""
+    elif isinstance(values, np.ndarray) and values.dtype.kind in "Oiub" or (
+        isinstance(values, pd.api.extensions.ExtensionArray)
+        and values.dtype.kind in "iubO"
+    ):
+        objects = np.asarray(values.astype(object), dtype=object)
+        mask = pd.isna(objects)
+        texts = objects
+        texts[mask] = ""
+    else:
+        return None
+    seen: dict[Any, str] = {}
+    out = []
+    for v in texts.tolist():
+        t = seen.get(v) if type(v) is str else None
+        if t is None:
+            t = _quote(_object_text(v))
+            if type(v) is str:
+                seen[v] = t
+        out.append(t)
+    return out
+
+
+def _values(column: pd.Series) -> Any:
+    """The column's values: a numpy array, or its extension array."""
+    values = column.array
+    if isinstance(values, pd.arrays.NumpyExtensionArray):
+        return values.to_numpy()
+    return values
+
+
+def write_csv(frame: pd.DataFrame, fh: Any) -> None:
+    """``frame`` to the open binary file ``fh`` as
+    ``frame.to_csv(fh, index=False, lineterminator="\\n", encoding="utf-8")``
+    writes it, byte for byte."""
+    columns = [_cells(_values(frame.iloc[:, i])) for i in range(frame.shape[1])]
+    cells = [c for c in columns if c is not None]
+    if frame.shape[1] < 2 or len(cells) < len(columns):
+        frame.to_csv(fh, index=False, lineterminator="\n", encoding="utf-8")
+        return
+    header = ",".join(_quote(_object_text(c)) for c in frame.columns)
+    fh.write((header + "\n").encode("utf-8"))
+    for start in range(0, len(frame), _BLOCK):
+        block = [c[start:start + _BLOCK] for c in cells]
+        text = "\n".join(map(",".join, zip(*block, strict=True)))
+        fh.write((text + "\n").encode("utf-8"))
