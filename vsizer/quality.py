@@ -165,6 +165,7 @@ class QualityReport:
         the notes as a JSON object (the plan's per-server detail file)."""
         shapes: dict[Any, tuple[Any, ...]] = {}
         joined: dict[int, tuple[str, ...]] = {}
+        dumped: dict[tuple[Any, ...], str] = {}  # a fleet repeats its notes
         cols: dict[str, list[Any]] = {k: [] for k in _COLUMN_NAMES}
         conf_col, notes_col = cols["quality_confidence"], cols["quality_notes"]
         lists = [cols[f"quality_{s}"] for s in _ROW_STATUSES]
@@ -177,8 +178,13 @@ class QualityReport:
             conf_col.append(shape[1])
             for col, text in zip(lists, texts, strict=True):
                 col.append(text)
-            notes = {f: text for f in shape[2] if (text := fields[f][1])}
-            notes_col.append(json.dumps(notes, ensure_ascii=False) if notes else "")
+            key = (id(shape), *[fields[f][1] for f in shape[2]])
+            notes_json = dumped.get(key)
+            if notes_json is None:
+                notes = {f: note for f in shape[2] if (note := fields[f][1])}
+                notes_json = json.dumps(notes, ensure_ascii=False) if notes else ""
+                dumped[key] = notes_json
+            notes_col.append(notes_json)
         return cols
 
     @staticmethod
