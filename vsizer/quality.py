@@ -8,6 +8,7 @@ weighted share of the fields the plan depends on.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any, Literal
@@ -100,6 +101,20 @@ class QualityReport:
                 raise ValueError(f"unknown quality status {status!r}")
             pair = (status, note)
         self.entries.setdefault(server, {})[field_name] = pair
+
+    def record_many(
+        self, servers: Iterable[str], field_name: str, status: Status, note: str = ""
+    ) -> None:
+        """:meth:`record` of one field, status and note for each of ``servers``,
+        in order (one shared ``(status, note)`` pair: a fleet records millions)."""
+        pair = _BARE.get(status) if not note else None
+        if pair is None:
+            if status not in STATUS_WEIGHT:
+                raise ValueError(f"unknown quality status {status!r}")
+            pair = (status, note)
+        entries = self.entries
+        for server in servers:
+            entries.setdefault(server, {})[field_name] = pair
 
     def copy(self) -> QualityReport:
         """An independent copy: what ``copy.deepcopy`` gives, without walking
