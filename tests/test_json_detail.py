@@ -165,6 +165,13 @@ def test_detail_csv_writer_gives_the_bytes_of_to_csv() -> None:
         buf = io.BytesIO()
         write_csv(part, buf)
         assert buf.getvalue() == _to_csv_bytes(part)
+    mixed = pd.DataFrame({  # equal as keys (1 == 1.0 == True), not as text
+        "a": np.array([True, 1, 1.0, 0, False, -0.0, 0.0, "x"], dtype=object),
+        "b": range(8)})
+    buf = io.BytesIO()
+    write_csv(mixed, buf)
+    assert buf.getvalue() == _to_csv_bytes(mixed)
+    assert buf.getvalue().startswith(b"a,b\nTrue,0\n1,1\n1.0,2\n0,3\nFalse,4\n-0.0,5\n")
     empty = frame.iloc[:0]
     buf = io.BytesIO()
     write_csv(empty, buf)

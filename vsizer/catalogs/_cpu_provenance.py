@@ -104,14 +104,15 @@ def record_cpu_provenance(
         )
     util_state, util_notes, assume_util = util
     # A fleet repeats a few CPU configurations: each note is made once per
-    # configuration (every input of the note in the key; a zero, whose sign
-    # the note shows, is never looked up: -0.0 == 0.0).
+    # configuration (every input of the note in the key, NaN as one marker; a
+    # zero, whose sign the note shows, is never looked up: -0.0 == 0.0).
     inputs = zip(*(a.tolist() for a in (
         r.src, r.mhz_from_cat, r.cps_from_cat, r.physical, r.cat_label, r.basis,
         r.conv_note, r.score, r.sockets, r.cps, r.vcpus, r.per_core, r.mhz)), strict=True)
     made: dict[tuple[object, ...], tuple[Status, str]] = {}
-    for i, (server, key) in enumerate(zip(r.names.tolist(), inputs, strict=True)):
+    for i, (server, row) in enumerate(zip(r.names.tolist(), inputs, strict=True)):
         server = str(server)
+        key = tuple(_NAN if x != x else x for x in row)
         record = made.get(key) if 0.0 not in key[7:] else None
         if record is None:
             record = _capacity_record(quality, host, unit, r, i)
@@ -120,6 +121,10 @@ def record_cpu_provenance(
             _catalog_cells(quality, server, r, i)
         quality.record(server, "cpu_capacity", *record)
         _record_util(quality, server, util_state[i], util_notes, assume_util)
+
+
+#: NaN in a note's key (NaN != NaN: it would never be found again).
+_NAN = object()
 
 
 def _catalog_cells(quality: QualityReport, server: str, r: CpuResolution, i: int) -> None:

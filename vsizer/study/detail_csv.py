@@ -59,33 +59,35 @@ def _object_text(value: Any) -> str:
     return str(value)
 
 
-def _cells(values: Any) -> list[str] | None:
-    """The column's cells as ``to_csv`` writes them (quoted where needed), or
-    None for a type it does not know."""
+def _kind(values: Any) -> str | None:
+    """"f" for a numpy float column, "o" for a column of objects, integers,
+    booleans or strings, None for a type :func:`write_csv` leaves to ``to_csv``."""
     if isinstance(values, np.ndarray) and values.dtype.kind == "f":
-        mask = np.isnan(values)
-        texts = values.astype(str).astype(object)
-        texts[mask] = ""
-    elif isinstance(values, np.ndarray) and values.dtype.kind in "Oiub" or (
+        return "f"
+    if isinstance(values, np.ndarray) and values.dtype.kind in "Oiub" or (
         isinstance(values, pd.api.extensions.ExtensionArray)
         and values.dtype.kind in "iubO"
     ):
-        objects = np.asarray(values.astype(object), dtype=object)
-        mask = pd.isna(objects)
-        texts = objects
-        texts[mask] = ""
-    else:
-        return None
-    seen: dict[Any, str] = {}
-    out = []
-    for v in texts.tolist():
-        t = seen.get(v) if type(v) is str else None
-        if t is None:
-            t = _quote(_object_text(v))
-            if type(v) is str:
-                seen[v] = t
-        out.append(t)
-    return out
+        return "o"
+    return None
+
+
+def _cells(values: Any, kind: str) -> list[str]:
+    """The column's cells as ``to_csv`` writes them (quoted where needed)."""
+    if kind == "f":
+        texts = values.astype(str)  # digits, a sign, "e", "inf": never quoted
+        texts[np.isnan(values)] = ""
+        out: list[str] = texts.tolist()
+        return out
+    objects = np.asarray(values.astype(object), dtype=object)
+    objects[pd.isna(objects)] = ""
+    cells = objects.tolist()
+    if not all(type(v) is str for v in cells):  # numbers: 1 == 1.0 == True
+        return [_quote(_object_text(v)) for v in cells]
+    distinct = {v: _quote(v) for v in dict.fromkeys(cells)}  # each text quoted once
+    if all(k is v for k, v in distinct.items()):
+        return cells  # none quoted
+    return [distinct[v] for v in cells]
 
 
 def _values(column: pd.Series) -> Any:
@@ -99,15 +101,16 @@ def _values(column: pd.Series) -> Any:
 def write_csv(frame: pd.DataFrame, fh: Any) -> None:
     """``frame`` to the open binary file ``fh`` as
     ``frame.to_csv(fh, index=False, lineterminator="\\n", encoding="utf-8")``
-    writes it, byte for byte."""
-    columns = [_cells(_values(frame.iloc[:, i])) for i in range(frame.shape[1])]
-    cells = [c for c in columns if c is not None]
-    if frame.shape[1] < 2 or len(cells) < len(columns):
+    writes it, byte for byte; a block of rows at a time."""
+    columns = [_values(frame.iloc[:, i]) for i in range(frame.shape[1])]
+    kinds = [k for k in map(_kind, columns) if k is not None]
+    if frame.shape[1] < 2 or len(kinds) < len(columns):
         frame.to_csv(fh, index=False, lineterminator="\n", encoding="utf-8")
         return
     header = ",".join(_quote(_object_text(c)) for c in frame.columns)
     fh.write((header + "\n").encode("utf-8"))
     for start in range(0, len(frame), _BLOCK):
-        block = [c[start:start + _BLOCK] for c in cells]
+        block = [_cells(v[start:start + _BLOCK], k)
+                 for v, k in zip(columns, kinds, strict=True)]
         text = "\n".join(map(",".join, zip(*block, strict=True)))
         fh.write((text + "\n").encode("utf-8"))
