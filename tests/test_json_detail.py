@@ -172,6 +172,16 @@ def test_detail_csv_writer_gives_the_bytes_of_to_csv() -> None:
     write_csv(mixed, buf)
     assert buf.getvalue() == _to_csv_bytes(mixed)
     assert buf.getvalue().startswith(b"a,b\nTrue,0\n1,1\n1.0,2\n0,3\nFalse,4\n-0.0,5\n")
+    rng = np.random.default_rng(25)  # float64 text: repr, as numpy's astype(str)
+    floats = pd.DataFrame({"x": rng.standard_normal(5000) * 10.0 ** rng.integers(
+        -30, 30, 5000), "y": np.round(rng.random(5000) * 1e4, 3)})
+    buf = io.BytesIO()
+    write_csv(floats, buf)
+    assert buf.getvalue() == _to_csv_bytes(floats)
+    f32 = pd.DataFrame({"a": np.array([0.1, 2.5], dtype=np.float32), "b": [1, 2]})
+    buf = io.BytesIO()
+    write_csv(f32, buf)  # float32: left to to_csv
+    assert buf.getvalue() == _to_csv_bytes(f32) == b"a,b\n0.1,1\n2.5,2\n"
     empty = frame.iloc[:0]
     buf = io.BytesIO()
     write_csv(empty, buf)

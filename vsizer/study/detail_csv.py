@@ -5,9 +5,10 @@
 million-server plan (half a gigabyte of CSV, most of it the servers' quality
 notes) that is tens of CPU seconds. :func:`write_csv` gives the same bytes
 (checked against ``to_csv`` in tests/test_json_detail.py): each column's
-cells turned into text as ``to_csv`` turns them (floats by numpy's
-``astype(str)``, missing values empty, other objects by ``str``, Python floats
-by their ``repr``), each distinct text quoted once, where the ``csv`` writer
+cells turned into text as ``to_csv`` turns them (float64 by numpy's
+``astype(str)``, which is Python's ``repr``, each distinct value once; missing
+values empty; other objects by ``str``, Python floats by their ``repr``), each
+distinct text quoted once, where the ``csv`` writer
 quotes (its minimal quoting, probed from the module itself: a cell holding
 the delimiter, the quote or a line-ending character), then the rows joined a
 block at a time. A column of a type it does not know, or a frame of one
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from typing import Any
 
 import numpy as np
@@ -44,8 +46,11 @@ def _probe_specials() -> str:
 _SPECIALS = _probe_specials()
 
 
+_NEEDS_QUOTES = re.compile(f"[{re.escape(_SPECIALS)}]").search
+
+
 def _quote(text: str) -> str:
-    if any(c in text for c in _SPECIALS):
+    if _NEEDS_QUOTES(text):
         return '"' + text.replace('"', '""') + '"'
     return text
 
@@ -60,9 +65,9 @@ def _object_text(value: Any) -> str:
 
 
 def _kind(values: Any) -> str | None:
-    """"f" for a numpy float column, "o" for a column of objects, integers,
+    """"f" for a numpy float64 column, "o" for a column of objects, integers,
     booleans or strings, None for a type :func:`write_csv` leaves to ``to_csv``."""
-    if isinstance(values, np.ndarray) and values.dtype.kind == "f":
+    if isinstance(values, np.ndarray) and values.dtype == np.float64:
         return "f"
     if isinstance(values, np.ndarray) and values.dtype.kind in "Oiub" or (
         isinstance(values, pd.api.extensions.ExtensionArray)
@@ -75,15 +80,19 @@ def _kind(values: Any) -> str | None:
 def _cells(values: Any, kind: str) -> list[str]:
     """The column's cells as ``to_csv`` writes them (quoted where needed)."""
     if kind == "f":
-        texts = values.astype(str)  # digits, a sign, "e", "inf": never quoted
-        texts[np.isnan(values)] = ""
-        out: list[str] = texts.tolist()
+        # each distinct float (by its bits: -0.0 is not 0.0) by its repr, which is
+        # numpy's astype(str) of a float64; digits, a sign, "e", "inf": never quoted
+        bits = np.ascontiguousarray(values).view(np.int64)
+        unique, where = np.unique(bits, return_inverse=True)
+        texts = np.array(["" if x != x else float.__repr__(x)
+                          for x in unique.view(np.float64).tolist()], dtype=object)
+        out: list[str] = texts[where.reshape(-1)].tolist()
         return out
     objects = np.asarray(values.astype(object), dtype=object)
     objects[pd.isna(objects)] = ""
     cells = objects.tolist()
-    if not all(type(v) is str for v in cells):  # numbers: 1 == 1.0 == True
-        return [_quote(_object_text(v)) for v in cells]
+    if not all(type(v) is str for v in cells):  # the text of 1, 1.0, True (equal keys)
+        cells = [v if type(v) is str else _object_text(v) for v in cells]
     distinct = {v: _quote(v) for v in dict.fromkeys(cells)}  # each text quoted once
     if all(k is v for k, v in distinct.items()):
         return cells  # none quoted
