@@ -124,3 +124,65 @@ def test_detail_file_never_replaces_the_inventory(tmp_path: Path) -> None:
                       env={"COLUMNS": "250"})
     assert r.exit_code != 0
     assert src.read_bytes() == (SAMPLES / "inventory_ja.csv").read_bytes()
+
+
+def _to_csv_bytes(frame) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    frame.to_csv(buf, index=False, lineterminator="\n", encoding="utf-8")
+    return buf.getvalue()
+
+
+def test_detail_csv_writer_gives_the_bytes_of_to_csv() -> None:
+    """The column-wise writer (vsizer.study.detail_csv) against pandas' to_csv on
+    every kind of cell the detail file holds: floats (NaN, -0.0, 1e-07, 1e+16),
+    nullable integers, strings with commas, quotes, line ends, carriage returns,
+    tabs and spaces, empty strings, None, Python and numpy floats and booleans in
+    object columns, and non-ASCII text."""
+    import io
+
+    import numpy as np
+    import pandas as pd
+
+    from vsizer.study.detail_csv import write_csv
+
+    frame = pd.DataFrame({
+        "name": pd.array(["a", "b,c", 'q"d', "x\ny", "r\rs", "t\tu", " sp", "", "サーバ"],
+                         dtype="string"),
+        "f": [0.1, np.nan, -0.0, 1e-07, 1e16, 2600.0, 8.088955, np.inf, 3.0],
+        "i": pd.array([1, None, 3, 4, 5, 6, 7, 8, 9], dtype="Int64"),
+        "o": np.array([None, np.nan, 1.5, np.float64(2.25), True, 7, "", '{"a": "b"}',
+                       "x,y"], dtype=object),
+        "b": [True, False, True, False, True, False, True, False, True],
+        "n": np.arange(9, dtype=np.int64),
+    })
+    buf = io.BytesIO()
+    write_csv(frame, buf)
+    assert buf.getvalue() == _to_csv_bytes(frame)
+    for cols in (["name"], ["name", "f"]):  # one column: to_csv; a slice of rows
+        part = frame[cols].iloc[2:5]
+        buf = io.BytesIO()
+        write_csv(part, buf)
+        assert buf.getvalue() == _to_csv_bytes(part)
+    mixed = pd.DataFrame({  # equal as keys (1 == 1.0 == True), not as text
+        "a": np.array([True, 1, 1.0, 0, False, -0.0, 0.0, "x"], dtype=object),
+        "b": range(8)})
+    buf = io.BytesIO()
+    write_csv(mixed, buf)
+    assert buf.getvalue() == _to_csv_bytes(mixed)
+    assert buf.getvalue().startswith(b"a,b\nTrue,0\n1,1\n1.0,2\n0,3\nFalse,4\n-0.0,5\n")
+    rng = np.random.default_rng(25)  # float64 text: repr, as numpy's astype(str)
+    floats = pd.DataFrame({"x": rng.standard_normal(5000) * 10.0 ** rng.integers(
+        -30, 30, 5000), "y": np.round(rng.random(5000) * 1e4, 3)})
+    buf = io.BytesIO()
+    write_csv(floats, buf)
+    assert buf.getvalue() == _to_csv_bytes(floats)
+    f32 = pd.DataFrame({"a": np.array([0.1, 2.5], dtype=np.float32), "b": [1, 2]})
+    buf = io.BytesIO()
+    write_csv(f32, buf)  # float32: left to to_csv
+    assert buf.getvalue() == _to_csv_bytes(f32) == b"a,b\n0.1,1\n2.5,2\n"
+    empty = frame.iloc[:0]
+    buf = io.BytesIO()
+    write_csv(empty, buf)
+    assert buf.getvalue() == _to_csv_bytes(empty) == b"name,f,i,o,b,n\n"

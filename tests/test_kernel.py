@@ -297,14 +297,51 @@ def test_count_reason_is_the_same_with_shared_tries() -> None:
                                        None, rules)
     real = count_reason._count
 
-    def fresh_count(p: Any, curves: Any, r: Any, sd: Any, tries: Any = None) -> Any:
-        return real(p, curves, r, sd, None)
+    def fresh_count(p: Any, curves: Any, r: Any, sd: Any, tries: Any = None,
+                    placed: Any = None) -> Any:
+        return real(p, curves, r, sd, None, None)
 
     with mock.patch.object(count_reason, "_count", fresh_count):
         fresh = count_reason.explain_pool(problem, sized.n_hosts, sized.lower_bound_detail,
                                           None, rules)
     assert shared == fresh
     assert shared.relaxed["failover"] == shared.by_constraint["demand"] < sized.n_hosts
+
+
+def test_count_reason_is_the_same_with_the_sizings_placements() -> None:
+    """explain_pool reusing the greedy placements of the pool's own sizing
+    (sizing.Placed: failures = 0 and min_hosts = 1 place alike) gives the same
+    reason as with every placement made again, and places fewer times."""
+    from vsizer.placement import sizing
+    from vsizer.study import count_reason
+
+    problem = _fleet_problem(800)
+    placed: sizing.Placed = {}
+    sized = size_pool(problem, placed=placed)
+    assert size_pool(problem).n_hosts == sized.n_hosts
+    assert sized.placement.assignment.tolist() == (
+        size_pool(problem).placement.assignment.tolist())
+    made = len(placed)
+    rules = count_reason._NO_CURVES
+    calls: list[int] = []
+    real = dict(sizing.STRATEGIES)
+
+    def counted(name: str) -> Any:
+        def place(*args: Any, **kwargs: Any) -> Any:
+            calls.append(1)
+            return real[name](*args, **kwargs)
+        return place
+
+    with mock.patch.dict(sizing.STRATEGIES, {k: counted(k) for k in real}):
+        reused = count_reason.explain_pool(problem, sized.n_hosts,
+                                           sized.lower_bound_detail, None, rules,
+                                           None, placed)
+        n_reused = len(calls)
+        calls.clear()
+        fresh = count_reason.explain_pool(problem, sized.n_hosts,
+                                          sized.lower_bound_detail, None, rules)
+    assert reused == fresh
+    assert made > 0 and n_reused < len(calls)
 
 
 @needs_numba

@@ -8,6 +8,7 @@ weighted share of the fields the plan depends on.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any, Literal
@@ -101,6 +102,20 @@ class QualityReport:
             pair = (status, note)
         self.entries.setdefault(server, {})[field_name] = pair
 
+    def record_many(
+        self, servers: Iterable[str], field_name: str, status: Status, note: str = ""
+    ) -> None:
+        """:meth:`record` of one field, status and note for each of ``servers``,
+        in order (one shared ``(status, note)`` pair: a fleet records millions)."""
+        pair = _BARE.get(status) if not note else None
+        if pair is None:
+            if status not in STATUS_WEIGHT:
+                raise ValueError(f"unknown quality status {status!r}")
+            pair = (status, note)
+        entries = self.entries
+        for server in servers:
+            entries.setdefault(server, {})[field_name] = pair
+
     def copy(self) -> QualityReport:
         """An independent copy: what ``copy.deepcopy`` gives, without walking
         the immutable ``(status, note)`` pairs and warnings (a fleet has
@@ -165,6 +180,7 @@ class QualityReport:
         the notes as a JSON object (the plan's per-server detail file)."""
         shapes: dict[Any, tuple[Any, ...]] = {}
         joined: dict[int, tuple[str, ...]] = {}
+        dumped: dict[tuple[Any, ...], str] = {}  # a fleet repeats its notes
         cols: dict[str, list[Any]] = {k: [] for k in _COLUMN_NAMES}
         conf_col, notes_col = cols["quality_confidence"], cols["quality_notes"]
         lists = [cols[f"quality_{s}"] for s in _ROW_STATUSES]
@@ -177,8 +193,13 @@ class QualityReport:
             conf_col.append(shape[1])
             for col, text in zip(lists, texts, strict=True):
                 col.append(text)
-            notes = {f: text for f in shape[2] if (text := fields[f][1])}
-            notes_col.append(json.dumps(notes, ensure_ascii=False) if notes else "")
+            key = (id(shape), *[fields[f][1] for f in shape[2]])
+            notes_json = dumped.get(key)
+            if notes_json is None:
+                notes = {f: note for f in shape[2] if (note := fields[f][1])}
+                notes_json = json.dumps(notes, ensure_ascii=False) if notes else ""
+                dumped[key] = notes_json
+            notes_col.append(notes_json)
         return cols
 
     @staticmethod

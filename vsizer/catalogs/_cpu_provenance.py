@@ -103,10 +103,36 @@ def record_cpu_provenance(
             f"{unit}/MHz ratio: conservative for older CPU generations."
         )
     util_state, util_notes, assume_util = util
-    for i in range(len(r.names)):
-        server = str(r.names[i])
-        quality.record(server, "cpu_capacity", *_capacity_record(quality, host, unit, r, i))
+    # A fleet repeats a few CPU configurations: each note is made once per
+    # configuration (every input of the note in the key, NaN as one marker; a
+    # zero, whose sign the note shows, is never looked up: -0.0 == 0.0).
+    inputs = zip(*(a.tolist() for a in (
+        r.src, r.mhz_from_cat, r.cps_from_cat, r.physical, r.cat_label, r.basis,
+        r.conv_note, r.score, r.sockets, r.cps, r.vcpus, r.per_core, r.mhz)), strict=True)
+    made: dict[tuple[object, ...], tuple[Status, str]] = {}
+    for i, (server, row) in enumerate(zip(r.names.tolist(), inputs, strict=True)):
+        server = str(server)
+        key = tuple(_NAN if x != x else x for x in row)
+        record = made.get(key) if 0.0 not in key[7:] else None
+        if record is None:
+            record = _capacity_record(quality, host, unit, r, i)
+            made[key] = record
+        else:
+            _catalog_cells(quality, server, r, i)
+        quality.record(server, "cpu_capacity", *record)
         _record_util(quality, server, util_state[i], util_notes, assume_util)
+
+
+#: NaN in a note's key (NaN != NaN: it would never be found again).
+_NAN = object()
+
+
+def _catalog_cells(quality: QualityReport, server: str, r: CpuResolution, i: int) -> None:
+    """Server ``i``'s cells filled from the CPU catalog (cores per socket, clock)."""
+    if r.cps_from_cat[i]:
+        quality.record(server, "cores_per_socket", "derived", r.cat_label[i])
+    if r.mhz_from_cat[i]:
+        quality.record(server, "cpu_mhz", "derived", r.cat_label[i])
 
 
 def _capacity_record(
@@ -116,12 +142,9 @@ def _capacity_record(
     server = str(r.names[i])
     src = r.src[i]
     cap_status: Status = STATUS.get(src, "derived" if r.mhz_from_cat[i] else "given")
-    if r.cps_from_cat[i]:
-        quality.record(server, "cores_per_socket", "derived", r.cat_label[i])
-        if r.physical[i] and cap_status == "given":
-            cap_status = "derived"
-    if r.mhz_from_cat[i]:
-        quality.record(server, "cpu_mhz", "derived", r.cat_label[i])
+    if r.cps_from_cat[i] and r.physical[i] and cap_status == "given":
+        cap_status = "derived"
+    _catalog_cells(quality, server, r, i)
     label = (
         r.cat_label[i]
         if src in ("catalog", "catalog-bridge") or r.mhz_from_cat[i]

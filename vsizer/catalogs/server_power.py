@@ -346,8 +346,9 @@ def _record_power(
     """A ``power_w`` record per server (named by ``name``, else its index label)."""
     names = _column(servers, "name").tolist()
     labels = [str(i) for i in servers.index]
-    for name, label, src, text in zip(
-        names, labels, source.tolist(), note.tolist(), strict=True
+    present = pd.notna(np.asarray(names, dtype=object)).tolist()  # one call, not one a row
+    for name, known, label, src, text in zip(
+        names, present, labels, source.tolist(), note.tolist(), strict=True
     ):
-        server = str(name) if pd.notna(name) and str(name) else label
+        server = str(name) if known and str(name) else label
         quality.record(server, "power_w", _POWER_STATUS[src], text)

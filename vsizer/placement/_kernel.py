@@ -236,6 +236,38 @@ def _scan(
     return best, best_key
 
 
+def _scan_exact(
+    first: int, last: int, norm: np.ndarray, step: np.ndarray, allowed: np.ndarray,
+    occupied: np.ndarray, g: int, balanced: bool, best: int, best_key: float,
+    limit: float,
+) -> tuple[int, float]:  # pragma: no cover - compiled
+    """:func:`_scan` where no load of an allowed host is NaN and every step is
+    finite (the blocks' condition, :func:`_exact_bounds`): the same host, with
+    the key's maximum taken without NaN tests and a host left as soon as one
+    dimension is over the limit (the key only grows over the dimensions)."""
+    n_dims = norm.shape[1]
+    for h in range(first, last):
+        if not allowed[h] or (g >= 0 and occupied[h, g]):
+            continue
+        key = norm[h, 0] + step[0]
+        if key > limit:
+            continue
+        for d in range(1, n_dims):
+            x = norm[h, d] + step[d]
+            if x > key:
+                key = x
+        if not key <= limit:
+            continue
+        if best < 0:
+            best, best_key = h, key
+        elif balanced:
+            if key < best_key or (key == best_key and h < best):
+                best, best_key = h, key
+        elif key > best_key or (key == best_key and h < best):
+            best, best_key = h, key
+    return best, best_key
+
+
 def _keys(
     lo: np.ndarray, hi: np.ndarray, step: np.ndarray, first: int, last: int,
     low: np.ndarray, high: np.ndarray, limit: float, balanced: bool,
@@ -282,19 +314,22 @@ def _pick_blocks(
 ) -> tuple[int, float]:  # pragma: no cover - compiled
     """The best of (``best``, ``best_key``) and the hosts of blocks [first,
     last), the most promising block scanned first, then the blocks whose bound
-    can beat or tie the best found so far."""
+    can beat or tie the best found so far (blocks are used only where their
+    bounds are exact: :func:`_scan_exact`)."""
     n_hosts = norm.shape[0]
     top = _keys(lo, hi, step, first, last, low, high, limit, balanced)
     if top < 0:
         return best, best_key
     if not _beaten(top, top * size, low, high, limit, balanced, best, best_key):
-        best, best_key = _scan(top * size, min((top + 1) * size, n_hosts), norm, step,
-                               allowed, occupied, g, balanced, best, best_key, limit)
+        best, best_key = _scan_exact(
+            top * size, min((top + 1) * size, n_hosts), norm, step, allowed, occupied,
+            g, balanced, best, best_key, limit)
     for b in range(first, last):
         if b == top or _beaten(b, b * size, low, high, limit, balanced, best, best_key):
             continue
-        best, best_key = _scan(b * size, min((b + 1) * size, n_hosts), norm, step,
-                               allowed, occupied, g, balanced, best, best_key, limit)
+        best, best_key = _scan_exact(
+            b * size, min((b + 1) * size, n_hosts), norm, step, allowed, occupied, g,
+            balanced, best, best_key, limit)
     return best, best_key
 
 
@@ -381,7 +416,7 @@ def get() -> Callable[..., Any] | None:
     if not _TRIED:
         _TRIED = True
         if compile_in(globals(), ("_exact_bounds", "_bounds", "_merge", "_key", "_scan",
-                                  "_keys", "_beaten", "_pick_blocks", "_pick_super",
+                                  "_scan_exact", "_keys", "_beaten", "_pick_blocks", "_pick_super",
                                   "_tree", "_rebound", "_assign_in", "assign",
                                   "survives_one")):
             _COMPILED = assign

@@ -10,8 +10,10 @@ input. Both give one :class:`FailoverReport` of :class:`Scenario` rows.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+import weakref
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -27,7 +29,7 @@ from vsizer.placement.failover_report import (
     worst_cell,
 )
 from vsizer.placement.heuristics import greedy_assign, size_order
-from vsizer.placement.problem import UTIL_DIMS
+from vsizer.placement.problem import UTIL_DIMS, PlacementProblem
 from vsizer.placement.result import Placement
 
 __all__ = ["FailoverReport", "Scenario", "check", "scenario_count", "survives"]
@@ -183,6 +185,25 @@ def _normal_operation(
     return FailoverReport(failures, True, 0, worst, dim, None)
 
 
+#: The restart rank of each problem alive (:func:`_restart_rank`).
+_RANKS: weakref.WeakKeyDictionary[PlacementProblem, npt.NDArray[np.int64]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _restart_rank(p: PlacementProblem) -> npt.NDArray[np.int64]:
+    """Each VM's place in the restart order: higher restart priority first
+    (issue 28), largest first within one. Made once per problem (every sizing
+    try checks the same problem's VMs; its arrays are never changed in place)."""
+    rank = _RANKS.get(p)
+    if rank is None:
+        order_all = size_order(p.demand, p.usable(failover=True))
+        order_all = order_all[np.argsort(p.restart_priority[order_all], kind="stable")]
+        rank = np.empty(p.n_vms, dtype=np.int64)
+        rank[order_all] = np.arange(p.n_vms)
+        _RANKS[p] = rank
+    return rank
+
+
 class _PeakReplacer:
     """Re-placement on scalar demand (an HA restart), shared by every scenario."""
 
@@ -192,11 +213,7 @@ class _PeakReplacer:
         self.util_idx = [i for i, d in enumerate(p.dims) if d in UTIL_DIMS]
         self.base_loads = placement.host_loads()
         self.max_load = p.capacity * p.failover_limit
-        order_all = size_order(p.demand, p.usable(failover=True))
-        # Higher restart priority first (issue 28), largest first within one.
-        order_all = order_all[np.argsort(p.restart_priority[order_all], kind="stable")]
-        self.rank = np.empty(p.n_vms, dtype=np.int64)
-        self.rank[order_all] = np.arange(p.n_vms)
+        self.rank = _restart_rank(p)
         n_groups = max(int(p.anti_affinity.max()) + 1, 1)
         self.base_occ = np.zeros((placement.n_hosts, n_groups), dtype=bool)
         grouped = p.anti_affinity >= 0
@@ -205,8 +222,12 @@ class _PeakReplacer:
         a = placement.assignment
         self.members = np.argsort(a, kind="stable")
         self.starts = np.searchsorted(a[self.members], np.arange(placement.n_hosts + 1))
-        self.host_ids = [p.host_id(h) for h in range(placement.n_hosts)]
         self.util_dims = [p.dims[i] for i in self.util_idx]
+
+    @functools.cached_property
+    def host_ids(self) -> list[str]:
+        """Each host's id (the scenarios name them; the compiled check does not)."""
+        return [self.problem.host_id(h) for h in range(self.placement.n_hosts)]
 
     def _displaced(self, failed: tuple[int, ...]) -> npt.NDArray[np.int64]:
         """The VMs of the ``failed`` hosts, ascending."""

@@ -7,6 +7,7 @@ check reuses to re-place displaced VMs on survivors.
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -257,18 +258,33 @@ def _assign_run(
     return out
 
 
+#: The placement order of each problem alive (:func:`placement_order`).
+_ORDERS: weakref.WeakKeyDictionary[PlacementProblem, npt.NDArray[np.int64]] = (
+    weakref.WeakKeyDictionary())
+
+
+def placement_order(problem: PlacementProblem) -> npt.NDArray[np.int64]:
+    """The VMs in the order the greedy strategies place them: pinned VMs first
+    (they have a single admissible host), each part by :func:`size_order`.
+    Made once per problem (a sizing places one problem on many host counts;
+    a problem's arrays are never changed in place); not to be changed."""
+    order = _ORDERS.get(problem)
+    if order is None:
+        order = size_order(problem.demand, problem.usable())
+        order = np.concatenate(
+            [order[problem.pins[order] >= 0], order[problem.pins[order] < 0]]
+        )
+        _ORDERS[problem] = order
+    return order
+
+
 def _strategy(rule: str) -> Callable[..., Placement]:
     def place(
         problem: PlacementProblem, n_hosts: int, *, stop_at_unplaced: bool = False
     ) -> Placement:
         start = time.perf_counter()
         n_groups = int(problem.anti_affinity.max()) + 1 if problem.n_vms else 0
-        usable = problem.usable()
-        order = size_order(problem.demand, usable)
-        # Pinned VMs first: they have a single admissible host.
-        order = np.concatenate(
-            [order[problem.pins[order] >= 0], order[problem.pins[order] < 0]]
-        )
+        order = placement_order(problem)
         loads = np.tile(problem.base_load, (n_hosts, 1))
         occupied = np.zeros((n_hosts, max(n_groups, 1)), dtype=bool)
         chosen = greedy_assign(

@@ -13,7 +13,7 @@ from vsizer.engines import Engine
 from vsizer.placement.curve_sizing import size_pool_on_curves
 from vsizer.placement.problem import PlacementProblem
 from vsizer.placement.shards import shard_count, size_sharded
-from vsizer.placement.sizing import PoolSizing, Tries, size_pool
+from vsizer.placement.sizing import Placed, PoolSizing, Tries, size_pool
 
 
 class CurveRules(Protocol):
@@ -41,6 +41,7 @@ def size_pool_for(
     scalar_demand: npt.NDArray[np.floating] | None = None,
     engine: Engine | None = None,
     tries: Tries | None = None,
+    placed: Placed | None = None,
 ) -> PoolSizing:
     """The pool sized on ``curves`` (n_vms, n_steps, n_dims) if given, else on ``problem.demand``.
 
@@ -49,12 +50,13 @@ def size_pool_for(
     without series would size it (see
     :func:`~vsizer.placement.curve_sizing.size_pool_on_curves`); both are
     unused on scalar demand, where ``tries`` may share host counts already
-    placed (:func:`~vsizer.placement.sizing.size_pool`). A pool of more than ``rules.shard_vms`` VMs (0:
+    tried and ``placed`` greedy placements already made
+    (:func:`~vsizer.placement.sizing.size_pool`). A pool of more than ``rules.shard_vms`` VMs (0:
     never) on curves is sized in shards (:mod:`vsizer.placement.shards`), placed
     on ``engine`` (:mod:`vsizer.engines`; None: this process).
     """
     if curves is None:
-        return size_pool(problem, on_scenario=on_scenario, tries=tries)
+        return size_pool(problem, on_scenario=on_scenario, tries=tries, placed=placed)
     n_shards = shard_count(problem.n_vms, rules.shard_vms)
     if n_shards > 1:
         return size_sharded(

@@ -46,10 +46,18 @@ class Placement:
     def host_loads(self) -> npt.NDArray[np.float64]:
         """Load per host and dimension, base load included, shape (n_hosts, n_dims)."""
         p = self.problem
-        loads = np.tile(p.base_load, (self.n_hosts, 1))
+        n = self.n_hosts
         placed = self.assignment >= 0
-        np.add.at(loads, self.assignment[placed], p.demand[placed])
-        return loads
+        # Per dimension, each host's base load and then its VMs' demand, added in
+        # VM order: the sums (and roundings) of np.add.at on the tiled base load,
+        # by bincount, which adds its weights in their order, without add.at's
+        # per-element cost.
+        hosts = np.concatenate([np.arange(n), self.assignment[placed]])
+        demand = p.demand[placed]
+        columns = [np.bincount(hosts, np.concatenate([np.full(n, p.base_load[d]),
+                                                      demand[:, d]]), minlength=n)
+                   for d in range(len(p.dims))]
+        return np.column_stack(columns) if columns else np.zeros((n, 0))
 
     def host_utilization(self) -> npt.NDArray[np.float64]:
         """Load / capacity per host and dimension [fraction]."""

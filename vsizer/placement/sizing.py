@@ -125,24 +125,51 @@ def lower_bound(problem: PlacementProblem) -> tuple[int, dict[str, int], str]:
 #: that differ only in ``min_hosts`` (which no try reads).
 Tries = dict[int, tuple[Placement, FailoverReport | None] | None]
 
+#: Greedy placements of :func:`_try` by (strategy, host count), None when
+#: infeasible. Shared by the sizings of problems that place alike (the same
+#: demand, capacity, limit, base load, anti-affinity and pins: they differ at
+#: most in ``failures``, ``min_hosts``, the failover limit or budget, which no
+#: greedy placement reads), e.g. a pool and the same pool with failures = 0
+#: (:mod:`vsizer.study.count_reason`): each count is placed once, same result.
+Placed = dict[tuple[str, int], Placement | None]
+
+
+def _place(
+    name: str, problem: PlacementProblem, n: int, placed: Placed | None
+) -> Placement | None:
+    """Strategy ``name``'s placement of ``problem`` on ``n`` hosts when every VM
+    fits (the placement stops at the first VM that fits nowhere), else None;
+    from ``placed`` when it holds it."""
+    if placed is None or (name, n) not in placed:
+        placement = STRATEGIES[name](problem, n, stop_at_unplaced=True)
+        found = placement if placement.feasible else None
+        if placed is None:
+            return found
+        placed[name, n] = found
+    found = placed[name, n]
+    if found is None or found.problem is problem:
+        return found
+    return dataclasses.replace(found, problem=problem)
+
 
 def _try(
     problem: PlacementProblem, n: int, on_scenario: Callable[[], None] | None,
-    tries: Tries | None = None,
+    tries: Tries | None = None, placed: Placed | None = None,
 ) -> tuple[Placement, FailoverReport | None] | None:
     """The first strategy's placement on ``n`` hosts that holds and survives,
     with its failover report (None when :func:`~vsizer.placement.failover.survives`
-    answered: the report is made for the chosen placement only); None: none."""
+    answered: the report is made for the chosen placement only); None: none.
+    ``placed``: see :data:`Placed`."""
     if tries is not None:
         if n not in tries:
-            tries[n] = _try(problem, n, on_scenario)
+            tries[n] = _try(problem, n, on_scenario, placed=placed)
         found = tries[n]
         if found is None or found[0].problem is problem:
             return found
         return dataclasses.replace(found[0], problem=problem), found[1]
-    for place in STRATEGIES.values():
-        placement = place(problem, n, stop_at_unplaced=True)
-        if not placement.feasible:
+    for name in STRATEGIES:
+        placement = _place(name, problem, n, placed)
+        if placement is None:
             continue
         fast = failover.survives(placement)
         if fast is True:
@@ -161,6 +188,7 @@ def size_pool(
     *,
     on_scenario: Callable[[], None] | None = None,
     tries: Tries | None = None,
+    placed: Placed | None = None,
 ) -> PoolSizing:
     """Grow the pool from its lower bound until placement and failover both hold.
 
@@ -179,6 +207,8 @@ def size_pool(
     a problem that differs from ``problem`` at most in ``min_hosts``; no try
     reads ``min_hosts`` (only the lower bound and the search's upper end do),
     so the counts found there are reused, not placed again: same result.
+    ``placed`` (optional, updated): the greedy placements of a problem that
+    places alike (:data:`Placed`), reused by strategy and host count.
 
     Raises
     ------
@@ -198,7 +228,7 @@ def size_pool(
     n, step = lb, 1
     while n <= upper:
         attempts += 1
-        found = _try(problem, n, on_scenario, tries)
+        found = _try(problem, n, on_scenario, tries, placed)
         if found:
             best = (n, *found)
             break
@@ -209,7 +239,7 @@ def size_pool(
     if best is None:
         n = upper
         attempts += 1
-        found = _try(problem, n, on_scenario, tries)
+        found = _try(problem, n, on_scenario, tries, placed)
         if not found:
             raise InfeasiblePlacementError(
                 f"pool '{problem.pool}': no placement of {problem.n_vms} VMs survives "
@@ -221,7 +251,7 @@ def size_pool(
     while hi - lo > 1:
         mid = (lo + hi) // 2
         attempts += 1
-        found = _try(problem, mid, on_scenario, tries)
+        found = _try(problem, mid, on_scenario, tries, placed)
         if found:
             hi, best = mid, (mid, *found)
         else:

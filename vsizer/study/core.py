@@ -34,6 +34,7 @@ from vsizer.models.memory_overhead import esxi_vm_overhead_mib
 from vsizer.models.profile import Profile, load_profile
 from vsizer.placement.pool import size_pool_for
 from vsizer.placement.problem import DIMENSIONS
+from vsizer.placement.sizing import Placed
 from vsizer.quality import QualityReport
 from vsizer.series.align import AlignedSeries
 from vsizer.series.model import SeriesSet
@@ -352,15 +353,18 @@ def _size_pools(
             progress("pool", (str(pool), len(idx), failures))
         on_scenario = (lambda: progress("scenario", None)) if progress else None
         vm_curves = curves_all[idx] if curves_all is not None else None
+        placed: Placed = {}
         sizing = size_pool_for(
             problem, vm_curves, rules, on_scenario=on_scenario,
             scalar_demand=_pool_scalar_demand(series_info, idx), engine=engine,
+            placed=placed,
         )
         for n in sizing.notes:
             quality.warn("series_sizing", f"pool '{pool}': {n}")
         hosts_of = sizing.placement.assignment
         result = PoolResult(
-            str(pool), ceiling, failures, min_hosts, sizing, problem, vm_curves
+            str(pool), ceiling, failures, min_hosts, sizing, problem, vm_curves,
+            placed=placed,
         )
         servers.loc[idx, "host"] = [problem.host_id(int(h)) for h in hosts_of]
         pools.append(result)
@@ -383,7 +387,7 @@ def _explain(
         idx = np.flatnonzero(pool_of == pr.name)
         reason = explain_pool(
             pr.problem, pr.sizing.n_hosts, pr.sizing.lower_bound_detail,
-            pr.vm_curves, rules, _pool_scalar_demand(series_info, idx),
+            pr.vm_curves, rules, _pool_scalar_demand(series_info, idx), pr.placed,
         )
         reasons[pr.name] = reason
         candidates.append(MergeCandidate(
@@ -391,9 +395,9 @@ def _explain(
         ))
     suggestions = suggest_merges(candidates)
     return [
-        dataclasses.replace(pr, count_reason=dataclasses.replace(
+        dataclasses.replace(pr, placed=None, count_reason=dataclasses.replace(
             reasons[pr.name], suggestion=suggestions.get(pr.name)
-        )) if pr.name in reasons else pr
+        )) if pr.name in reasons else dataclasses.replace(pr, placed=None)
         for pr in pools
     ]
 

@@ -25,7 +25,7 @@ import numpy as np
 from vsizer.errors import InfeasiblePlacementError
 from vsizer.placement.pool import CurveRules, size_pool_for
 from vsizer.placement.problem import PlacementProblem
-from vsizer.placement.sizing import Tries, lower_bound
+from vsizer.placement.sizing import Placed, Tries, lower_bound
 
 #: Constraints in the order they are reported and break ties.
 CONSTRAINTS = ("demand", "failover", "min_hosts", "anti_affinity", "pinning")
@@ -90,12 +90,14 @@ def _count(
     rules: CurveRules,
     scalar_demand: np.ndarray | None,
     tries: Tries | None = None,
+    placed: Placed | None = None,
 ) -> int | None:
     """Hosts the pool needs under ``problem``'s rules (None: no placement).
-    ``tries``: see :func:`~vsizer.placement.sizing.size_pool` (scalar only)."""
+    ``tries``, ``placed``: see :func:`~vsizer.placement.sizing.size_pool` (scalar only)."""
     try:
         return size_pool_for(
-            problem, curves, rules, scalar_demand=scalar_demand, tries=tries
+            problem, curves, rules, scalar_demand=scalar_demand, tries=tries,
+            placed=placed,
         ).n_hosts
     except InfeasiblePlacementError:
         return None
@@ -108,6 +110,7 @@ def explain_pool(
     curves: np.ndarray | None,
     rules: CurveRules,
     scalar_demand: np.ndarray | None = None,
+    placed: Placed | None = None,
 ) -> CountReason:
     """The count reason of a pool of ``hosts`` hosts sized on ``problem``
     (``detail``: its lower bound per reason, :func:`~vsizer.placement.sizing.lower_bound`).
@@ -115,13 +118,17 @@ def explain_pool(
     On scalar demand, sizings whose problems differ only in ``min_hosts`` (the
     rules relaxed apart from min_hosts are the same: e.g. failures = 0, and
     every rule relaxed when only failover and min_hosts are active) share
-    their tries: each host count is placed once (same counts)."""
+    their tries: each host count is placed once (same counts). ``placed``:
+    the greedy placements of ``problem``'s sizing
+    (:data:`~vsizer.placement.sizing.Placed`), reused by the sizings that
+    relax only rules no placement reads (failures, min_hosts)."""
     active = _active(problem, detail)
     memo: dict[frozenset[str], Tries] = {}
 
     def count(relaxed_rules: frozenset[str], p: PlacementProblem) -> int | None:
         tries = memo.setdefault(relaxed_rules - {"min_hosts"}, {})
-        return _count(p, curves, rules, scalar_demand, tries)
+        alike = placed if relaxed_rules <= _PLACE_ALIKE else None
+        return _count(p, curves, rules, scalar_demand, tries, alike)
 
     relaxed: dict[str, int | None] = {}
     for rule in RULES:
@@ -168,6 +175,9 @@ def _binding(hosts: int, by: dict[str, int], relaxed: dict[str, int | None]) -> 
             return c
     return "placement"
 
+
+#: Rules whose relaxation leaves every greedy placement as it was.
+_PLACE_ALIKE = frozenset({"failover", "min_hosts"})
 
 #: Rules in the order a tie of savings is broken (the vCPU:core limit first).
 _TIE_ORDER = ("vcpu_per_core", *RULES[:4])

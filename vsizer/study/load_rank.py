@@ -71,15 +71,15 @@ def derive_load_rank(servers: pd.DataFrame, quality: QualityReport) -> pd.DataFr
     util = np.where(np.isnan(peak), avg, peak)
     ranks = given.tolist()
     filled: list[str] = []
-    for i in range(n):
+    for i, u in enumerate(util.tolist()):
         if ranks[i]:
             continue
-        r = load_rank_of(float(util[i]))
+        r = load_rank_of(u)
         if r is None:
             continue
         ranks[i] = r
         filled.append(names[i])
-        quality.record(names[i], "load_rank", "derived", RULE_NOTE)
+    quality.record_many(filled, "load_rank", "derived", RULE_NOTE)
     if not filled:
         return servers
     count = f"{len(filled)} server{'s' if len(filled) != 1 else ''}"

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from vsizer.placement.problem import PlacementProblem
-from vsizer.placement.sizing import PoolSizing
+from vsizer.placement.sizing import Placed, PoolSizing
 from vsizer.series.align import AlignedSeries
 from vsizer.series.model import SeriesQuality
 from vsizer.study.count_reason import CountReason
@@ -30,6 +30,9 @@ class PoolResult:
     vm_curves: np.ndarray | None = None  # (n_vms, T, D) demand, pool order
     #: Why the pool has its host count (:mod:`vsizer.study.count_reason`).
     count_reason: CountReason | None = None
+    #: Scalar sizing: the greedy placements it made, reused by the count
+    #: reason's sizings that place alike, then dropped (None).
+    placed: Placed | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass

@@ -154,8 +154,9 @@ def recommend(servers: pd.DataFrame, quality: QualityReport) -> RightSizing:
     vms: list[VmRecommendation] = []
     skipped = 0
     used = [c for c in _VM_COLUMNS if c in servers]  # the columns _vm reads
-    for row in servers[used].to_dict("records"):
-        got = _vm(row, quality)
+    columns = [servers[c].tolist() for c in used]  # plain values, not a dict per row
+    for values in zip(*columns, strict=True):
+        got = _vm(dict(zip(used, values, strict=True)), quality)
         if got is False:
             skipped += 1
         elif isinstance(got, VmRecommendation):
