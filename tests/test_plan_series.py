@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 import vsizer
+from tests.search_stage import SEARCH
 from vsizer.catalogs.model import HostModel
 from vsizer.cli import app
 from vsizer.errors import ConfigError, InputError
@@ -135,7 +136,7 @@ def test_cp_sat_finds_the_optimum_first_fit_misses():
     # local search after construction reaches the optimum (0.65+0.34, 0.52+0.28+0.2,
     # 0.44+0.28+0.27)
     assert heuristic["pools"][0]["host_count"] == 3
-    assert heuristic["pools"][0]["strategy"] == "first-fit-decreasing+improve"
+    assert heuristic["pools"][0]["strategy"] == f"first-fit-decreasing+{SEARCH}"
     exact = run_plan(curves, ceiling=1.0, failures=0, solver="cp-sat", time_limit=20)
     pool = exact["pools"][0]
     assert pool["host_count"] == 3 == pool["lower_bound"]["hosts"]

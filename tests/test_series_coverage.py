@@ -19,6 +19,7 @@ from numpy.testing import assert_allclose
 from typer.testing import CliRunner
 
 import vsizer
+from tests.search_stage import SEARCH
 from vsizer.cli import app
 from vsizer.errors import InputError
 from vsizer.placement import failover
@@ -68,7 +69,7 @@ def test_flat_curves_take_the_peak_sizing_where_first_fit_needs_a_host_more():
     assert size_pool(p).placement.n_hosts == 2
     c = size_pool_on_curves(p, curves)
     # the local search after first fit reaches the optimum itself (issue 14)
-    assert (c.n_hosts, c.lower_bound, c.strategy) == (2, 2, "first-fit-decreasing+improve")
+    assert (c.n_hosts, c.lower_bound, c.strategy) == (2, 2, f"first-fit-decreasing+{SEARCH}")
     loads = np.bincount(c.assignment, weights=[4, 4, 3, 3, 3, 3])
     assert loads.tolist() == [10.0, 10.0]  # {4, 3, 3} on each host
     assert c.replay == {"over_ceiling": [0, 0], "over_100": [0, 0]}
@@ -159,7 +160,7 @@ def test_one_low_series_keeps_the_demo_plan_at_its_hosts_and_lowers_power():
     prod_without, prod_with = without["pools"][0], with_["pools"][0]
     # 7 hosts = the bound: first fit's 8 closed to 7 by the local search (issue 14),
     # the peak sizing is no longer needed
-    assert prod_with["strategy"] == "first-fit-decreasing+improve"
+    assert prod_with["strategy"] == f"first-fit-decreasing+{SEARCH}"
     assert prod_with["series_coverage"] == {"with_series": 1, "servers": 28,
                                             "fraction": round(1 / 28, 6)}
     assert with_["pools"][1]["series_coverage"] == {"with_series": 0, "servers": 9,
