@@ -22,9 +22,9 @@ def golden_documents() -> dict[str, str]:
     import os
 
     import vsizer
+    from vsizer.series.sources import load_series
     from vsizer.study.compare import load_scenario
     from vsizer.study.config import load_rules
-    from vsizer.series.sources import load_series
 
     os.chdir(REPO)
     samples = Path("vsizer/data/samples")
