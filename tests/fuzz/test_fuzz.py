@@ -46,6 +46,21 @@ KNOWN: tuple[tuple[str, str], ...] = ()
 # a reproducer in REPRODUCERS below (docs/reliability.md, Fuzzing).
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _compiled_search_warm() -> None:
+    """Compile the breakout search (numba) before the timed runs: on a fresh checkout
+    the compile (some 20 s on the 2-core machine) would count against a run's
+    ``INPROCESS_SECONDS`` wall-clock limit and make it a hang."""
+    import numpy as np
+
+    from vsizer.placement.breakout_reduce import reduce_hosts
+
+    curves = np.array([[[0.6], [0.6]], [[0.5], [0.5]], [[0.3], [0.3]]])
+    none = np.full(3, -1, dtype=np.int64)
+    reduce_hosts(curves, np.ones(1), np.arange(3), 3, groups=none, pins=none,
+                 base_load=np.zeros(1))
+
+
 def _known(detail: str) -> str | None:
     for pattern, reproducer in KNOWN:
         if re.search(pattern, detail):
