@@ -228,7 +228,10 @@ def check_ranges(
     for rec in planned:
         rec_kind = rec.kind or kind
         for f, value in list(rec.values.items()):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            t = type(value)
+            if t is not float and t is not int and (
+                t is bool or not isinstance(value, (int, float))
+            ):
                 continue
             key = (f, value, rec_kind)
             verdict = seen.get(key)
