@@ -174,6 +174,8 @@ def normalize_text(value: Any) -> str:
     their ASCII forms (``"４５％"`` -> ``"45%"``); the Unicode minus sign is
     replaced by ``-`` as well.
     """
+    if type(value) is str and value.isascii():
+        return value.strip()  # ASCII is NFKC-normal and holds no minus sign
     if value is None:
         return ""
     if isinstance(value, float) and math.isnan(value):

@@ -106,13 +106,12 @@ def record_cpu_provenance(
     # A fleet repeats a few CPU configurations: each note is made once per
     # configuration (every input of the note in the key, NaN as one marker; a
     # zero, whose sign the note shows, is never looked up: -0.0 == 0.0).
-    inputs = zip(*(a.tolist() for a in (
+    keys = zip(*(_keyed(a) for a in (
         r.src, r.mhz_from_cat, r.cps_from_cat, r.physical, r.cat_label, r.basis,
         r.conv_note, r.score, r.sockets, r.cps, r.vcpus, r.per_core, r.mhz)), strict=True)
     made: dict[tuple[object, ...], tuple[Status, str]] = {}
-    for i, (server, row) in enumerate(zip(r.names.tolist(), inputs, strict=True)):
+    for i, (server, key) in enumerate(zip(r.names.tolist(), keys, strict=True)):
         server = str(server)
-        key = tuple(_NAN if x != x else x for x in row)
         record = made.get(key) if 0.0 not in key[7:] else None
         if record is None:
             record = _capacity_record(quality, host, unit, r, i)
@@ -125,6 +124,19 @@ def record_cpu_provenance(
 
 #: NaN in a note's key (NaN != NaN: it would never be found again).
 _NAN = object()
+
+
+def _keyed(a: np.ndarray) -> list[object]:
+    """``a``'s values as parts of a note's key: each NaN as :data:`_NAN` (found
+    by numpy in a float array, by ``x != x`` in any other but a bool, integer
+    or text array, which holds none)."""
+    values = a.tolist()
+    if a.dtype.kind == "f":
+        for i in np.flatnonzero(np.isnan(a)).tolist():
+            values[i] = _NAN
+    elif a.dtype.kind not in "biuUS":
+        values = [_NAN if x != x else x for x in values]
+    return values
 
 
 def _catalog_cells(quality: QualityReport, server: str, r: CpuResolution, i: int) -> None:

@@ -24,6 +24,7 @@ import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -347,8 +348,15 @@ def _record_power(
     names = _column(servers, "name").tolist()
     labels = [str(i) for i in servers.index]
     present = pd.notna(np.asarray(names, dtype=object)).tolist()  # one call, not one a row
+    entries = quality.entries
+    made: dict[tuple[Any, Any], Any] = {}  # a fleet repeats a few notes: one pair each
     for name, known, label, src, text in zip(
         names, present, labels, source.tolist(), note.tolist(), strict=True
     ):
         server = str(name) if known and str(name) else label
-        quality.record(server, "power_w", _POWER_STATUS[src], text)
+        pair = made.get((src, text))
+        if pair is None:
+            quality.record(server, "power_w", _POWER_STATUS[src], text)
+            made[src, text] = entries[server]["power_w"]
+        else:
+            entries.setdefault(server, {})["power_w"] = pair

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from itertools import repeat
+from operator import is_not
 from typing import Any, cast
 
 import numpy as np
@@ -185,8 +186,9 @@ def finish(
     problems.raise_if_any()
 
     _fill_missing(planned, quality)
+    fill = _Defaults(quality, has_pool=has_pool, has_group=has_group)
     for rec in planned:
-        _fill_defaults(rec, quality, has_pool=has_pool, has_group=has_group)
+        fill(rec)
         _check_peak(rec, quality)
     if not has_pool and planned:
         quality.note(f"no pool column: every server is in pool '{DEFAULT_POOL}'")
@@ -226,7 +228,10 @@ def check_ranges(
     for rec in planned:
         rec_kind = rec.kind or kind
         for f, value in list(rec.values.items()):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            t = type(value)
+            if t is not float and t is not int and (
+                t is bool or not isinstance(value, (int, float))
+            ):
                 continue
             key = (f, value, rec_kind)
             verdict = seen.get(key)
@@ -254,9 +259,20 @@ def frame(records: list[ServerRecord]) -> pd.DataFrame:
     rows = [rec.values for rec in records]
     for col, (dtype, _) in COLUMNS.items():
         values = list(map(dict.get, rows, repeat(col)))  # rec.values.get(col)
-        data[col] = pd.Series(pd.array(values, dtype=cast(Any, dtype)))
+        data[col] = pd.Series(_array(values, dtype))
     data["name"] = pd.Series(pd.array([r.name for r in records], dtype="string"))
     return pd.DataFrame(data, columns=list(COLUMNS))
+
+
+def _array(values: list[Any], dtype: str) -> Any:
+    """``pd.array(values, dtype)``; a column with no value (most columns of a
+    fleet's list) as its first cell repeated: the same array, data and mask,
+    without reading every None."""
+    if values and not any(map(is_not, values, repeat(None))):
+        return pd.array(values[:1], dtype=cast(Any, dtype)).take(
+            np.zeros(len(values), dtype=np.intp)
+        )
+    return pd.array(values, dtype=cast(Any, dtype))
 
 
 def _check_unique(
@@ -346,26 +362,48 @@ def _check_partners(
         by_name[name].values["redundant_with"] = ";".join(keep) if keep else None
 
 
-def _fill_defaults(
-    rec: ServerRecord, quality: QualityReport, *, has_pool: bool, has_group: bool
-) -> None:
-    v = rec.values
-    if v.get("vcpus") is None and v.get("sockets") is not None and (
-        v.get("cores_per_socket") is not None
-    ):
-        v["vcpus"] = int(v["sockets"]) * int(v["cores_per_socket"])
-        quality.record(rec.name, "vcpus", "derived", "sockets x cores_per_socket")
-    if v.get("pool") is None:
-        v["pool"] = DEFAULT_POOL
+class _Defaults:
+    """The defaults of a record (vCPUs from sockets x cores, pool, group,
+    migrate) with their quality records: the ``(status, note)`` pair of each
+    default made once (per pool for the group), shared by the records."""
+
+    def __init__(self, quality: QualityReport, *, has_pool: bool, has_group: bool):
+        self.entries = quality.entries
         note = "no pool column" if not has_pool else "pool not given"
-        quality.record(rec.name, "pool", "assumed", f"{note}: '{DEFAULT_POOL}'")
-    if v.get("group") is None:
-        v["group"] = v["pool"]
-        note = "no group column" if not has_group else "group not given"
-        quality.record(rec.name, "group", "assumed", f"{note}: the pool '{v['pool']}'")
-    if v.get("migrate") is None:
-        v["migrate"] = True
-        quality.record(rec.name, "migrate", "assumed", "not stated: migrated")
+        self.pool = ("assumed", f"{note}: '{DEFAULT_POOL}'")
+        self.group_note = "no group column" if not has_group else "group not given"
+        self.groups: dict[tuple[type, Any], tuple[str, str]] = {}
+
+    def __call__(self, rec: ServerRecord) -> None:
+        v = rec.values
+        entry = None
+        if v.get("vcpus") is None and v.get("sockets") is not None and (
+            v.get("cores_per_socket") is not None
+        ):
+            v["vcpus"] = int(v["sockets"]) * int(v["cores_per_socket"])
+            entry = self.entries.setdefault(rec.name, {})
+            entry["vcpus"] = _VCPUS
+        if v.get("pool") is None:
+            v["pool"] = DEFAULT_POOL
+            entry = self.entries.setdefault(rec.name, {}) if entry is None else entry
+            entry["pool"] = self.pool
+        if v.get("group") is None:
+            pool = v["group"] = v["pool"]
+            key = (type(pool), pool)
+            pair = self.groups.get(key)
+            if pair is None:
+                pair = self.groups[key] = (
+                    "assumed", f"{self.group_note}: the pool '{pool}'")
+            entry = self.entries.setdefault(rec.name, {}) if entry is None else entry
+            entry["group"] = pair
+        if v.get("migrate") is None:
+            v["migrate"] = True
+            entry = self.entries.setdefault(rec.name, {}) if entry is None else entry
+            entry["migrate"] = _MIGRATE
+
+
+_VCPUS = ("derived", "sockets x cores_per_socket")
+_MIGRATE = ("assumed", "not stated: migrated")
 
 
 def _fill_missing(planned: list[ServerRecord], quality: QualityReport) -> None:

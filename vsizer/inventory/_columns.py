@@ -69,10 +69,12 @@ def _read_column(
     """The ``(header, text)`` of each cell (one shared pair per distinct cell)
     and its reading (``(value, status, note)`` or ``_BLANK``); None at the
     first cell that cannot be read."""
+    by_row = f in _ROW_FIELDS
+    if not by_row and _TEXT_TYPES.issuperset(map(type, column)):
+        return _read_texts(f, header, column, unit)
     memo: dict[tuple[type, Any], tuple[tuple[str, str], Any]] = {}
     cells: list[tuple[str, str]] = []
     results: list[Any] = []
-    by_row = f in _ROW_FIELDS
     for k, raw in enumerate(column):
         key = (type(raw), raw)
         hit = None if by_row else memo.get(key)
@@ -93,6 +95,31 @@ def _read_column(
     return cells, results
 
 
+#: Cell types read by distinct value (a CSV's cells: text, or None past a short row).
+_TEXT_TYPES = frozenset({str, type(None)})
+
+
+def _read_texts(
+    f: str, header: str, column: list[Any], unit: str | None
+) -> tuple[list[tuple[str, str]], list[Any]] | None:
+    """:func:`_read_column` of a column of texts and Nones (a field read
+    without its row): each distinct cell read once, in the order of its first
+    row, the readings handed out by a dict look-up per row (a text or None is
+    its own key: no text equals None)."""
+    cell_of: dict[Any, tuple[str, str]] = {}
+    result_of: dict[Any, Any] = {}
+    for raw in dict.fromkeys(column):
+        cell_of[raw] = (header, raw if type(raw) is str else _display(raw))
+        if is_blank(raw):
+            result_of[raw] = _BLANK
+            continue
+        try:
+            result_of[raw] = _convert_cell(f, raw, unit, {})
+        except _Bad:
+            return None
+    return list(map(cell_of.__getitem__, column)), list(map(result_of.__getitem__, column))
+
+
 def _store(
     planned: list[ServerRecord], readings: list[tuple[Any, ...]], quality: QualityReport,
     then: Callable[[ServerRecord], None],
@@ -101,9 +128,9 @@ def _store(
     field by field: the row reader's order of insertion. A record whose cells
     all hold a value read without a note is stored a row at a time."""
     names = tuple(r[0] for r in readings)
-    pairs = [[None if r is _BLANK or r[2] else _PAIRS.get(r[1]) for r in results]
+    pairs = [_each(results, lambda r: None if r is _BLANK or r[2] else _PAIRS.get(r[1]))
              for _, _, _, results in readings]
-    values = [[None if r is _BLANK else r[0] for r in results]
+    values = [_each(results, lambda r: None if r is _BLANK else r[0])
               for _, _, _, results in readings]
     entries = quality.entries
     rows = zip(planned, zip(*(r[2] for r in readings), strict=True),
@@ -116,6 +143,14 @@ def _store(
         else:
             _store_one(rec, k, readings, quality)
         then(rec)
+
+
+def _each(results: list[Any], fn: Callable[[Any], Any]) -> list[Any]:
+    """``[fn(r) for r in results]``, ``fn`` called once per distinct object (a
+    column's readings are shared: one per distinct cell)."""
+    ids = list(map(id, results))
+    of = {i: fn(r) for i, r in dict(zip(ids, results, strict=True)).items()}
+    return list(map(of.__getitem__, ids))
 
 
 def _store_one(

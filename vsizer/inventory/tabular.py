@@ -210,8 +210,10 @@ def _records(
         return cells[i] if i is not None and i < len(cells) else None
 
     records: list[ServerRecord] = []
+    at = cols.get("name")
+    has_migrate = "migrate" in cols  # without it, every flag is None: nothing to do
     for r, cells in rows:
-        name = clean_text(cell(cells, "name"))
+        name = clean_text(cells[at] if at is not None and at < len(cells) else None)
         if name is not None and (name.casefold() in _TOTAL_LABELS or name[0] == "※"):
             quality.note(f"row {r}: '{name}' is a total or a note, skipped")
             continue
@@ -223,6 +225,8 @@ def _records(
             continue
         rec = ServerRecord(name=name, row=r)
         records.append(rec)
+        if not has_migrate:
+            continue
         raw = cell(cells, "migrate")
         try:
             migrate = parse_bool(raw)
@@ -392,20 +396,21 @@ def _require_values(
     quality note, for ``plan --vm-mem-gib``
     (:func:`vsizer.inventory.assume.fill_memory`)."""
 
+    cells = rec.cells
+
     def blank(f: str) -> bool:  # column absent or cell missing (bad cells reported)
-        return f not in cols or is_blank(rec.cells[f][1])
+        return f not in cols or is_blank(cells[f][1])
 
-    def report(f: str) -> None:
-        got = rec.cells[f][1] if f in rec.cells else ""
-        problems.cell(rec.row, matches[f].header, _EXPECT[f], got)
-
-    if blank("vcpus") and (blank("sockets") or blank("cores_per_socket")):
+    if ("vcpus" not in cols or is_blank(cells["vcpus"][1])) and (
+        blank("sockets") or blank("cores_per_socket")
+    ):
         missing: list[str] = [
             f for f in ("sockets", "cores_per_socket") if f in cols and blank(f)
         ]
         for f in missing or ["vcpus"]:
-            report(f)
-    if blank("mem_gib"):
+            got = cells[f][1] if f in cells else ""
+            problems.cell(rec.row, matches[f].header, _EXPECT[f], got)
+    if "mem_gib" not in cols or is_blank(cells["mem_gib"][1]):
         where = f"{problems.prefix} row {rec.row}, column '{matches['mem_gib'].header}'"
         got = rec.cells["mem_gib"][1] if "mem_gib" in rec.cells else ""
         what = f"holds '{got}'" if got else "is empty"

@@ -85,7 +85,7 @@ def pool_problem(
     pins = _pins(pool, servers.iloc[idx])
     return PlacementProblem(
         pool=pool,
-        vm_names=tuple(servers["name"].astype(str).iloc[idx]),
+        vm_names=tuple(servers["name"].astype(str).iloc[idx].tolist()),
         dims=dims,
         demand=demand,
         capacity=cap,
@@ -108,6 +108,9 @@ def _pins(pool: str, rows: pd.DataFrame) -> np.ndarray:
     pins = np.full(len(rows), -1, dtype=np.int64)
     if "pin_host" not in rows:
         return pins
+    column = rows["pin_host"]
+    if isinstance(column.dtype, pd.StringDtype) and column.isna().all():
+        return pins  # no pin (each NA is skipped below): not read one by one
     problems = []
     for i, (name, pin) in enumerate(zip(rows["name"], rows["pin_host"], strict=True)):
         if pin is None or pin is pd.NA or (isinstance(pin, float) and np.isnan(pin)):
