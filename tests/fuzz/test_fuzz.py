@@ -48,12 +48,19 @@ KNOWN: tuple[tuple[str, str], ...] = ()
 
 @pytest.fixture(scope="module", autouse=True)
 def _compiled_search_warm() -> None:
-    """Compile the breakout search (numba) before the timed runs: on a fresh checkout
-    the compile (some 20 s on the 2-core machine) would count against a run's
-    ``INPROCESS_SECONDS`` wall-clock limit and make it a hang."""
+    """Compile the placement kernels (numba) before the timed runs: on a fresh checkout
+    the compiles (the breakout search some 17 CPU s, the greedy kernel some 7 s on the
+    2-core machine) would count against a run's ``INPROCESS_SECONDS`` wall-clock limit
+    and make it a hang."""
+    from pathlib import Path
+
     import numpy as np
 
+    import vsizer
     from vsizer.placement.breakout_reduce import reduce_hosts
+
+    samples = Path(vsizer.__file__).parent / "data" / "samples"
+    vsizer.plan(vsizer.read_inventory(samples / "inventory_ja.csv"))
 
     curves = np.array([[[0.6], [0.6]], [[0.5], [0.5]], [[0.3], [0.3]]])
     none = np.full(3, -1, dtype=np.int64)
