@@ -226,14 +226,21 @@ def _scan(
         key = _key(norm, h, step)
         if not key <= limit:
             continue
-        if best < 0:
-            best, best_key = h, key
-        elif balanced:
-            if key < best_key or (key == best_key and h < best):
-                best, best_key = h, key
-        elif key > best_key or (key == best_key and h < best):
+        if _wins(h, key, best, best_key, balanced):
             best, best_key = h, key
     return best, best_key
+
+
+def _wins(h: int, key: float, best: int, best_key: float, balanced: bool
+          ) -> bool:  # pragma: no cover - compiled
+    """Whether host ``h`` with ``key`` beats (``best``, ``best_key``): the first host
+    found; then the lower key when ``balanced``, else the higher, the lower index on
+    ties."""
+    if best < 0:
+        return True
+    if key == best_key:
+        return h < best
+    return key < best_key if balanced else key > best_key
 
 
 def _scan_exact(
@@ -250,20 +257,15 @@ def _scan_exact(
         if not allowed[h] or (g >= 0 and occupied[h, g]):
             continue
         key = norm[h, 0] + step[0]
-        if key > limit:
-            continue
-        for d in range(1, n_dims):
+        d = 1
+        while key <= limit and d < n_dims:
             x = norm[h, d] + step[d]
             if x > key:
                 key = x
+            d += 1
         if not key <= limit:
             continue
-        if best < 0:
-            best, best_key = h, key
-        elif balanced:
-            if key < best_key or (key == best_key and h < best):
-                best, best_key = h, key
-        elif key > best_key or (key == best_key and h < best):
+        if _wins(h, key, best, best_key, balanced):
             best, best_key = h, key
     return best, best_key
 
@@ -416,7 +418,7 @@ def get() -> Callable[..., Any] | None:
     if not _TRIED:
         _TRIED = True
         if compile_in(globals(), ("_exact_bounds", "_bounds", "_merge", "_key", "_scan",
-                                  "_scan_exact", "_keys", "_beaten", "_pick_blocks", "_pick_super",
+                                  "_wins", "_scan_exact", "_keys", "_beaten", "_pick_blocks", "_pick_super",
                                   "_tree", "_rebound", "_assign_in", "assign",
                                   "survives_one")):
             _COMPILED = assign
