@@ -125,3 +125,24 @@ def test_an_empty_host_at_the_end_is_freed_first():
                        base_load=np.zeros(1))
     assert res.n_hosts == 3 and res.freed == 2
     assert (_loads(curves, res.assignment, 3) <= 1.0 + 1e-9).all()
+
+
+def test_a_race_tries_hosts_least_loaded_first_alternating_the_smoothing(monkeypatch):
+    # Five VMs of 0.9, 0.8, 0.7, 0.6, 0.5 alone on hosts of 1.0: no host can be freed.
+    # The race starts RACE (4) tries, the least-loaded host first (4, 3, 2, 1), their
+    # smoothing alternating 20, 200; as each stalls the next host joins (0), up to
+    # TRIES; then the count is given up and the placement returned unchanged.
+    monkeypatch.setattr(breakout_reduce, "STALL", 50)
+    started = []
+    start = breakout_reduce._Try.start.__func__
+
+    def spy(cls, ctx, trial, h, live, smooth):
+        started.append((h, smooth))
+        return start(cls, ctx, trial, h, live, smooth)
+
+    monkeypatch.setattr(breakout_reduce._Try, "start", classmethod(spy))
+    curves = np.array([0.9, 0.8, 0.7, 0.6, 0.5])[:, None, None]
+    a, n, res = _reduce(curves)
+    assert n == 5 and res.n_hosts == 5 and res.freed == 0
+    np.testing.assert_array_equal(res.assignment, a)
+    assert started == [(4, 20), (3, 200), (2, 20), (1, 200), (0, 20)]
