@@ -228,11 +228,13 @@ def check_reader_flags(opts: dict[str, Any], series_format: str | None) -> None:
     ConfigError
         A reader flag given for a series store (no --series-format).
     """
-    from vsizer.errors import ConfigError
-    from vsizer.series.sources import READER_FLAGS
-
     given = [k for k, v in opts.items() if v is not None]
     if given and series_format in (None, "store"):
+        # only here: vsizer.series imports pandas (0.8 s), which a plan without
+        # series never needs (issue 25: a fixed start under one second)
+        from vsizer.errors import ConfigError
+        from vsizer.series.sources import READER_FLAGS
+
         flags = ", ".join(READER_FLAGS[k] for k in given)
         raise ConfigError(
             f"{flags}: reader flags apply to --series files read with "

@@ -35,8 +35,23 @@ BLOCK = 16
 #: 12,900 hosts placed 1.7x faster than with blocks alone). 0: one level.
 SUPER = 16
 
+#: A small plan is placed by numpy's kernels and never loads numba (issue 25: a
+#: fixed start under one second): importing numba (with the scipy.linalg it
+#: loads) and the compiled kernel's cache costs about 0.6 CPU s, numpy about
+#: 15 µs per VM placed plus 1 µs per 32 hosts scanned
+#: (benchmarks/bench_start.py). The passes of a process go to numpy until
+#: their estimated cost (:func:`numpy_cost`), added up, would pass this
+#: budget (half the load); from then on, and for any pass once the kernel is
+#: loaded, the compiled kernel runs. Both make the same choices and the same
+#: loads bit for bit, so the budget decides the time, never the result.
+NUMPY_BUDGET_US = 300_000
+
+#: Estimated cost of one N+1 scenario besides its VMs (:func:`numpy_cost`).
+SCENARIO_US = 60
+
 _COMPILED: Callable[..., Any] | None = None
 _TRIED = False
+_SPENT_US = 0
 
 
 def assign(
@@ -423,6 +438,25 @@ def get() -> Callable[..., Any] | None:
                                   "survives_one")):
             _COMPILED = assign
     return _COMPILED
+
+
+def numpy_cost(n_vms: int, n_hosts: int, scenarios: int = 0) -> int:
+    """Estimated CPU µs of numpy's kernels placing ``n_vms`` VMs on ``n_hosts``
+    hosts in one pass, plus ``scenarios`` N+1 scenarios' overhead."""
+    return n_vms * (15 + n_hosts // 32) + scenarios * SCENARIO_US
+
+
+def for_pass(cost_us: int, *, spend: bool = True) -> Callable[..., Any] | None:
+    """The compiled :func:`assign` for work of ``cost_us`` (:func:`numpy_cost`),
+    or None: numpy's kernels do it (numba not installed, or the kernel not
+    loaded yet and the work within :data:`NUMPY_BUDGET_US` with what numpy did
+    before; ``spend``: that work is counted)."""
+    global _SPENT_US
+    if not _TRIED and _SPENT_US + cost_us <= NUMPY_BUDGET_US:
+        if spend:
+            _SPENT_US += cost_us
+        return None
+    return get()
 
 
 def available() -> bool:

@@ -147,15 +147,18 @@ _KERNEL_MAX_HOSTS = 20_000
 def survives(placement: Placement) -> bool | None:
     """Whether :func:`check` of ``placement`` on scalar demand would report
     ``survives``, found by the compiled kernel without building the scenarios
-    (None: numba not installed, or k is not 1, or nothing to check: call
-    :func:`check`). Same re-placements as :func:`check`, so the same answer."""
+    (None: numba not installed, or a small plan's check, which numpy's kernels
+    do, :func:`~vsizer.placement._kernel.for_pass`, or k is not 1, or nothing to
+    check: call :func:`check`). Same re-placements as :func:`check`, so the same answer."""
     p = placement.problem
-    kernel = _kernel.get()
     if (
-        kernel is None or p.failures != 1 or p.n_vms == 0 or placement.n_hosts <= 1
+        p.failures != 1 or p.n_vms == 0 or placement.n_hosts <= 1
         # the compiled check visits n x n host pairs: beyond the budget,
         # check() takes the heaviest scenarios instead
         or placement.n_hosts > _KERNEL_MAX_HOSTS
+        # a small plan's check: numpy's (check() counts its passes)
+        or _kernel.for_pass(_kernel.numpy_cost(p.n_vms, placement.n_hosts,
+                                               placement.n_hosts), spend=False) is None
     ):
         return None
     r = _PeakReplacer(placement)

@@ -74,11 +74,12 @@ def greedy_assign(
     every VM is placed by the compiled plain scan of
     :mod:`vsizer.placement._kernel` instead: the same hosts and the same
     loads, bit for bit, without numpy calls per VM (``runs`` and ``blocked``
-    then do not apply).
+    then do not apply); except in a small plan, whose passes stay on numpy
+    until the kernel would pay for its load (:data:`~vsizer.placement._kernel.NUMPY_BUDGET_US`).
 
     Returns the host index per VM of ``order`` (-1 when no host accepts it).
     """
-    if compiled and _kernel.available():
+    if compiled and _kernel.for_pass(_kernel.numpy_cost(len(order), len(loads))):
         return _assign_compiled(
             order, demand, loads, max_load, groups, occupied, allowed, pins, rule,
             blocked, stop_at_unplaced,
