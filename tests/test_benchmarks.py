@@ -32,6 +32,7 @@ EXPECTED = {
     "bench_series_memory.py": "old/new on 5 files: peak RSS",  # issue 15 (columnar)
     "bench_series_scale.py": "400 VMs:",
     "bench_shards.py": "quality loss measured",  # issue 15 (shards)
+    "bench_start.py": "fixed start timed: every command above ran",  # issue 25
     "bench_month_10k.py": "month plan:",  # issue 15 (shards)
     "cloudsim_planetlab.py": "| 20110303[:150] | 150 |",  # issue 25
     "placement_quality.py": "| PlanetLab 20110303[:150] | coarse | cpu | N+0 |",

@@ -388,3 +388,44 @@ def test_survival_check_defers_to_check_where_it_does_not_apply() -> None:
     assert failover.survives(one) is None
     with mock.patch.object(_kernel, "get", lambda: None):
         assert failover.survives(pl) is None
+
+
+def test_small_passes_run_on_numpy_until_the_budget_is_spent() -> None:
+    """Before the kernel is loaded, passes go to numpy (None) while their
+    estimated cost, added up, stays within NUMPY_BUDGET_US (300,000 µs); the
+    next one loads the kernel, and from then on every pass is compiled. A check
+    within the budget is numpy's too (failover.survives: None) and spends
+    nothing (check()'s passes are counted)."""
+    cost = _kernel.numpy_cost(1000, 64)  # 1000 x (15 + 64 // 32) µs
+    assert cost == 17_000
+    assert _kernel.numpy_cost(20, 3, scenarios=3) == 20 * 15 + 3 * _kernel.SCENARIO_US
+    pl = heuristics.STRATEGIES["balanced-decreasing"](_fleet_problem(300), 30)
+    with mock.patch.object(_kernel, "_TRIED", False), mock.patch.object(
+        _kernel, "_COMPILED", None
+    ), mock.patch.object(_kernel, "_SPENT_US", 0), mock.patch.object(
+        _kernel, "get", lambda: "kernel"
+    ):
+        assert failover.survives(pl) is None and _kernel._SPENT_US == 0
+        for spent in range(cost, 300_000 + 1, cost):  # 17 passes: 289,000 µs
+            assert _kernel.for_pass(cost) is None
+            assert spent == _kernel._SPENT_US
+        assert _kernel.for_pass(cost) == "kernel"  # 306,000 > 300,000
+        assert _kernel.for_pass(11_000) is None  # still fits: 300,000
+        assert _kernel.for_pass(1) == "kernel"
+        _kernel._TRIED = True  # loaded (get() ran): every pass compiled
+        assert _kernel.for_pass(0) == "kernel"
+
+
+def test_a_small_pool_is_sized_as_with_the_kernel() -> None:
+    """A pool sized on numpy's kernels within the budget (kernel not loaded) is
+    the pool sized with the kernel loaded: same hosts, same failover report."""
+    problem = _fleet_problem(120, groups=True)
+    with mock.patch.object(_kernel, "_TRIED", False), mock.patch.object(
+        _kernel, "_COMPILED", None
+    ), mock.patch.object(_kernel, "_SPENT_US", 0):
+        small = size_pool(problem)
+        assert not _kernel._TRIED and 0 < _kernel._SPENT_US <= _kernel.NUMPY_BUDGET_US
+    loaded = size_pool(problem)
+    assert small.n_hosts == loaded.n_hosts and small.attempts == loaded.attempts
+    np.testing.assert_array_equal(small.assignment, loaded.assignment)
+    assert small.failover == loaded.failover

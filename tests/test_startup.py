@@ -4,8 +4,10 @@ public names load on first use (:mod:`vsizer._lazy`)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -61,3 +63,46 @@ def test_version_answers_before_the_command_line_is_imported() -> None:
                          check=True)
     assert res.stdout.startswith("vsizer ") and res.stdout.count("\n") == 1
     assert "LOADED:\n" in res.stderr + "\n" and "LOADED: " not in res.stderr, res.stderr
+
+
+def test_a_small_plan_loads_neither_numba_nor_scipy(tmp_path: Path) -> None:
+    """``vsizer plan`` of the shipped inventory_ja.csv (20 servers, no series):
+    its placement runs on numpy's kernels (vsizer.placement._kernel's budget),
+    so neither numba (llvmlite) nor the scipy.linalg that numba loads is
+    imported, nor ortools, plotly or openpyxl; numpy and pandas are (the
+    inventory is a pandas table: every plan needs them), and pyarrow with pandas
+    where it is installed."""
+    sample = Path(__file__).resolve().parents[1] / "vsizer/data/samples/inventory_ja.csv"
+    code = _PROBE.format(heavy=HEAVY + ("llvmlite",)).replace(
+        "' '.join(m for m", "' '.join(sorted(m for m").replace(
+        "in sys.modules)", "in sys.modules))")
+    res = subprocess.run(
+        [sys.executable, "-c", code, "plan", str(sample), "-q", "-o",
+         str(tmp_path / "p.json")],
+        capture_output=True, text=True, check=True,
+    )
+    assert json.loads((tmp_path / "p.json").read_text())["servers"], res.stderr
+    heavy = [ln for ln in res.stderr.splitlines() if ln.startswith("HEAVY:")]
+    assert heavy in (["HEAVY:numpy pandas"], ["HEAVY:numpy pandas pyarrow"]), res.stderr
+
+
+@pytest.mark.parametrize(("text", "valid"), [
+    ("5min", True), ("30s", True), ("1h", True), ("250ms", True), ("9999h", True),
+    ("0s", False), ("05min", True), ("2D", True), ("10000min", True), ("soon", False),
+    ("-5min", False), ("5 min", True), ("", False), ("5", True), (5, True),
+])
+def test_a_plain_duration_is_checked_as_pandas_checks_it(text: object, valid: bool) -> None:
+    """The default step ('5min') is checked without importing pandas
+    (rule_meta._PLAIN_DURATION); the answer is pandas' answer, for the plain
+    forms and for every other one (which pandas checks)."""
+    import pandas as pd
+
+    from vsizer.study.rule_meta import _PLAIN_DURATION, is_duration
+
+    try:
+        want = bool(pd.Timedelta(text) > pd.Timedelta(0))  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        want = False
+    assert is_duration(text) is want is valid
+    plain = isinstance(text, str) and _PLAIN_DURATION.fullmatch(text) is not None
+    assert plain == (text in ("5min", "30s", "1h", "250ms", "9999h"))
