@@ -11,7 +11,8 @@ norm + step, loads summed per host in placement order; no fastmath), so it
 makes exactly the same choices and leaves bit-for-bit the same loads.
 
 Without numba the module still imports: :func:`get` returns None and the
-numpy paths run unchanged. Compiled functions are cached on disk
+numpy paths run unchanged. A small plan does not load numba at all
+(:func:`for_pass`, :data:`NUMPY_BUDGET_US`). Compiled functions are cached on disk
 (``cache=True``): the JIT compile (a few seconds) is paid once per machine.
 """
 
@@ -38,8 +39,8 @@ SUPER = 16
 #: A small plan is placed by numpy's kernels and never loads numba (issue 25: a
 #: fixed start under one second): importing numba (with the scipy.linalg it
 #: loads) and the compiled kernel's cache costs about 0.6 CPU s, numpy about
-#: 15 µs per VM placed plus 1 µs per 32 hosts scanned
-#: (benchmarks/bench_start.py). The passes of a process go to numpy until
+#: 15 µs per VM placed plus 1 µs per 32 hosts scanned (measured: 15 µs a VM on
+#: 20 hosts, 41 µs on 1,000; docs/performance.md). The passes of a process go to numpy until
 #: their estimated cost (:func:`numpy_cost`), added up, would pass this
 #: budget (half the load); from then on, and for any pass once the kernel is
 #: loaded, the compiled kernel runs. Both make the same choices and the same
