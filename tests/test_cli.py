@@ -282,6 +282,20 @@ def test_hosts_with_several_models_and_no_host_model_is_an_error(tmp_path):
     ) in r.output
 
 
+def test_several_host_models_are_refused_before_the_series_are_read(tmp_path):
+    hosts = tmp_path / "two.csv"
+    hosts.write_text(NAMED_HOST + "Lab B,2,16,2400,512,70,350,\n", encoding="utf-8")
+    broken = tmp_path / "broken.csv"  # reading it would fail with another message
+    broken.write_text("not a sar file\n", encoding="utf-8")
+    r = run("plan", "--series", str(broken), "--series-format", "sar", "--vm-cpu-mhz",
+            "1000", "--vm-mem-gib", "1", "--hosts", str(hosts))
+    assert r.exit_code == 2
+    assert r.output.splitlines() == [
+        'error: --hosts two.csv lists 2 host models: Lab 6248; Lab B. Choose one '
+        'with --host-model, e.g. --host-model "Lab 6248".'
+    ]
+
+
 def test_catalog_list_marks_the_single_model_of_hosts(tmp_path):
     hosts = tmp_path / "one.csv"
     hosts.write_text(NAMED_HOST, encoding="utf-8")

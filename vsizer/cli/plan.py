@@ -278,7 +278,20 @@ def _preflight(
     files included) replaces an input; the outputs whose extra is missing."""
     check_not_input(output, _inputs_of(inventory, series, config, profile, rules))
     _check_detail(output, *detail, inventory, series, config, profile, rules)
+    _check_host_model(rules)
     return _unwritable_outputs(output)
+
+
+def _check_host_model(rules: Any) -> None:
+    """A ``--hosts`` catalog of several models without ``--host-model`` is refused
+    before the inputs are read (a trace folder can take seconds to read)."""
+    from vsizer.study.choice import is_auto
+
+    if rules.host_catalog is None or is_auto(rules):
+        return
+    from vsizer.study.hosts import resolve_host
+
+    resolve_host(rules.host_catalog, rules.host_model)
 
 
 def _inputs_of(
