@@ -1,0 +1,283 @@
+"""Lower bound on hosts from the configuration LP, by column generation (small pools).
+
+A *configuration* is a set of VMs whose summed curve stays within the usable load at
+every step of every dimension (and holds at most one VM of an anti-affinity group).
+Every placement on the curves is a choice of configurations covering each VM, so the
+fewest hosts is at least the optimum of the configuration LP of P. C. Gilmore and
+R. E. Gomory, "A linear programming approach to the cutting-stock problem",
+Operations Research 9(6), 1961::
+
+    min sum_c lambda_c   s.t.  sum_{c ∋ v} lambda_c >= 1 for every VM v,  lambda >= 0.
+
+It is solved by column generation: the restricted master LP (scipy's HiGHS) gives
+duals ``pi`` >= 0; the pricing problem, a multi-dimensional 0-1 knapsack over the
+(step, dimension) rows (max sum pi_v x_v with every row's load <= 1), finds the
+configuration of largest dual value, first greedily (cheap) and, when the greedy
+finds none worth adding, exactly with scipy's MILP (HiGHS, ``node_limit`` nodes).
+
+The bound is valid whatever the budgets stop: for any ``pi`` >= 0 and any ``U`` at or
+above the pricing optimum, ``pi / U`` is dual feasible, so the LP optimum is at least
+sum(pi) / U (A. A. Farley, "A note on bounding a class of linear programming
+problems, including cutting stock problems", Operations Research 38(5), 1990). ``U``
+is the MILP's proven dual bound (never a primal value), so the bound needs no
+convergence; with no such bound there is no bound from that ``pi``. The host count is
+an integer: ceil(sum(pi) / U - 1e-6). Rows are a relaxation of the placement's own
+test (a load up to 1 + 1e-6 of the usable load fits, as in
+:mod:`vsizer.placement.series_fit`), pins and failover are left out (a relaxation
+too), so the bound never exceeds the fewest hosts of a placement at the ceiling.
+
+Budgets are counts, never time, so the bound is the same on every run:
+:data:`MAX_ITERATIONS` master solves, :data:`NODE_LIMIT` branch-and-bound nodes per
+exact pricing, :data:`MAX_VMS` VMs in the pool (above, no bound is tried).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+#: Most VMs of a pool the configuration LP is tried on. Measured on PlanetLab days in the
+#: CloudSim setting (benchmarks/bench_cg_bound.py): 200 VMs x 288 steps take about
+#: 1-4 CPU s; the LP grows with VMs x steps and the MILP pricing faster.
+MAX_VMS = 200
+#: Restricted master LP solves (column generation iterations).
+MAX_ITERATIONS = 60
+#: Branch-and-bound nodes of each exact pricing MILP (scipy.optimize.milp node_limit).
+NODE_LIMIT = 500
+#: An exact pricing every this many iterations even while the greedy still finds columns,
+#: so that a Farley bound is available if the iterations run out.
+EXACT_EVERY = 10
+#: Most rows checked for dominance (the check costs rows^2 x VMs); above, all are kept.
+DOMINANCE_ROWS = 2000
+#: A load up to 1 + TOL (units of the usable load) fits, as in the placement's check.
+TOL = 1e-6
+#: A column is worth adding when its dual value is above 1 + this.
+IMPROVE = 1e-7
+#: The bound is ceil(value - ROUND): guards the LP and MILP tolerances.
+ROUND = 1e-6
+
+
+@dataclass(frozen=True)
+class ConfigLpBound:
+    """What the column generation proved.
+
+    ``bound``: ceil of the best Farley bound (None when no pricing gave a dual bound);
+    ``lp``: the last restricted master's value (an upper bound on the LP optimum);
+    ``farley``: the best Farley value (a lower bound on it); ``iterations``: master
+    solves; ``exact``: MILP pricings; ``status``: "optimal" (the LP optimum reached),
+    "target" (the bound reached ``target`` or the master's ceiling), "no-gain" (the
+    master shows the LP cannot beat ``floor``), "budget" (iterations ran out),
+    "no-scipy", "too-large".
+    """
+
+    bound: int | None
+    lp: float
+    farley: float
+    iterations: int
+    exact: int
+    status: str
+
+
+def available() -> bool:
+    """Whether scipy (its HiGHS LP and MILP) is importable."""
+    try:
+        import scipy.optimize  # noqa: F401
+    except ImportError:  # pragma: no cover - scipy ships with the 'fit' extra
+        return False
+    return True
+
+
+def rows_of(
+    demand: npt.NDArray[np.floating], usable: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """The knapsack rows, shape (n_vms, n_rows): each (step, dimension) load in units
+    of the usable load, without rows no set of VMs can exceed, duplicates and rows
+    another row dominates (every VM at or above it there)."""
+    n = demand.shape[0]
+    a = (np.asarray(demand, dtype=np.float64) / usable).reshape(n, -1)
+    a = a[:, a.sum(axis=0) > 1.0 + TOL]  # never binding: all VMs together fit there
+    if not a.shape[1]:
+        return a
+    a = np.unique(a.T, axis=0).T  # sorted: deterministic
+    keep = np.ones(a.shape[1], dtype=bool)
+    for r in range(a.shape[1] if a.shape[1] <= DOMINANCE_ROWS else 0):  # drop r when another kept row is >= it everywhere
+        others = keep.copy()
+        others[r] = False
+        cols = a[:, others]
+        if cols.size and bool((cols >= a[:, r : r + 1]).all(axis=0).any()):
+            keep[r] = False
+    return a[:, keep]
+
+
+def _group_rows(groups: npt.NDArray[np.int64] | None, n: int) -> npt.NDArray[np.float64]:
+    """One row per anti-affinity group of two or more VMs: at most one of them a host."""
+    if groups is None:
+        return np.zeros((n, 0))
+    ids = [g for g in np.unique(groups[groups >= 0]) if int((groups == g).sum()) > 1]
+    return np.stack([(groups == g).astype(float) for g in ids], axis=1) if ids else (
+        np.zeros((n, 0)))
+
+
+@dataclass
+class _Columns:
+    """The configurations of the restricted master, as a 0-1 matrix (VMs x columns)."""
+
+    cols: list[npt.NDArray[np.bool_]]
+    seen: set[bytes]
+
+    def add(self, col: npt.NDArray[np.bool_]) -> bool:
+        key = np.packbits(col).tobytes()
+        if key in self.seen or not col.any():
+            return False
+        self.seen.add(key)
+        self.cols.append(col)
+        return True
+
+    def matrix(self) -> npt.NDArray[np.float64]:
+        return np.stack(self.cols, axis=1).astype(np.float64)
+
+
+def _master(cols: _Columns) -> tuple[float, npt.NDArray[np.float64]]:
+    """The restricted master's value and duals (clipped at 0)."""
+    from scipy.optimize import linprog
+
+    a = cols.matrix()
+    n, m = a.shape
+    res = linprog(np.ones(m), A_ub=-a, b_ub=-np.ones(n), bounds=(0, None), method="highs")
+    if res.status != 0:  # pragma: no cover - singletons make it feasible and bounded
+        raise RuntimeError(f"configuration LP master: {res.message}")
+    pi = np.maximum(-np.asarray(res.ineqlin.marginals, dtype=np.float64), 0.0)
+    return float(res.fun), pi
+
+
+def _greedy(
+    rows: npt.NDArray[np.float64], pi: npt.NDArray[np.float64]
+) -> list[npt.NDArray[np.bool_]]:
+    """Configurations packed greedily by pi per size (peak row, mean row, pi alone);
+    those of dual value above 1."""
+    n = rows.shape[0]
+    peak = rows.max(axis=1) if rows.shape[1] else np.zeros(n)
+    mean = rows.mean(axis=1) if rows.shape[1] else np.zeros(n)
+    tiny = 1e-12
+    orders = [
+        np.lexsort((np.arange(n), -pi / (peak + tiny))),
+        np.lexsort((np.arange(n), -pi / (mean + tiny))),
+        np.lexsort((np.arange(n), -pi)),
+    ]
+    found = []
+    for order in orders:
+        load = np.zeros(rows.shape[1])
+        col = np.zeros(n, dtype=bool)
+        for v in order.tolist():
+            if pi[v] <= 0:
+                continue
+            nxt = load + rows[v]
+            if bool((nxt <= 1.0 + TOL).all()):
+                load = nxt
+                col[v] = True
+        if float(pi[col].sum()) > 1.0 + IMPROVE:
+            found.append(col)
+    return found
+
+
+def _exact(
+    rows: npt.NDArray[np.float64], pi: npt.NDArray[np.float64], node_limit: int
+) -> tuple[float | None, npt.NDArray[np.bool_] | None]:
+    """Pricing by MILP: (proven upper bound U on max pi.x over configurations, the best
+    configuration found); U None when the solver gives no finite dual bound."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    n = rows.shape[0]
+    cons = [LinearConstraint(rows.T, -np.inf, 1.0 + TOL)] if rows.shape[1] else []
+    res = milp(
+        -pi, constraints=cons, integrality=np.ones(n), bounds=Bounds(0, 1),
+        options={"node_limit": node_limit, "presolve": True},
+    )
+    dual = getattr(res, "mip_dual_bound", None)
+    bound = -float(dual) if dual is not None and math.isfinite(dual) else None
+    if res.x is None:
+        return bound, None
+    col = np.asarray(res.x) > 0.5
+    ok = bool((rows[col].sum(axis=0) <= 1.0 + TOL).all()) if rows.shape[1] else True
+    return bound, col if ok else None
+
+
+def configuration_lp_bound(
+    demand: npt.NDArray[np.floating],
+    usable: npt.NDArray[np.float64],
+    *,
+    groups: npt.NDArray[np.int64] | None = None,
+    start: npt.NDArray[np.int64] | None = None,
+    floor: int = 0,
+    target: int | None = None,
+    max_iterations: int = MAX_ITERATIONS,
+    node_limit: int = NODE_LIMIT,
+    max_vms: int = MAX_VMS,
+) -> ConfigLpBound:
+    """The configuration LP bound on hosts for placing ``demand`` (n_vms, n_steps,
+    n_dims) within ``usable`` (n_dims,) per host at every step.
+
+    ``groups``: anti-affinity ids (-1 none); ``start``: a placement (host per VM)
+    whose hosts seed the master with the singletons; ``floor``: a bound already
+    known (the search stops once the master shows it cannot be beaten);
+    ``target``: hosts of a known placement (no need to prove more). See the module
+    docstring for the method and budgets.
+    """
+    n = demand.shape[0]
+    if n > max_vms:
+        return ConfigLpBound(None, math.inf, 0.0, 0, 0, "too-large")
+    if not available():  # pragma: no cover - scipy ships with the 'fit' extra
+        return ConfigLpBound(None, math.inf, 0.0, 0, 0, "no-scipy")
+    rows = np.concatenate([rows_of(demand, usable), _group_rows(groups, n)], axis=1)
+    cols = _Columns([], set())
+    for v in range(n):
+        cols.add(np.arange(n) == v)
+    if start is not None:
+        for h in np.unique(start).tolist():
+            cols.add(start == h)
+    return _generate(rows, cols, floor, target, max_iterations, node_limit)
+
+
+def _generate(
+    rows: npt.NDArray[np.float64], cols: _Columns, floor: int, target: int | None,
+    max_iterations: int, node_limit: int,
+) -> ConfigLpBound:
+    """The column generation loop (see :func:`configuration_lp_bound`)."""
+    best, value, exact = 0.0, math.inf, 0
+    it = 0
+    status = "budget"
+    while it < max_iterations:
+        it += 1
+        value, pi = _master(cols)
+        top = math.ceil(value - ROUND)  # no LP bound above the master's value
+        if top <= floor:
+            status = "no-gain"
+            break
+        new = _greedy(rows, pi)
+        last = it == max_iterations
+        if new and not last and it % EXACT_EVERY:
+            for col in new:
+                cols.add(col)
+            continue
+        exact += 1
+        u, col = _exact(rows, pi, node_limit)
+        if u is not None and u > 0:
+            best = max(best, float(pi.sum()) / u)
+        added = [cols.add(c) for c in [*new, *([col] if col is not None else [])]
+                 if float(pi[c].sum()) > 1.0 + IMPROVE]
+        if u is not None and u <= 1.0 + IMPROVE:
+            status = "optimal"
+            break
+        if math.ceil(best - ROUND) >= min(top, target if target is not None else top):
+            status = "target"
+            break
+        if not any(added):  # nothing to add, no proof: the MILP stopped at its nodes
+            break
+    bound = math.ceil(best - ROUND) if best > 0 else None
+    return ConfigLpBound(bound, value, best, it, exact, status)
+
+
+__all__ = ["ConfigLpBound", "available", "configuration_lp_bound", "rows_of"]
