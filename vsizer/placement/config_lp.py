@@ -42,20 +42,24 @@ import numpy.typing as npt
 #: Most VMs of a pool the configuration LP is tried on. Measured on PlanetLab days in the
 #: CloudSim setting (benchmarks/bench_cg_bound.py): 200 VMs x 288 steps take about
 #: 1-4 CPU s; the LP grows with VMs x steps and the MILP pricing faster.
-MAX_VMS = 200
+MAX_VMS = 100
 #: Restricted master LP solves (column generation iterations).
-MAX_ITERATIONS = 60
+MAX_ITERATIONS = 30
 #: Branch-and-bound nodes of each exact pricing MILP (scipy.optimize.milp node_limit).
-NODE_LIMIT = 500
+NODE_LIMIT = 50
 #: An exact pricing every this many iterations even while the greedy still finds columns,
 #: so that a Farley bound is available if the iterations run out.
 EXACT_EVERY = 10
 #: Most rows checked for dominance (the check costs rows^2 x VMs); above, all are kept.
 DOMINANCE_ROWS = 2000
+#: Weight of the stabilization center in the smoothed duals (Wentges 1997).
+SMOOTHING = 0.8
 #: A load up to 1 + TOL (units of the usable load) fits, as in the placement's check.
 TOL = 1e-6
 #: A column is worth adding when its dual value is above 1 + this.
 IMPROVE = 1e-7
+#: Relative widening of the MILP's dual bound (its tolerances).
+SAFETY = 1e-6
 #: The bound is ceil(value - ROUND): guards the LP and MILP tolerances.
 ROUND = 1e-6
 
@@ -69,7 +73,8 @@ class ConfigLpBound:
     ``farley``: the best Farley value (a lower bound on it); ``iterations``: master
     solves; ``exact``: MILP pricings; ``status``: "optimal" (the LP optimum reached),
     "target" (the bound reached ``target`` or the master's ceiling), "no-gain" (the
-    master shows the LP cannot beat ``floor``), "budget" (iterations ran out),
+    master shows the LP cannot beat ``floor``), "budget" (iterations ran out), "stalled" (no column found, the
+    MILP stopped at its node limit),
     "no-scipy", "too-large".
     """
 
@@ -183,21 +188,43 @@ def _greedy(
     return found
 
 
+def _relaxed_bound(rows: npt.NDArray[np.float64], pi: npt.NDArray[np.float64]) -> float:
+    """An upper bound on max pi.x over configurations from the pricing's LP relaxation
+    (max pi.x, rows' loads <= 1 + TOL, 0 <= x <= 1), certified by weak duality: for any
+    row duals y >= 0, pi.x <= (1 + TOL) sum(y) + sum(max(0, pi_v - rows_v.y)), however
+    accurately the LP was solved."""
+    from scipy.optimize import linprog
+
+    if not rows.shape[1]:
+        return float(pi.sum())
+    res = linprog(-pi, A_ub=rows.T, b_ub=np.full(rows.shape[1], 1.0 + TOL), bounds=(0, 1),
+                  method="highs")
+    y = np.zeros(rows.shape[1])
+    if res.status == 0:
+        y = np.maximum(-np.asarray(res.ineqlin.marginals, dtype=np.float64), 0.0)
+    z = np.maximum(pi - rows @ y, 0.0)
+    return float((1.0 + TOL) * y.sum() + z.sum())
+
+
 def _exact(
     rows: npt.NDArray[np.float64], pi: npt.NDArray[np.float64], node_limit: int
 ) -> tuple[float | None, npt.NDArray[np.bool_] | None]:
     """Pricing by MILP: (proven upper bound U on max pi.x over configurations, the best
-    configuration found); U None when the solver gives no finite dual bound."""
+    configuration found); U None when the solver gives no finite dual bound. The dual
+    bound is widened by :data:`SAFETY` for the solver's tolerances."""
     from scipy.optimize import Bounds, LinearConstraint, milp
 
     n = rows.shape[0]
     cons = [LinearConstraint(rows.T, -np.inf, 1.0 + TOL)] if rows.shape[1] else []
+    # presolve off: HiGHS 1.x prints a debug line to stdout when it maps a presolved
+    # solution back, which would reach the plan's terminal output
     res = milp(
         -pi, constraints=cons, integrality=np.ones(n), bounds=Bounds(0, 1),
-        options={"node_limit": node_limit, "presolve": True},
+        options={"node_limit": node_limit, "presolve": False},
     )
     dual = getattr(res, "mip_dual_bound", None)
-    bound = -float(dual) if dual is not None and math.isfinite(dual) else None
+    ok_dual = dual is not None and math.isfinite(dual)
+    bound = -float(dual) * (1.0 + SAFETY) + SAFETY if ok_dual else None
     if res.x is None:
         return bound, None
     col = np.asarray(res.x) > 0.5
@@ -232,6 +259,8 @@ def configuration_lp_bound(
     if not available():  # pragma: no cover - scipy ships with the 'fit' extra
         return ConfigLpBound(None, math.inf, 0.0, 0, 0, "no-scipy")
     rows = np.concatenate([rows_of(demand, usable), _group_rows(groups, n)], axis=1)
+    if not rows.shape[1]:  # every VM fits on one host at every step
+        return ConfigLpBound(1 if n else None, float(n > 0), float(n > 0), 0, 0, "optimal")
     cols = _Columns([], set())
     for v in range(n):
         cols.add(np.arange(n) == v)
@@ -241,14 +270,38 @@ def configuration_lp_bound(
     return _generate(rows, cols, floor, target, max_iterations, node_limit)
 
 
+@dataclass
+class _Center:
+    """The duals of the best Farley bound so far (the stabilization center)."""
+
+    pi: npt.NDArray[np.float64]
+    value: float = 0.0
+
+    def offer(self, pi: npt.NDArray[np.float64], u: float | None) -> None:
+        """Farley's bound sum(pi) / u; kept when above the best."""
+        if u is not None and u > 0 and float(pi.sum()) / u > self.value:
+            self.pi, self.value = pi, float(pi.sum()) / u
+
+
 def _generate(
     rows: npt.NDArray[np.float64], cols: _Columns, floor: int, target: int | None,
     max_iterations: int, node_limit: int,
 ) -> ConfigLpBound:
-    """The column generation loop (see :func:`configuration_lp_bound`)."""
-    best, value, exact = 0.0, math.inf, 0
-    it = 0
-    status = "budget"
+    """The column generation loop (see :func:`configuration_lp_bound`).
+
+    Duals are smoothed (Wentges, "Weighted Dantzig-Wolfe decomposition for linear
+    mixed-integer programming", Int. Trans. Oper. Res. 4(2), 1997): the pricing runs at
+    SMOOTHING x center + (1 - SMOOTHING) x the master's duals, the center being the
+    duals of the best Farley bound, first the busiest row's loads (whose bound is the
+    per-step one). Each iteration adds the greedy columns of both duals and bounds the
+    pricing at the smoothed duals by its LP relaxation; the MILP bounds it every
+    :data:`EXACT_EVERY` iterations, and whenever the greedy finds no column for the
+    master's duals (its column is added).
+    """
+    busiest = int(np.argmax(rows.sum(axis=0)))
+    center = _Center(rows[:, busiest].copy())
+    center.offer(center.pi, 1.0 + TOL)
+    value, exact, it, status = math.inf, 0, 0, "budget"
     while it < max_iterations:
         it += 1
         value, pi = _master(cols)
@@ -256,26 +309,31 @@ def _generate(
         if top <= floor:
             status = "no-gain"
             break
-        new = _greedy(rows, pi)
-        last = it == max_iterations
-        if new and not last and it % EXACT_EVERY:
-            for col in new:
-                cols.add(col)
-            continue
-        exact += 1
-        u, col = _exact(rows, pi, node_limit)
-        if u is not None and u > 0:
-            best = max(best, float(pi.sum()) / u)
-        added = [cols.add(c) for c in [*new, *([col] if col is not None else [])]
-                 if float(pi[c].sum()) > 1.0 + IMPROVE]
-        if u is not None and u <= 1.0 + IMPROVE:
-            status = "optimal"
-            break
-        if math.ceil(best - ROUND) >= min(top, target if target is not None else top):
+        sep = SMOOTHING * center.pi + (1.0 - SMOOTHING) * pi
+        new = [c for c in _greedy(rows, pi) + _greedy(rows, sep) if cols.add(c)]
+        center.offer(sep, _relaxed_bound(rows, sep))
+        if it % EXACT_EVERY == 0:
+            exact += 1
+            center.offer(sep, _exact(rows, sep, node_limit)[0])
+        if not any(float(pi[c].sum()) > 1.0 + IMPROVE for c in new):
+            u = _relaxed_bound(rows, pi)
+            if u <= 1.0 + 10 * SAFETY:  # no column prices out: the master is optimal
+                center.offer(pi, u)
+                status = "optimal"
+                break
+            exact += 1
+            u_milp, col = _exact(rows, pi, node_limit)
+            center.offer(pi, u_milp)
+            if u_milp is not None and u_milp <= 1.0 + 10 * SAFETY:
+                status = "optimal"
+                break
+            if col is None or not (float(pi[col].sum()) > 1.0 + IMPROVE and cols.add(col)):
+                status = "stalled"  # no column found, none proven absent (MILP's nodes)
+                break
+        if math.ceil(center.value - ROUND) >= min(top, target or top):
             status = "target"
             break
-        if not any(added):  # nothing to add, no proof: the MILP stopped at its nodes
-            break
+    best = center.value
     bound = math.ceil(best - ROUND) if best > 0 else None
     return ConfigLpBound(bound, value, best, it, exact, status)
 

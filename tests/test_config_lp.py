@@ -1,0 +1,155 @@
+"""The configuration-LP bound (column generation, Farley's bound): hand-computed
+instances, validity against brute force (hypothesis), determinism, budgets, and the
+pool's lower bound in the plan."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vsizer.placement.config_lp import configuration_lp_bound, rows_of
+from vsizer.placement.curve_sizing import size_pool_on_curves
+from vsizer.placement.problem import PlacementProblem
+from vsizer.placement.series_fit import series_lower_bounds
+
+LO, HI = 0.05, 0.55
+ONE = np.ones(1)
+
+
+def triangle() -> np.ndarray:
+    """3 VMs, 3 steps: each pair is at 0.55 + 0.55 = 1.1 at one step (they conflict
+    pairwise), the third VM at 0.05; every step sums to 1.15."""
+    return np.array([[HI, HI, LO], [HI, LO, HI], [LO, HI, HI]])[:, :, None]
+
+
+def cycle5() -> np.ndarray:
+    """5 VMs, 5 steps: VMs i and i+1 (mod 5) at 0.55 at step i, the others at 0.05
+    (sum 1.25). Only neighbours conflict; a host holds at most 2 of the 5 VMs (no 3
+    are pairwise apart on a 5-cycle), so the LP is 5/2 and 3 hosts are needed."""
+    d = np.full((5, 5), LO)
+    for i in range(5):
+        d[i, i] = d[(i + 1) % 5, i] = HI
+    return d[:, :, None]
+
+
+def test_pairwise_conflicts_need_three_hosts_where_per_step_bounds_say_two():
+    # per step: ceil(1.15) = 2; L2 at a step: two items above half a host, one
+    # below (0.05 <= the 2 x 1 - 1.1 = 0.9 left): 2. Every configuration holds one
+    # VM, so the LP is 3: duals 1 each, sum 3, pricing optimum 1.
+    assert series_lower_bounds(triangle(), ONE) == {"series": [2], "peak_sum": [2], "l2": [2]}
+    res = configuration_lp_bound(triangle(), ONE)
+    assert res.bound == 3
+    assert res.farley == pytest.approx(3.0, rel=1e-5)
+    assert res.status == "optimal"
+
+
+def test_a_fractional_lp_of_five_halves_rounds_up_to_three():
+    assert series_lower_bounds(cycle5(), ONE) == {"series": [2], "peak_sum": [3], "l2": [2]}
+    res = configuration_lp_bound(cycle5(), ONE)
+    assert res.farley == pytest.approx(2.5, rel=1e-5)  # duals 1/2 each, pricing optimum 1
+    assert res.bound == 3
+    assert res.lp == pytest.approx(2.5, rel=1e-9)
+
+
+def test_the_bound_equals_the_per_step_one_where_sizes_pack_exactly():
+    # four flat VMs of half a host: 2 hosts by the sum, and 2 by the LP (pairs)
+    d = np.full((4, 3, 1), 0.5)
+    res = configuration_lp_bound(d, ONE)
+    assert res.bound == 2
+    assert res.farley == pytest.approx(2.0, rel=1e-5)
+    assert series_lower_bounds(d, ONE)["series"] == [2]
+
+
+def test_anti_affinity_rows_count_in_the_configurations():
+    # four VMs of a quarter host fit on one host, but a group of 3 needs 3 hosts
+    d = np.full((4, 2, 1), 0.25)
+    res = configuration_lp_bound(d, ONE, groups=np.array([0, 0, 0, -1]))
+    assert res.bound == 3
+    assert configuration_lp_bound(d, ONE).bound == 1
+
+
+def test_rows_that_never_bind_or_are_dominated_are_dropped():
+    # step 0 sums to 0.3 (never binding); step 2 is at or below step 1 for every VM
+    d = np.array([[0.1, 0.6, 0.5], [0.1, 0.6, 0.6], [0.1, 0.0, 0.0]])[:, :, None]
+    rows = rows_of(d, ONE)
+    assert rows.tolist() == [[0.6], [0.6], [0.0]]
+
+
+def test_no_gain_and_size_limits_stop_early():
+    # with 3 already known, the generation stops once the master is at or below 3
+    # (it starts at 5, the singletons); the bound then is the per-step one it started at
+    res = configuration_lp_bound(cycle5(), ONE, floor=3)
+    assert (res.bound, res.status) == (2, "no-gain")
+    assert res.lp <= 3.0
+    too_large = configuration_lp_bound(cycle5(), ONE, max_vms=4)
+    assert (too_large.bound, too_large.status, too_large.iterations) == (None, "too-large", 0)
+
+
+def test_the_budget_stops_the_generation_with_a_valid_bound():
+    rng = np.random.default_rng(7)
+    d = rng.uniform(0.05, 0.45, size=(40, 24, 1))
+    full = configuration_lp_bound(d, ONE)
+    short = configuration_lp_bound(d, ONE, max_iterations=2, node_limit=1)
+    assert short.iterations == 2
+    assert short.status == "budget"
+    # the per-step bound is where the generation starts (busiest step's loads)
+    per_step = float(d.sum(axis=0).max())
+    assert short.farley >= per_step * (1 - 1e-5)
+    assert short.farley <= full.farley + 1e-9 or short.bound <= (full.bound or 0)
+    assert short.bound is not None and short.bound <= full.lp + 1e-6
+
+
+def test_the_bound_is_deterministic():
+    rng = np.random.default_rng(3)
+    d = rng.uniform(0.0, 0.6, size=(30, 12, 2))
+    usable = np.array([1.0, 1.5])
+    assert configuration_lp_bound(d, usable) == configuration_lp_bound(d, usable)
+
+
+def _optimum(d: np.ndarray, usable: np.ndarray, groups: np.ndarray) -> int:
+    """Fewest hosts by brute force: every assignment of n VMs to k hosts."""
+    n = d.shape[0]
+    for k in range(1, n + 1):
+        for assign in itertools.product(range(k), repeat=n):
+            a = np.array(assign)
+            loads = np.zeros((k,) + d.shape[1:])
+            np.add.at(loads, a, d)
+            if not (loads <= usable * (1 + 1e-6)).all():
+                continue
+            if all(len(set(a[groups == g].tolist())) == int((groups == g).sum())
+                   for g in set(groups[groups >= 0].tolist())):
+                return k
+    return n
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(1, 5), st.integers(1, 4), st.integers(1, 2), st.integers(0, 2**31 - 1),
+    st.booleans(),
+)
+def test_the_bound_never_exceeds_the_optimum(n, t, dims, seed, with_groups):
+    rng = np.random.default_rng(seed)
+    d = rng.uniform(0.0, 1.0, size=(n, t, dims)).round(2)
+    usable = np.ones(dims)
+    groups = rng.integers(-1, 2, size=n) if with_groups else np.full(n, -1)
+    res = configuration_lp_bound(d, usable, groups=groups)
+    assert res.bound is None or res.bound <= _optimum(d, usable, groups)
+
+
+def test_the_pool_reports_the_configuration_lp_bound_and_no_gap():
+    d = cycle5()
+    n = d.shape[0]
+    p = PlacementProblem(
+        pool="c5", vm_names=tuple(f"v{i}" for i in range(n)), dims=("cpu",),
+        demand=d.max(axis=1), capacity=ONE, base_load=np.zeros(1), limit=ONE,
+        failover_limit=ONE, failures=0, min_hosts=0,
+    )
+    s = size_pool_on_curves(p, d)
+    assert s.n_hosts == 3
+    assert (s.lower_bound, s.gap) == (3, 0)
+    assert s.lower_bound_detail["configuration_lp"] == 3
+    assert s.lower_bound_detail["l2"] == 2
