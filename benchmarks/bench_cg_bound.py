@@ -7,7 +7,8 @@ ceiling 1.0, N+0). For the first 50, 100 and 200 VMs of each day it prints the
 per-step bound (max over steps of the summed demand / capacity), the Martello-Toth L2
 bound per step, the configuration-LP bound of :mod:`vsizer.placement.config_lp`
 (Gilmore-Gomory column generation, Farley's bound; seeded with the plan's hosts,
-floor = the per-step bound, target = the plan's hosts) with its status, iterations,
+floor = the per-step bound, target = the plan's hosts, run at every size here although
+the plan runs it only up to ``config_lp.MAX_VMS`` VMs) with its status, iterations,
 exact pricings and CPU seconds (``time.process_time``), and the default plan
 (:func:`vsizer.placement.curve_sizing.size_pool_on_curves`, which includes that bound in
 its lower bound when it is higher) with its CPU seconds.
@@ -44,7 +45,7 @@ def run(name: str, demand: np.ndarray) -> str:
     t0 = time.process_time()
     cg = config_lp.configuration_lp_bound(
         demand, usable, start=sizing.placement.assignment, floor=b["series"][0],
-        target=sizing.n_hosts,
+        target=sizing.n_hosts, max_vms=demand.shape[0],
     )
     cg_s = time.process_time() - t0
     return (f"| {name} | {demand.shape[0]} | {b['series'][0]} | {b['l2'][0]} | "

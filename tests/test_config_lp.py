@@ -4,17 +4,20 @@ pool's lower bound in the plan."""
 
 from __future__ import annotations
 
+import io
 import itertools
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rich.console import Console
 
 from vsizer.placement.config_lp import configuration_lp_bound, rows_of
 from vsizer.placement.curve_sizing import size_pool_on_curves
 from vsizer.placement.problem import PlacementProblem
 from vsizer.placement.series_fit import series_lower_bounds
+from vsizer.reporting.terminal import _series_pools
 
 LO, HI = 0.05, 0.55
 ONE = np.ones(1)
@@ -153,3 +156,33 @@ def test_the_pool_reports_the_configuration_lp_bound_and_no_gap():
     assert (s.lower_bound, s.gap) == (3, 0)
     assert s.lower_bound_detail["configuration_lp"] == 3
     assert s.lower_bound_detail["l2"] == 2
+
+
+def _pool_doc(name: str, detail: dict[str, int]) -> dict:
+    return {
+        "name": name, "host_count": 3,
+        "lower_bound": {"hosts": max(detail.values()), "detail": detail,
+                        "series": {"cpu": 2}, "peak_sum": {"cpu": 3}},
+        "replay": {"steps_over_ceiling": 0, "steps_over_100": 0}, "series_coverage": None,
+    }
+
+
+def _table_text(plan: dict, lang: str) -> str:
+    out = io.StringIO()
+    Console(file=out, width=200).print(_series_pools(plan, lang))
+    return out.getvalue()
+
+
+def test_the_terminal_shows_the_configuration_lp_bound_where_a_pool_has_one():
+    with_lp = {"pools": [_pool_doc("c5", {"cpu": 2, "l2": 2, "configuration_lp": 3}),
+                         _pool_doc("flat", {"cpu": 2, "l2": 2})]}
+    text = _table_text(with_lp, "en")
+    assert "Lower bound (configuration LP)" in text
+    rows = {line.split("│")[-2].strip(): [c.strip() for c in line.split("│")[1:-1]]
+            for line in text.splitlines() if "│ c5" in line or "│ flat" in line}
+    assert rows["c5"][:4] == ["3", "3", "2", "3"]
+    assert rows["flat"][:4] == ["3", "3", "2", "—"]
+    assert "下限 (構成LP)" in _table_text(with_lp, "ja")
+    # no pool with the bound: no column (the summary is as before)
+    without = _table_text({"pools": [_pool_doc("flat", {"cpu": 2})]}, "en")
+    assert "configuration LP" not in without

@@ -223,8 +223,9 @@ def _exact(
         options={"node_limit": node_limit, "presolve": False},
     )
     dual = getattr(res, "mip_dual_bound", None)
-    ok_dual = dual is not None and math.isfinite(dual)
-    bound = -float(dual) * (1.0 + SAFETY) + SAFETY if ok_dual else None
+    bound = None
+    if dual is not None and math.isfinite(dual):
+        bound = -float(dual) * (1.0 + SAFETY) + SAFETY
     if res.x is None:
         return bound, None
     col = np.asarray(res.x) > 0.5
