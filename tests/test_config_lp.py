@@ -4,6 +4,7 @@ pool's lower bound in the plan."""
 
 from __future__ import annotations
 
+import ctypes
 import io
 import itertools
 
@@ -13,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from vsizer.placement.config_lp import configuration_lp_bound, rows_of
+from vsizer.placement.config_lp import _quiet_stdout, configuration_lp_bound, rows_of
 from vsizer.placement.curve_sizing import size_pool_on_curves
 from vsizer.placement.problem import PlacementProblem
 from vsizer.placement.series_fit import series_lower_bounds
@@ -186,3 +187,14 @@ def test_the_terminal_shows_the_configuration_lp_bound_where_a_pool_has_one():
     # no pool with the bound: no column (the summary is as before)
     without = _table_text({"pools": [_pool_doc("flat", {"cpu": 2})]}, "en")
     assert "configuration LP" not in without
+
+
+def test_the_solvers_c_level_prints_do_not_reach_stdout(capfd):
+    # HiGHS's MILP prints a debug line from C whatever its display option; the
+    # pricing runs it with descriptor 1 on the null device (buffer flushed there)
+    libc = ctypes.CDLL(None)
+    print("before", flush=True)
+    with _quiet_stdout():
+        libc.printf(b"HighsMipSolverData::transformNewIntegerFeasibleSolution\n")
+    print("after", flush=True)
+    assert capfd.readouterr().out == "before\nafter\n"

@@ -33,7 +33,12 @@ exact pricing, :data:`MAX_VMS` VMs in the pool (above, no bound is tried).
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import math
+import os
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -206,6 +211,35 @@ def _relaxed_bound(rows: npt.NDArray[np.float64], pi: npt.NDArray[np.float64]) -
     return float((1.0 + TOL) * y.sum() + z.sum())
 
 
+@contextlib.contextmanager
+def _quiet_stdout() -> Iterator[None]:
+    """File descriptor 1 sent to the null device for the block: HiGHS's MILP (scipy
+    1.17) prints a debug line ("HighsMipSolverData::transformNewIntegerFeasibleSolution
+    tmpSolver.run();") from C to stdout whatever its display option, which would reach
+    the plan's terminal output and a JSON written to stdout."""
+    sys.stdout.flush()
+    try:
+        saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    except OSError:  # pragma: no cover - no descriptor 1 to silence
+        yield
+        return
+    os.dup2(null, 1)
+    try:
+        yield
+    finally:
+        _flush_c_stdout()
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+
+
+def _flush_c_stdout() -> None:
+    """The C library's stdout buffer written out (to the null device, in
+    :func:`_quiet_stdout`), so no line of the solver's comes out later."""
+    with contextlib.suppress(OSError, AttributeError, TypeError):  # no C library handle
+        ctypes.CDLL(None).fflush(None)
+
+
 def _exact(
     rows: npt.NDArray[np.float64], pi: npt.NDArray[np.float64], node_limit: int
 ) -> tuple[float | None, npt.NDArray[np.bool_] | None]:
@@ -216,12 +250,11 @@ def _exact(
 
     n = rows.shape[0]
     cons = [LinearConstraint(rows.T, -np.inf, 1.0 + TOL)] if rows.shape[1] else []
-    # presolve off: HiGHS 1.x prints a debug line to stdout when it maps a presolved
-    # solution back, which would reach the plan's terminal output
-    res = milp(
-        -pi, constraints=cons, integrality=np.ones(n), bounds=Bounds(0, 1),
-        options={"node_limit": node_limit, "presolve": False},
-    )
+    with _quiet_stdout():
+        res = milp(
+            -pi, constraints=cons, integrality=np.ones(n), bounds=Bounds(0, 1),
+            options={"node_limit": node_limit, "presolve": False},
+        )
     dual = getattr(res, "mip_dual_bound", None)
     bound = None
     if dual is not None and math.isfinite(dual):
