@@ -19,11 +19,11 @@ The bound is valid whatever the budgets stop: for any ``pi`` >= 0 and any ``U`` 
 above the pricing optimum, ``pi / U`` is dual feasible, so the LP optimum is at least
 sum(pi) / U (A. A. Farley, "A note on bounding a class of linear programming
 problems, including cutting stock problems", Operations Research 38(5), 1990). ``U``
-is the MILP's proven dual bound (never a primal value), so the bound needs no
-convergence; with no such bound there is no bound from that ``pi``. The host count is
+is the MILP's proven dual bound or the pricing LP relaxation's by weak duality (never
+a primal value), so the bound needs no convergence; with no such bound there is no bound from that ``pi``. The host count is
 an integer: ceil(sum(pi) / U - 1e-6). Rows are a relaxation of the placement's own
-test (a load up to 1 + 1e-6 of the usable load fits, as in
-:mod:`vsizer.placement.series_fit`), pins and failover are left out (a relaxation
+test (a load up to the usable load plus 1e-4 of the host's max load fits, looser than
+:mod:`vsizer.placement.series_fit`'s check), pins and failover are left out (a relaxation
 too), so the bound never exceeds the fewest hosts of a placement at the ceiling.
 
 Budgets are counts, never time, so the bound is the same on every run:
@@ -59,7 +59,12 @@ EXACT_EVERY = 10
 DOMINANCE_ROWS = 2000
 #: Weight of the stabilization center in the smoothed duals (Wentges 1997).
 SMOOTHING = 0.8
-#: A load up to 1 + TOL (units of the usable load) fits, as in the placement's check.
+#: A configuration may exceed the usable load by this much (units of the host's max load,
+#: capacity x ceiling): looser than the placement's own check (1e-6 of the max load on
+#: float32 sums, :mod:`vsizer.placement.series_fit`) with its round-off, so no set of
+#: VMs a placement accepts on one host is left out (the bound stays a relaxation).
+SLACK = 1e-4
+#: And the rows (units of that widened load) by this much more: the solvers' tolerance.
 TOL = 1e-6
 #: A column is worth adding when its dual value is above 1 + this.
 IMPROVE = 1e-7
@@ -101,13 +106,16 @@ def available() -> bool:
 
 
 def rows_of(
-    demand: npt.NDArray[np.floating], usable: npt.NDArray[np.float64]
+    demand: npt.NDArray[np.floating], usable: npt.NDArray[np.float64],
+    max_load: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
     """The knapsack rows, shape (n_vms, n_rows): each (step, dimension) load in units
-    of the usable load, without rows no set of VMs can exceed, duplicates and rows
-    another row dominates (every VM at or above it there)."""
+    of the usable load plus :data:`SLACK` x ``max_load`` (default: ``usable``), without
+    rows no set of VMs can exceed, duplicates and rows another row dominates (every
+    VM at or above it there)."""
     n = demand.shape[0]
-    a = (np.asarray(demand, dtype=np.float64) / usable).reshape(n, -1)
+    load = usable + SLACK * (usable if max_load is None else max_load)
+    a = (np.asarray(demand, dtype=np.float64) / load).reshape(n, -1)
     a = a[:, a.sum(axis=0) > 1.0 + TOL]  # never binding: all VMs together fit there
     if not a.shape[1]:
         return a
@@ -271,6 +279,7 @@ def configuration_lp_bound(
     usable: npt.NDArray[np.float64],
     *,
     groups: npt.NDArray[np.int64] | None = None,
+    max_load: npt.NDArray[np.float64] | None = None,
     start: npt.NDArray[np.int64] | None = None,
     floor: int = 0,
     target: int | None = None,
@@ -281,7 +290,8 @@ def configuration_lp_bound(
     """The configuration LP bound on hosts for placing ``demand`` (n_vms, n_steps,
     n_dims) within ``usable`` (n_dims,) per host at every step.
 
-    ``groups``: anti-affinity ids (-1 none); ``start``: a placement (host per VM)
+    ``groups``: anti-affinity ids (-1 none); ``max_load``: capacity x ceiling
+    (default ``usable``; with a base load it is larger, see :data:`SLACK`); ``start``: a placement (host per VM)
     whose hosts seed the master with the singletons; ``floor``: a bound already
     known (the search stops once the master shows it cannot be beaten);
     ``target``: hosts of a known placement (no need to prove more). See the module
@@ -292,7 +302,7 @@ def configuration_lp_bound(
         return ConfigLpBound(None, math.inf, 0.0, 0, 0, "too-large")
     if not available():  # pragma: no cover - scipy ships with the 'fit' extra
         return ConfigLpBound(None, math.inf, 0.0, 0, 0, "no-scipy")
-    rows = np.concatenate([rows_of(demand, usable), _group_rows(groups, n)], axis=1)
+    rows = np.concatenate([rows_of(demand, usable, max_load), _group_rows(groups, n)], axis=1)
     if not rows.shape[1]:  # every VM fits on one host at every step
         return ConfigLpBound(1 if n else None, float(n > 0), float(n > 0), 0, 0, "optimal")
     cols = _Columns([], set())

@@ -184,8 +184,9 @@ def configuration_lp(
     if problem.n_vms > config_lp.MAX_VMS or not config_lp.available():
         return lb
     res = config_lp.configuration_lp_bound(
-        curves, problem.usable(), groups=problem.anti_affinity, start=assignment,
-        floor=lb, target=n_hosts,
+        curves, problem.usable(), groups=problem.anti_affinity,
+        max_load=problem.capacity * problem.limit, start=assignment, floor=lb,
+        target=n_hosts,
     )
     if res.bound is None or res.bound <= lb:
         return lb
