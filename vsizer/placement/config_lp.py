@@ -57,6 +57,8 @@ NODE_LIMIT = 50
 EXACT_EVERY = 10
 #: Most rows checked for dominance (the check costs rows^2 x VMs); above, all are kept.
 DOMINANCE_ROWS = 2000
+#: Greedy pricings started from each of this many VMs of largest dual.
+SEEDS = 8
 #: Weight of the stabilization center in the smoothed duals (Wentges 1997).
 SMOOTHING = 0.8
 #: A configuration may exceed the usable load by this much (units of the host's max load,
@@ -174,31 +176,43 @@ def _master(cols: _Columns) -> tuple[float, npt.NDArray[np.float64]]:
 def _greedy(
     rows: npt.NDArray[np.float64], pi: npt.NDArray[np.float64]
 ) -> list[npt.NDArray[np.bool_]]:
-    """Configurations packed greedily by pi per size (peak row, mean row, pi alone);
+    """Configurations packed greedily by pi per size (peak row, mean row, pi alone),
+    and by pi per peak from each of the :data:`SEEDS` VMs of largest pi put first;
     those of dual value above 1."""
     n = rows.shape[0]
     peak = rows.max(axis=1) if rows.shape[1] else np.zeros(n)
     mean = rows.mean(axis=1) if rows.shape[1] else np.zeros(n)
     tiny = 1e-12
+    by_peak = np.lexsort((np.arange(n), -pi / (peak + tiny)))
     orders = [
-        np.lexsort((np.arange(n), -pi / (peak + tiny))),
+        by_peak,
         np.lexsort((np.arange(n), -pi / (mean + tiny))),
         np.lexsort((np.arange(n), -pi)),
     ]
+    for seed in orders[2][:SEEDS].tolist():
+        orders.append(np.concatenate([[seed], by_peak[by_peak != seed]]))
     found = []
     for order in orders:
-        load = np.zeros(rows.shape[1])
-        col = np.zeros(n, dtype=bool)
-        for v in order.tolist():
-            if pi[v] <= 0:
-                continue
-            nxt = load + rows[v]
-            if bool((nxt <= 1.0 + TOL).all()):
-                load = nxt
-                col[v] = True
+        col = _pack(rows, pi, order)
         if float(pi[col].sum()) > 1.0 + IMPROVE:
             found.append(col)
     return found
+
+
+def _pack(
+    rows: npt.NDArray[np.float64], pi: npt.NDArray[np.float64], order: npt.NDArray[np.int64]
+) -> npt.NDArray[np.bool_]:
+    """VMs of positive pi taken in ``order`` while the rows hold."""
+    load = np.zeros(rows.shape[1])
+    col = np.zeros(rows.shape[0], dtype=bool)
+    for v in order.tolist():
+        if pi[v] <= 0:
+            continue
+        nxt = load + rows[v]
+        if bool((nxt <= 1.0 + TOL).all()):
+            load = nxt
+            col[v] = True
+    return col
 
 
 def _relaxed_bound(rows: npt.NDArray[np.float64], pi: npt.NDArray[np.float64]) -> float:
