@@ -201,3 +201,13 @@ def test_the_solvers_c_level_prints_do_not_reach_stdout(capfd):
         libc.printf(b"HighsMipSolverData::transformNewIntegerFeasibleSolution\n")
     print("after", flush=True)
     assert capfd.readouterr().out == "before\nafter\n"
+
+
+def test_long_curves_keep_the_busiest_rows(monkeypatch):
+    from vsizer.placement import config_lp
+
+    monkeypatch.setattr(config_lp, "MAX_ROWS", 2)
+    # steps sum to 1.3, 1.4 and 1.25, none dominating another: the last is dropped
+    d = np.array([[0.7, 0.6, 0.0], [0.6, 0.0, 0.65], [0.0, 0.8, 0.6]])[:, :, None]
+    rows = rows_of(d, ONE) * 1.0001
+    assert rows == pytest.approx(np.array([[0.6, 0.7], [0.0, 0.6], [0.8, 0.0]]), rel=1e-12)

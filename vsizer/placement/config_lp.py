@@ -55,8 +55,11 @@ NODE_LIMIT = 50
 #: An exact pricing every this many iterations even while the greedy still finds columns,
 #: so that a Farley bound is available if the iterations run out.
 EXACT_EVERY = 10
-#: Most rows checked for dominance (the check costs rows^2 x VMs); above, all are kept.
-DOMINANCE_ROWS = 2000
+#: Most (step, dimension) rows kept, the busiest (largest summed load): a configuration
+#: then need only fit at those, a relaxation, so the bound stays valid on long curves
+#: while its cost stays that of a day at 5-minute steps (288 rows). Measured at 100 VMs
+#: with every row kept: 288 rows 7 CPU s, 2,016 rows 35 s, 8,640 rows 170 s.
+MAX_ROWS = 300
 #: Greedy pricings started from each of this many VMs of largest dual.
 SEEDS = 8
 #: Weight of the stabilization center in the smoothed duals (Wentges 1997).
@@ -113,8 +116,8 @@ def rows_of(
 ) -> npt.NDArray[np.float64]:
     """The knapsack rows, shape (n_vms, n_rows): each (step, dimension) load in units
     of the usable load plus :data:`SLACK` x ``max_load`` (default: ``usable``), without
-    rows no set of VMs can exceed, duplicates and rows another row dominates (every
-    VM at or above it there)."""
+    rows no set of VMs can exceed and duplicates, the :data:`MAX_ROWS` busiest of them
+    without those another row dominates (every VM at or above it there)."""
     n = demand.shape[0]
     load = usable + SLACK * (usable if max_load is None else max_load)
     a = (np.asarray(demand, dtype=np.float64) / load).reshape(n, -1)
@@ -122,8 +125,11 @@ def rows_of(
     if not a.shape[1]:
         return a
     a = np.unique(a.T, axis=0).T  # sorted: deterministic
+    if a.shape[1] > MAX_ROWS:  # the busiest rows (fewer rows: a relaxation, still valid)
+        busiest = np.argsort(-a.sum(axis=0), kind="stable")[:MAX_ROWS]
+        a = a[:, np.sort(busiest)]
     keep = np.ones(a.shape[1], dtype=bool)
-    for r in range(a.shape[1] if a.shape[1] <= DOMINANCE_ROWS else 0):  # drop r when another kept row is >= it everywhere
+    for r in range(a.shape[1]):  # drop r when another kept row is >= it everywhere
         others = keep.copy()
         others[r] = False
         cols = a[:, others]
