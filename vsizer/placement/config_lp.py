@@ -27,8 +27,9 @@ test (a load up to the usable load plus 1e-4 of the host's max load fits, looser
 too), so the bound never exceeds the fewest hosts of a placement at the ceiling.
 
 Budgets are counts, never time, so the bound is the same on every run:
-:data:`MAX_ITERATIONS` master solves, :data:`NODE_LIMIT` branch-and-bound nodes per
-exact pricing, :data:`MAX_VMS` VMs in the pool (above, no bound is tried).
+:data:`MAX_ITERATIONS` master solves, :data:`MAX_EXACT` exact pricings of
+:data:`NODE_LIMIT` branch-and-bound nodes each, the :data:`MAX_ROWS` busiest
+(step, dimension) rows, :data:`MAX_VMS` VMs in the pool (above, no bound is tried).
 """
 
 from __future__ import annotations
@@ -44,17 +45,20 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-#: Most VMs of a pool the configuration LP is tried on. Measured on PlanetLab days in the
-#: CloudSim setting (benchmarks/bench_cg_bound.py): 200 VMs x 288 steps take about
-#: 1-4 CPU s; the LP grows with VMs x steps and the MILP pricing faster.
+#: Most VMs of a pool the configuration LP is tried on. Measured on PlanetLab VMs in the
+#: CloudSim setting (benchmarks/bench_cg_bound.py; 288 steps, budgets below): 3-13 CPU s
+#: at 100 VMs when the generation runs to its budget, the MILP pricing most of it
+#: (about 1-2 s each); 200 VMs gain nothing there (the bound stays the per-step one).
 MAX_VMS = 100
 #: Restricted master LP solves (column generation iterations).
-MAX_ITERATIONS = 30
+MAX_ITERATIONS = 60
 #: Branch-and-bound nodes of each exact pricing MILP (scipy.optimize.milp node_limit).
 NODE_LIMIT = 50
+#: Most exact (MILP) pricings in all: each costs about 1 CPU s at 100 VMs x 288 steps.
+MAX_EXACT = 5
 #: An exact pricing every this many iterations even while the greedy still finds columns,
 #: so that a Farley bound is available if the iterations run out.
-EXACT_EVERY = 10
+EXACT_EVERY = 20
 #: Most (step, dimension) rows kept, the busiest (largest summed load): a configuration
 #: then need only fit at those, a relaxation, so the bound stays valid on long curves
 #: while its cost stays that of a day at 5-minute steps (288 rows). Measured at 100 VMs
@@ -376,7 +380,7 @@ def _generate(
         sep = SMOOTHING * center.pi + (1.0 - SMOOTHING) * pi
         new = [c for c in _greedy(rows, pi) + _greedy(rows, sep) if cols.add(c)]
         center.offer(sep, _relaxed_bound(rows, sep))
-        if it % EXACT_EVERY == 0:
+        if it % EXACT_EVERY == 0 and exact < MAX_EXACT:
             exact += 1
             center.offer(sep, _exact(rows, sep, node_limit)[0])
         if not any(float(pi[c].sum()) > 1.0 + IMPROVE for c in new):
@@ -385,6 +389,8 @@ def _generate(
                 center.offer(pi, u)
                 status = "optimal"
                 break
+            if exact >= MAX_EXACT:
+                break  # the greedy finds no column and no MILP is left: "budget"
             exact += 1
             u_milp, col = _exact(rows, pi, node_limit)
             center.offer(pi, u_milp)

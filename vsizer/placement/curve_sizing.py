@@ -99,6 +99,7 @@ def size_pool_on_curves(
     scalar_demand: npt.NDArray[np.floating] | None = None,
     engine: Engine | None = None,
     search_work: int | None = None,
+    bound_lp: bool = True,
 ) -> PoolSizing:
     """Grow the pool from its lower bound until the curves fit and every failure is survived.
 
@@ -122,6 +123,10 @@ def size_pool_on_curves(
     search_work : int, optional
         Slot evaluations of :mod:`vsizer.placement.breakout_reduce` (None: its
         ``work_budget`` for the pool's size); counted work, not time.
+    bound_lp : bool
+        Try the configuration-LP bound (:func:`configuration_lp`) when the count is
+        above the lower bound (False: sizings whose bound nobody reads, such as
+        the count reason's relaxed ones).
 
     Returns
     -------
@@ -157,7 +162,7 @@ def size_pool_on_curves(
         peak = peak_candidate(p, curves, scalar_demand, n_hosts)
         if peak is not None:
             strategy, assignment, n_hosts, hints = peak
-    if quantile is None and n_hosts > lb:  # a gap: the configuration LP may close it
+    if bound_lp and quantile is None and n_hosts > lb:  # a gap: the configuration LP may close it
         lb = max(lb, configuration_lp(p, curves, assignment, lb, n_hosts, detail))
     placement = fit.placement(strategy, assignment, n_hosts)
     report = failover.check(
