@@ -87,14 +87,14 @@ ROUND = 1e-6
 class ConfigLpBound:
     """What the column generation proved.
 
-    ``bound``: ceil of the best Farley bound (None when no pricing gave a dual bound);
-    ``lp``: the last restricted master's value (an upper bound on the LP optimum);
-    ``farley``: the best Farley value (a lower bound on it); ``iterations``: master
-    solves; ``exact``: MILP pricings; ``status``: "optimal" (the LP optimum reached),
-    "target" (the bound reached ``target`` or the master's ceiling), "no-gain" (the
-    master shows the LP cannot beat ``floor``), "budget" (iterations ran out), "stalled" (no column found, the
-    MILP stopped at its node limit),
-    "no-scipy", "too-large".
+    ``bound``: ceil of the best Farley bound, at least the per-step one it starts from
+    (None when not tried); ``lp``: the last restricted master's value (an upper bound
+    on the LP optimum); ``farley``: the best Farley value (a lower bound on it);
+    ``iterations``: master solves; ``exact``: MILP pricings; ``status``: "optimal"
+    (the LP optimum reached), "target" (the bound reached ``target`` or the master's
+    ceiling), "no-gain" (the master shows the LP cannot beat ``floor``), "budget"
+    (master solves or MILP pricings ran out), "stalled" (no column found, none proven
+    absent: the MILP stopped at its node limit), "no-scipy", "too-large".
     """
 
     bound: int | None
