@@ -17,6 +17,7 @@ SCRIPTS = sorted((REPO / "benchmarks").glob("*.py"))
 
 #: A line each script prints when it ran (not skipped).
 EXPECTED = {
+    "bench_cg_bound.py": "configuration-LP bounds measured",  # issue 25
     "bench_count_reason.py": "count reasons timed",
     "bench_curve_fleet.py": "| 300 x 288 | N+1 |",  # issue 25
     "bench_engines.py": "engines timed: ",  # issue 15 (engine)

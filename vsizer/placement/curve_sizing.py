@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from vsizer.engines import Engine
 from vsizer.errors import InfeasiblePlacementError
-from vsizer.placement import _breakout, failover
+from vsizer.placement import _breakout, config_lp, failover
 from vsizer.placement.breakout_reduce import reduce_hosts
 from vsizer.placement.curve_failover import Hints, host_curves
 from vsizer.placement.improve import improve_placement
@@ -99,6 +99,7 @@ def size_pool_on_curves(
     scalar_demand: npt.NDArray[np.floating] | None = None,
     engine: Engine | None = None,
     search_work: int | None = None,
+    bound_lp: bool = True,
 ) -> PoolSizing:
     """Grow the pool from its lower bound until the curves fit and every failure is survived.
 
@@ -122,6 +123,10 @@ def size_pool_on_curves(
     search_work : int, optional
         Slot evaluations of :mod:`vsizer.placement.breakout_reduce` (None: its
         ``work_budget`` for the pool's size); counted work, not time.
+    bound_lp : bool
+        Try the configuration-LP bound (:func:`configuration_lp`) when the count is
+        above the lower bound (False: sizings whose bound nobody reads, such as
+        the count reason's relaxed ones).
 
     Returns
     -------
@@ -157,6 +162,8 @@ def size_pool_on_curves(
         peak = peak_candidate(p, curves, scalar_demand, n_hosts)
         if peak is not None:
             strategy, assignment, n_hosts, hints = peak
+    if bound_lp and quantile is None and n_hosts > lb:  # a gap: the configuration LP may close it
+        lb = max(lb, configuration_lp(p, curves, assignment, lb, n_hosts, detail))
     placement = fit.placement(strategy, assignment, n_hosts)
     report = failover.check(
         placement, curves, quantile=quantile, hints=hints, on_scenario=on_scenario
@@ -168,6 +175,28 @@ def size_pool_on_curves(
         replay=replay(curves, assignment, n_hosts, p.capacity, p.limit, base_load=p.base_load),
         host_curves=fit.host_curves(placement), solver=start.solver,
     )
+
+
+def configuration_lp(
+    problem: PlacementProblem, curves: npt.NDArray[np.floating],
+    assignment: npt.NDArray[np.int64], lb: int, n_hosts: int, detail: dict[str, int],
+) -> int:
+    """The configuration-LP bound (:mod:`vsizer.placement.config_lp`) of a pool of at
+    most ``config_lp.MAX_VMS`` VMs with scipy installed, seeded with the placement's
+    hosts; recorded in ``detail["configuration_lp"]`` and returned when above ``lb``,
+    else ``lb``. A bound on packing at the ceiling (anti-affinity in, pins and failover
+    out), so valid for the pool whatever its failover rule."""
+    if problem.n_vms > config_lp.MAX_VMS or not config_lp.available():
+        return lb
+    res = config_lp.configuration_lp_bound(
+        curves, problem.usable(), groups=problem.anti_affinity,
+        max_load=problem.capacity * problem.limit, start=assignment, floor=lb,
+        target=n_hosts,
+    )
+    if res.bound is None or res.bound <= lb:
+        return lb
+    detail["configuration_lp"] = res.bound
+    return res.bound
 
 
 def _packing_floor(detail: dict[str, int]) -> int:

@@ -42,6 +42,7 @@ def size_pool_for(
     engine: Engine | None = None,
     tries: Tries | None = None,
     placed: Placed | None = None,
+    bound_lp: bool = True,
 ) -> PoolSizing:
     """The pool sized on ``curves`` (n_vms, n_steps, n_dims) if given, else on ``problem.demand``.
 
@@ -53,7 +54,8 @@ def size_pool_for(
     tried and ``placed`` greedy placements already made
     (:func:`~vsizer.placement.sizing.size_pool`). A pool of more than ``rules.shard_vms`` VMs (0:
     never) on curves is sized in shards (:mod:`vsizer.placement.shards`), placed
-    on ``engine`` (:mod:`vsizer.engines`; None: this process).
+    on ``engine`` (:mod:`vsizer.engines`; None: this process). ``bound_lp`` False:
+    no configuration-LP bound on curves (a sizing whose bound is not reported).
     """
     if curves is None:
         return size_pool(problem, on_scenario=on_scenario, tries=tries, placed=placed)
@@ -73,4 +75,5 @@ def size_pool_for(
         on_scenario=on_scenario,
         scalar_demand=scalar_demand,
         engine=engine,
+        bound_lp=bound_lp,
     )

@@ -54,6 +54,7 @@ _SERIES_LABELS: dict[str, tuple[str, str]] = {
     "curves": ("Hosts on curves", "時系列配置のホスト数"),
     "peak_sum": ("Hosts needed by peak sum", "ピーク合計で必要なホスト数"),
     "series_lb": ("Lower bound (busiest step)", "下限 (最繁ステップ)"),
+    "config_lp": ("Lower bound (configuration LP)", "下限 (構成LP)"),
     "over_ceiling": ("Replay: steps over ceiling", "再生: 上限超過ステップ"),
     "over_100": ("Replay: steps over 100 %", "再生: 100 % 超過ステップ"),
     "fo_title": (
@@ -114,7 +115,12 @@ def _count(value: int, bad_style: str) -> Text:
 def _series_pools(plan: dict[str, Any], lang: str) -> Table:
     """Per pool on curves: hosts, peak-sum and series lower bounds, the replay."""
     pools = Table(title_justify="left")
-    for key in ("curves", "peak_sum", "series_lb", "over_ceiling", "over_100"):
+    # the configuration-LP bound (vsizer.placement.config_lp), where a pool has one
+    lp = any("configuration_lp" in (p["lower_bound"].get("detail") or {})
+             for p in plan["pools"] if isinstance(p["lower_bound"], dict))
+    keys = ("curves", "peak_sum", "series_lb", *(("config_lp",) if lp else ()),
+            "over_ceiling", "over_100")
+    for key in keys:
         pools.add_column(_sl(key, lang), justify="right")
     pools.add_column(_sl("coverage", lang), justify="right")
     pools.add_column("", justify="left")
@@ -124,10 +130,12 @@ def _series_pools(plan: dict[str, Any], lang: str) -> Table:
             continue
         peak = max(lb["peak_sum"].values()) if lb.get("peak_sum") else None
         series = max(lb["series"].values()) if lb.get("series") else None
+        config = (lb.get("detail") or {}).get("configuration_lp")
         pools.add_row(
             str(p["host_count"]),
             "—" if peak is None else str(peak),
             "—" if series is None else str(series),
+            *(("—" if config is None else str(config),) if lp else ()),
             _count(rp["steps_over_ceiling"], "yellow"),
             _count(rp["steps_over_100"], "bold red"),
             _coverage_text(p.get("series_coverage")),

@@ -95,9 +95,9 @@ def _count(
     """Hosts the pool needs under ``problem``'s rules (None: no placement).
     ``tries``, ``placed``: see :func:`~vsizer.placement.sizing.size_pool` (scalar only)."""
     try:
-        return size_pool_for(
+        return size_pool_for(  # only the count is read: no configuration-LP bound
             problem, curves, rules, scalar_demand=scalar_demand, tries=tries,
-            placed=placed,
+            placed=placed, bound_lp=False,
         ).n_hosts
     except InfeasiblePlacementError:
         return None
