@@ -19,6 +19,7 @@ from vsizer.placement.curve_sizing import size_pool_on_curves
 from vsizer.placement.problem import PlacementProblem
 from vsizer.placement.series_fit import series_lower_bounds
 from vsizer.reporting.terminal import _series_pools
+from vsizer.study.config import Rules
 
 LO, HI = 0.05, 0.55
 ONE = np.ones(1)
@@ -160,6 +161,20 @@ def test_the_pool_reports_the_configuration_lp_bound_and_no_gap():
     assert (s.lower_bound, s.gap) == (3, 0)
     assert s.lower_bound_detail["configuration_lp"] == 3
     assert s.lower_bound_detail["l2"] == 2
+    # --bound-lp-vms below the pool's 5 VMs (or 0): no configuration LP, the gap shows
+    for vms in (4, 0):
+        off = size_pool_on_curves(p, d, bound_lp_vms=vms)
+        assert (off.n_hosts, off.lower_bound, off.gap) == (3, 2, 1)
+        assert "configuration_lp" not in off.lower_bound_detail
+    assert size_pool_on_curves(p, d, bound_lp_vms=5).lower_bound == 3
+
+
+def test_bound_lp_vms_rule():
+    assert Rules().bound_lp_vms == 100
+    with pytest.raises(ValueError) as exc:
+        Rules(bound_lp_vms=-1)
+    assert "'bound_lp_vms' parameter of plan (--bound-lp-vms, [series] bound_lp_vms)" in str(
+        exc.value)
 
 
 def _pool_doc(name: str, detail: dict[str, int]) -> dict:

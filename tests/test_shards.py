@@ -194,7 +194,7 @@ def test_size_pool_for_shards_only_above_the_rule():
     p = cpu_problem(curves)
 
     class Curve:
-        quantile, solver, time_limit = None, "heuristic", 30.0
+        quantile, solver, time_limit, bound_lp_vms = None, "heuristic", 30.0, 100
 
         def __init__(self, shard_vms: int) -> None:
             self.shard_vms = shard_vms

@@ -100,6 +100,7 @@ def size_pool_on_curves(
     engine: Engine | None = None,
     search_work: int | None = None,
     bound_lp: bool = True,
+    bound_lp_vms: int = config_lp.MAX_VMS,
 ) -> PoolSizing:
     """Grow the pool from its lower bound until the curves fit and every failure is survived.
 
@@ -127,6 +128,9 @@ def size_pool_on_curves(
         Try the configuration-LP bound (:func:`configuration_lp`) when the count is
         above the lower bound (False: sizings whose bound nobody reads, such as
         the count reason's relaxed ones).
+    bound_lp_vms : int
+        Largest pool, in VMs, the configuration LP is tried on (the
+        ``--bound-lp-vms`` rule; 0: never).
 
     Returns
     -------
@@ -163,7 +167,8 @@ def size_pool_on_curves(
         if peak is not None:
             strategy, assignment, n_hosts, hints = peak
     if bound_lp and quantile is None and n_hosts > lb:  # a gap: the configuration LP may close it
-        lb = max(lb, configuration_lp(p, curves, assignment, lb, n_hosts, detail))
+        lb = max(lb, configuration_lp(p, curves, assignment, lb, n_hosts, detail,
+                                      max_vms=bound_lp_vms))
     placement = fit.placement(strategy, assignment, n_hosts)
     report = failover.check(
         placement, curves, quantile=quantile, hints=hints, on_scenario=on_scenario
@@ -180,13 +185,14 @@ def size_pool_on_curves(
 def configuration_lp(
     problem: PlacementProblem, curves: npt.NDArray[np.floating],
     assignment: npt.NDArray[np.int64], lb: int, n_hosts: int, detail: dict[str, int],
+    max_vms: int = config_lp.MAX_VMS,
 ) -> int:
     """The configuration-LP bound (:mod:`vsizer.placement.config_lp`) of a pool of at
-    most ``config_lp.MAX_VMS`` VMs with scipy installed, seeded with the placement's
+    most ``max_vms`` VMs (default ``config_lp.MAX_VMS``) with scipy installed, seeded with the placement's
     hosts; recorded in ``detail["configuration_lp"]`` and returned when above ``lb``,
     else ``lb``. A bound on packing at the ceiling (anti-affinity in, pins and failover
     out), so valid for the pool whatever its failover rule."""
-    if problem.n_vms > config_lp.MAX_VMS or not config_lp.available():
+    if problem.n_vms > max_vms or not config_lp.available():
         return lb
     res = config_lp.configuration_lp_bound(
         curves, problem.usable(), groups=problem.anti_affinity,

@@ -31,6 +31,9 @@ class CurveRules(Protocol):
     @property
     def shard_vms(self) -> int: ...
 
+    @property
+    def bound_lp_vms(self) -> int: ...
+
 
 def size_pool_for(
     problem: PlacementProblem,
@@ -55,7 +58,8 @@ def size_pool_for(
     (:func:`~vsizer.placement.sizing.size_pool`). A pool of more than ``rules.shard_vms`` VMs (0:
     never) on curves is sized in shards (:mod:`vsizer.placement.shards`), placed
     on ``engine`` (:mod:`vsizer.engines`; None: this process). ``bound_lp`` False:
-    no configuration-LP bound on curves (a sizing whose bound is not reported).
+    no configuration-LP bound on curves (a sizing whose bound is not reported);
+    else on pools of at most ``rules.bound_lp_vms`` VMs.
     """
     if curves is None:
         return size_pool(problem, on_scenario=on_scenario, tries=tries, placed=placed)
@@ -76,4 +80,5 @@ def size_pool_for(
         scalar_demand=scalar_demand,
         engine=engine,
         bound_lp=bound_lp,
+        bound_lp_vms=rules.bound_lp_vms,
     )

@@ -41,6 +41,7 @@ A scenario TOML file mirrors the CLI flags::
     solver = "heuristic"   # or "cp-sat" (OR-Tools, `vsizer[solver]`)
     time_limit = 30.0      # seconds for cp-sat
     shard_vms = 20000      # pools above this many VMs are placed in shards (0: never)
+    bound_lp_vms = 100     # pools up to this many VMs get the configuration-LP bound (0: never)
     vm_cpu_mhz = 1000      # clock [MHz/core] of servers with no clock or score;
     vm_mem_gib = 1         # memory of servers with none (no inventory: every VM)
 
@@ -264,6 +265,12 @@ class Rules:
         "0: never shard. Default 20000.",
         "series", flag="--shard-vms", constraint=Interval(int, 0, None)))
     # --- end shards
+    bound_lp_vms: int = field(default=100, metadata=rule(
+        "Largest pool, in VMs, whose lower bound on curves is also sought by "
+        "the configuration LP (column generation, Gilmore and Gomory 1961; "
+        "needs scipy) when the plan is above the other bounds: up to about "
+        "13 CPU s a pool at 100 VMs. 0: never. Default 100.",
+        "series", flag="--bound-lp-vms", constraint=Interval(int, 0, None)))
     vm_cpu_mhz: float | None = field(default=None, metadata=rule(
         "Clock [MHz per core] of servers whose inventory row has neither "
         "clock nor CPU score (e.g. Azure Migrate); without inventory, the clock "

@@ -313,6 +313,7 @@ class _Scalar:
     solver: str = "heuristic"
     time_limit: float = 30.0
     shard_vms: int = 0  # never sharded
+    bound_lp_vms: int = 0  # no configuration-LP bound
 
 
 _NO_CURVES = _Scalar()
