@@ -156,6 +156,7 @@ class _Rules:
     def __init__(self, shard_vms: int) -> None:
         self.quantile, self.solver, self.time_limit = None, "heuristic", 30.0
         self.shard_vms = shard_vms
+        self.bound_lp_vms = 100  # the default of --bound-lp-vms
 
 
 def quality(shapes: Shapes, n: int, shard_sizes: list[int]) -> None:
