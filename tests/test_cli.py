@@ -296,6 +296,17 @@ def test_several_host_models_are_refused_before_the_series_are_read(tmp_path):
     ]
 
 
+def test_an_unknown_host_model_is_refused_before_the_series_are_read(tmp_path):
+    broken = tmp_path / "broken.csv"  # reading it would fail with another message
+    broken.write_text("not a sar file\n", encoding="utf-8")
+    r = run("plan", "--series", str(broken), "--series-format", "sar", "--vm-cpu-mhz",
+            "1000", "--vm-mem-gib", "1", "--host-model", "Lab Z")
+    assert r.exit_code == 2
+    [line] = r.output.splitlines()
+    assert line.startswith(
+        "error: Host model 'Lab Z' is not in the host catalog. Valid models: ")
+
+
 def test_catalog_list_marks_the_single_model_of_hosts(tmp_path):
     hosts = tmp_path / "one.csv"
     hosts.write_text(NAMED_HOST, encoding="utf-8")

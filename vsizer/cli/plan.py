@@ -232,6 +232,8 @@ def plan(
         rules = rules_of(config, rule_flags)
         unwritable = _preflight(output or [], inventory, series, config, profile, rules,
                                 (json_detail, detail_file))
+        if target is None:
+            _check_host_model(rules)
         with using(limits):  # bounds on every file read (vsizer.limits)
             source, series_set = _inputs(
                 inventory, sheet, rules, series, series_format, opts, quiet, mem_unit
@@ -278,16 +280,16 @@ def _preflight(
     files included) replaces an input; the outputs whose extra is missing."""
     check_not_input(output, _inputs_of(inventory, series, config, profile, rules))
     _check_detail(output, *detail, inventory, series, config, profile, rules)
-    _check_host_model(rules)
     return _unwritable_outputs(output)
 
 
 def _check_host_model(rules: Any) -> None:
-    """A ``--hosts`` catalog of several models without ``--host-model`` is refused
-    before the inputs are read (a trace folder can take seconds to read)."""
+    """The host model is resolved as the plan will (a ``--hosts`` catalog of several
+    models without ``--host-model``, or a model name in no catalog, is refused)
+    before the inputs are read: a trace folder can take seconds to read."""
     from vsizer.study.choice import is_auto
 
-    if rules.host_catalog is None or is_auto(rules):
+    if (rules.host_catalog is None and rules.host_model is None) or is_auto(rules):
         return
     from vsizer.study.hosts import resolve_host
 
