@@ -150,21 +150,6 @@ def _kernel():  # type: ignore[no-untyped-def]
     return globals()["_anneal"]
 
 
-def spread(q: np.ndarray, k: int, cap: int) -> np.ndarray:
-    """Every VM, largest peak first, on the host where it adds the least overflow
-    (lowest index on ties)."""
-    load = np.zeros((k, q.shape[1]), np.int64)
-    assign = np.zeros(q.shape[0], np.int64)
-    for v in np.argsort(-q.max(axis=1), kind="stable"):
-        over = load - cap
-        h = int(
-            np.argmin((np.maximum(over + q[v], 0) - np.maximum(over, 0)).sum(axis=1))
-        )
-        load[h] += q[v]
-        assign[v] = h
-    return assign
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--days", type=int, default=None, help="first N days (default all)")
@@ -195,7 +180,7 @@ def main() -> int:
     except ImportError:
         print("skip: numba is not installed (pip install 'vsizer[fast]')")
         return 0
-    from vsizer.placement.breakout_reduce import TOLERANCE, UNIT, slots_of
+    from vsizer.placement.breakout_reduce import TOLERANCE, UNIT, _spread, slots_of
     from vsizer.placement.series_fit import series_lower_bounds
 
     days = sorted(p for p in folder.iterdir() if p.is_dir())
@@ -217,7 +202,8 @@ def main() -> int:
         name = day.name + ("[:150]" if args.smoke else "")
         above = (-1, 0) if args.smoke else args.above
         for k in (target + a for a in above):
-            start = spread(q, k, cap)
+            n_vms = q.shape[0]  # every VM spread from a host k onto hosts 0..k-1
+            start = _spread(q, np.full(n_vms, k), k, np.arange(k), np.full(n_vms, -1), cap)
             t = time.process_time()
             best, at, _ = anneal(
                 q, start, k, cap, iters, args.t0 * UNIT, args.t1 * UNIT, 0

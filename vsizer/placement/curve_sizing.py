@@ -99,7 +99,6 @@ def size_pool_on_curves(
     scalar_demand: npt.NDArray[np.floating] | None = None,
     engine: Engine | None = None,
     search_work: int | None = None,
-    bound_lp: bool = True,
     bound_lp_vms: int = config_lp.MAX_VMS,
 ) -> PoolSizing:
     """Grow the pool from its lower bound until the curves fit and every failure is survived.
@@ -124,13 +123,11 @@ def size_pool_on_curves(
     search_work : int, optional
         Slot evaluations of :mod:`vsizer.placement.breakout_reduce` (None: its
         ``work_budget`` for the pool's size); counted work, not time.
-    bound_lp : bool
-        Try the configuration-LP bound (:func:`configuration_lp`) when the count is
-        above the lower bound (False: sizings whose bound nobody reads, such as
-        the count reason's relaxed ones).
     bound_lp_vms : int
-        Largest pool, in VMs, the configuration LP is tried on (the
-        ``--bound-lp-vms`` rule; 0: never).
+        Largest pool, in VMs, whose configuration-LP bound (:func:`configuration_lp`)
+        is tried when the count is above the lower bound (the ``--bound-lp-vms``
+        rule; 0: never, as in sizings whose bound nobody reads, such as the count
+        reason's relaxed ones).
 
     Returns
     -------
@@ -166,7 +163,7 @@ def size_pool_on_curves(
         peak = peak_candidate(p, curves, scalar_demand, n_hosts)
         if peak is not None:
             strategy, assignment, n_hosts, hints = peak
-    if bound_lp and quantile is None and n_hosts > lb:  # a gap: the configuration LP may close it
+    if quantile is None and n_hosts > lb:  # a gap: the configuration LP may close it
         lb = max(lb, configuration_lp(p, curves, assignment, lb, n_hosts, detail,
                                       max_vms=bound_lp_vms))
     placement = fit.placement(strategy, assignment, n_hosts)
@@ -192,12 +189,10 @@ def configuration_lp(
     hosts; recorded in ``detail["configuration_lp"]`` and returned when above ``lb``,
     else ``lb``. A bound on packing at the ceiling (anti-affinity in, pins and failover
     out), so valid for the pool whatever its failover rule."""
-    if problem.n_vms > max_vms or not config_lp.available():
-        return lb
-    res = config_lp.configuration_lp_bound(
+    res = config_lp.configuration_lp_bound(  # None above max_vms VMs or without scipy
         curves, problem.usable(), groups=problem.anti_affinity,
         max_load=problem.capacity * problem.limit, start=assignment, floor=lb,
-        target=n_hosts,
+        target=n_hosts, max_vms=max_vms,
     )
     if res.bound is None or res.bound <= lb:
         return lb

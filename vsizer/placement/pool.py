@@ -79,6 +79,5 @@ def size_pool_for(
         on_scenario=on_scenario,
         scalar_demand=scalar_demand,
         engine=engine,
-        bound_lp=bound_lp,
-        bound_lp_vms=rules.bound_lp_vms,
+        bound_lp_vms=rules.bound_lp_vms if bound_lp else 0,
     )
