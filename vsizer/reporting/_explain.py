@@ -48,6 +48,28 @@ def bottleneck(
     return dim_label(str(pool.get("binding_dimension") or ""))
 
 
+#: The parts of ``lower_bound.detail`` that are rules or combinatorial bounds (the
+#: others are dimensions), in the order the "bound set by" column names them.
+_BOUND_PARTS = ("configuration_lp", "l2", "failover", "anti_affinity", "pinning", "min_hosts")
+
+
+def bound_kinds(
+    pool: Mapping[str, Any], t: Label, dim_label: Callable[[str], str]
+) -> str:
+    """Which parts of the pool's lower bound reach it (``lower_bound.detail``, schema
+    "2"), as the report names them, the dimensions first; "" without the detail or
+    when the bound is 0."""
+    lb = pool.get("lower_bound")
+    detail = lb.get("detail") if isinstance(lb, Mapping) else None
+    if not isinstance(detail, Mapping) or not lb.get("hosts"):
+        return ""
+    hosts = lb["hosts"]
+    dims = [dim_label(str(k)) for k, v in detail.items()
+            if k not in _BOUND_PARTS and v == hosts]
+    parts = [t(f"bound_{k}") for k in _BOUND_PARTS if detail.get(k) == hosts]
+    return t("bound_join").join(dims + parts)
+
+
 def reason_lines(
     plan: Mapping[str, Any], t: Label | None = None
 ) -> list[tuple[str, str]]:

@@ -4,6 +4,17 @@
 from __future__ import annotations
 
 EXPLAIN_LABELS: dict[str, dict[str, str]] = {
+    "bound_from": {"en": "Lower bound set by", "ja": "下限の根拠"},
+    "bound_join": {"en": ", ", "ja": "、"},
+    "bound_configuration_lp": {
+        "en": "configuration LP (Gilmore & Gomory 1961)",
+        "ja": "配置パターンLP (Gilmore & Gomory 1961)",
+    },
+    "bound_l2": {"en": "L2 bound (Martello & Toth 1990)", "ja": "L2下限 (Martello & Toth 1990)"},
+    "bound_failover": {"en": "N+k failover", "ja": "N+k 冗長"},
+    "bound_anti_affinity": {"en": "anti-affinity", "ja": "アンチアフィニティ"},
+    "bound_pinning": {"en": "pinned hosts", "ja": "ホスト固定"},
+    "bound_min_hosts": {"en": "minimum hosts", "ja": "最小ホスト数"},
     "count_reason": {"en": "Why this many hosts", "ja": "ホスト台数の理由"},
     "count_rule_min_hosts": {"en": "Rule: minimum hosts", "ja": "ルール: 最小ホスト数"},
     "count_rule_failover": {"en": "Rule: N+k failover", "ja": "ルール: N+k 冗長"},

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from vsizer.reporting._explain import bottleneck
+from vsizer.reporting._explain import bottleneck, bound_kinds
 from vsizer.reporting._html_management import management_html
 from vsizer.reporting._html_page import esc, fmt_num, fmt_pct, table
 from vsizer.reporting._ja_text import target_text
@@ -148,7 +148,8 @@ def dimension_label(t: Label, dim: str) -> str:
 
 
 def _pools_table(plan: Mapping[str, Any], t: Label) -> str:
-    keys = ("pool", "servers", "hosts", "lower_bound", "gap", "binding_dimension")
+    keys = ("pool", "servers", "hosts", "lower_bound", "gap", "bound_from",
+            "binding_dimension")
     return table(
         [*(t(k) for k in keys), t("ceiling"), t("failures"), t("survives")],
         [
@@ -158,6 +159,7 @@ def _pools_table(plan: Mapping[str, Any], t: Label) -> str:
                 p["host_count"],
                 lower_bound_hosts(p),
                 p.get("gap"),
+                bound_kinds(p, t, lambda d: dimension_label(t, d)),
                 bottleneck(p, t, lambda d: dimension_label(t, d)),
                 fmt_pct(p.get("ceiling", plan["parameters"]["ceiling"]), 0),
                 p["failures"],
@@ -165,8 +167,8 @@ def _pools_table(plan: Mapping[str, Any], t: Label) -> str:
             ]
             for p in plan["pools"]
         ],
-        numeric=(1, 2, 3, 4, 6, 7),
-        raw=(8,),
+        numeric=(1, 2, 3, 4, 7, 8),
+        raw=(9,),
     )
 
 

@@ -34,7 +34,7 @@ from openpyxl.xml.functions import tostring
 
 from vsizer.reporting import _xlsx_sheets as sheets
 from vsizer.reporting._carbon_report import CARBON_SHEET_KEY, carbon_sheet
-from vsizer.reporting._explain import bottleneck, explain_sheet
+from vsizer.reporting._explain import bottleneck, bound_kinds, explain_sheet
 from vsizer.reporting._explain import has_sheet as has_explain_sheet
 from vsizer.reporting._ja_text import target_text
 from vsizer.reporting._migration_report import MIGRATION_SHEET_KEY, migration_sheet
@@ -235,6 +235,7 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
             p["host_count"],
             lower_bound_hosts(p),
             p["gap"],
+            bound_kinds(p, w.t, w.dim),
             bottleneck(p, w.t, w.dim),
             p["strategy"],
             w.yes_no(p["redundant"]),
@@ -243,13 +244,13 @@ def _summary_sheet(w: SheetWriter, plan: Mapping[str, Any]) -> None:
         ]
         for p in plan["pools"]
     ]
-    pool_keys = ["pool", "servers", "hosts", "lower_bound", "gap", "binding_dimension"]
-    pool_keys += ["strategy", "redundant", "failures", "min_hosts"]
+    pool_keys = ["pool", "servers", "hosts", "lower_bound", "gap", "bound_from"]
+    pool_keys += ["binding_dimension", "strategy", "redundant", "failures", "min_hosts"]
     w.section(
         t("section_pools"),
         [t(key) for key in pool_keys],
         pools,
-        [None, INT, INT, INT, INT, None, None, None, INT, INT],
+        [None, INT, INT, INT, INT, None, None, None, None, INT, INT],
     )
 
     targets = [
