@@ -143,3 +143,36 @@ def test_deterministic_assignment():
     a1 = size_pool(problem(d, [1, 1, 1])).placement.assignment
     a2 = size_pool(problem(d, [1, 1, 1])).placement.assignment
     assert (a1 == a2).all()
+
+
+def test_best_fit_is_placed_twice_per_sizing() -> None:
+    """The sizing reads best fit on every count from one placement on as many
+    hosts as it opens: placed on the first count tried, then once more on that
+    count plus the VMs left over. 30 VMs of 0.35 on hosts of 1.0 at a 0.6 ceiling
+    (one per host; lower bound ceil(10.5 / 0.6) = 18): best fit is placed on 18
+    hosts (12 VMs left over), then on 30; the counts tried after that (19, 20, 22,
+    26, 34, then down to 30) are read from it, and the pool gets 30 hosts."""
+    import dataclasses
+    from unittest import mock
+
+    from vsizer.placement import heuristics, sizing
+
+    p = problem([[0.35]] * 30, [1.0], failures=0, min_hosts=1)
+    calls: list[int] = []
+    real = heuristics.STRATEGIES["best-fit-decreasing"]
+
+    def counted(problem_, n, **kw):
+        calls.append(n)
+        return real(problem_, n, **kw)
+
+    def refused(problem_, n, **kw):  # balanced fits nowhere: every count asks best fit
+        out = real(problem_, n, **kw)
+        return dataclasses.replace(
+            out, assignment=np.full(problem_.n_vms, -1), status="infeasible")
+
+    with mock.patch.dict(sizing.STRATEGIES, {"balanced-decreasing": refused,
+                                             "best-fit-decreasing": counted}):
+        r = sizing.size_pool(p)
+    assert calls == [18, 30]
+    assert r.placement.n_hosts == 30 and r.lower_bound == 18
+    assert sorted(r.placement.assignment.tolist()) == list(range(30))

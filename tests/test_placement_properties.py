@@ -130,3 +130,23 @@ def test_run_kernel_places_exactly_like_one_by_one(inst, rule) -> None:
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(la, lb)
     np.testing.assert_array_equal(oa, ob)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(), st.integers(0, 3))
+def test_best_fit_read_from_one_open_placement_is_best_fit_on_each_count(p, first):
+    """sizing._best_fit answers every count as best fit placed on that count does,
+    whichever count it is first asked (base load and anti-affinity included)."""
+    from vsizer.placement.heuristics import best_fit_decreasing
+    from vsizer.placement.sizing import _place
+
+    placed: dict = {}
+    counts = list(range(1, p.n_vms + 2))
+    counts = counts[first % len(counts):] + counts[: first % len(counts)]
+    for n in counts:
+        got = _place("best-fit-decreasing", p, n, placed)
+        direct = best_fit_decreasing(p, n, stop_at_unplaced=True)
+        assert (got is not None) == direct.feasible
+        if got is not None:
+            assert got.n_hosts == n
+            assert got.assignment.tolist() == direct.assignment.tolist()

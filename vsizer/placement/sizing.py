@@ -134,12 +134,54 @@ Tries = dict[int, tuple[Placement, FailoverReport | None] | None]
 Placed = dict[tuple[str, int], Placement | None]
 
 
+#: The strategy whose placement on more hosts is its placement on fewer, when that
+#: one fits (:func:`_best_fit`).
+_BEST_FIT = "best-fit-decreasing"
+#: The host count under which :data:`Placed` keeps the best-fit placement on as many
+#: hosts as it opens.
+_OPEN = -1
+
+
+def _best_fit(
+    problem: PlacementProblem, n: int, placed: Placed
+) -> Placement | None:
+    """Best-fit decreasing on ``n`` hosts, from one placement on as many hosts as it
+    opens (kept in ``placed``), when no VM is pinned.
+
+    Best fit puts a VM on an empty host only when no other host accepts it: an
+    empty host's load after the VM is at most any other host's (loads never fall
+    below the base load), ties go to the lowest index, and an empty host has no
+    anti-affinity conflict. So on ``n + 1`` hosts best fit places the VMs exactly
+    as on ``n`` hosts up to the first VM that fits nowhere on ``n``; the placement
+    on ``n`` hosts fits iff it opens at most ``n``, and then it is the same
+    placement. The first count tried is placed as before; when a VM fits nowhere,
+    the count plus the VMs left over (each fits an empty host alone:
+    :meth:`~PlacementProblem.check_each_vm_fits`) is placed once, and every other
+    count is read from it: the same answers as placing each count, one or two
+    placements per pool instead of one per count tried."""
+    open_ = placed.get((_BEST_FIT, _OPEN))
+    if open_ is None:
+        first = STRATEGIES[_BEST_FIT](problem, n, stop_at_unplaced=True)
+        left = int((first.assignment < 0).sum())
+        open_ = first if not left else STRATEGIES[_BEST_FIT](
+            problem, n + left, stop_at_unplaced=True
+        )
+        assert open_.feasible  # every VM fits an empty host alone
+        placed[_BEST_FIT, _OPEN] = open_
+    used = int(open_.assignment.max()) + 1 if problem.n_vms else 0
+    if n < used:
+        return None
+    return dataclasses.replace(open_, problem=problem, n_hosts=n)
+
+
 def _place(
     name: str, problem: PlacementProblem, n: int, placed: Placed | None
 ) -> Placement | None:
     """Strategy ``name``'s placement of ``problem`` on ``n`` hosts when every VM
     fits (the placement stops at the first VM that fits nowhere), else None;
     from ``placed`` when it holds it."""
+    if name == _BEST_FIT and placed is not None and not (problem.pins >= 0).any():
+        return _best_fit(problem, n, placed)
     if placed is None or (name, n) not in placed:
         placement = STRATEGIES[name](problem, n, stop_at_unplaced=True)
         found = placement if placement.feasible else None
@@ -217,6 +259,7 @@ def size_pool(
         one host per VM plus k spares works (anti-affinity/pinning conflicts).
     """
     problem.check_each_vm_fits()
+    placed = {} if placed is None else placed
     lb, detail, binding = lower_bound(problem)
     if problem.n_vms == 0:
         empty = Placement(problem, 0, np.zeros(0, dtype=np.int64), "feasible", "none")
