@@ -21,7 +21,7 @@ beside the bound, the target and the default plan's count printed by
 ``benchmarks/cloudsim_planetlab.py``.
 
 Run: ``python benchmarks/anneal_planetlab.py [--days N] [--iterations 1e8]
-[--above 0 1]`` (counts: the target plus each ``--above``); ``--smoke`` (CI): the
+[--above 0 1] [--root DIR]`` (counts: the target plus each ``--above``); ``--smoke`` (CI): the
 first 150 VMs of one day, 100,000 iterations, the target and one host less. Skips (exit 0) when ../shared/data or
 numba is absent.
 """
@@ -32,6 +32,7 @@ import argparse
 import math
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -168,10 +169,12 @@ def main() -> int:
         "--t1", type=float, default=0.001, help="end temperature [host-steps]"
     )
     ap.add_argument("--smoke", action="store_true", help="CI size: 150 VMs of one day")
+    ap.add_argument("--root", type=Path, default=None,
+                    help="a folder of day folders [default: ../shared/data's]")
     args = ap.parse_args()
     from cloudsim_planetlab import DATA, HOST_MIPS, cloudsim_demand
 
-    folder = DATA / "planetlab_cloudsim"
+    folder = args.root or DATA / "planetlab_cloudsim"
     if not folder.is_dir():
         print(f"skip: {folder} not found (the shared trace data)")
         return 0

@@ -20,7 +20,9 @@ default options) with its ratio to the bound, the issue's target
 violations (host-steps over capacity, re-summed here from the VM curves); with
 ``--cp-sat``, the plan with ``solver="cp-sat"`` at ``--time-limit`` 60 s as well.
 
-Run: ``python benchmarks/cloudsim_planetlab.py [--days N] [--cp-sat]``; ``--smoke``
+Run: ``python benchmarks/cloudsim_planetlab.py [--days N] [--cp-sat] [--root DIR]``
+(``--root``: another folder of day folders, such as the three CloudSim days not in
+../shared/data); ``--smoke``
 (CI): the first 150 VMs of one day. Skips (exit 0) when ../shared/data is absent.
 """
 
@@ -117,8 +119,11 @@ def main() -> int:
     ap.add_argument("--cp-sat", action="store_true", help="also solver='cp-sat'")
     ap.add_argument("--time-limit", type=float, default=60.0, help="cp-sat seconds")
     ap.add_argument("--smoke", action="store_true", help="CI size: 150 VMs of one day")
+    ap.add_argument("--root", type=Path, default=DATA / "planetlab_cloudsim",
+                    help="a folder of day folders (other days of the same CloudSim "
+                         "workload, e.g. 20110409, 20110411, 20110420)")
     args = ap.parse_args()
-    root = DATA / "planetlab_cloudsim"
+    root = args.root
     if not root.is_dir():
         print(f"skip: {root} is absent")
         return 0
