@@ -136,9 +136,9 @@ def test_a_race_tries_hosts_least_loaded_first_alternating_the_smoothing(monkeyp
     started = []
     start = breakout_reduce._Try.start.__func__
 
-    def spy(cls, ctx, trial, h, live, smooth):
+    def spy(cls, ctx, trial, h, live, smooth, loads=None):
         started.append((h, smooth))
-        return start(cls, ctx, trial, h, live, smooth)
+        return start(cls, ctx, trial, h, live, smooth, loads)
 
     monkeypatch.setattr(breakout_reduce._Try, "start", classmethod(spy))
     curves = np.array([0.9, 0.8, 0.7, 0.6, 0.5])[:, None, None]
@@ -146,3 +146,36 @@ def test_a_race_tries_hosts_least_loaded_first_alternating_the_smoothing(monkeyp
     assert n == 5 and res.n_hosts == 5 and res.freed == 0
     np.testing.assert_array_equal(res.assignment, a)
     assert started == [(4, 20), (3, 200), (2, 20), (1, 200), (0, 20)]
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_a_spread_on_given_loads_is_the_spread_and_leaves_its_loads(seed: int):
+    """A race sums the hosts' loads once and hands each try a copy: the spread on
+    them is the spread that sums them itself, the copy ends as the loads of the
+    spread placement (the removed host's row keeps its VMs), and the try starts from
+    the same overflow either way."""
+    from vsizer.placement.breakout_reduce import TOLERANCE, UNIT, _Context, _spread, _Try
+
+    curves = _random_curves(seed)
+    q = slots_of(curves, np.ones(2))
+    a, n = first_fit_series(curves, np.ones(2))
+    group = _none(len(a))
+    cap = UNIT + TOLERANCE
+    h = int(np.argmin(np.bincount(a, minlength=n)))
+    live = np.flatnonzero(np.arange(n) != h)
+    loads = np.zeros((n, q.shape[1]), dtype=np.int64)
+    np.add.at(loads, a, q)
+    before_h = loads[h].copy()
+    plain = _spread(q, a, h, live, group, cap)
+    given = _spread(q, a, h, live, group, cap, loads)
+    assert plain is not None and given is not None
+    assert given.tolist() == plain.tolist() and (given != h).all()
+    expected = np.zeros_like(loads)
+    np.add.at(expected, given, q)
+    assert (loads[live] == expected[live]).all() and (loads[h] == before_h).all()
+    ctx = _Context(_breakout.run, q, cap, np.ones(len(a), bool), group,
+                   np.zeros(8), 10**9)
+    summed = _Try.start(ctx, given, h, live, 20)
+    handed = _Try.start(ctx, given, h, live, 20, loads)
+    assert summed.stats.tolist() == handed.stats.tolist()
+    assert summed.assign.tolist() == handed.assign.tolist()

@@ -204,16 +204,22 @@ class _Try:
 
     @classmethod
     def start(cls, ctx: _Context, trial: npt.NDArray[np.int64], h: int,
-              live: npt.NDArray[np.int64], smooth: int) -> _Try:
-        """The search's state with ``trial`` (``h``'s VMs spread on ``live``)."""
+              live: npt.NDArray[np.int64], smooth: int,
+              loads: npt.NDArray[np.int64] | None = None) -> _Try:
+        """The search's state with ``trial`` (``h``'s VMs spread on ``live``);
+        ``loads``: the hosts' loads under ``trial`` by host index when known (as
+        :func:`_spread` leaves them), else summed here."""
         local = np.full(int(max(trial.max(), live.max(), h)) + 1, -1, dtype=np.int64)
         local[live] = np.arange(live.size)
         la = local[trial]
         group = ctx.group
         gcount = np.zeros((max(int(group.max(initial=-1)) + 1, 1), live.size), np.int64)
         np.add.at(gcount, (group[group >= 0], la[group >= 0]), 1)
-        loads = np.zeros((live.size, ctx.q.shape[1]), dtype=np.int64)
-        np.add.at(loads, la, ctx.q)
+        if loads is None:
+            loads = np.zeros((live.size, ctx.q.shape[1]), dtype=np.int64)
+            np.add.at(loads, la, ctx.q)
+        else:
+            loads = loads[live]  # the same integer sums
         stats = np.zeros(5, dtype=np.int64)
         stats[_breakout.LEAST] = int(np.clip(loads - ctx.cap, 0, None).sum())
         return cls(h, live, la, gcount, np.ones(loads.shape, np.int64), stats, la.copy(),
@@ -251,6 +257,7 @@ def _race(
     q, n_hosts = ctx.q, alive.size
     tried: list[int] = []
     racing: list[_Try] = []
+    base: npt.NDArray[np.int64] | None = None  # the hosts' loads under ``assign``
     while ctx.evals < ctx.work:
         while len(racing) < RACE and len(tried) < TRIES:
             h = _least_loaded(q, assign, alive, ctx.movable, protected, tried)
@@ -258,10 +265,14 @@ def _race(
                 break
             tried.append(h)
             live = np.flatnonzero(alive & (np.arange(n_hosts) != h))
-            trial = _spread(q, assign, h, live, ctx.group, ctx.cap)
+            if base is None:
+                base = np.zeros((n_hosts, q.shape[1]), dtype=np.int64)
+                np.add.at(base, assign, q)
+            loads = base.copy()
+            trial = _spread(q, assign, h, live, ctx.group, ctx.cap, loads)
             if trial is not None:
                 smooth = ctx.smooths[(len(tried) - 1) % len(ctx.smooths)]
-                racing.append(_Try.start(ctx, trial, h, live, smooth))
+                racing.append(_Try.start(ctx, trial, h, live, smooth, loads))
         if not racing:
             return None
         for t in racing:
@@ -293,14 +304,18 @@ def _least_loaded(
 def _spread(
     q: npt.NDArray[np.int64], assign: npt.NDArray[np.int64], h: int,
     live: npt.NDArray[np.int64], group: npt.NDArray[np.int64], cap: int,
+    loads: npt.NDArray[np.int64] | None = None,
 ) -> npt.NDArray[np.int64] | None:
     """``assign`` with each VM of ``h`` (largest peak first) on the live host where it
     adds the least overflow (lowest index on ties); None when an anti-affinity group
-    leaves a VM no host."""
+    leaves a VM no host. ``loads``: the hosts' loads under ``assign`` by host index
+    (every host of ``assign`` and ``live``), made here when not given; a given one is
+    updated in place, each VM added where it goes (``h``'s row keeps its VMs)."""
     out = assign.copy()
-    size = max(int(assign.max()), int(live.max(initial=-1)), h) + 1
-    loads = np.zeros((size, q.shape[1]), dtype=np.int64)
-    np.add.at(loads, assign, q)
+    if loads is None:
+        size = max(int(assign.max()), int(live.max(initial=-1)), h) + 1
+        loads = np.zeros((size, q.shape[1]), dtype=np.int64)
+        np.add.at(loads, assign, q)
     vms = np.flatnonzero(assign == h)
     for v in vms[np.argsort(-q[vms].max(axis=1), kind="stable")].tolist():
         ok = live
