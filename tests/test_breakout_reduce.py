@@ -154,7 +154,13 @@ def test_a_spread_on_given_loads_is_the_spread_and_leaves_its_loads(seed: int):
     them is the spread that sums them itself, the copy ends as the loads of the
     spread placement (the removed host's row keeps its VMs), and the try starts from
     the same overflow either way."""
-    from vsizer.placement.breakout_reduce import TOLERANCE, UNIT, _Context, _spread, _Try
+    from vsizer.placement.breakout_reduce import (
+        TOLERANCE,
+        UNIT,
+        _Context,
+        _spread,
+        _Try,
+    )
 
     curves = _random_curves(seed)
     q = slots_of(curves, np.ones(2))
