@@ -60,10 +60,11 @@ def bound_kinds(
     "2"), as the report names them, the dimensions first; "" without the detail or
     when the bound is 0."""
     lb = pool.get("lower_bound")
-    detail = lb.get("detail") if isinstance(lb, Mapping) else None
-    if not isinstance(detail, Mapping) or not lb.get("hosts"):
+    if not isinstance(lb, Mapping):
         return ""
-    hosts = lb["hosts"]
+    detail, hosts = lb.get("detail"), lb.get("hosts")
+    if not isinstance(detail, Mapping) or not hosts:
+        return ""
     dims = [dim_label(str(k)) for k, v in detail.items()
             if k not in _BOUND_PARTS and v == hosts]
     parts = [t(f"bound_{k}") for k in _BOUND_PARTS if detail.get(k) == hosts]
