@@ -133,12 +133,13 @@ def _sheet(name: str, grid: Iterator[tuple[int, list[Any]]]) -> Sheet:
     if first is None:
         return Sheet(name, [], [])
     headers = [str(h).strip() if h is not None else "" for h in first[1]]
+    keys = [key(h) if h else "" for h in headers]  # once per sheet, not per row
     rows = []
     for number, cells in grid:
         if not any(c not in (None, "") for c in cells):
             continue  # a blank line, as openpyxl skips empty rows
         rows.append(
-            (number, {key(h): v for h, v in zip(headers, cells, strict=False) if h})
+            (number, {k: v for k, v in zip(keys, cells, strict=False) if k})
         )
     return Sheet(name, headers, rows)
 
