@@ -340,7 +340,7 @@ def test_plan_has_one_flag_per_declared_rule():
     assert r.exit_code == 0
     flags = [m.flag for m in rule_fields().values() if m.flag is not None]
     flags += ["--target-" + k.replace("_", "-") for k in TARGET_FLAGS]
-    assert len(flags) == 48  # 29 + --rightsize, growth (2), cost and choice (3), storage (8) (issue 16), --shard-vms (issue 15), --failover-budget (issue 24), --grid-gco2-kwh and --grid-region (issue 30), --bound-lp-vms (issue 25)
+    assert len(flags) == 49  # 29 + --rightsize, growth (2), cost and choice (3), storage (8) (issue 16), --shard-vms (issue 15), --failover-budget (issue 24), --grid-gco2-kwh and --grid-region (issue 30), --bound-lp-vms and --bound-lp-pools (issue 25)
     assert [f for f in flags if f not in r.output] == []
 
 

@@ -226,3 +226,48 @@ def test_long_curves_keep_the_busiest_rows(monkeypatch):
     d = np.array([[0.7, 0.6, 0.0], [0.6, 0.0, 0.65], [0.0, 0.8, 0.6]])[:, :, None]
     rows = rows_of(d, ONE) * 1.0001
     assert rows == pytest.approx(np.array([[0.6, 0.7], [0.0, 0.6], [0.8, 0.0]]), rel=1e-12)
+
+
+def test_bound_lp_pools_rule():
+    assert Rules().bound_lp_pools == 10
+    with pytest.raises(ValueError) as exc:
+        Rules(bound_lp_pools=-1)
+    assert ("'bound_lp_pools' parameter of plan (--bound-lp-pools, [series] "
+            "bound_lp_pools)") in str(exc.value)
+
+
+@pytest.mark.parametrize(("budget", "asked", "warned"), [
+    (1, [True, False], ["開発"]),  # the second pool is past the plan's budget
+    (2, [True, True], []),
+    (0, [False, False], []),  # none asked for: nothing to warn about
+])
+def test_a_plan_seeks_the_configuration_lp_on_at_most_bound_lp_pools_pools(
+    monkeypatch, budget, asked, warned
+):
+    """The study lets at most ``--bound-lp-pools`` pools of a plan run the
+    configuration LP (in placement order) and warns, by pool, for each pool after them
+    that would have run it (0: none, as asked, no warning). The sizing is the real one, reported as if every pool
+    had a gap the configuration LP was asked to close ("ran" when allowed, "off" when
+    not)."""
+    import dataclasses
+    from pathlib import Path
+
+    import vsizer
+    from vsizer.study import core
+
+    real = core.size_pool_for
+    calls: list[bool] = []
+
+    def spy(problem, curves, rules, **kw):
+        calls.append(kw["bound_lp"])
+        s = real(problem, curves, rules, **kw)
+        return dataclasses.replace(s, bound_lp="ran" if kw["bound_lp"] else "off")
+
+    monkeypatch.setattr(core, "size_pool_for", spy)
+    samples = Path(vsizer.__file__).parent / "data" / "samples"
+    plan = vsizer.plan(samples / "inventory_ja.csv", rules=Rules(bound_lp_pools=budget))
+    assert calls == asked
+    got = [w for w in plan.to_dict()["warnings"] if w["code"] == "bound_lp_budget"]
+    assert [w["message"] for w in got] == [
+        f"pool '{p}': lower bound without the configuration LP: --bound-lp-pools "
+        f"{budget} pools of this plan already had it" for p in warned]

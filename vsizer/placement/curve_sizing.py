@@ -163,9 +163,11 @@ def size_pool_on_curves(
         peak = peak_candidate(p, curves, scalar_demand, n_hosts)
         if peak is not None:
             strategy, assignment, n_hosts, hints = peak
+    bound_lp = None
     if quantile is None and n_hosts > lb:  # a gap: the configuration LP may close it
-        lb = max(lb, configuration_lp(p, curves, assignment, lb, n_hosts, detail,
-                                      max_vms=bound_lp_vms))
+        found, bound_lp = configuration_lp(p, curves, assignment, lb, n_hosts, detail,
+                                           max_vms=bound_lp_vms)
+        lb = max(lb, found)
     placement = fit.placement(strategy, assignment, n_hosts)
     report = failover.check(
         placement, curves, quantile=quantile, hints=hints, on_scenario=on_scenario
@@ -175,7 +177,7 @@ def size_pool_on_curves(
     return PoolSizing(
         placement, report, lb, detail, binding, attempts, tuple(start.notes), **bounds,
         replay=replay(curves, assignment, n_hosts, p.capacity, p.limit, base_load=p.base_load),
-        host_curves=fit.host_curves(placement), solver=start.solver,
+        host_curves=fit.host_curves(placement), solver=start.solver, bound_lp=bound_lp,
     )
 
 
@@ -183,21 +185,24 @@ def configuration_lp(
     problem: PlacementProblem, curves: npt.NDArray[np.floating],
     assignment: npt.NDArray[np.int64], lb: int, n_hosts: int, detail: dict[str, int],
     max_vms: int = config_lp.MAX_VMS,
-) -> int:
+) -> tuple[int, str | None]:
     """The configuration-LP bound (:mod:`vsizer.placement.config_lp`) of a pool of at
     most ``max_vms`` VMs (default ``config_lp.MAX_VMS``) with scipy installed, seeded with the placement's
     hosts; recorded in ``detail["configuration_lp"]`` and returned when above ``lb``,
     else ``lb``. A bound on packing at the ceiling (anti-affinity in, pins and failover
-    out), so valid for the pool whatever its failover rule."""
+    out), so valid for the pool whatever its failover rule. With it, whether the
+    column generation ran ("ran"), was not run because the pool has more than
+    ``max_vms`` VMs ("off"; 0: never), or None without scipy."""
     res = config_lp.configuration_lp_bound(  # None above max_vms VMs or without scipy
         curves, problem.usable(), groups=problem.anti_affinity,
         max_load=problem.capacity * problem.limit, start=assignment, floor=lb,
         target=n_hosts, max_vms=max_vms,
     )
+    ran = {"too-large": "off", "no-scipy": None}.get(res.status, "ran")
     if res.bound is None or res.bound <= lb:
-        return lb
+        return lb, ran
     detail["configuration_lp"] = res.bound
-    return res.bound
+    return res.bound, ran
 
 
 def _packing_floor(detail: dict[str, int]) -> int:

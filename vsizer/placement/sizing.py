@@ -49,6 +49,10 @@ class PoolSizing:
         Curves: utilization (fraction of capacity) per host and step.
     solver : dict, optional
         Curves with ``solver="cp-sat"``: the solver's status, bound and gap.
+    bound_lp : str, optional
+        Curves, the plan above the other bounds: "ran" when the configuration LP
+        was sought, "off" when the pool has more VMs than it was allowed (or it was
+        not allowed at all); None otherwise (no gap, a percentile, no scipy).
 
     The curve fields are None when sized on scalar demand.
     """
@@ -65,6 +69,7 @@ class PoolSizing:
     replay: dict[str, list[int]] | None = None
     host_curves: npt.NDArray[np.float32] | None = None
     solver: dict[str, Any] | None = None
+    bound_lp: str | None = None
 
     @property
     def n_hosts(self) -> int:

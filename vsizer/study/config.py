@@ -42,6 +42,7 @@ A scenario TOML file mirrors the CLI flags::
     time_limit = 30.0      # seconds for cp-sat
     shard_vms = 20000      # pools above this many VMs are placed in shards (0: never)
     bound_lp_vms = 100     # pools up to this many VMs get the configuration-LP bound (0: never)
+    bound_lp_pools = 10    # ... at most this many pools of a plan (0: none)
     vm_cpu_mhz = 1000      # clock [MHz/core] of servers with no clock or score;
     vm_mem_gib = 1         # memory of servers with none (no inventory: every VM)
 
@@ -271,6 +272,12 @@ class Rules:
         "needs scipy) when the plan is above the other bounds: up to about "
         "13 CPU s a pool at 100 VMs. 0: never. Default 100.",
         "series", flag="--bound-lp-vms", constraint=Interval(int, 0, None)))
+    bound_lp_pools: int = field(default=10, metadata=rule(
+        "Most pools of one plan that get the configuration-LP bound (see "
+        "--bound-lp-vms), in placement order; the plan's budget for it (up to "
+        "about 13 CPU s a pool). Pools after them keep the other bounds, with a "
+        "warning. 0: none. Default 10.",
+        "series", flag="--bound-lp-pools", constraint=Interval(int, 0, None)))
     vm_cpu_mhz: float | None = field(default=None, metadata=rule(
         "Clock [MHz per core] of servers whose inventory row has neither "
         "clock nor CPU score (e.g. Azure Migrate); without inventory, the clock "

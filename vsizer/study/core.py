@@ -354,11 +354,18 @@ def _size_pools(
         on_scenario = (lambda: progress("scenario", None)) if progress else None
         vm_curves = curves_all[idx] if curves_all is not None else None
         placed: Placed = {}
+        lp_left = rules.bound_lp_pools - sum(p.sizing.bound_lp == "ran" for p in pools)
         sizing = size_pool_for(
             problem, vm_curves, rules, on_scenario=on_scenario,
             scalar_demand=_pool_scalar_demand(series_info, idx), engine=engine,
-            placed=placed,
+            placed=placed, bound_lp=lp_left > 0,
         )
+        if (lp_left <= 0 < rules.bound_lp_pools and sizing.bound_lp == "off"
+                and problem.n_vms <= rules.bound_lp_vms):  # past the plan's budget
+            quality.warn("bound_lp_budget", (
+                f"pool '{pool}': lower bound without the configuration LP: "
+                f"--bound-lp-pools {rules.bound_lp_pools} pools of this plan "
+                "already had it"))
         for n in sizing.notes:
             quality.warn("series_sizing", f"pool '{pool}': {n}")
         hosts_of = sizing.placement.assignment
