@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from itertools import chain
 from json.encoder import c_make_encoder  # type: ignore[attr-defined]
 from json.encoder import encode_basestring as _encode_str
 from operator import itemgetter
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Stands for ``pd.NA`` while pandas is not loaded (then no value can be it): a plan
+#: read back from JSON (``vsizer predict``, ``emit``) does not load pandas for it.
+_NO_NA = object()
 
 #: Decimals kept for floats in JSON output.
 DECIMALS = 6
@@ -23,7 +30,7 @@ def jsonable(x: Any) -> Any:
     ``-0.0`` becomes ``0.0``; strings, lists and dicts pass through; any
     other object becomes its ``str``.
     """
-    if x is None or x is pd.NA:
+    if x is None or x is getattr(sys.modules.get("pandas"), "NA", _NO_NA):
         return None
     if isinstance(x, (bool, np.bool_)):
         return bool(x)
@@ -66,6 +73,8 @@ def jsonable_column(col: pd.Series) -> list[Any]:
         py = bool if kind == "b" else int
         cells = col.astype(object).tolist()
         return [None if m else py(v) for v, m in zip(cells, missing, strict=True)]
+    import pandas as pd  # loaded: ``col`` is a pandas Series
+
     if isinstance(col.dtype, pd.StringDtype):  # texts pass through as they are
         return [v if type(v) is str else jsonable(v) for v in col.tolist()]
     return [jsonable(v) for v in col.tolist()]
