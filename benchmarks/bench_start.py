@@ -2,8 +2,9 @@
 second when no placement runs").
 
 Each command runs in a fresh subprocess, as a user runs it: ``vsizer --help``,
-``vsizer plan --help`` and ``vsizer plan <sample> -q -o <tmp>.json`` for each
-shipped inventory sample without series. The figure is the child's CPU time
+``vsizer plan --help``, ``vsizer plan <sample> -q -o <tmp>.json`` for each
+shipped inventory sample without series, then ``vsizer predict`` and ``vsizer emit``
+of the first sample's plan (no placement runs). The figure is the child's CPU time
 (user + system, from ``getrusage(RUSAGE_CHILDREN)``), the lowest of the runs,
 with compiled bytecode in place (one untimed run first writes it, as an
 installed package has it: ``PYTHONDONTWRITEBYTECODE`` is cleared for the
@@ -72,6 +73,12 @@ def commands(out: Path) -> list[tuple[str, list[str]]]:
         rows.append((f"vsizer plan {name}",
                      [*probe, "plan", str(SAMPLES / name), "-q", "-o",
                       str(out / f"{name}.json")]))
+    plan = str(out / f"{PLAN_SAMPLES[0]}.json")  # written by the first plan above
+    rows += [  # commands that read a plan and place nothing
+        (f"vsizer predict {PLAN_SAMPLES[0]}.json -o",
+         [*probe, "predict", plan, "-o", str(out / "predicted.json")]),
+        (f"vsizer emit vmq {PLAN_SAMPLES[0]}.json", [*probe, "emit", "vmq", plan]),
+    ]
     return rows
 
 
