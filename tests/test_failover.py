@@ -113,3 +113,39 @@ def test_the_plan_lists_the_failed_and_worst_scenarios_beyond_the_cap(monkeypatc
     assert [s["failed"] for s in doc["scenarios"]] == [["p-02"], ["p-03"], ["p-04"]]
     monkeypatch.setattr(_pools, "MAX_LISTED_SCENARIOS", 5)
     assert "scenarios_listed" not in _pools._failover(fo, None)  # all listed: as before
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_scenario_with_the_displaced_groups_alone_is_the_scenario_with_every_group(seed):
+    """failover._PeakReplacer.scenario re-places the failed host's VMs with the
+    occupancy of their own anti-affinity groups alone: the same moves as with the
+    occupancy of every group (the reference below, as the scenario was made
+    before), on pools with many small groups."""
+    from vsizer.placement.heuristics import best_fit_decreasing, greedy_assign
+
+    rng = np.random.default_rng(seed)
+    n = 60
+    demand = rng.uniform(0.02, 0.2, size=(n, 2)).round(3).tolist()
+    groups = [int(g) if g < 25 else -1 for g in rng.integers(0, 35, size=n)]
+    p = problem(demand, [1.0, 1.0], ceiling=0.8, failures=1, min_hosts=1, groups=groups)
+    hosts = 12
+    pl = best_fit_decreasing(p, hosts)
+    assert pl.feasible
+    r = failover._PeakReplacer(pl)
+    for h in range(hosts):
+        got = r.scenario((h,))
+        # the reference: the hosts x every group occupancy, copied
+        allowed = np.ones(hosts, dtype=bool)
+        allowed[h] = False
+        displaced = r._displaced((h,))
+        displaced = displaced[np.argsort(r.rank[displaced], kind="stable")]
+        loads = r.base_loads.copy()
+        occ = r.base_occ.copy()
+        occ[[h]] = False
+        chosen = greedy_assign(displaced, p.demand, loads, r.max_load, p.anti_affinity,
+                               occ, allowed, None, "balanced")
+        want = [{"vm": p.vm_names[v], "to": r.host_ids[c]}
+                for v, c in zip(displaced.tolist(), chosen.tolist(), strict=True) if c >= 0]
+        assert got.moves == want
+        assert got.unplaced == [p.vm_names[v] for v, c in
+                                zip(displaced.tolist(), chosen.tolist(), strict=True) if c < 0]

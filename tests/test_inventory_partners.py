@@ -52,3 +52,36 @@ def test_exact_name_wins_over_host_part(tmp_path):
     inv = _read(tmp_path, "app01,2,4,DB01\ndb01,2,4,\ndb01.west.local,2,4,\n")
     assert _partners(inv)["app01"] == "db01"
 
+
+
+def _linear_match(wanted: str, names: list[str]) -> list[str]:
+    """The reference: a scan of every name (the matcher before the index)."""
+    key = wanted.casefold()
+    same = [n for n in names if n.casefold() == key]
+    return same or [n for n in names if n.casefold().split(".")[0] == key.split(".")[0]]
+
+
+def test_the_name_index_matches_as_a_scan_of_every_name():
+    """vsizer.inventory._build._Names answers every partner name as a scan of
+    every name does, in the same order (exact names in any case first, else the
+    same host part with or without a domain, ambiguities kept)."""
+    from vsizer.inventory._build import _Names
+
+    names = ["WEB01.contoso.local", "web01.fabrikam.local", "web02", "Web02.x",
+             "db01", "DB01", "db02.contoso.local", "app", "app.a.b", "APP.c"]
+    index = _Names(names)
+    for wanted in names + ["web01", "WEB02", "db02", "DB02.other", "app", "nope",
+                           "app.a", "", "."]:
+        assert index.match(wanted) == _linear_match(wanted, names), wanted
+
+
+def test_partners_of_a_large_list_are_matched_pair_by_pair(tmp_path):
+    """2,000 pairs written both ways, then 2,000 more named by one side only: every
+    pair is mutual (the index answers each name at once; the scan of every name
+    made such a list quadratic)."""
+    body = "".join(f"a{i},2,4,b{i}\nb{i},2,4,a{i}\n" for i in range(2000))
+    body += "".join(f"c{i}.dom,2,4,D{i}\nd{i},2,4,\n" for i in range(2000))
+    got = _partners(_read(tmp_path, body))
+    assert got["a1999"] == "b1999" and got["b0"] == "a0"
+    assert got["c7.dom"] == "d7" and got["d7"] == "c7.dom"
+    assert len(got) == 8000
