@@ -179,20 +179,15 @@ def _best_fit(
     return dataclasses.replace(open_, problem=problem, n_hosts=n)
 
 
-def _place(
-    name: str, problem: PlacementProblem, n: int, placed: Placed | None
-) -> Placement | None:
+def _place(name: str, problem: PlacementProblem, n: int, placed: Placed) -> Placement | None:
     """Strategy ``name``'s placement of ``problem`` on ``n`` hosts when every VM
     fits (the placement stops at the first VM that fits nowhere), else None;
-    from ``placed`` when it holds it."""
-    if name == _BEST_FIT and placed is not None and not (problem.pins >= 0).any():
+    from ``placed`` when it holds it (and kept there)."""
+    if name == _BEST_FIT and not (problem.pins >= 0).any():
         return _best_fit(problem, n, placed)
-    if placed is None or (name, n) not in placed:
+    if (name, n) not in placed:
         placement = STRATEGIES[name](problem, n, stop_at_unplaced=True)
-        found = placement if placement.feasible else None
-        if placed is None:
-            return found
-        placed[name, n] = found
+        placed[name, n] = placement if placement.feasible else None
     found = placed[name, n]
     if found is None or found.problem is problem:
         return found
@@ -201,7 +196,7 @@ def _place(
 
 def _try(
     problem: PlacementProblem, n: int, on_scenario: Callable[[], None] | None,
-    tries: Tries | None = None, placed: Placed | None = None,
+    tries: Tries | None, placed: Placed,
 ) -> tuple[Placement, FailoverReport | None] | None:
     """The first strategy's placement on ``n`` hosts that holds and survives,
     with its failover report (None when :func:`~vsizer.placement.failover.survives`
@@ -209,7 +204,7 @@ def _try(
     ``placed``: see :data:`Placed`."""
     if tries is not None:
         if n not in tries:
-            tries[n] = _try(problem, n, on_scenario, placed=placed)
+            tries[n] = _try(problem, n, on_scenario, None, placed)
         found = tries[n]
         if found is None or found[0].problem is problem:
             return found
