@@ -34,6 +34,7 @@ EXPECTED = {
     "bench_series_scale.py": "400 VMs:",
     "bench_shards.py": "quality loss measured",  # issue 15 (shards)
     "bench_start.py": "fixed start timed: every command above ran",  # issue 25
+    "bench_xlsx_read.py": "xlsx read: same servers by both readers: True",  # issue 25
     "bench_month_10k.py": "month plan:",  # issue 15 (shards)
     "anneal_planetlab.py": "| 20110303[:150] | 150 | 7 | 8 | 7 |",  # issue 25
     "cloudsim_planetlab.py": "| 20110303[:150] | 150 |",  # issue 25

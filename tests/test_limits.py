@@ -13,9 +13,12 @@ import io
 import re
 import zipfile
 from pathlib import Path
+from unittest import mock
 
 import openpyxl
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from vsizer import limits
@@ -443,3 +446,51 @@ def test_damaged_sheet_is_one_line_in_the_row_scan(tmp_path):
         r"damaged \(.+\); open it in Excel and save it again\.$",
     ):
         read_inventory(p, source_format="table")
+
+
+_ROW_FORMS = st.sampled_from([
+    '<row r="{n}"><c r="A{n}"><v>{n}</v></c></row>',  # as writers write it
+    '<row r="{n}" spans="1:2"><c r="A{n}" s="1"/></row>',  # no value
+    '<row spans="1:1" r="{n}"><c><v>1</v></c></row>',  # r not first
+    '<x:row r="{n}"><x:c><x:v>1</x:v></x:c></x:row>',  # a prefix
+    '<row r="{n}"><c t="inlineStr"><is><t>a</t></is></c></row>',
+])
+
+
+@given(
+    forms=st.lists(st.tuples(_ROW_FORMS, st.integers(1, 3)), min_size=1, max_size=40),
+    cap=st.integers(1, 60),
+    chunk=st.sampled_from([7, 64, 1 << 20]),
+)
+def test_sheet_scan_refuses_the_first_row_past_the_limit_with_a_value(
+    forms, cap, chunk
+) -> None:
+    """Chunks whose rows are all ``<row r="n"`` below the limit are skipped
+    (``_numbered_within``); the answer is the first row past ``cap`` that holds
+    a value, as a tag by tag reading of the same rows gives it."""
+    rows, n, expected = [], 0, None
+    for form, gap in forms:
+        n += gap
+        rows.append(form.format(n=n))
+        if expected is None and n > cap and ("<v>" in form or "<is>" in form
+                                             or "<x:v>" in form):
+            expected = n
+    sheet, lim = _sheet("".join(rows)), Limits(max_rows=cap)
+    with mock.patch.object(limits, "_CHUNK", chunk):
+        if expected is None:
+            check_sheet_xml_rows(sheet, "s", error=InventoryError, limits=lim)
+        else:
+            with pytest.raises(InventoryError, match=rf"^s: row {expected:,} has data, "):
+                check_sheet_xml_rows(sheet, "s", error=InventoryError, limits=lim)
+
+
+def test_a_chunk_of_numbered_rows_below_the_limit_needs_no_tag_scan() -> None:
+    past = re.compile(rb'<row r="' + limits.at_least(101) + rb'"')
+    rows = b"".join(b'<row r="%d"><c r="A%d"><v>1</v></c></row>' % (n, n)
+                    for n in (1, 2, 99, 100))
+    assert limits._numbered_within(rows, past)
+    assert not limits._numbered_within(rows + b'<row r="101">', past)  # past it
+    assert not limits._numbered_within(rows + b"<row><c><v>1</v></c></row>", past)
+    assert not limits._numbered_within(rows + b'<rowBreaks count="1">', past)
+    assert not limits._numbered_within(b"<c><v>1</v></c>", past)  # no row
+    assert limits._last_row_number(rows + b'<row r="10', 0) == 100  # cut: the whole one

@@ -311,6 +311,41 @@ _CHUNK = 1 << 20
 _TAIL = 4096  # longer than any row or value tag
 
 
+def _numbered_within(text: bytes, past: re.Pattern[bytes]) -> bool:
+    """Every row of ``text`` is written ``<row r="n"`` (as every XLSX writer
+    writes it), there is one, and none is numbered past the limit (``past``):
+    the chunk needs no tag by tag scan (ten times faster: literal patterns)."""
+    rows = text.count(b"<row")
+    return (
+        rows > 0
+        and rows == text.count(b'<row r="')
+        and b":row" not in text
+        and past.search(text) is None
+    )
+
+
+def _last_row_number(text: bytes, number: int) -> int:
+    """The number of the last whole ``<row r="n"`` of ``text`` (the last may be
+    cut by the chunk's end), else ``number``."""
+    at = len(text)
+    while (at := text.rfind(b'<row r="', 0, at)) >= 0:
+        found = _ROW_NUMBER.match(text, at + 5)
+        if found is not None:
+            return int(found.group(1))
+    return number
+
+
+def at_least(n: int) -> bytes:
+    """A regular expression for the decimal whole numbers >= ``n`` (``n >= 0``)."""
+    digits = str(n)
+    k = len(digits)
+    alts = [rf"[1-9][0-9]{{{k},}}", digits]
+    for i, d in enumerate(digits):
+        if d != "9":
+            alts.append(digits[:i] + f"[{int(d) + 1}-9]" + f"[0-9]{{{k - i - 1}}}")
+    return ("(?:" + "|".join(alts) + ")").encode()
+
+
 def check_sheet_xml_rows(
     source: IO[bytes],
     label: str,
@@ -333,10 +368,15 @@ def check_sheet_xml_rows(
         As :func:`check_row`, for the first row past the limit with a value.
     """
     cap = (limits or current()).max_rows
+    past = re.compile(rb'<row r="' + at_least(cap + 1) + rb'"')
     buf, number = b"", 0
     while True:
         chunk = source.read(_CHUNK)
         buf += chunk
+        if chunk and _numbered_within(buf, past):
+            number = _last_row_number(buf, number)
+            buf = buf[len(buf) - _TAIL:]
+            continue
         end = 0
         for m in _TAG.finditer(buf):
             end = m.end()

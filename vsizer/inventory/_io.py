@@ -18,6 +18,7 @@ from typing import Any
 
 from vsizer._textio import decode, read_bytes, sniff_delimiter
 from vsizer.errors import InventoryError
+from vsizer.inventory._xlsx_values import sheet_values
 from vsizer.limits import (
     check_row,
     check_sheet_xml_rows,
@@ -184,20 +185,36 @@ def _open_restyled(path: Path, first: Exception) -> Any:
 
 
 def iter_sheet(
-    ws: Any, *, max_rows: int | None = None
+    ws: Any, *, max_rows: int | None = None, whole: bool = False
 ) -> Iterator[tuple[int, list[Any]]]:
     """Non-empty rows of a read-only worksheet as ``(row_number, values)``.
 
     Numbers formatted as percentages come back as :class:`PercentValue`.
     Stops after :data:`MAX_EMPTY_RUN` consecutive empty rows, or after
-    ``max_rows`` rows when given.
+    ``max_rows`` rows when given. ``whole``: the sheet is to be read to its end,
+    so calamine reads it when it can (:mod:`vsizer.inventory._xlsx_values`), the
+    same values ten times faster.
     """
     if hasattr(ws, "reset_dimensions"):
         ws.reset_dimensions()  # stored dimensions may be wrong or absurd
+    fast = sheet_values(ws, PercentValue) if whole and max_rows is None else None
+    rows = enumerate(fast, start=1) if fast is not None else _cell_rows(ws)
     empty_run = 0
-    for number, row in enumerate(undamaged_rows(ws), start=1):
+    for number, values in rows:
         if max_rows is not None and number > max_rows:
             return
+        if all(v is None or (isinstance(v, str) and not v.strip()) for v in values):
+            empty_run += 1
+            if empty_run >= MAX_EMPTY_RUN:
+                return
+            continue
+        empty_run = 0
+        yield number, values
+
+
+def _cell_rows(ws: Any) -> Iterator[tuple[int, list[Any]]]:
+    """Every row of ``ws`` as ``(row_number, values)``, read by openpyxl."""
+    for number, row in enumerate(undamaged_rows(ws), start=1):
         try:
             values = [_cell_value(c) for c in row]
         except IndexError:  # a cell's style id past the styles part (damaged)
@@ -206,12 +223,6 @@ def iter_sheet(
                 f"row {number}: a cell refers to a style that is not there); open "
                 "it in Excel and save it again."
             ) from None
-        if all(v is None or (isinstance(v, str) and not v.strip()) for v in values):
-            empty_run += 1
-            if empty_run >= MAX_EMPTY_RUN:
-                return
-            continue
-        empty_run = 0
         yield number, values
 
 
@@ -233,7 +244,7 @@ def sheet_rows(ws: Any, label: str) -> Iterator[tuple[int, list[Any]]]:
                 f"{label}: cannot read the sheet, the workbook is damaged ({exc}); "
                 "open it in Excel and save it again."
             ) from None
-    for number, values in iter_sheet(ws):
+    for number, values in iter_sheet(ws, whole=True):
         check_row(label, number, values, error=InventoryError)
         yield number, values
 

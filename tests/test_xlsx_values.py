@@ -1,0 +1,210 @@
+"""The fast path of whole-sheet reads (vsizer/inventory/_xlsx_values.py): the
+values calamine reads are the ones openpyxl reads, cell for cell and type for
+type, and a sheet calamine would read differently falls back to openpyxl."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import zipfile
+from pathlib import Path
+from unittest import mock
+
+import openpyxl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from vsizer.errors import InventoryError
+from vsizer.inventory import _xlsx_values as xv
+from vsizer.inventory import read_inventory
+from vsizer.inventory._io import PercentValue, iter_sheet, open_workbook
+from vsizer.limits import at_least
+
+REAL = Path(__file__).parent / "data" / "real"
+pytest.importorskip("python_calamine")
+
+
+def _typed(rows):
+    """Rows with each value's type, trailing empty cells dropped (openpyxl keeps
+    a styled empty cell at a row's end; both readers' rows mean the same)."""
+    out = []
+    for number, values in rows:
+        values = list(values)
+        while values and values[-1] is None:
+            values.pop()
+        out.append((number, [(type(v).__name__, v) for v in values]))
+    return out
+
+
+def _both(path: Path, sheet: str) -> tuple[list, list, bool]:
+    wb = open_workbook(path)
+    try:
+        ws = wb[sheet]
+        slow = _typed(iter_sheet(ws))
+        fast_used = xv.sheet_values(ws) is not None
+        fast = _typed(iter_sheet(ws, whole=True))
+    finally:
+        wb.close()
+    return slow, fast, fast_used
+
+
+def _every_kind(path: Path) -> Path:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "servers"
+    ws.append(["name", "cpus", "ghz", "peak", "since", "at", "time", "on", "blank",
+               "span", "big", "peak2"])
+    ws.append(["a", 4, 2.5, 0.45, dt.date(2024, 1, 2), dt.datetime(2024, 1, 2, 3, 4),
+               dt.time(3, 4, 5), True, "", dt.timedelta(hours=30), 12345678901234,
+               0.5])
+    ws["D2"].number_format = "0%"
+    ws["L2"].number_format = '0.0" %"'
+    ws["J2"].number_format = "[h]:mm:ss"
+    ws["B4"] = 7
+    ws["C4"].number_format = "0.00%"  # a styled empty cell ends the row
+    ws.append([])
+    ws.append(["b", "8", "x", 30])  # text where numbers go; 30 in General
+    hidden = wb.create_sheet("lists")
+    hidden.sheet_state = "hidden"
+    hidden["B3"] = "yes"
+    wb.save(path)
+    return path
+
+
+def _rewrite_sheet(src: Path, dst: Path, change) -> Path:
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                data = change(data)
+            zout.writestr(info.filename, data)
+    return dst
+
+
+def test_every_kind_of_cell_reads_the_same(tmp_path: Path) -> None:
+    path = _every_kind(tmp_path / "kinds.xlsx")
+    slow, fast, used = _both(path, "servers")
+    assert used and fast == slow
+    row = dict(fast)[2]
+    assert row[3] == ("PercentValue", 0.45) and row[11] == ("PercentValue", 0.5)
+    assert row[4] == ("datetime", dt.datetime(2024, 1, 2))  # a date at midnight
+    assert row[1] == ("int", 4) and row[8] == ("NoneType", None)
+    assert _both(path, "lists")[:2] == ([(3, [("NoneType", None), ("str", "yes")])],) * 2
+
+
+def test_error_cells_are_their_text_as_openpyxl_reads_them(tmp_path: Path) -> None:
+    def errors(data: bytes) -> bytes:
+        return data.replace(
+            b'<c r="B6" t="inlineStr"><is><t>8</t></is></c>',
+            b'<c r="B6" t="e"><f>1/0</f><v>#DIV/0!</v></c>',
+        ).replace(b"</row></sheetData>",
+                  b'</row><row r="9"><c r="A9" t="e"><v>#N/A</v></c></row></sheetData>')
+
+    src = _every_kind(tmp_path / "kinds.xlsx")
+    path = _rewrite_sheet(src, tmp_path / "errors.xlsx", errors)
+    slow, fast, used = _both(path, "servers")
+    assert used and fast == slow
+    assert dict(fast)[6][1] == ("str", "#DIV/0!")
+    assert dict(fast)[9] == [("str", "#N/A")]
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1 << 24])
+def test_the_scan_finds_the_same_cells_whatever_its_chunk(tmp_path, chunk) -> None:
+    path = _every_kind(tmp_path / "kinds.xlsx")
+    with mock.patch.object(xv, "_CHUNK", chunk):
+        slow, fast, used = _both(path, "servers")
+    assert used and fast == slow
+
+
+@pytest.mark.parametrize(
+    "why, change",
+    [
+        # calamine reads past this and drops cell C2 (it gives it as empty)
+        ("not well-formed", lambda d: d.replace(b'<c r="C2"', b'<<&&<c r="C2"', 1)),
+        ("a style past the styles part",
+         lambda d: d.replace(b'<c r="B2"', b'<c r="B2" s="4000"', 1)),
+        ("a percent cell with no reference",
+         lambda d: re.sub(rb'<c r="D2"( s="\d+")', rb"<c\1", d, count=1)),
+    ],
+)
+def test_a_sheet_calamine_reads_otherwise_falls_back_to_openpyxl(
+    tmp_path: Path, why: str, change
+) -> None:
+    src = _every_kind(tmp_path / "kinds.xlsx")
+    path = _rewrite_sheet(src, tmp_path / "odd.xlsx", change)
+    wb = open_workbook(path)
+    try:
+        assert xv.sheet_values(wb["servers"]) is None, why
+    finally:
+        wb.close()
+
+
+def test_a_damaged_sheet_is_still_one_line_of_openpyxl(tmp_path: Path) -> None:
+    src = _every_kind(tmp_path / "kinds.xlsx")
+    path = _rewrite_sheet(src, tmp_path / "odd.xlsx",
+                          lambda d: d.replace(b'<c r="C2"', b'<<&&<c r="C2"', 1))
+    with pytest.raises(InventoryError, match=r"^odd\.xlsx: the workbook is damaged "
+                       r"\(sheet 'servers': ParseError: not well-formed"):
+        read_inventory(path)
+
+
+def test_without_calamine_openpyxl_reads_the_same_inventory(tmp_path: Path) -> None:
+    path = REAL / "rvtools" / "rvtools-4.7.1.4_kylow_RVTOOLEX.xlsx"
+    fast = read_inventory(path)
+    with mock.patch.dict("sys.modules", {"python_calamine": None}):
+        slow = read_inventory(path)
+    assert len(fast.servers) == len(slow.servers) > 0
+    assert fast.servers.equals(slow.servers)
+    assert fast.quality.to_dict() == slow.quality.to_dict()
+
+
+@pytest.mark.parametrize("path", sorted(REAL.glob("*/*.xlsx")), ids=lambda p: p.name)
+def test_real_workbooks_read_the_same_by_both(path: Path) -> None:
+    wb = open_workbook(path)  # one workbook for every sheet, as the readers do
+    mended = getattr(wb, "vsizer_repair", None)
+    try:
+        for name in wb.sheetnames:
+            ws = wb[name]
+            slow = _typed(iter_sheet(ws))
+            used = xv.sheet_values(ws) is not None
+            assert used == (not mended), name  # a mended workbook: openpyxl's alone
+            assert _typed(iter_sheet(ws, whole=True)) == slow, name
+    finally:
+        wb.close()
+
+
+@given(st.integers(0, 5000), st.integers(0, 100_000))
+def test_at_least_matches_the_whole_numbers_from_n(n: int, k: int) -> None:
+    assert (re.fullmatch(at_least(n), str(k).encode()) is not None) == (k >= n)
+
+
+def test_percent_styles_follow_openpyxls_rule(tmp_path: Path) -> None:
+    wb = open_workbook(_every_kind(tmp_path / "kinds.xlsx"))
+    try:
+        ids = xv._percent_styles(wb)
+        shown = {i: PercentValue for i in ids}
+        formats = [openpyxl.styles.numbers.BUILTIN_FORMATS.get(s.numFmtId)
+                   or wb._number_formats[s.numFmtId - 164]
+                   for s in wb._cell_styles]
+    finally:
+        wb.close()
+    assert sorted(int(i) for i in shown) == [
+        i for i, f in enumerate(formats) if "%" in f
+    ]
+    assert len(ids) == 3  # 0%, 0.0" %", 0.00%
+
+
+@pytest.mark.parametrize("how", [b' s = "', b"\n s='"])
+def test_a_percent_style_written_otherwise_is_found_too(tmp_path: Path, how) -> None:
+    """White space around "=" or single quotes (well-formed XML; no writer
+    seen does it): the tag by tag scan finds the percent cells."""
+    def spaced(data: bytes) -> bytes:
+        out = re.sub(rb' s="(\d+)"', lambda m: how + m.group(1) + how[-1:], data)
+        assert out != data
+        return out
+
+    path = _rewrite_sheet(_every_kind(tmp_path / "k.xlsx"), tmp_path / "s.xlsx", spaced)
+    slow, fast, used = _both(path, "servers")
+    assert used and fast == slow
+    assert dict(fast)[2][3] == ("PercentValue", 0.45)
