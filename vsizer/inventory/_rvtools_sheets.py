@@ -15,6 +15,7 @@ the same rows: the CSV cells are text, parsed by the same number rules.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterator
@@ -71,8 +72,12 @@ def is_csv_export(path: Path) -> bool:
     return tab is not None and tab.casefold() == "vinfo"
 
 
+@functools.lru_cache(maxsize=4096, typed=True)
 def key(text: Any) -> str:
-    """A header compared case-insensitively with runs of spaces as one."""
+    """A header compared case-insensitively with runs of spaces as one.
+
+    Remembered: the readers look the same few headers up once per row of
+    every tab (1.7 million calls, 9 of 27 CPU s, for a 12,000-VM export)."""
     return re.sub(r"\s+", " ", str(text)).strip().casefold()
 
 
