@@ -208,3 +208,43 @@ def test_a_percent_style_written_otherwise_is_found_too(tmp_path: Path, how) -> 
     slow, fast, used = _both(path, "servers")
     assert used and fast == slow
     assert dict(fast)[2][3] == ("PercentValue", 0.45)
+
+
+def test_japanese_shared_strings_with_phonetic_runs_read_as_their_text(tmp_path) -> None:
+    """Japanese Excel keeps each text's reading (furigana, ``<rPh>``) in the
+    shared strings, and rich text as runs: both readers give the text alone."""
+    src = tmp_path / "a.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active.title = "servers"
+    wb.active.append(["サーバ名", "CPU数"])
+    wb.active.append(["東京", 4])
+    wb.save(src)
+    sst = (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><sst xmlns="http://'
+        'schemas.openxmlformats.org/spreadsheetml/2006/main" count="2" uniqueCount="2">'
+        '<si><t>サーバ名</t><rPh sb="0" eb="4"><t>サーバメイ</t></rPh>'
+        '<phoneticPr fontId="1"/></si><si><r><t>東</t></r><r><rPr><b/></rPr><t>京</t>'
+        '</r><rPh sb="0" eb="2"><t>トウキョウ</t></rPh></si></sst>'
+    )
+    shared = {
+        "xl/worksheets/sheet1.xml": lambda d: d.decode().replace(
+            't="inlineStr"><is><t>サーバ名</t></is>', 't="s"><v>0</v>').replace(
+            't="inlineStr"><is><t>東京</t></is>', 't="s"><v>1</v>').encode(),
+        "[Content_Types].xml": lambda d: d.replace(b"</Types>", (
+            b'<Override PartName="/xl/sharedStrings.xml" ContentType="application/'
+            b'vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>'
+            b"</Types>")),
+        "xl/_rels/workbook.xml.rels": lambda d: d.replace(b"</Relationships>", (
+            b'<Relationship Id="rId99" Type="http://schemas.openxmlformats.org/'
+            b'officeDocument/2006/relationships/sharedStrings" '
+            b'Target="sharedStrings.xml"/></Relationships>')),
+    }
+    path = tmp_path / "ja.xlsx"
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(path, "w") as zout:
+        for name in zin.namelist():
+            zout.writestr(name, shared.get(name, lambda d: d)(zin.read(name)))
+        zout.writestr("xl/sharedStrings.xml", sst)
+    slow, fast, used = _both(path, "servers")
+    assert used and fast == slow
+    assert fast == [(1, [("str", "サーバ名"), ("str", "CPU数")]),
+                    (2, [("str", "東京"), ("int", 4)])]
