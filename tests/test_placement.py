@@ -176,3 +176,28 @@ def test_best_fit_is_placed_twice_per_sizing() -> None:
     assert calls == [18, 30]
     assert r.placement.n_hosts == 30 and r.lower_bound == 18
     assert sorted(r.placement.assignment.tolist()) == list(range(30))
+
+
+@pytest.mark.parametrize("rule", ["balanced", "best"])
+def test_a_placement_leaves_the_kept_occupancy_clear_and_places_as_on_a_new_one(
+    rule: str,
+) -> None:
+    """heuristics keeps one hosts x groups occupancy per problem and each
+    placement clears what it marked: every later placement, on fewer or more
+    hosts, is the one made on a new all-False occupancy."""
+    from vsizer.placement import heuristics
+
+    rng = np.random.default_rng(7)
+    n = 400
+    demand = rng.uniform(0.05, 0.3, size=(n, 2))
+    groups = np.where(rng.random(n) < 0.6, rng.integers(0, 90, n), -1)
+    prob = problem(demand.tolist(), [1.0, 1.0], ceiling=0.9, groups=groups.tolist())
+    place = heuristics._strategy(rule)
+    for n_hosts in (40, 25, 60, 90, 25):
+        first = place(prob, n_hosts)
+        kept = heuristics._OCCUPIED[prob]
+        assert kept.shape[0] >= n_hosts and not kept.any()
+        heuristics._OCCUPIED.pop(prob)  # the next one on a new occupancy
+        again = place(prob, n_hosts)
+        assert np.array_equal(first.assignment, again.assignment)
+        assert first.status == again.status

@@ -279,6 +279,25 @@ def placement_order(problem: PlacementProblem) -> npt.NDArray[np.int64]:
     return order
 
 
+#: For the problem placed last, a hosts x anti-affinity groups occupancy, all
+#: False, that its next placement uses (its first rows) and clears again. A fresh one per
+#: placement cost a page fault per VM in a group, scattered over hosts x groups
+#: bytes: 14 of 67 CPU s (system time) for 185,000 servers with 45,000 pairs.
+_OCCUPIED: weakref.WeakKeyDictionary[PlacementProblem, npt.NDArray[np.bool_]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _occupancy(problem: PlacementProblem, n_hosts: int, n_groups: int) -> np.ndarray:
+    """An all-False ``(n_hosts, n_groups)`` occupancy: the first rows of the
+    problem's kept one when it has as many, else a new one (and taken out of
+    :data:`_OCCUPIED` until the placement has cleared it)."""
+    kept = _OCCUPIED.pop(problem, None)
+    if kept is None or kept.shape[0] < n_hosts or kept.shape[1] != n_groups:
+        kept = np.zeros((n_hosts, n_groups), dtype=bool)
+    return kept[:n_hosts]
+
+
 def _strategy(rule: str) -> Callable[..., Placement]:
     def place(
         problem: PlacementProblem, n_hosts: int, *, stop_at_unplaced: bool = False
@@ -287,8 +306,8 @@ def _strategy(rule: str) -> Callable[..., Placement]:
         n_groups = int(problem.anti_affinity.max()) + 1 if problem.n_vms else 0
         order = placement_order(problem)
         loads = np.tile(problem.base_load, (n_hosts, 1))
-        occupied = np.zeros((n_hosts, max(n_groups, 1)), dtype=bool)
-        chosen = greedy_assign(
+        occupied = _occupancy(problem, n_hosts, max(n_groups, 1))
+        chosen = greedy_assign(  # raising, the occupancy is not kept
             order,
             problem.demand,
             loads,
@@ -300,6 +319,11 @@ def _strategy(rule: str) -> Callable[..., Placement]:
             rule,
             stop_at_unplaced=stop_at_unplaced,
         )
+        groups = problem.anti_affinity[order]
+        held = (chosen >= 0) & (groups >= 0)
+        occupied[chosen[held], groups[held]] = False  # what the placement marked
+        _OCCUPIED.clear()  # one kept at a time: a sizing places one problem
+        _OCCUPIED[problem] = occupied.base if occupied.base is not None else occupied
         assignment = np.full(problem.n_vms, -1, dtype=np.int64)
         assignment[order] = chosen
         status = "feasible" if (assignment >= 0).all() else "infeasible"
