@@ -351,10 +351,19 @@ def _per_socket(cells: list[Any], cores: int, sockets: int) -> Any:
 
 def sheet_states(wb: Any) -> tuple[list[str], list[str]]:
     """A workbook's sheet names and, among them, the hidden ones (``hidden`` and
-    ``veryHidden``: Excel shows neither in its tab bar)."""
+    ``veryHidden``: Excel shows neither in its tab bar). Chart sheets count as
+    hidden here: they hold no cells (:func:`chart_sheets`)."""
     names = list(wb.sheetnames)
-    hidden = [n for n in names if getattr(wb[n], "sheet_state", "visible") != "visible"]
+    charts = set(chart_sheets(wb))
+    hidden = [n for n in names
+              if n in charts or getattr(wb[n], "sheet_state", "visible") != "visible"]
     return names, hidden
+
+
+def chart_sheets(wb: Any) -> list[str]:
+    """The workbook's chart sheets (a tab that is one chart, ECMA-376 Part 1,
+    18.3.1.* ``chartsheet``): no cells to read."""
+    return [n for n in wb.sheetnames if not hasattr(wb[n], "iter_rows")]
 
 
 def looks_like_server_list(ws: Any) -> bool:
@@ -430,11 +439,15 @@ def xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str]
         names, hidden = sheet_states(wb)
         meta: dict[str, Any] = {"format": "xlsx", "sheets": names, "hidden_sheets": hidden}
         if sheet is not None:
-            if sheet not in names:
+            charts = chart_sheets(wb)
+            if sheet not in names or sheet in charts:
                 shown = ", ".join(
-                    f"'{n}' (hidden)" if n in hidden else f"'{n}'" for n in names
+                    f"'{n}' (chart)" if n in charts else f"'{n}' (hidden)"
+                    if n in hidden else f"'{n}'" for n in names
                 )
                 raise InventoryError(
+                    f"{path.name}: sheet '{sheet}' is a chart sheet, it holds no "
+                    f"table; sheets: {shown}" if sheet in charts else
                     f"{path.name}: no sheet named '{sheet}'; sheets: {shown}"
                 )
             grid = list(sheet_rows(wb[sheet], f"{path.name} sheet '{sheet}'"))
@@ -479,8 +492,10 @@ def _first_server_sheet(
             cells, group_row = header_cells(grid, at)
             seen.append(f"sheet '{name}': " + header_choice(
                 grid[at][0], group_row, cells, HEADER_SCAN_ROWS))
-    hidden = [n for n in wb.sheetnames if n not in visible]
+    charts = chart_sheets(wb)
+    hidden = [n for n in wb.sheetnames if n not in visible and n not in charts]
     skipped = f"; hidden, not read: {', '.join(hidden)}" if hidden else ""
+    skipped += f"; charts, not read: {', '.join(charts)}" if charts else ""
     raise InventoryError(
         [f"{path.name}: no sheet has a recognizable header row in its first "
          f"{HEADER_SCAN_ROWS} rows (sheets: {', '.join(visible)}{skipped}); accepted "

@@ -7,6 +7,7 @@ headers) and ``cells`` the raw values. Nothing here interprets a value.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 import warnings
@@ -102,13 +103,16 @@ def open_workbook(path: Path) -> Any:
     # validations, conditional formats); printed, they are two lines of noise
     warnings.filterwarnings("ignore", category=UserWarning, module="openpyxl")
     try:
-        return openpyxl.load_workbook(path, read_only=True, data_only=True)
+        with contextlib.redirect_stdout(io.StringIO()):  # openpyxl prints some
+            wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except _OPEN_ERRORS as exc:
         raise InventoryError(
             f"{path.name}: cannot open as an Excel workbook (.xlsx): {exc}"
         ) from exc
-    except (TypeError, AttributeError) as exc:  # in openpyxl's stylesheet reader
-        return _open_restyled(path, exc)
+    except _STYLE_ERRORS as exc:  # in openpyxl's stylesheet reader
+        wb = _open_restyled(path, exc)
+    wb.vsizer_path = path  # the file itself (a mended workbook is read from memory)
+    return wb
 
 
 _OPEN_ERRORS = (
@@ -116,6 +120,11 @@ _OPEN_ERRORS = (
     SyntaxError,  # XML ParseError of a damaged member (lxml's too)
     NotImplementedError,  # a member compressed with an unsupported method
 )
+
+#: What openpyxl's stylesheet reader raises on styles other programs write: an
+#: unknown attribute (TypeError), a font id past 2**31 (OverflowError, NPOI's
+#: HugeStyles.xlsx), a named style that is not there (IndexError, node-xlsx-stream).
+_STYLE_ERRORS = (TypeError, AttributeError, OverflowError, IndexError)
 
 #: The smallest stylesheet Excel accepts: one font, fill, border and format.
 _PLAIN_STYLES = (
@@ -170,9 +179,11 @@ def _open_restyled(path: Path, first: Exception) -> Any:
                 out.writestr(n, styles.encode("utf-8") if n == name else data)
         buf.seek(0)
         try:
-            wb = openpyxl.load_workbook(buf, read_only=True, data_only=True)
-        except (TypeError, AttributeError, *_OPEN_ERRORS):
+            with contextlib.redirect_stdout(io.StringIO()):
+                wb = openpyxl.load_workbook(buf, read_only=True, data_only=True)
+        except (*_STYLE_ERRORS, *_OPEN_ERRORS):
             continue
+        wb.vsizer_formats_kept = styles is text  # cell formats as in the file
         wb.vsizer_repair = (
             f"{path.name}: its styles part could not be read ({type(first).__name__}: "
             f"{first}); the workbook was read {how} (its data validations and "
@@ -266,8 +277,17 @@ _DAMAGE = (zlib.error, zipfile.BadZipFile, EOFError, SyntaxError)
 
 def _workbook_file(ws: Any) -> str:
     """The file name of a read-only worksheet's workbook, for messages."""
-    archive = getattr(getattr(ws, "parent", None), "_archive", None)
-    return Path(str(getattr(archive, "filename", "") or "the workbook")).name
+    wb = getattr(ws, "parent", None)
+    path = getattr(wb, "vsizer_path", None) or getattr(
+        getattr(wb, "_archive", None), "filename", None)
+    return Path(str(path or "the workbook")).name
+
+
+#: What openpyxl raises on an element it cannot build: an unknown attribute
+#: (TypeError), a chart sheet (AttributeError), a cell reference ``r="0"``
+#: (ValueError, ExcelDataReader's Fillreport.xlsx), a conditional format's
+#: unknown operator (ValueError, ClosedXML's formats.xlsx).
+_ELEMENT_ERRORS = (TypeError, AttributeError, ValueError, IndexError, OverflowError)
 
 
 def undamaged_rows(ws: Any) -> Iterator[Any]:
@@ -275,7 +295,7 @@ def undamaged_rows(ws: Any) -> Iterator[Any]:
     ``FILE: the workbook is damaged (sheet 'S': ...); ...``."""
     try:
         yield from ws.iter_rows()
-    except (TypeError, AttributeError) as exc:  # an element openpyxl cannot build
+    except _ELEMENT_ERRORS as exc:  # an element openpyxl cannot build
         raise InventoryError(
             f"{_workbook_file(ws)}: sheet '{ws.title}' holds an element this reader "
             f"cannot read ({type(exc).__name__}: {exc}), written by another "

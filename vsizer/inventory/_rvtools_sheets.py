@@ -116,8 +116,10 @@ def vinfo_like_sheet(wb: Any) -> str | None:
     workbook written in RVTools' layout under other sheet names; else None."""
     for name in wb.sheetnames:
         ws = wb[name]
-        if getattr(ws, "sheet_state", "visible") != "visible":
-            continue
+        if getattr(ws, "sheet_state", "visible") != "visible" or not hasattr(
+            ws, "iter_rows"
+        ):
+            continue  # hidden, or a chart sheet (no cells)
         first = next(undamaged_rows(ws), ())  # a damaged sheet: one line, as when read
         if is_vinfo_header([getattr(c, "value", None) for c in first]):
             return str(name)

@@ -16,9 +16,28 @@ grid:
   :class:`~vsizer.inventory._io.PercentValue`: calamine gives no formats, so
   the cells with such a style (``s="n"``) are found in the sheet's XML.
 
+Where the two still differ, found on 40 real workbooks of 17 repositories and
+1,693 test files of spreadsheet libraries, calamine's reading is kept; none
+changes what a server-list reader takes from a cell:
+
+- an empty text cell is None here, ``""`` in openpyxl (both blank to the
+  readers), and text written without ``xml:space="preserve"`` comes without its
+  outer spaces (the readers strip cells);
+- ``_x000D_`` and the other ``_xHHHH_`` escapes of cell text are the characters
+  they stand for (ECMA-376 Part 1, 22.9.2.19), where openpyxl keeps them as
+  written;
+- the East Asian built-in date formats (``numFmtId`` 27-36 and 50-58, used
+  without a ``<numFmt>`` by Japanese Excel) read as dates, as Excel shows them;
+  openpyxl reads their numbers;
+- rare ones: a negative serial in a time format is a time, a whole number past
+  2**53 a float, a ``t="d"`` date a datetime, a date serial past year 9999 a
+  number (openpyxl: ``#VALUE!``), and a row written twice is merged (openpyxl
+  keeps one of the two).
+
 :func:`sheet_values` returns None, and the caller reads the sheet with openpyxl,
-when python-calamine is not installed, the workbook is not a file on disk (one
-whose styles part was mended) or calamine cannot read it (openpyxl's reading
+when python-calamine is not installed, the workbook was not opened by
+:func:`~vsizer.inventory._io.open_workbook`, its styles part had to be replaced
+(cell formats lost), or calamine cannot read it (openpyxl's reading
 then words the error), or a cell to be found in the XML has no ``r`` reference.
 
 .. [1] python-calamine, Python bindings of the calamine Rust crate
@@ -53,10 +72,11 @@ def sheet_values(
     given to ``percent`` (:class:`~vsizer.inventory._io.PercentValue`); None when
     calamine cannot stand in (see the module's docstring)."""
     wb = getattr(ws, "parent", None)
-    path = getattr(getattr(wb, "_archive", None), "filename", None)
-    if not isinstance(path, str) or getattr(wb, "vsizer_repair", None):
-        return None
-    book = _calamine_book(wb, path)
+    path = getattr(wb, "vsizer_path", None)
+    mended = getattr(wb, "vsizer_repair", None)
+    if path is None or (mended and not getattr(wb, "vsizer_formats_kept", False)):
+        return None  # not a file, or its cell formats lost: openpyxl's reading
+    book = _calamine_book(wb, str(path))
     if book is None:
         return None
     try:
