@@ -27,6 +27,9 @@ writes them alone), ``vsizer plan`` in a child process (no ``--max-rows``: the
 default admits a million servers), its wall time, CPU seconds and its own peak RSS:
 the figures that include reading the CSV.
 
+``--cli-only --xlsx`` saves the server list as XLSX instead (openpyxl; the peak as a
+fraction in a percent format): the same plans read by the XLSX reader.
+
 Run: ``.venv/bin/python benchmarks/bench_fleet.py [--sizes 10000,200000] [--cli]``;
 ``--sizes 10000,200000,1000000 --cli`` for a million servers (minutes, about 5 GB);
 ``--smoke``: 2,000 servers (CI). Issue 25's acceptance through the command line:
@@ -297,13 +300,40 @@ def write_csv(folder: Path, n: int) -> tuple[Path, Path]:
     return servers, hosts
 
 
-def cli_run(n: int, detail: str = "auto") -> dict[str, Any]:
-    """``vsizer plan`` on the fleet of ``n`` servers written as CSV (:func:`write_csv`),
-    in a child process (``--json-detail detail``): wall time, its CPU seconds
-    (user + system, its children included) and peak RSS (``os.wait4``), hosts,
-    sizes of the JSON and of the detail file."""
+def write_xlsx(folder: Path, n: int) -> tuple[Path, Path]:
+    """The fleet of ``n`` servers as an XLSX server list saved by openpyxl (one
+    sheet; the peak CPU as a fraction in a ``0.0%`` format, as spreadsheets often
+    keep it) and the host catalog CSV of :func:`write_csv`."""
+    import openpyxl
+    from openpyxl.cell import WriteOnlyCell
+
+    _, hosts = write_csv(folder, min(n, 10))
+    df = fleet(n).servers
+    wb = openpyxl.Workbook(write_only=True)
+    ws = wb.create_sheet("servers")
+    ws.append(["name", "pool", "sockets", "cores_per_socket", "cpu_mhz", "mem_gib",
+               "power_w", "cpu_avg_pct", "cpu_peak_pct"])
+    cols = [df[c].tolist() for c in ("name", "pool", "sockets", "cores_per_socket",
+                                      "cpu_mhz", "mem_gib", "power_w")]
+    avg = (df["cpu_avg_util"] * 100).round(1).tolist()
+    peak = df["cpu_peak_util"].round(3).tolist()
+    for i in range(n):
+        cell = WriteOnlyCell(ws, value=peak[i])
+        cell.number_format = "0.0%"
+        ws.append([c[i] for c in cols] + [avg[i], cell])
+    servers = folder / f"fleet{n}.xlsx"
+    wb.save(servers)
+    return servers, hosts
+
+
+def cli_run(n: int, detail: str = "auto", fmt: str = "csv") -> dict[str, Any]:
+    """``vsizer plan`` on the fleet of ``n`` servers written as CSV (:func:`write_csv`)
+    or XLSX (:func:`write_xlsx`), in a child process (``--json-detail detail``):
+    wall time, its CPU seconds (user + system, its children included) and peak RSS
+    (``os.wait4``), hosts, sizes of the JSON and of the detail file."""
     with tempfile.TemporaryDirectory() as tmp:
-        servers, hosts = write_csv(Path(tmp), n)
+        write = write_xlsx if fmt == "xlsx" else write_csv
+        servers, hosts = write(Path(tmp), n)
         out = Path(tmp) / "plan.json"
         cmd = [sys.executable, "-m", "vsizer", "plan", str(servers), "--hosts", str(hosts),
                "--host-model", HOST.model, "-q", "-o", str(out), "--json-detail", detail]
@@ -337,19 +367,19 @@ def _goal(c: dict[str, Any]) -> None:
     print(f"{c['servers']:,}-server goal ({what}): {'met' if met else 'NOT met'}")
 
 
-def _cli_table(sizes: list[int]) -> None:
+def _cli_table(sizes: list[int], fmt: str = "csv") -> None:
     """``vsizer plan`` per size (default ``--json-detail auto``), and where auto
     writes the summary (above 100,000 servers) up to :data:`BASELINE_MAX`,
     the same plan with ``--json-detail full`` (the baseline: the whole JSON)."""
     from vsizer.study.detail import DETAIL_MAX_SERVERS
 
-    print("command line: vsizer plan fleetN.csv --hosts fleethost.csv -o plan.json "
+    print(f"command line: vsizer plan fleetN.{fmt} --hosts fleethost.csv -o plan.json "
           "(CPU s: user + system, children included; peak RSS: ru_maxrss)")
-    print(f"{'servers':>9} | {'CSV MB':>7} | {'hosts':>7} | {'wall s':>7} | {'CPU s':>7} | "
+    print(f"{'servers':>9} | {fmt.upper() + ' MB':>7} | {'hosts':>7} | {'wall s':>7} | {'CPU s':>7} | "
           f"{'peak RSS MiB':>12} | {'JSON MB':>7} | {'detail MB':>9} | --json-detail")
     for n in sizes:
-        runs = [cli_run(n)]
-        if DETAIL_MAX_SERVERS < n <= BASELINE_MAX:
+        runs = [cli_run(n, fmt=fmt)]
+        if DETAIL_MAX_SERVERS < n <= BASELINE_MAX and fmt == "csv":
             runs.append(cli_run(n, "full"))
         for c in runs:
             print(f"{c['servers']:>9,} | {c['csv_mb']:>7.1f} | {c['hosts']:>7,} | "
@@ -385,11 +415,15 @@ def main(argv: list[str] | None = None) -> int:
         "--cli-only", action="store_true",
         help="only the command-line table (no in-process stages, kernels or baselines)",
     )
+    ap.add_argument(
+        "--xlsx", action="store_true",
+        help="with --cli-only: the server list saved as XLSX (openpyxl), not CSV",
+    )
     args = ap.parse_args(argv)
     if args.cli_only:
         sizes = [2000] if args.smoke else [int(s) for s in args.sizes.split(",")]
         print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (2-core machine)")
-        _cli_table(sizes)
+        _cli_table(sizes, "xlsx" if args.xlsx else "csv")
         print("fleet benchmark done")
         return 0
     if args.write_csv:

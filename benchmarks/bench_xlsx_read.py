@@ -27,28 +27,13 @@ from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_fleet import fleet  # noqa: E402
+from bench_fleet import write_xlsx as write_fleet_xlsx  # noqa: E402
 
 
 def write_xlsx(path: Path, n: int) -> None:
-    """The fleet of ``n`` servers as one sheet, the peak in a percent format."""
-    import openpyxl
-    from openpyxl.cell import WriteOnlyCell
-
-    df = fleet(n).servers
-    wb = openpyxl.Workbook(write_only=True)
-    ws = wb.create_sheet("servers")
-    ws.append(["name", "pool", "sockets", "cores_per_socket", "cpu_mhz", "mem_gib",
-               "power_w", "cpu_avg_pct", "cpu_peak_pct"])
-    cols = [df[c].tolist() for c in ("name", "pool", "sockets", "cores_per_socket",
-                                      "cpu_mhz", "mem_gib", "power_w")]
-    avg = (df["cpu_avg_util"] * 100).round(1).tolist()
-    peak = df["cpu_peak_util"].round(3).tolist()
-    for i in range(n):
-        cell = WriteOnlyCell(ws, value=peak[i])
-        cell.number_format = "0.0%"
-        ws.append([c[i] for c in cols] + [avg[i], cell])
-    wb.save(path)
+    """The fleet of ``n`` servers saved as ``path`` (:func:`bench_fleet.write_xlsx`)."""
+    made, _ = write_fleet_xlsx(path.parent, n)
+    made.replace(path)
 
 
 def read_both(path: Path) -> tuple[float, float, bool]:

@@ -201,3 +201,13 @@ def test_a_placement_leaves_the_kept_occupancy_clear_and_places_as_on_a_new_one(
         again = place(prob, n_hosts)
         assert np.array_equal(first.assignment, again.assignment)
         assert first.status == again.status
+
+
+def test_an_occupancy_past_the_budget_is_not_kept(monkeypatch) -> None:
+    from vsizer.placement import heuristics
+
+    monkeypatch.setattr(heuristics, "KEEP_OCCUPANCY_BYTES", 10)
+    prob = problem([[0.1, 0.1]] * 6, [1.0, 1.0], ceiling=0.9, groups=[0, 0, 1, 1, 2, 2])
+    heuristics._OCCUPIED.clear()
+    placed = heuristics._strategy("best")(prob, 4)  # 4 hosts x 3 groups: 12 bytes
+    assert placed.status == "feasible" and prob not in heuristics._OCCUPIED

@@ -288,6 +288,12 @@ _OCCUPIED: weakref.WeakKeyDictionary[PlacementProblem, npt.NDArray[np.bool_]] = 
 )
 
 
+#: The largest occupancy kept between placements (2 GiB). A kept one stays
+#: resident where any placement marked it; a larger one is made anew per
+#: placement, whose pages are only those that placement marks.
+KEEP_OCCUPANCY_BYTES = 1 << 31
+
+
 def _occupancy(problem: PlacementProblem, n_hosts: int, n_groups: int) -> np.ndarray:
     """An all-False ``(n_hosts, n_groups)`` occupancy: the first rows of the
     problem's kept one when it has as many, else a new one (and taken out of
@@ -323,7 +329,9 @@ def _strategy(rule: str) -> Callable[..., Placement]:
         held = (chosen >= 0) & (groups >= 0)
         occupied[chosen[held], groups[held]] = False  # what the placement marked
         _OCCUPIED.clear()  # one kept at a time: a sizing places one problem
-        _OCCUPIED[problem] = occupied.base if occupied.base is not None else occupied
+        whole = occupied.base if occupied.base is not None else occupied
+        if whole.nbytes <= KEEP_OCCUPANCY_BYTES:
+            _OCCUPIED[problem] = whole
         assignment = np.full(problem.n_vms, -1, dtype=np.int64)
         assignment[order] = chosen
         status = "feasible" if (assignment >= 0).all() else "infeasible"
