@@ -361,8 +361,8 @@ def sheet_states(wb: Any) -> tuple[list[str], list[str]]:
 
 
 def chart_sheets(wb: Any) -> list[str]:
-    """The workbook's chart sheets (a tab that is one chart, ECMA-376 Part 1,
-    18.3.1.* ``chartsheet``): no cells to read."""
+    """The workbook's chart sheets (a tab that is one chart: ECMA-376 Part 1's
+    chartsheet part): no cells to read."""
     return [n for n in wb.sheetnames if not hasattr(wb[n], "iter_rows")]
 
 

@@ -280,9 +280,10 @@ def placement_order(problem: PlacementProblem) -> npt.NDArray[np.int64]:
 
 
 #: For the problem placed last, a hosts x anti-affinity groups occupancy, all
-#: False, that its next placement uses (its first rows) and clears again. A fresh one per
-#: placement cost a page fault per VM in a group, scattered over hosts x groups
-#: bytes: 14 of 67 CPU s (system time) for 185,000 servers with 45,000 pairs.
+#: False, that its next placement uses (its first rows) and clears again. A new
+#: one per placement cost a page fault per VM in a group, scattered over hosts x
+#: groups bytes: 14 of 67 CPU s (system time) for 185,000 servers with 45,000
+#: pairs.
 _OCCUPIED: weakref.WeakKeyDictionary[PlacementProblem, npt.NDArray[np.bool_]] = (
     weakref.WeakKeyDictionary()
 )
