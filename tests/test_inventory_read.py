@@ -73,8 +73,24 @@ def test_file_errors_are_one_line(tmp_path):
     with pytest.raises(InventoryError) as exc:
         read_inventory(q)
     assert exc.value.problems == [
-        "servers.ods: unsupported file type '.ods'; expected .csv or .xlsx (a table, "
-        "an RVTools export or an Azure Migrate CSV)"
+        "servers.ods: OpenDocument spreadsheets (.ods) are not supported; save it as "
+        ".xlsx or .csv"
+    ]
+    b = tmp_path / "big.xlsb"
+    b.write_bytes(b"PK")
+    with pytest.raises(InventoryError) as exc:
+        read_inventory(b)
+    assert exc.value.problems == [
+        "big.xlsb: Excel binary workbooks (.xlsb) are not supported; save it as .xlsx "
+        "or .csv"
+    ]
+    t = tmp_path / "servers.txt.bak"
+    t.write_bytes(b"")
+    with pytest.raises(InventoryError) as exc:
+        read_inventory(t)
+    assert exc.value.problems == [
+        "servers.txt.bak: unsupported file type '.bak'; expected .csv or .xlsx (a "
+        "table, an RVTools export or an Azure Migrate CSV)"
     ]
 
 

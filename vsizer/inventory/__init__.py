@@ -52,6 +52,14 @@ SOURCE_FORMATS: tuple[str, ...] = ("table", "rvtools", "azure_migrate")
 _CSV_SUFFIXES = (".csv", ".tsv", ".txt")
 _XLSX_SUFFIXES = (".xlsx", ".xlsm")
 
+#: Spreadsheet files read by none of the readers: what to call them in the error.
+_OTHER_SPREADSHEETS = {
+    ".xls": "Excel 97-2003 workbooks (.xls)",
+    ".xlsb": "Excel binary workbooks (.xlsb)",
+    ".ods": "OpenDocument spreadsheets (.ods)",
+    ".numbers": "Apple Numbers documents (.numbers)",
+}
+
 
 def detect_format(path: str | os.PathLike[str]) -> str:
     """Which reader a file needs: 'table', 'rvtools' or 'azure_migrate'.
@@ -102,9 +110,9 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         if is_azure_migrate_header(cells):
             return "azure_migrate"
         return "rvtools" if is_vinfo_header(cells) else "table"
-    if suffix == ".xls":
+    if suffix in _OTHER_SPREADSHEETS:
         raise InventoryError(
-            f"{p.name}: Excel 97-2003 workbooks (.xls) are not supported; "
+            f"{p.name}: {_OTHER_SPREADSHEETS[suffix]} are not supported; "
             "save it as .xlsx or .csv"
         )
     raise InventoryError(
