@@ -211,3 +211,19 @@ def test_an_occupancy_past_the_budget_is_not_kept(monkeypatch) -> None:
     heuristics._OCCUPIED.clear()
     placed = heuristics._strategy("best")(prob, 4)  # 4 hosts x 3 groups: 12 bytes
     assert placed.status == "feasible" and prob not in heuristics._OCCUPIED
+
+
+def test_an_occupancy_past_memory_is_one_line() -> None:
+    """The dense hosts x groups table of a pool too large for memory (10^7 x
+    10^7 bytes: 91 TiB, refused at once) is a one-line error naming the pool and the way out,
+    not an internal MemoryError."""
+    from vsizer.errors import ConfigError
+    from vsizer.placement.heuristics import group_occupancy
+
+    with pytest.raises(ConfigError, match=(
+        r"^pool 'big': placing it needs a 10,000,000 hosts x 10,000,000 anti-affinity "
+        r"groups table \(93,132\.3 GiB\), more than this machine can give; plan "
+        r"its servers with redundancy partners in smaller pools \(a pool or group "
+        r"column\) or in parts$"
+    )):
+        group_occupancy("big", 10**7, 10**7)

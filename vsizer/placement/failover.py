@@ -28,7 +28,7 @@ from vsizer.placement.failover_report import (
     summarize,
     worst_cell,
 )
-from vsizer.placement.heuristics import greedy_assign, size_order
+from vsizer.placement.heuristics import greedy_assign, group_occupancy, size_order
 from vsizer.placement.problem import UTIL_DIMS, PlacementProblem
 from vsizer.placement.result import Placement
 
@@ -218,7 +218,7 @@ class _PeakReplacer:
         self.max_load = p.capacity * p.failover_limit
         self.rank = _restart_rank(p)
         n_groups = max(int(p.anti_affinity.max()) + 1, 1)
-        self.base_occ = np.zeros((placement.n_hosts, n_groups), dtype=bool)
+        self.base_occ = group_occupancy(p.pool, placement.n_hosts, n_groups)
         grouped = p.anti_affinity >= 0
         self.base_occ[placement.assignment[grouped], p.anti_affinity[grouped]] = True
         # The VMs of each host once (ascending), not a scan of all VMs per scenario.

@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+from vsizer.errors import ConfigError
 from vsizer.placement import _kernel
 from vsizer.placement.blocked import MIN_HOSTS, BlockedHosts, assign_blocked
 from vsizer.placement.problem import EPS, PlacementProblem
@@ -301,8 +302,25 @@ def _occupancy(problem: PlacementProblem, n_hosts: int, n_groups: int) -> np.nda
     :data:`_OCCUPIED` until the placement has cleared it)."""
     kept = _OCCUPIED.pop(problem, None)
     if kept is None or kept.shape[0] < n_hosts or kept.shape[1] != n_groups:
-        kept = np.zeros((n_hosts, n_groups), dtype=bool)
+        kept = group_occupancy(problem.pool, n_hosts, n_groups)
     return kept[:n_hosts]
+
+
+def group_occupancy(pool: str, n_hosts: int, n_groups: int) -> np.ndarray:
+    """A new all-False hosts x anti-affinity groups occupancy; one line
+    (:class:`~vsizer.errors.ConfigError`) when it cannot be had: the occupancy
+    is dense, and a pool of 150,000 hosts with 175,000 redundancy pairs needs
+    24 GiB of it."""
+    try:
+        return np.zeros((n_hosts, n_groups), dtype=bool)
+    except MemoryError:
+        gib = n_hosts * n_groups / 2**30
+        raise ConfigError(
+            f"pool '{pool}': placing it needs a {n_hosts:,} hosts x {n_groups:,} "
+            f"anti-affinity groups table ({gib:,.1f} GiB), more than this machine can "
+            "give; plan its servers with redundancy partners in smaller pools (a "
+            "pool or group column) or in parts"
+        ) from None
 
 
 def _strategy(rule: str) -> Callable[..., Placement]:
