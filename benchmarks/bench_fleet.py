@@ -287,6 +287,12 @@ def write_csv(folder: Path, n: int) -> tuple[Path, Path]:
     )
     servers = folder / f"fleet{n}.csv"
     table.to_csv(servers, index=False)
+    return servers, write_hosts(folder)
+
+
+def write_hosts(folder: Path) -> Path:
+    """The host model as a host catalog CSV, ``folder/fleethost.csv`` (name
+    ``fleet-host``)."""
     h = HOST
     hosts = folder / "fleethost.csv"
     hosts.write_text(
@@ -297,17 +303,17 @@ def write_csv(folder: Path, n: int) -> tuple[Path, Path]:
         "benchmark host of benchmarks/bench_fleet.py\n",
         encoding="utf-8",
     )
-    return servers, hosts
+    return hosts
 
 
 def write_xlsx(folder: Path, n: int) -> tuple[Path, Path]:
     """The fleet of ``n`` servers as an XLSX server list saved by openpyxl (one
     sheet; the peak CPU as a fraction in a ``0.0%`` format, as spreadsheets often
-    keep it) and the host catalog CSV of :func:`write_csv`."""
+    keep it) and the host catalog CSV (:func:`write_hosts`)."""
     import openpyxl
     from openpyxl.cell import WriteOnlyCell
 
-    _, hosts = write_csv(folder, min(n, 10))
+    folder.mkdir(parents=True, exist_ok=True)
     df = fleet(n).servers
     wb = openpyxl.Workbook(write_only=True)
     ws = wb.create_sheet("servers")
@@ -323,7 +329,7 @@ def write_xlsx(folder: Path, n: int) -> tuple[Path, Path]:
         ws.append([c[i] for c in cols] + [avg[i], cell])
     servers = folder / f"fleet{n}.xlsx"
     wb.save(servers)
-    return servers, hosts
+    return servers, write_hosts(folder)
 
 
 def cli_run(n: int, detail: str = "auto", fmt: str = "csv") -> dict[str, Any]:

@@ -21,6 +21,7 @@ from vsizer.inventory.model import Inventory, empty_frame
 from vsizer.quality import QualityReport
 
 from .rvtools_fixture import write_old_layout
+from .xlsx_helpers import rewrite_sheet
 
 HEADER = "name,sockets,cores_per_socket,cpu_mhz,cpu_peak_pct,mem_gib"
 
@@ -212,16 +213,6 @@ def _xlsx(tmp_path: Path) -> Path:
     return p
 
 
-def _rewrite(src: Path, dst: Path, change, compression=zipfile.ZIP_DEFLATED) -> Path:
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", compression) as zout:
-        for info in zin.infolist():
-            data = zin.read(info.filename)
-            if info.filename == "xl/worksheets/sheet1.xml":
-                data = change(data)
-            zout.writestr(info.filename, data)
-    return dst
-
-
 _DAMAGED = re.compile(
     r"error: (?P<file>[\w.]+): the workbook is damaged \(sheet 'servers': "
     r"(?P<why>[^\n]+)\); open it in Excel and save it again\.\n"
@@ -238,7 +229,7 @@ _DAMAGED = re.compile(
     ],
 )
 def test_damaged_sheet_xml_is_one_line(tmp_path, capsys, name, change, why):
-    p = _rewrite(_xlsx(tmp_path), tmp_path / name, change)
+    p = rewrite_sheet(_xlsx(tmp_path), tmp_path / name, change)
     code, err = _run(["plan", str(p), "-q"], capsys)
     assert code == 2
     m = _DAMAGED.fullmatch(err)
@@ -248,7 +239,7 @@ def test_damaged_sheet_xml_is_one_line(tmp_path, capsys, name, change, why):
 
 
 def test_bad_crc_in_a_sheet_member_is_one_line(tmp_path, capsys):
-    p = _rewrite(_xlsx(tmp_path), tmp_path / "crc.xlsx", lambda d: d,
+    p = rewrite_sheet(_xlsx(tmp_path), tmp_path / "crc.xlsx", lambda d: d,
                  zipfile.ZIP_STORED)
     data = bytearray(p.read_bytes())
     at = data.index(b"<v>2400</v>")  # a stored member: change a digit, keep the CRC

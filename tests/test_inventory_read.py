@@ -68,30 +68,22 @@ def test_file_errors_are_one_line(tmp_path):
                         "save it as .xlsx or .csv"),
     ):
         read_inventory(p)
-    q = tmp_path / "servers.ods"
-    q.write_bytes(b"")
+
+
+@pytest.mark.parametrize("name, data, line", [
+    ("servers.ods", b"", "servers.ods: OpenDocument spreadsheets (.ods) are not "
+     "supported; save it as .xlsx or .csv"),
+    ("big.xlsb", b"PK", "big.xlsb: Excel binary workbooks (.xlsb) are not supported; "
+     "save it as .xlsx or .csv"),
+    ("servers.txt.bak", b"", "servers.txt.bak: unsupported file type '.bak'; expected "
+     ".csv or .xlsx (a table, an RVTools export or an Azure Migrate CSV)"),
+])
+def test_other_file_types_are_one_line(tmp_path, name, data, line):
+    p = tmp_path / name
+    p.write_bytes(data)
     with pytest.raises(InventoryError) as exc:
-        read_inventory(q)
-    assert exc.value.problems == [
-        "servers.ods: OpenDocument spreadsheets (.ods) are not supported; save it as "
-        ".xlsx or .csv"
-    ]
-    b = tmp_path / "big.xlsb"
-    b.write_bytes(b"PK")
-    with pytest.raises(InventoryError) as exc:
-        read_inventory(b)
-    assert exc.value.problems == [
-        "big.xlsb: Excel binary workbooks (.xlsb) are not supported; save it as .xlsx "
-        "or .csv"
-    ]
-    t = tmp_path / "servers.txt.bak"
-    t.write_bytes(b"")
-    with pytest.raises(InventoryError) as exc:
-        read_inventory(t)
-    assert exc.value.problems == [
-        "servers.txt.bak: unsupported file type '.bak'; expected .csv or .xlsx (a "
-        "table, an RVTools export or an Azure Migrate CSV)"
-    ]
+        read_inventory(p)
+    assert exc.value.problems == [line]
 
 
 # --- the bundled sample ------------------------------------------------------

@@ -18,8 +18,11 @@ from hypothesis import strategies as st
 from vsizer.errors import InventoryError
 from vsizer.inventory import _xlsx_values as xv
 from vsizer.inventory import read_inventory
+from vsizer.inventory._choices import xlsx_grid
 from vsizer.inventory._io import PercentValue, iter_sheet, open_workbook
 from vsizer.limits import at_least
+
+from .xlsx_helpers import rewrite_sheet
 
 REAL = Path(__file__).parent / "data" / "real"
 pytest.importorskip("python_calamine")
@@ -72,16 +75,6 @@ def _every_kind(path: Path) -> Path:
     return path
 
 
-def _rewrite_sheet(src: Path, dst: Path, change) -> Path:
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
-        for info in zin.infolist():
-            data = zin.read(info.filename)
-            if info.filename == "xl/worksheets/sheet1.xml":
-                data = change(data)
-            zout.writestr(info.filename, data)
-    return dst
-
-
 def test_every_kind_of_cell_reads_the_same(tmp_path: Path) -> None:
     path = _every_kind(tmp_path / "kinds.xlsx")
     slow, fast, used = _both(path, "servers")
@@ -102,7 +95,7 @@ def test_error_cells_are_their_text_as_openpyxl_reads_them(tmp_path: Path) -> No
                   b'</row><row r="9"><c r="A9" t="e"><v>#N/A</v></c></row></sheetData>')
 
     src = _every_kind(tmp_path / "kinds.xlsx")
-    path = _rewrite_sheet(src, tmp_path / "errors.xlsx", errors)
+    path = rewrite_sheet(src, tmp_path / "errors.xlsx", errors)
     slow, fast, used = _both(path, "servers")
     assert used and fast == slow
     assert dict(fast)[6][1] == ("str", "#DIV/0!")
@@ -132,7 +125,7 @@ def test_a_sheet_calamine_reads_otherwise_falls_back_to_openpyxl(
     tmp_path: Path, why: str, change
 ) -> None:
     src = _every_kind(tmp_path / "kinds.xlsx")
-    path = _rewrite_sheet(src, tmp_path / "odd.xlsx", change)
+    path = rewrite_sheet(src, tmp_path / "odd.xlsx", change)
     wb = open_workbook(path)
     try:
         assert xv.sheet_values(wb["servers"]) is None, why
@@ -142,7 +135,7 @@ def test_a_sheet_calamine_reads_otherwise_falls_back_to_openpyxl(
 
 def test_a_damaged_sheet_is_still_one_line_of_openpyxl(tmp_path: Path) -> None:
     src = _every_kind(tmp_path / "kinds.xlsx")
-    path = _rewrite_sheet(src, tmp_path / "odd.xlsx",
+    path = rewrite_sheet(src, tmp_path / "odd.xlsx",
                           lambda d: d.replace(b'<c r="C2"', b'<<&&<c r="C2"', 1))
     with pytest.raises(InventoryError, match=r"^odd\.xlsx: the workbook is damaged "
                        r"\(sheet 'servers': ParseError: not well-formed"):
@@ -208,7 +201,7 @@ def test_a_percent_style_written_otherwise_is_found_too(tmp_path: Path, how) -> 
         assert out != data
         return out
 
-    path = _rewrite_sheet(_every_kind(tmp_path / "k.xlsx"), tmp_path / "s.xlsx", spaced)
+    path = rewrite_sheet(_every_kind(tmp_path / "k.xlsx"), tmp_path / "s.xlsx", spaced)
     slow, fast, used = _both(path, "servers")
     assert used and fast == slow
     assert dict(fast)[2][3] == ("PercentValue", 0.45)
@@ -311,9 +304,12 @@ def test_a_chart_sheet_is_passed_over(tmp_path: Path, first: bool) -> None:
     """A chart sheet (a tab that is one chart) holds no cells: the server list is
     read from the worksheet, before or after it (a chart sheet first refused the
     whole workbook)."""
-    inv = read_inventory(_with_chart(tmp_path / "c.xlsx", first))
+    path = _with_chart(tmp_path / "c.xlsx", first)
+    inv = read_inventory(path)
     assert list(inv.servers["name"]) == ["a", "b"]
     assert list(inv.servers["vcpus"]) == [2, 4]
+    _, meta, sheet = xlsx_grid(path, None)
+    assert (sheet, meta["hidden_sheets"]) == ("servers", [])  # a chart is not hidden
 
 
 def test_a_chart_sheet_named_by_sheet_is_one_line(tmp_path: Path) -> None:
@@ -322,3 +318,20 @@ def test_a_chart_sheet_named_by_sheet_is_one_line(tmp_path: Path) -> None:
                        r"sheet, it holds no table; sheets: 'chart' \(chart\), "
                        r"'servers'$"):
         read_inventory(path, sheet="chart")
+
+
+def test_a_mended_workbook_keeps_its_file_for_calamine_and_messages() -> None:
+    """A workbook whose styles openpyxl could not read is opened from memory;
+    it still names its file, so calamine reads its sheets (formats kept) and a
+    message names the file, not "the workbook"."""
+    from vsizer.inventory._io import _workbook_file
+
+    path = REAL / "tables" / "getconfig_softmaker_server_check_sheet.xlsx"
+    wb = open_workbook(path)
+    try:
+        assert wb.vsizer_repair and wb.vsizer_formats_kept
+        ws = wb[wb.sheetnames[0]]
+        assert _workbook_file(ws) == path.name
+        assert xv.sheet_values(ws) is not None
+    finally:
+        wb.close()

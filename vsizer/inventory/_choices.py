@@ -349,21 +349,15 @@ def _per_socket(cells: list[Any], cores: int, sockets: int) -> Any:
     return int(c // s) if s > 0 and c % s == 0 else f"{raw[0]}/{raw[1]}"
 
 
-def sheet_states(wb: Any) -> tuple[list[str], list[str]]:
+def sheet_states(wb: Any) -> tuple[list[str], list[str], list[str]]:
     """A workbook's sheet names and, among them, the hidden ones (``hidden`` and
-    ``veryHidden``: Excel shows neither in its tab bar). Chart sheets count as
-    hidden here: they hold no cells (:func:`chart_sheets`)."""
+    ``veryHidden``: Excel shows neither in its tab bar) and the chart sheets (a
+    tab that is one chart: ECMA-376 Part 1's chartsheet part; no cells to read)."""
     names = list(wb.sheetnames)
-    charts = set(chart_sheets(wb))
+    charts = [n for n in names if not hasattr(wb[n], "iter_rows")]
     hidden = [n for n in names
-              if n in charts or getattr(wb[n], "sheet_state", "visible") != "visible"]
-    return names, hidden
-
-
-def chart_sheets(wb: Any) -> list[str]:
-    """The workbook's chart sheets (a tab that is one chart: ECMA-376 Part 1's
-    chartsheet part): no cells to read."""
-    return [n for n in wb.sheetnames if not hasattr(wb[n], "iter_rows")]
+              if n not in charts and getattr(wb[n], "sheet_state", "visible") != "visible"]
+    return names, hidden, charts
 
 
 def looks_like_server_list(ws: Any) -> bool:
@@ -436,10 +430,9 @@ def xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str]
     repair = [("xlsx_styles_repaired", r) for r in [getattr(wb, "vsizer_repair", None)]
               if r]
     try:
-        names, hidden = sheet_states(wb)
+        names, hidden, charts = sheet_states(wb)
         meta: dict[str, Any] = {"format": "xlsx", "sheets": names, "hidden_sheets": hidden}
         if sheet is not None:
-            charts = chart_sheets(wb)
             if sheet not in names or sheet in charts:
                 shown = ", ".join(
                     f"'{n}' (chart)" if n in charts else f"'{n}' (hidden)"
@@ -457,7 +450,9 @@ def xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str]
                 "because --sheet names it",
             )])
             return grid, {**meta, "sheet": sheet}, sheet
-        found = _first_server_sheet(wb, path, [n for n in names if n not in hidden])
+        found = _first_server_sheet(
+            wb, path, [n for n in names if n not in hidden and n not in charts], charts
+        )
         hidden_lists = [n for n in hidden if looks_like_server_list(wb[n])]
     finally:
         wb.close()
@@ -476,7 +471,7 @@ def xlsx_grid(path: Path, sheet: str | None) -> tuple[Grid, dict[str, Any], str]
 
 
 def _first_server_sheet(
-    wb: Any, path: Path, visible: list[str]
+    wb: Any, path: Path, visible: list[str], charts: list[str]
 ) -> tuple[str, Grid, list[str]]:
     """The first visible sheet with a header (its name and grid) and the other
     visible sheets that look like server lists; else the error naming what each
@@ -492,7 +487,6 @@ def _first_server_sheet(
             cells, group_row = header_cells(grid, at)
             seen.append(f"sheet '{name}': " + header_choice(
                 grid[at][0], group_row, cells, HEADER_SCAN_ROWS))
-    charts = chart_sheets(wb)
     hidden = [n for n in wb.sheetnames if n not in visible and n not in charts]
     skipped = f"; hidden, not read: {', '.join(hidden)}" if hidden else ""
     skipped += f"; charts, not read: {', '.join(charts)}" if charts else ""
