@@ -28,6 +28,7 @@ from vsizer.series._native import (
     tidy,
     to_utc,
 )
+from vsizer.series._sysstat_fields import is_zero, read_number, whole_disks
 from vsizer.series._sysstat_sizes import (
     mem_total_kib,
     server_sizes,
@@ -91,12 +92,6 @@ _GIB = 2**30
 
 _IOWAIT_NOTED_PCT = 5.0  # %iowait from which cpu_util's reading is reported
 _CPU_COUNT_RE = re.compile(r"\((\d+)\s*CPU\)")
-_PARTITION_RE = re.compile(r"^(?P<parent>.+?)(?:p?\d+)$")
-_DEVNUM_RE = re.compile(r"^dev(\d+)-(\d+)$")
-_SCSI_DISK_MAJORS = frozenset({8, *range(65, 72), *range(128, 136)})
-_STACKED_MAJORS = frozenset({9, 253})  # md, device-mapper
-_SKIPPED_DEVICE_RE = re.compile(r"^(?:loop|ram|zram)\d+$|^dev(?:1|7)-\d+$")
-_STACKED_DEVICE_RE = re.compile(r"^(?:dm-\d+|md\d+(?:p\d+)?)$")
 
 
 # --------------------------------------------------------------- collecting
@@ -138,6 +133,7 @@ class Collector:
         self.skipped: list[tuple[int, str]] = []  # (line, text) of comments, footers
         self.foreign: list[tuple[int, str]] = []  # other text between the tables
         self._utc_cache: dict[datetime, datetime] = {}
+        self.human = 0  # values read with a sar -h unit (1.4G, 46.1%)
 
     # -- problems and values
     def bad(self, where: str, expected: str, got: Any) -> None:
@@ -157,14 +153,12 @@ class Collector:
         if isinstance(raw, (int, float)) and not isinstance(raw, bool):
             value = float(raw)
         else:
-            text = str(raw).strip()
-            if "," in text and "." not in text:
-                text = text.replace(",", ".")  # decimal comma of some locales
             try:
-                value = float(text)
+                value, human = read_number(raw, name)
             except ValueError:
                 self.bad(where, f"a number for '{name}'", raw)
                 return None
+            self.human += human  # a value sar -h printed with a unit
         if not math.isfinite(value):
             self.bad(where, f"a finite number for '{name}'", raw)
             return None
@@ -273,7 +267,7 @@ class Collector:
             return
         self.cpu_all.add(k)
         # An offline CPU (older sysstat) or a lost sample prints all zeros.
-        zero = all(_is_zero(v) for v in others)
+        zero = all(is_zero(v) for v in others)
         if "cpu_idle_pct" not in roles:
             return
         name, raw = roles["cpu_idle_pct"]
@@ -298,11 +292,11 @@ class Collector:
         %idle, for a table without the all-CPU row (``sar -P 0``)."""
         k = (host, ts)
         self.cpu_ids[k].add(cpu)
-        if all(_is_zero(v) for v in values):
+        if all(is_zero(v) for v in values):
             self.cpu_zero[k].add(cpu)
         elif idle is not None:
             try:
-                value = float(str(idle).replace(",", "."))
+                value = read_number(idle, "%idle")[0]
             except ValueError:
                 return  # per-CPU rows are not checked; the all-CPU row is
             total, n = self.cpu_each.get(k, (0.0, 0))
@@ -349,7 +343,7 @@ class Collector:
                 rows.add(name, ts, "disk_mb_s", (rd + wr) * _SECTOR_BYTES / 1e6)
                 disk_sources.add("I/O totals (sar -b)")
             elif self.dev.get(k):
-                devices = _whole_disks(self.dev[k])
+                devices = whole_disks(self.dev[k])
                 tps_sum = sum(self.dev[k][d][0] for d in devices)
                 if not math.isnan(tps_sum):
                     rows.add(name, ts, "disk_iops", tps_sum)
@@ -422,6 +416,13 @@ class Collector:
                     "kbmemused counts the page cache (kbbuffers + kbcached) as used "
                     "in this sysstat version; mem_used_gib and mem_util leave it out, "
                     "as current sysstat does (sar(1))",
+                )  # fmt: skip
+            if self.human:
+                quality.add(
+                    name, "human_units", self.human,
+                    "values printed by sar -h with a unit and one decimal (1.4G, "
+                    "46.1%) read in powers of 1024 bytes (sysstat cprintf_unit): "
+                    "rounded to 2 to 4 significant digits",
                 )  # fmt: skip
             if self.dropped.get(host):
                 times = self.dropped[host]
@@ -539,45 +540,6 @@ class Collector:
 def _cpu_order(item: tuple[str, int]) -> tuple[int, str]:
     cpu = item[0]
     return (int(cpu), "") if cpu.lstrip("-").isdigit() else (1 << 30, cpu)
-
-
-def _is_zero(raw: Any) -> bool:
-    try:
-        return float(str(raw).replace(",", ".")) == 0.0
-    except ValueError:
-        return False
-
-
-def _whole_disks(devices: dict[str, tuple[float, float]]) -> list[str]:
-    """Devices whose I/O is not counted again in another listed device."""
-    names = set(devices)
-    keep = []
-    for dev in names:
-        if _SKIPPED_DEVICE_RE.match(dev):
-            continue
-        m = _DEVNUM_RE.match(dev)
-        if m:
-            major, minor = int(m.group(1)), int(m.group(2))
-            if (
-                major in _SCSI_DISK_MAJORS
-                and minor % 16
-                and f"dev{major}-{minor - minor % 16}" in names
-            ):
-                continue
-        else:
-            p = _PARTITION_RE.match(dev)
-            if p and p.group("parent") in names:
-                continue
-        keep.append(dev)
-    stacked = [d for d in keep if _STACKED_DEVICE_RE.match(d) or _stacked_devnum(d)]
-    if len(stacked) < len(keep):
-        keep = [d for d in keep if d not in stacked]
-    return sorted(keep)
-
-
-def _stacked_devnum(dev: str) -> bool:
-    m = _DEVNUM_RE.match(dev)
-    return m is not None and int(m.group(1)) in _STACKED_MAJORS
 
 
 def _activity(names: list[str]) -> tuple[str | None, str | None]:

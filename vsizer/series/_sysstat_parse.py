@@ -16,6 +16,7 @@ from datetime import date, datetime, timedelta
 
 from vsizer.series._native import plural, zone_offset
 from vsizer.series._sysstat_collect import Collector
+from vsizer.series._sysstat_fields import is_numeric
 
 __all__ = ["BANNER_RE", "banner_date", "parse_sadf_csv", "parse_sar_text", "roll"]
 
@@ -394,7 +395,7 @@ def parse_sar_text(lines: list[str], col: Collector) -> None:
             st.segment, st.names, st.prev = local, None, None
         elif rest and rest[0] == "COM":
             continue
-        elif not rest or not any(_numeric(t) for t in rest):
+        elif not rest or not any(is_numeric(t) for t in rest):  # sar -h: 1.4G
             _headless(st, col)
             st.names, st.header_line = rest, n
             st.activity, st.key = col.activity(rest)
