@@ -379,8 +379,8 @@ def test_corrupted_sar_banner_date(sysstat_dir: Path, tmp_path: Path) -> None:
     with pytest.raises(SeriesError) as info:
         read_sysstat(bad)
     assert info.value.problems == [
-        "expected.sar-all.txt line 1: expected a date such as 04/18/19 or 2019-04-18 "
-        "in the banner, got '04/31/19'."
+        "expected.sar-all.txt line 1: expected a date such as 04/18/19, 2019-04-18, "
+        "18.04.2019 or 18-04-2019 in the banner, got '04/31/19'."
     ]
 
 

@@ -16,6 +16,7 @@ from datetime import date, datetime, timedelta
 
 from vsizer.series._native import plural, zone_offset
 from vsizer.series._sysstat_collect import Collector
+from vsizer.series._sysstat_dates import BANNER_DATE, banner_date
 from vsizer.series._sysstat_fields import is_numeric
 
 __all__ = ["BANNER_RE", "banner_date", "parse_sadf_csv", "parse_sar_text", "roll"]
@@ -23,7 +24,7 @@ __all__ = ["BANNER_RE", "banner_date", "parse_sadf_csv", "parse_sar_text", "roll
 #: The first line of ``sar`` text: ``Linux <release> (<host>) <date> _<arch>_ (<n> CPU)``.
 BANNER_RE = re.compile(
     r"^(?P<os>Linux)\s+(?P<release>\S+)\s+\((?P<host>[^)]*)\)\s+"
-    r"(?P<date>\S+)(?:\s+_(?P<arch>\S+)_)?(?:\s+\((?P<ncpu>\d+)\s+CPU\))?"
+    rf"(?P<date>{BANNER_DATE})(?:\s+_(?P<arch>\S+)_)?(?:\s+\((?P<ncpu>\d+)\s+CPU\))?"
 )
 _TIME_RE = re.compile(r"^(\d{1,2}):(\d{2}):(\d{2})$")
 _SADF_TIME_RE = re.compile(
@@ -313,7 +314,10 @@ def _sadf_time(stamp: str) -> tuple[datetime, timedelta | None] | None:
 # ----------------------------------------------------------------- sar text
 
 _CUT_TIME_RE = re.compile(r"^\d{1,2}:\d")  # a row cut short after the last one
-_SUMMARY_RE = re.compile(r"^[^\d\s][^:]*:$")  # Average: Summary: Moyenne: ...
+_SUMMARY_RE = re.compile(r"^[^\d\s][^:]*:$")  # Average: Summary: Média: ...
+# A translated label of more words or another colon (sysstat nls/*.po): fr
+# 'Moyenne :', vi 'Trung bình:', zh_TW '平均時間：'.
+_LABEL_RE = re.compile(r"^([^\d\s:：][^\d:：]{0,30}?)\s?[:：](?=\s|$)")
 # The first line of sar on other Unix systems: SunOS host 5.10 Generic_... sun4v
 # 11/05/15; AIX host 1 7 00F84C0C4C00 11/05/15; HP-UX host B.11.31 U ia64 11/05/15
 _UNIX_SAR_RE = re.compile(r"^(SunOS|AIX|HP-UX)\s+\S+\s+\S+.*\d{2}/\d{2}/\d{2}")
@@ -334,6 +338,7 @@ class _SarState:
     # rows without a header since the last header or blank line: where and text
     # of the first, and how many (reported once per run, not once per row)
     headless: list[tuple[str, str]] = field(default_factory=list)
+    day_first: str = ""  # what shows a non-English locale (dates day first)
 
     def midnight(self) -> datetime:
         assert self.day is not None
@@ -354,8 +359,8 @@ def _local_clock(line: str) -> str:
 
 def parse_sar_text(lines: list[str], col: Collector) -> None:
     """Feed the tables of ``sar`` text to *col*, line by line."""
-    st = _SarState()
     lines = [_local_clock(line) for line in lines]
+    st = _SarState(day_first=_locale_hint(lines))
     end = _trailer_start(lines, _sar_line)
     for n, raw in enumerate(lines, 1):
         text = raw.strip()
@@ -373,7 +378,7 @@ def parse_sar_text(lines: list[str], col: Collector) -> None:
             _sar_banner(banner, st, col, where)
             continue
         tokens = text.split()
-        if _SUMMARY_RE.match(tokens[0]):
+        if _summary(text, st.names):
             continue  # Average:, Summary: (and their translations)
         if _UNIX_SAR_RE.match(text):
             col.bad(where, "a Linux banner (sar of SunOS, AIX, HP-UX is not read)", text)
@@ -407,6 +412,39 @@ def parse_sar_text(lines: list[str], col: Collector) -> None:
     _headless(st, col)
 
 
+_DECIMAL_COMMA_RE = re.compile(r"\s-?\d+,\d\d(?:\s|$)")
+_ENGLISH_SUMMARIES = frozenset({"Average:", "Summary:"})
+
+
+def _summary(text: str, names: list[str] | None) -> str:
+    """The label of a summary line, or '': one word ending in ':' (Average:,
+    Média:), or a label of up to three words before ':' or '：' on a line with
+    as many fields as the current table's header."""
+    first = text.split(maxsplit=1)[0]
+    if _SUMMARY_RE.match(first):
+        return first
+    m = _LABEL_RE.match(text)
+    if m is None or names is None or len(m.group(1).split()) > 3:
+        return ""
+    return m.group(0) if len(text[m.end() :].split()) == len(names) else ""
+
+
+def _locale_hint(lines: list[str]) -> str:
+    """What shows the file was printed in a non-English locale, or ''."""
+    for line in lines:
+        first = line.split(maxsplit=1)[0] if line.strip() else ""
+        label = _SUMMARY_RE.match(first) or _LABEL_RE.match(line.strip())
+        if (
+            label
+            and label.group(0) not in _ENGLISH_SUMMARIES
+            and any(is_numeric(t) for t in line.strip()[label.end() :].split())
+        ):
+            return f"the summary '{label.group(0)}'"
+        if first[:1].isdigit() and _DECIMAL_COMMA_RE.search(line):
+            return "a decimal comma"
+    return ""
+
+
 def _headless(st: _SarState, col: Collector) -> None:
     """Report a run of rows without a table header once, with its length."""
     if st.headless:
@@ -426,6 +464,7 @@ def _sar_line(text: str) -> bool:
     first = text.split()[0]
     return bool(
         BANNER_RE.match(text) or _TIME_RE.match(first) or _SUMMARY_RE.match(first)
+        or _LABEL_RE.match(text)
     )
 
 
@@ -437,7 +476,7 @@ def _sar_banner(banner: re.Match[str], st: _SarState, col: Collector, where: str
     if banner.group("ncpu"):
         col.cpu_count[host] = int(banner.group("ncpu"))
     st.host = host
-    st.day = banner_date(banner.group("date"), col, host, where)
+    st.day = banner_date(banner.group("date"), col, host, where, st.day_first)
     st.names, st.prev, st.segment = None, None, None
 
 
@@ -519,37 +558,3 @@ def roll(ref: datetime, clock: timedelta) -> datetime:
     if candidate < ref - timedelta(hours=12):
         candidate += timedelta(days=1)
     return candidate
-
-
-def banner_date(text: str, col: Collector, host: str, where: str) -> date:
-    """The date of a sar banner in the C, ISO, European or Japanese form."""
-    patterns = (
-        (r"(\d{4})-(\d{2})-(\d{2})", "ymd"),
-        (r"(\d{4})/(\d{2})/(\d{2})", "ymd"),
-        (r"(\d{4})年(\d{1,2})月(\d{1,2})日", "ymd"),
-        (r"(\d{2})\.(\d{2})\.(\d{2,4})", "dmy"),
-        (r"(\d{2})/(\d{2})/(\d{2,4})", "mdy"),
-    )
-    for pattern, order in patterns:
-        m = re.fullmatch(pattern, text)
-        if not m:
-            continue
-        a, b, c = (int(g) for g in m.groups())
-        if order == "ymd":
-            y, mo, d = a, b, c
-        elif order == "dmy" or a > 12:
-            d, mo, y = a, b, c
-        else:
-            mo, d, y = a, b, c
-            if b <= 12 and a != b:
-                col.guesses.append(
-                    (host, f"banner date '{text}' read as month/day/year (C locale)")
-                )
-        if y < 100:
-            y += 2000
-        try:
-            return date(y, mo, d)
-        except ValueError:
-            break
-    col.bad(where, "a date such as 04/18/19 or 2019-04-18 in the banner", text)
-    return date(1970, 1, 1)  # reported; keeps the rows from reporting it again
