@@ -122,6 +122,7 @@ def read_sysstat(
             "convert a binary sa file with 'sadf -d <file> -- -A'."
         )
     text, _ = decode(data, label, encodings=ENCODINGS, utf16_bom=False)
+    _refuse_iostat(text, label)
     col = Collector(label, zone)
     stripped = text.lstrip()
     if stripped.startswith("{"):
@@ -143,3 +144,22 @@ def read_sysstat(
         )
     col.problems.raise_if_any()
     return col.result(p, variant, server)
+
+
+#: iostat's CPU table, in text (``avg-cpu:  %user ...``) and JSON (``"avg-cpu":``).
+_IOSTAT_RE = re.compile(r'^[ \t]*(?:avg-cpu:|"avg-cpu":)', re.MULTILINE)
+
+
+def _refuse_iostat(text: str, label: str) -> None:
+    """iostat output, which vsizer does not read, refused in one line (its rows
+    carry no time; every row would be an error of its own)."""
+    m = _IOSTAT_RE.search(text)
+    if m is None:
+        return
+    line = text.count("\n", 0, m.start()) + 1
+    raise SeriesError(
+        f"{label} line {line}: expected sar or sadf output, got iostat output "
+        f"('{shown(text[m.start():].strip().splitlines()[0])}'), which vsizer does "
+        "not read; give 'sar -u -d' text or 'sadf -d -- -u -d'."
+    )
+
