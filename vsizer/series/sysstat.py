@@ -22,8 +22,14 @@ https://github.com/sysstat/sysstat):
     Tables per activity under a banner ``Linux <release> (<host>) <date> ...``;
     times ``HH:MM:SS`` (or ``hh:MM:SS AM``, ``18時25分47秒``, ``22时27分50秒``,
     ``21시 47분 24초``) local to the host, the date in the
-    banner (``04/18/19``, ``2019-04-18``, ``18.04.2019``, ``2019年04月18日``),
-    ``Average:``/``Summary:`` lines, ``LINUX RESTART`` lines.
+    banner in the locale's form (``04/18/19``, ``2019-04-18``, ``18.04.2019``,
+    ``18-04-2019``, ``2019年04月18日``, ``2019년 04월 18일``: see
+    :mod:`vsizer.series._sysstat_dates`), ``Average:``/``Summary:`` lines and
+    their translations (``Moyenne :``, ``平均時間：``), ``LINUX RESTART`` lines.
+    ``sar -h`` values with a unit (``1.4G``, ``46.1%``) are converted to the
+    column's unit (:mod:`vsizer.series._sysstat_fields`) and counted
+    (``human_units``); ``--pretty`` (device name last) is read as is. iostat
+    output is refused in one line.
 
 Metrics (sysstat "kB" are KiB, sectors are 512 bytes):
 
