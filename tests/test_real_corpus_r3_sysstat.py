@@ -250,6 +250,19 @@ def test_c_locale_slashed_date_stays_month_first(tmp_path: Path) -> None:
     assert "read as month/day/year (C locale)" in str(s.quality.issues)
 
 
+def test_english_extrema_labels_are_no_locale_hint(tmp_path: Path) -> None:
+    # sar -x prints 'Minimum:', 'Maximum:', 'Last:' (sysstat.pot): English, so a
+    # slashed date stays month first (a first draft read sar -Ax day first)
+    rows = [r.replace(",", ".") for r in PT_BR[:4]] + [
+        f"Summary:        {CPU_HEAD}",
+        "Minimum:        all      0.21      0.00      1.85      0.04      0.00     97.90",
+        "Maximum:        all      0.21      0.00      1.85      0.04      0.00     97.90",
+        "Last:           all      0.21      0.00      1.85      0.04      0.00     97.90",
+    ]
+    s = read_sysstat(sar_file(tmp_path, "04/01/2023", rows))
+    assert series(s, "cpu_util").index[0] == pd.Timestamp("2023-04-01 23:30:17Z")
+
+
 @pytest.mark.parametrize(
     ("date", "day"),
     [

@@ -413,7 +413,18 @@ def parse_sar_text(lines: list[str], col: Collector) -> None:
 
 
 _DECIMAL_COMMA_RE = re.compile(r"\s-?\d+,\d\d(?:\s|$)")
-_ENGLISH_SUMMARIES = frozenset({"Average:", "Summary:"})
+#: sar's 'Average:' in the translations of sysstat (nls/*.po, 12.7): a file
+#: with one of them was printed in a non-English locale.
+_TRANSLATED_AVERAGES = frozenset(
+    {
+        "Batezbestekoa:", "Durchschn.:", "Gemiddeld:", "Gemideld:", "Genomsnitt:",
+        "Gj.snitt:", "Keskiarvo:", "Media:", "Medie:", "Medja:", "Meznombro:",
+        "Middel:", "Moyenne :", "Média:", "Ortalama:", "Priemer:", "Prosjek:",
+        "Průměr:", "Rata-rata:", "Trung bình:", "Vidēji:", "Átlag:", "Średnia:",
+        "Орточо:", "Просек:", "Середнє:", "Среднее:", "Сярэдняе:", "საშუალო:",
+        "平均値:", "平均时间:", "平均時間：", "평균:",
+    }
+)  # fmt: skip
 
 
 def _summary(text: str, names: list[str] | None) -> str:
@@ -434,11 +445,7 @@ def _locale_hint(lines: list[str]) -> str:
     for line in lines:
         first = line.split(maxsplit=1)[0] if line.strip() else ""
         label = _SUMMARY_RE.match(first) or _LABEL_RE.match(line.strip())
-        if (
-            label
-            and label.group(0) not in _ENGLISH_SUMMARIES
-            and any(is_numeric(t) for t in line.strip()[label.end() :].split())
-        ):
+        if label and label.group(0) in _TRANSLATED_AVERAGES:
             return f"the summary '{label.group(0)}'"
         if first[:1].isdigit() and _DECIMAL_COMMA_RE.search(line):
             return "a decimal comma"
