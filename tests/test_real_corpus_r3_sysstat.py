@@ -21,6 +21,10 @@ Hand checks (from tests/data/real/sysstat/):
 * data-9.1.6 (kluane.home, 8 CPU): %idle 99.37 at 08:17:02; kbmemfree 5,647,308 +
   kbmemused 2,508,300 = 8,155,608 KiB = 7.778 GiB; in use without the page cache
   2,508,300 - 78,272 - 1,016,052 = 1,413,976 KiB = 1.348473 GiB.
+* sadf -p, first interval: ``awk -F'\t' '$4=="all" && $5=="%idle"'`` -> 82.88;
+  device ``-``: tps 20.85, bread/s 57.43, bwrtn/s 38.50, kbmemused 3,755,444
+  (%memused 46.11), kbavail 4,389,516 (total 8,144,960 KiB = 7.768 GiB);
+  non-``lo`` rxkB/s + txkB/s = 0.65 KiB/s = 0.0053248 Mbit/s.
 * data-ppc-11.7.2 (partch, 16 CPU): rows at 19:43:21 and 00:03:37 under the banner
   date 04/27/17; kbmemused 578,048 + kbavail 1,468,288 = 2,046,336 KiB =
   1.952 GiB (578,048 / 0.2825 = 2,046,188, within %memused's rounding).
@@ -48,6 +52,8 @@ PRETTY = SYSSTAT / "sysstat_tests_expected.sar-pretty.txt"
 V916 = SYSSTAT / "sysstat_tests_expected.data-9.1.6.txt"
 PPC = SYSSTAT / "sysstat_tests_expected.data-ppc-11.7.2.txt"
 IOSTAT = SYSSTAT / "sysstat_tests_expected.iostat.txt"
+SADF_P = SYSSTAT / "sysstat_tests_expected.sadf-p_first_interval.txt"
+SADF_P_POWER = SYSSTAT / "sysstat_tests_expected.data-11.6.5-sadf-p.txt"
 IOSTAT_JSON = SYSSTAT / "sysstat_tests_expected.iostat-x-p-ALL-JSON.json"
 runner = CliRunner()
 
@@ -197,6 +203,63 @@ def test_iostat_refused_in_one_line(path: Path, line: int, shown: str) -> None:
         f"('{shown}'), which vsizer does not read; give 'sar -u -d' text or "
         "'sadf -d -- -u -d'."
     )
+
+
+# ---------------------------------------------------------------------- sadf -p
+
+
+def test_sadf_p_read() -> None:
+    # sadf's default form (-p) was refused whole: "expected sysstat output (sadf
+    # -d, sadf -dh, sadf -j or sar text), got 'SYSSTAT.TEST\t-1\t...'"
+    s = read_sysstat(SADF_P)
+    assert s.metadata["variant"] == "sadf -p"
+    t = at("13:20:19")
+    got = {m: series(s, m)[t] for m in sorted(set(s.data["metric"]))}
+    assert got == {
+        "cpu_util": pytest.approx(0.1712),
+        "disk_iops": pytest.approx(20.85),
+        "disk_mb_s": pytest.approx((57.43 + 38.50) * 512 / 1e6),
+        "mem_used_gib": pytest.approx(3_755_444 / 2**20),
+        "mem_util": pytest.approx(0.4611),
+        "net_mbps": pytest.approx(0.0053248),
+    }
+    assert s.metadata["disk_source"] == ["I/O totals (sar -b)"]
+    assert s.metadata["intervals_s"] == [31]
+    m = s.metadata["machines"]["SYSSTAT.TEST"]
+    assert (m["cpu_count"], m["mem_gib"]) == (10, 7.768)  # the later restart's 10
+    assert [r["time"] for r in s.metadata["restarts"]] == [
+        "2019-04-18T13:37:29Z", "2019-04-18T13:54:09Z"
+    ]
+    # per-CPU rows (device 0 to 8) tell the CPUs: none offline in this interval
+    assert "offline" not in issues(s)
+
+
+def test_sadf_p_of_power_management_only() -> None:
+    s = read_sysstat(SADF_P_POWER)
+    assert s.data.empty
+    assert s.metadata["ignored_records"] == {
+        "DEVICE;rpm;drpm": 4, "DEVICE;degC;%temp": 9, "DEVICE;inV;%in": 4
+    }
+
+
+def test_sadf_p_bad_lines_named(tmp_path: Path) -> None:
+    f = tmp_path / "p.txt"
+    f.write_text(
+        "h\t60\t2019-04-18 13:20:19 UTC\tall\t%idle\t82.88\n"
+        "h\t60\t2019-04-18 13:21:19 UTC\tall\t%idle\tlots\n"
+        "h\t60\t2019-04-18 25:21:19 UTC\tall\t%idle\t80.00\n"
+        "h 60 2019-04-18 13:22:19 UTC all %idle 80.00\n"
+    )
+    with pytest.raises(SeriesError) as info:
+        read_sysstat(f)
+    assert info.value.problems == [
+        "p.txt line 2: expected a number for '%idle', got 'lots'.",
+        "p.txt line 3: expected a time such as '2019-04-18 13:20:19 UTC', got "
+        "'2019-04-18 25:21:19 UTC'.",
+        "p.txt line 4: expected 'hostname<TAB>interval<TAB>timestamp<TAB>device<TAB>"
+        "field<TAB>value' (sadf -p), got 'h 60 2019-04-18 13:22:19 UTC all %idle "
+        "80.00'.",
+    ]
 
 
 # ------------------------------------------------------------------ locale forms

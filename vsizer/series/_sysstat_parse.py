@@ -19,7 +19,14 @@ from vsizer.series._sysstat_collect import Collector
 from vsizer.series._sysstat_dates import BANNER_DATE, banner_date
 from vsizer.series._sysstat_fields import is_numeric
 
-__all__ = ["BANNER_RE", "banner_date", "parse_sadf_csv", "parse_sar_text", "roll"]
+__all__ = [
+    "BANNER_RE",
+    "banner_date",
+    "parse_sadf_csv",
+    "parse_sar_text",
+    "roll",
+    "sadf_time",
+]
 
 #: The first line of ``sar`` text: ``Linux <release> (<host>) <date> _<arch>_ (<n> CPU)``.
 BANNER_RE = re.compile(
@@ -101,7 +108,7 @@ def parse_sadf_csv(lines: list[str], col: Collector) -> None:
             col.ignored[_record_label(names)] += 1
             continue
         if stamp not in time_cache:
-            time_cache[stamp] = _sadf_time(stamp)
+            time_cache[stamp] = sadf_time(stamp)
         parsed = time_cache[stamp]
         if parsed is None:
             col.bad(where, "a time such as '2019-04-18 13:20:19 UTC'", stamp)
@@ -289,7 +296,7 @@ def _as_int(text: str) -> int | None:
         return None
 
 
-def _sadf_time(stamp: str) -> tuple[datetime, timedelta | None] | None:
+def sadf_time(stamp: str) -> tuple[datetime, timedelta | None] | None:
     """(naive time, UTC offset or None) of a sadf timestamp, None if unreadable."""
     text = stamp.strip()
     if text.isdigit():  # sadf -U: seconds since the epoch
@@ -309,6 +316,9 @@ def _sadf_time(stamp: str) -> tuple[datetime, timedelta | None] | None:
         return None
     zone = m.group(7)
     return local, (None if zone is None else zone_offset(zone))
+
+
+_sadf_time = sadf_time  # the name tests/test_fuzz_findings.py imports
 
 
 # ----------------------------------------------------------------- sar text

@@ -69,6 +69,7 @@ from vsizer.series._native import parse_tz_param, shown
 from vsizer.series._sysstat_collect import VARIABLE_MAP, Collector
 from vsizer.series._sysstat_json import parse_json
 from vsizer.series._sysstat_parse import BANNER_RE, parse_sadf_csv, parse_sar_text
+from vsizer.series._sysstat_sadf_p import SADF_P_RE, parse_sadf_p
 from vsizer.series.model import SeriesSet
 
 __all__ = ["VARIABLE_MAP", "read_sysstat"]
@@ -137,6 +138,9 @@ def read_sysstat(
     elif re.search(r"^#\s*hostname;interval;timestamp", text, re.MULTILINE):
         variant = "sadf -dh" if re.search(r"^#.*\[\.\.\.\]", text, re.M) else "sadf -d"
         parse_sadf_csv(text.splitlines(), col)
+    elif SADF_P_RE.match(stripped.split("\n", 1)[0].rstrip("\r")):
+        variant = "sadf -p"
+        parse_sadf_p(text.splitlines(), col)
     elif BANNER_RE.match(stripped) or re.search(
         r"^\d{1,2}(?::|\s*[時时시]\s*)\d{2}", text, re.MULTILINE
     ):
@@ -145,8 +149,8 @@ def read_sysstat(
     else:
         first = stripped.splitlines()[0] if stripped else ""
         raise SeriesError(
-            f"{label} line 1: expected sysstat output (sadf -d, sadf -dh, sadf -j "
-            f"or sar text), got '{shown(first)}'."
+            f"{label} line 1: expected sysstat output (sadf -d, sadf -dh, sadf -j, "
+            f"sadf -p or sar text), got '{shown(first)}'."
         )
     col.problems.raise_if_any()
     return col.result(p, variant, server)
