@@ -424,8 +424,8 @@ def test_not_sysstat_binary_missing_and_bad_parameters(tmp_path: Path) -> None:
     with pytest.raises(SeriesError) as info:
         read_sysstat(tmp_path / "notes.txt")
     assert str(info.value) == (
-        "notes.txt line 1: expected sysstat output (sadf -d, sadf -dh, sadf -j or sar "
-        "text), got 'hello;world'."
+        "notes.txt line 1: expected sysstat output (sadf -d, sadf -dh, sadf -j, "
+        "sadf -p or sar text), got 'hello;world'."
     )
     (tmp_path / "sa18").write_bytes(b"\x96\xd5\x00\x00binary")
     with pytest.raises(SeriesError, match=r"got a binary file; convert .*'sadf -d"):

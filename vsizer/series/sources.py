@@ -60,7 +60,7 @@ FORMATS: dict[str, SeriesFormat] = {
     for f in (
         SeriesFormat(
             "sar",
-            "sysstat output: sadf -d, sadf -dh, sadf -j or sar text (read_sysstat)",
+            "sysstat output: sadf -d, -dh, -j, -p or sar text (read_sysstat)",
             ("server", "tz"),
         ),
         SeriesFormat(
