@@ -18,6 +18,10 @@ https://github.com/sysstat/sysstat):
 ``sadf -j``
     JSON: ``sysstat.hosts[].statistics[]`` with a ``timestamp`` object per
     interval, ``restarts`` per host.
+``sadf -p`` (sadf's default)
+    One value a line: ``hostname<TAB>interval<TAB>timestamp<TAB>device<TAB>field
+    <TAB>value``; the device is ``-`` for activities without one (see
+    :mod:`vsizer.series._sysstat_sadf_p`). Restarts: interval ``-1``.
 ``sar`` text
     Tables per activity under a banner ``Linux <release> (<host>) <date> ...``;
     times ``HH:MM:SS`` (or ``hh:MM:SS AM``, ``18時25分47秒``, ``22时27分50秒``,
@@ -86,7 +90,7 @@ def read_sysstat(
     server: str | None = None,
     tz: str | None = None,
 ) -> SeriesSet:
-    """Read sysstat output (``sadf -d``, ``sadf -dh``, ``sadf -j`` or ``sar`` text).
+    """Read sysstat output (``sadf -d``, ``-dh``, ``-j``, ``-p`` or ``sar`` text).
 
     Parameters
     ----------
@@ -104,7 +108,7 @@ def read_sysstat(
     -------
     SeriesSet
         ``source_format`` ``'sar'``; ``metadata`` holds ``variant`` (``sadf -d``,
-        ``sadf -dh``, ``sadf -j``, ``sar``), ``hosts``, ``release``,
+        ``sadf -dh``, ``sadf -j``, ``sadf -p``, ``sar``), ``hosts``, ``release``,
         ``cpu_count``, ``intervals_s``, ``median_interval_s``, ``timezone``,
         ``disk_source``, ``ignored_records`` (rows of activities not used,
         counted per record type), ``skipped_lines`` (comments and footers) and
