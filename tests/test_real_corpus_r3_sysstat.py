@@ -54,6 +54,7 @@ PPC = SYSSTAT / "sysstat_tests_expected.data-ppc-11.7.2.txt"
 IOSTAT = SYSSTAT / "sysstat_tests_expected.iostat.txt"
 SADF_P = SYSSTAT / "sysstat_tests_expected.sadf-p_first_interval.txt"
 SADF_P_POWER = SYSSTAT / "sysstat_tests_expected.data-11.6.5-sadf-p.txt"
+SADF_X = SYSSTAT / "sysstat_tests_expected.data-11.6.5-sadf-x.xml"
 IOSTAT_JSON = SYSSTAT / "sysstat_tests_expected.iostat-x-p-ALL-JSON.json"
 runner = CliRunner()
 
@@ -260,6 +261,17 @@ def test_sadf_p_bad_lines_named(tmp_path: Path) -> None:
         "field<TAB>value' (sadf -p), got 'h 60 2019-04-18 13:22:19 UTC all %idle "
         "80.00'.",
     ]
+
+
+def test_sadf_x_refused_naming_what_to_give() -> None:
+    with pytest.raises(SeriesError) as info:
+        read_sysstat(SADF_X)
+    assert str(info.value) == (
+        "sysstat_tests_expected.data-11.6.5-sadf-x.xml line 1: expected sysstat "
+        "output (sadf -d, sadf -dh, sadf -j, sadf -p or sar text), got '<?xml "
+        "version=\"1.0\" encoding=\"UTF-8\"?>' (XML or SVG, as sadf -x or -g writes, "
+        "is not read: give sadf -j or -d)."
+    )
 
 
 # ------------------------------------------------------------------ locale forms

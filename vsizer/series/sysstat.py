@@ -152,9 +152,13 @@ def read_sysstat(
         parse_sar_text(text.splitlines(), col)
     else:
         first = stripped.splitlines()[0] if stripped else ""
+        markup = (
+            " (XML or SVG, as sadf -x or -g writes, is not read: give sadf -j or -d)"
+            if first.startswith("<") else ""
+        )  # fmt: skip
         raise SeriesError(
             f"{label} line 1: expected sysstat output (sadf -d, sadf -dh, sadf -j, "
-            f"sadf -p or sar text), got '{shown(first)}'."
+            f"sadf -p or sar text), got '{shown(first)}'{markup}."
         )
     col.problems.raise_if_any()
     return col.result(p, variant, server)
