@@ -28,7 +28,12 @@ from vsizer.series._native import (
     tidy,
     to_utc,
 )
-from vsizer.series._sysstat_fields import is_zero, read_number, whole_disks
+from vsizer.series._sysstat_fields import (
+    is_zero,
+    physical_interfaces,
+    read_number,
+    whole_disks,
+)
 from vsizer.series._sysstat_sizes import (
     mem_total_kib,
     server_sizes,
@@ -134,6 +139,8 @@ class Collector:
         self.foreign: list[tuple[int, str]] = []  # other text between the tables
         self._utc_cache: dict[datetime, datetime] = {}
         self.human = 0  # values read with a sar -h unit (1.4G, 46.1%)
+        # host -> (Mbit/s left out, names) of intervals with virtual interfaces
+        self.net_out: dict[str, list[tuple[float, str]]] = defaultdict(list)
 
     # -- problems and values
     def bad(self, where: str, expected: str, got: Any) -> None:
@@ -352,8 +359,12 @@ class Collector:
                 )
                 disk_sources.add("sum over devices (sar -d)")
             if self.net.get(k):
-                rate = sum(v for i, v in self.net[k].items() if i != "lo")
+                kept, out = physical_interfaces(self.net[k])
+                rate = sum(self.net[k][i] for i in kept)
                 rows.add(name, ts, "net_mbps", rate * 8 / 1e6)
+                if out:  # bridges, veth, tunnels: their traffic crosses `kept` too
+                    left = sum(self.net[k][i] for i in out) * 8 / 1e6
+                    self.net_out[host].append((left, ", ".join(sorted(out))))
         self._quality(quality, names)
         self._per_cpu_only(quality, names, each)
         frame = tidy(rows, quality)
@@ -423,6 +434,15 @@ class Collector:
                     "values printed by sar -h with a unit and one decimal (1.4G, "
                     "46.1%) read in powers of 1024 bytes (sysstat cprintf_unit): "
                     "rounded to 2 to 4 significant digits",
+                )  # fmt: skip
+            if self.net_out.get(host):
+                out = self.net_out[host]
+                names_out = sorted({n for _, ns in out for n in ns.split(", ")})
+                quality.add(
+                    name, "virtual_interfaces", len(out),
+                    f"{', '.join(names_out)} left out of net_mbps (bridges, their "
+                    "ports, tunnels, VLANs: their traffic crosses a listed physical "
+                    f"interface too); up to {max(v for v, _ in out):.6g} Mbit/s left out",
                 )  # fmt: skip
             if self.dropped.get(host):
                 times = self.dropped[host]

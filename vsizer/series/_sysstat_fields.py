@@ -1,5 +1,5 @@
-"""Reading sysstat fields: one value (decimal comma, ``sar -h`` units) and the
-block devices whose I/O is counted once.
+"""Reading sysstat fields: one value (decimal comma, ``sar -h`` units), the
+block devices whose I/O is counted once and the interfaces whose traffic is.
 
 Private to :mod:`vsizer.series.sysstat`, which documents the forms.
 
@@ -16,9 +16,17 @@ column's unit: KiB for ``kB``/``kb`` columns, MiB for ``MB`` columns, bytes for
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["human_value", "is_numeric", "is_zero", "read_number", "whole_disks"]
+__all__ = [
+    "human_value",
+    "is_numeric",
+    "is_zero",
+    "physical_interfaces",
+    "read_number",
+    "whole_disks",
+]
 
 _HUMAN_RE = re.compile(r"^(-?\d+(?:[.,]\d+)?)([BkMGTP%])$")
 _POWER = {"B": 0, "k": 1, "M": 2, "G": 3, "T": 4, "P": 5}
@@ -120,3 +128,27 @@ def whole_disks(devices: dict[str, tuple[float, float]]) -> list[str]:
 def _stacked_devnum(dev: str) -> bool:
     m = _DEVNUM_RE.match(dev)
     return m is not None and int(m.group(1)) in _STACKED_MAJORS
+
+
+# Interfaces whose traffic also crosses another listed interface: bridges
+# (docker0, br-*, virbr0, cni0, lxcbr0), their ports (veth*, vnet*, tap*,
+# virbr0-nic), tunnels and overlays (tun, wg, vxlan, flannel, cali, cilium, genev,
+# weave, kube-ipvs); named as Docker, libvirt, LXC/LXD, CNI plugins and the kernel
+# name them.
+_VIRTUAL_IFACE_RE = re.compile(
+    r"^(?:veth|docker|br-|br\d|virbr|vnet|tap|tun|wg|cni|flannel|cali|cilium|"
+    r"vxlan|genev|weave|kube-|lxcbr|lxdbr|podman)"
+)
+
+
+def physical_interfaces(names: Iterable[str]) -> tuple[list[str], list[str]]:
+    """(counted, left out) of the interfaces of one interval, ``lo`` aside: bridges,
+    their ports, tunnels and VLANs of a listed parent (``eth0.100``) are left out
+    while another interface is listed, as their traffic crosses it too."""
+    listed = [n for n in names if n != "lo"]
+    virtual = [
+        n for n in listed
+        if _VIRTUAL_IFACE_RE.match(n) or ("." in n and n.split(".")[0] in listed)
+    ]  # fmt: skip
+    counted = [n for n in listed if n not in virtual]
+    return (counted, virtual) if counted else (listed, [])

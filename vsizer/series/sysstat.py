@@ -46,7 +46,9 @@ Metrics (sysstat "kB" are KiB, sectors are 512 bytes):
   (rd_sec/s + wr_sec/s) x 512 / 10^6), leaving out partitions of a listed disk,
   device-mapper/md devices stacked on listed disks, and loop/ram/zram devices.
 * ``net_mbps`` = sum over interfaces other than ``lo`` of
-  (rxkB/s + txkB/s) x 8 x 1024 / 10^6.
+  (rxkB/s + txkB/s) x 8 x 1024 / 10^6, leaving out bridges, their ports, tunnels
+  and VLANs while a physical interface is listed (their traffic crosses it too;
+  ``virtual_interfaces`` issue).
 
 Comment lines (``#``) and a footer after the last data line (a collection
 script's ``## ...`` lines) are skipped and counted (``skipped_lines``). The CPU
