@@ -19,8 +19,8 @@ Format (relog ``-f csv``, logman/perfmon data collector sets, typeperf ``-f CSV`
   in its ANSI code page unless saved as Unicode.
 
 Counters read (:data:`VARIABLE_MAP`, names matched in English and, through
-:data:`OBJECT_ALIASES` / :data:`COUNTER_ALIASES`, in Japanese, German, French
-and Russian):
+:data:`OBJECT_ALIASES` / :data:`COUNTER_ALIASES`, in Japanese, German, French,
+Russian and Spanish):
 
 * ``cpu_util`` = ``Processor(_Total)\\% Processor Time`` / 100 (else
   ``Processor Information(_Total)``, else the mean of the ``Processor(n)``
@@ -59,7 +59,6 @@ import pandas as pd
 from vsizer._small_file import not_a_file
 from vsizer._textio import candidate_encodings, decodings, plain_name, read_bytes
 from vsizer.errors import SeriesError
-from vsizer.limits import csv_records
 from vsizer.series._native import Problems, Rows, median_interval, parse_tz_param, tidy
 from vsizer.series._perfmon_counters import (
     COUNTER_ALIASES,
@@ -70,6 +69,7 @@ from vsizer.series._perfmon_counters import (
     no_counters_message,
 )
 from vsizer.series._perfmon_series import host_series, usable_columns
+from vsizer.series._perfmon_text import Layout, cut_trailer, layout_of, split_rows
 from vsizer.series.model import SeriesQuality, SeriesSet
 
 __all__ = [
@@ -87,7 +87,7 @@ ENCODINGS: tuple[str, ...] = ("utf-8-sig", "cp932", "cp1252", "cp1251")
 
 # The zone name may hold parentheses ("東京 (標準時)") or be cut off ("(RTZ 2 (").
 _HEADER_RE = re.compile(
-    r"^\(PDH-CSV\s*(?P<version>[\d.]+)\)"
+    r"^\(PDH-[CT]SV\s*(?P<version>[\d.]+)\)"
     r"(?:\s*\((?P<zone>.*)\)\s*\((?P<bias>[+-]?\d+)\)\s*$)?"
 )
 _TIME_FORMATS = ("%m/%d/%Y %H:%M:%S.%f", "%m/%d/%Y %H:%M:%S")
@@ -102,25 +102,28 @@ class _Table:
         zone = parse_tz_param(tz, func)
         if not path.is_file():
             raise SeriesError(f"{self.label}: {not_a_file(path)}")
-        self.encoding, self.columns, self.rows, self.numbers = _decode_and_split(
-            read_bytes(path), self.label, encoding
+        self.encoding, self.columns, self.rows, self.numbers, self.layout = (
+            _decode_and_split(read_bytes(path), self.label, encoding)
         )
-        self.trailer = _cut_trailer(self.rows, self.numbers)
+        self.trailer = cut_trailer(self.rows, self.numbers)
         self.head = self.rows[0][0].strip() if self.rows and self.rows[0] else ""
         m = _HEADER_RE.match(self.head)
         if not m:
             first = self.numbers[0] if self.numbers else 1
             raise SeriesError(
-                f"{self.label} row {first}: expected a PDH-CSV header cell such as "
-                f"'(PDH-CSV 4.0) (Tokyo Standard Time)(-540)', got '{cut(self.head)}'."
+                f"{self.label} row {first}: expected a PDH-CSV or PDH-TSV header cell "
+                "such as '(PDH-CSV 4.0) (Tokyo Standard Time)(-540)', got "
+                f"'{cut(self.head)}'."
             )
         self.version = m.group("version")
-        self.zone_name = m.group("zone") or self.head[m.end() :].strip() or None
+        # a cut zone name ("(RTZ 2 (", "(") without its opening parenthesis
+        rest = re.sub(r"^\(\s*", "", self.head[m.end() :].strip())
+        self.zone_name = m.group("zone") or rest or None
         self.bias = int(m.group("bias")) if m.group("bias") is not None else None
         self.zone = zone
         self.problems = Problems(self.label)
         self.dst_note: str | None = None
-        local = _times(self.rows, self.numbers, self.head, self.label, self.problems)
+        local = _times(self, self.problems)
         if self.bias is not None:  # minutes west of UTC: UTC = local + bias
             self.utc = local + pd.Timedelta(minutes=self.bias)
         elif zone is not None:
@@ -170,7 +173,7 @@ def read_perfmon_counters(
         counter vsizer maps).
     """
     table = _Table(Path(path), encoding, tz, "read_perfmon_counters")
-    _values(table.rows, table.numbers, table.columns, table.label, table.problems)
+    _values(table, table.columns)
     table.problems.raise_if_any()
     frame = pd.DataFrame(
         {c.header: c.values for c in table.columns},
@@ -234,7 +237,7 @@ def read_perfmon(
     usable = usable_columns(used)
     if not usable:
         raise SeriesError(no_counters_message(table.label, table.columns, table.encoding))
-    _values(table.rows, table.numbers, usable, table.label, table.problems)
+    _values(table, usable)
     table.problems.raise_if_any()
     names = _server_names(table.label, usable, server, path)
     quality = SeriesQuality()
@@ -345,6 +348,11 @@ def _host_issues(
         )
     if table.dst_note:
         quality.note(table.dst_note)
+    if table.layout.decimal_comma:
+        quality.note(
+            f"{table.label}: cells separated by ';' with decimal commas (a log "
+            "re-saved where the decimal mark is a comma): '0,25' read as 0.25."
+        )
     if table.zone_guessed:
         quality.add(
             name,
@@ -368,17 +376,20 @@ def _blank_values(usable: list[Column], counters: dict[str, list[str]]) -> dict[
 # ------------------------------------------------------------------ decoding
 
 
-_Split = tuple[str, list[Column], list[list[str]], list[int]]
+_Split = tuple[str, list[Column], list[list[str]], list[int], Layout]
 
 
 def _decode_and_split(data: bytes, label: str, encoding: str | None) -> _Split:
-    """Encoding, counter columns, CSV rows and their line numbers.
+    """Encoding, counter columns, CSV rows, their line numbers and the layout.
 
-    The first candidate encoding that decodes the file *and* names a counter
-    of :data:`VARIABLE_MAP` wins; failing that, the first that decodes. The
-    candidates (:func:`vsizer._textio.candidate_encodings`): *encoding* when
-    given; UTF-16 with a byte-order mark, or without one when the file starts
-    with a quote and a NUL; else :data:`ENCODINGS`.
+    The candidate encoding whose header names the most counters of
+    :data:`VARIABLE_MAP` wins (the earliest on a tie, so a file whose names
+    are ASCII stays UTF-8): a single byte code page decodes any bytes, and a
+    Spanish ``Disco f\xedsico`` also decodes as cp932 (into other letters), so
+    the first decoding that names one counter may have garbled the others.
+    The candidates (:func:`vsizer._textio.candidate_encodings`): *encoding*
+    when given; UTF-16 with a byte-order mark, or without one when the file
+    starts with a quote and a NUL; else :data:`ENCODINGS`.
     """
     if encoding is not None:
         candidates: tuple[str, ...] = (encoding,)
@@ -391,72 +402,42 @@ def _decode_and_split(data: bytes, label: str, encoding: str | None) -> _Split:
     else:
         candidates = candidate_encodings(data, ENCODINGS, bare_utf16_start=b'"')
         texts = decodings(data, candidates)  # decoded one at a time, as needed
-    first: _Split | None = None
+    best: tuple[int, str, str, Layout] | None = None
     for text, name in texts:
-        rows, numbers = _split(text, label)
-        header = rows[0] if rows else []
-        columns = [Column(i, h) for i, h in enumerate(header) if i > 0]
-        shown = (
-            "utf-8" if name == "utf-8-sig" and not text.startswith("\ufeff") else name
-        )
-        found = (shown, columns, rows, numbers)
-        if any(c.role is not None for c in columns):
-            return found
-        first = first or found
-    if first is None:
+        layout = layout_of(text)
+        known = sum(c.role is not None for c in _header_columns(text, label, layout))
+        if best is None or known > best[0]:
+            best = (known, text, name, layout)
+    if best is None:
         raise SeriesError(
             f"{label}: cannot decode the file as "
             + ", ".join(candidates)
             + "; save it as UTF-8 or UTF-16 (Performance Monitor's own CSV)."
         )
-    return first
+    _, text, name, layout = best
+    rows, numbers = split_rows(text, label, layout)
+    columns = [Column(i, h) for i, h in enumerate(rows[0] if rows else []) if i > 0]
+    shown = "utf-8" if name == "utf-8-sig" and not text.startswith("\ufeff") else name
+    return shown, columns, rows, numbers, layout
 
 
-def _split(text: str, label: str) -> tuple[list[list[str]], list[int]]:
-    """CSV rows without empty lines (typeperf starts with one), and their lines.
-
-    Cells are bounded by ``--max-cell-chars`` (:func:`vsizer.limits.csv_records`).
-    """
-    records = csv_records(text.lstrip("\ufeff"), label, error=SeriesError)
-    rows: list[list[str]] = []
-    numbers: list[int] = []
-    for number, row in records:
-        if any(cell.strip() for cell in row):
-            rows.append(row)
-            numbers.append(number)
-    return rows, numbers
-
-
-_TIME_START = re.compile(r"^\s*\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\s")
-
-
-def _cut_trailer(rows: list[list[str]], numbers: list[int]) -> list[tuple[int, str]]:
-    """Remove and return (line, text) of the rows after the last one that starts with
-    a date: typeperf's console messages (``Exiting, please wait...``, ``The command
-    completed successfully.``, in the display language) when its output is
-    redirected to a file. A cut row starting with a date stays, as an error."""
-    end = len(rows)
-    while end > 1 and not (rows[end - 1] and _TIME_START.match(rows[end - 1][0])):
-        end -= 1
-    if end <= 1:  # no dated row at all: leave the file to the usual errors
-        return []
-    trailer = [(n, ",".join(r)) for r, n in zip(rows[end:], numbers[end:], strict=True)]
-    del rows[end:], numbers[end:]
-    return trailer
+def _header_columns(text: str, label: str, layout: Layout) -> list[Column]:
+    """The counter columns of the first non-empty line of *text*."""
+    start = text.lstrip("\ufeff\r\n")
+    line = start[: start.find("\n")] if "\n" in start else start
+    rows, _ = split_rows(line, label, layout)
+    return [Column(i, h) for i, h in enumerate(rows[0] if rows else []) if i > 0]
 
 
 # -------------------------------------------------------------------- values
 
 
-def _times(
-    rows: list[list[str]],
-    numbers: list[int],
-    head: str,
-    label: str,
-    problems: Problems,
-) -> pd.DatetimeIndex:
+def _times(table: _Table, problems: Problems) -> pd.DatetimeIndex:
     """Local times of the data rows (NaT for rows reported as bad)."""
+    rows, numbers, head, label = table.rows, table.numbers, table.head, table.label
     raw = pd.Series([r[0].strip() if r else "" for r in rows[1:]], dtype="string")
+    if table.layout.decimal_comma:  # "22:43:06,663": the decimal mark of the seconds
+        raw = raw.str.replace(",", ".", regex=False)
     parsed = pd.to_datetime(raw, format=_TIME_FORMATS[0], errors="coerce")
     missing = parsed.isna()
     if missing.any():
@@ -524,20 +505,16 @@ def _localize_by_order(
     return pd.DatetimeIndex(utc).as_unit("ns"), note
 
 
-def _values(
-    rows: list[list[str]],
-    numbers: list[int],
-    columns: list[Column],
-    label: str,
-    problems: Problems,
-) -> None:
+def _values(table: _Table, columns: list[Column]) -> None:
     """Fill each column's values: float, NaN for a blank; bad cells reported."""
+    rows, numbers, label, problems = table.rows, table.numbers, table.label, table.problems
     width = len(rows[0])
     for col in columns:
         raw = pd.Series(
             [r[col.index] if len(r) == width else "" for r in rows[1:]], dtype="string"
         ).str.strip()
-        values = pd.to_numeric(raw.mask(raw == ""), errors="coerce")
+        text = raw.str.replace(",", ".", regex=False) if table.layout.decimal_comma else raw
+        values = pd.to_numeric(text.mask(text == ""), errors="coerce")
         floats = values.to_numpy(dtype=np.float64, na_value=np.nan)
         infinite = np.isinf(floats)  # inf, -inf, 1e400: never a silent gap
         bad = (values.isna() & (raw != "")).to_numpy(dtype=bool) | infinite
