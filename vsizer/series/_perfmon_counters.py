@@ -172,6 +172,7 @@ class Column:
         counter = _COUNTERS.get(_key(m.group("counter"))) if m else None
         self.role = VARIABLE_MAP.get((obj, counter)) if obj and counter else None
         self.values: np.ndarray = np.empty(0)
+        self.rounded: list[str] = []  # cells in a spreadsheet's short E form
 
 
 def no_counters_message(label: str, columns: list[Column], encoding: str) -> str:

@@ -251,6 +251,7 @@ def read_perfmon(
     for host, name in names.items():
         mine = [c for c in usable if c.host == host]
         host_series(name, mine, times, out, quality, metadata, mem_capacity_gib)
+        _rounded_issues(name, mine, metadata["counters"], quality)
         procs = [c for c in used if c.host == host and c not in usable]
         _host_issues(name, procs, table, len(times), quality)
     metadata["blank_values"] = _blank_values(usable, metadata["counters"])
@@ -361,6 +362,34 @@ def _host_issues(
             f"the header '{cut(table.head)}' gives no time-zone bias; times read "
             "as UTC (give --tz with the host's zone)",
         )
+
+
+def _rounded_issues(
+    name: str, columns: list[Column], counters: dict[str, list[str]], q: SeriesQuality
+) -> None:
+    """A ``rounded`` issue per counter read whose cells a spreadsheet cut to a few
+    significant digits (``2.20E+12``): each value is off by up to half its last
+    digit, stated as the largest relative error."""
+    read = {h for paths in counters.values() for h in paths}
+    for c in columns:
+        if c.header not in read or not c.rounded:
+            continue
+        worst = max(_half_last_digit(cell) for cell in c.rounded)
+        q.add(
+            name,
+            "rounded",
+            len(c.rounded),
+            f"{len(c.rounded)} value(s) of '{c.header}' in a spreadsheet's short "
+            f"scientific form (e.g. '{c.rounded[0]}', the file was re-saved by a "
+            f"spreadsheet): read as written, off by up to {worst:.2g} %",
+        )
+
+
+def _half_last_digit(cell: str) -> float:
+    """Largest error of a short E number, in % of its value: '2.20E+12' -> 0.23."""
+    mantissa = cell.upper().split("E")[0].lstrip("+-")
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    return 100 * 0.5 * 10.0**-decimals / max(float(mantissa), 1.0)
 
 
 def _blank_values(usable: list[Column], counters: dict[str, list[str]]) -> dict[str, int]:
@@ -505,6 +534,12 @@ def _localize_by_order(
     return pd.DatetimeIndex(utc).as_unit("ns"), note
 
 
+# Excel's General format shows a number too long for its cell as "2.20E+12" (at
+# most 6 significant digits, capital E, two exponent digits) and a CSV saved by
+# Excel keeps what is shown; PDH writes every digit ("8.5699999999999996e-005").
+_SHORT_E = r"[+-]?\d(?:\.\d{1,5})?E[+-]\d{2}"
+
+
 def _values(table: _Table, columns: list[Column]) -> None:
     """Fill each column's values: float, NaN for a blank; bad cells reported."""
     rows, numbers, label, problems = table.rows, table.numbers, table.label, table.problems
@@ -527,6 +562,7 @@ def _values(table: _Table, columns: list[Column]) -> None:
                 order=(r, col.index),
             )
         col.values = np.where(infinite, np.nan, floats)
+        col.rounded = raw[raw.str.fullmatch(_SHORT_E).fillna(False)].tolist()
 
 
 # -------------------------------------------------------------------- series
