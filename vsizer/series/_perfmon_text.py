@@ -44,7 +44,11 @@ def layout_of(text: str) -> Layout:
     header cell says PDH-TSV; ``;``-separated with decimal commas when the line
     after the PDH header cell goes on with a ``;`` (and no tab or comma);
     comma-separated otherwise."""
-    first = next((line for line in text.lstrip("\ufeff").splitlines() if line.strip()), "")
+    first, start = "", 0
+    while not first.strip() and start < len(text):  # no split of the whole text
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        first, start = text[start:end].lstrip("\ufeff"), end + 1
     if _TSV_HEAD.match(first):
         return Layout("\t")
     head = _PDH_HEAD.match(first)

@@ -1,6 +1,9 @@
-"""Windows Performance Monitor counter logs (PDH-CSV) -> tidy utilization series.
+"""Windows Performance Monitor counter logs (PDH-CSV/TSV) -> tidy utilization series.
 
-Format (relog ``-f csv``, logman/perfmon data collector sets, typeperf ``-f CSV``):
+Format (relog ``-f csv`` or ``-f tsv``, logman/perfmon data collector sets,
+typeperf ``-f CSV``); a TSV log (header ``"(PDH-TSV 4.0) ..."``) has tabs
+between the same cells, and a log re-saved with ``;`` and decimal commas is
+read too (:mod:`vsizer.series._perfmon_text`):
 
 * Row 1: ``"(PDH-CSV 4.0) (<time zone name>)(<bias>)"`` then one counter path per
   column, ``\\\\HOST\\Object(Instance)\\Counter``. The bias is in minutes
@@ -192,12 +195,13 @@ def read_perfmon(
     tz: str | None = None,
     mem_capacity_gib: float | None = None,
 ) -> SeriesSet:
-    """Read a Windows Performance Monitor counter log saved as CSV (PDH-CSV).
+    """Read a Windows Performance Monitor counter log saved as CSV or TSV.
 
     Parameters
     ----------
     path : str or path-like
-        The CSV file (relog ``-f csv``, logman/perfmon CSV, typeperf ``-f CSV``).
+        The log (relog ``-f csv``/``-f tsv``, logman/perfmon CSV or TSV,
+        typeperf ``-f CSV``).
     server : str, optional
         Name for the server; default the host in the counter paths (the file
         name without suffix for paths without a host). Only for a file
