@@ -438,9 +438,12 @@ def _decode_and_split(data: bytes, label: str, encoding: str | None) -> _Split:
     best: tuple[int, str, str, Layout] | None = None
     for text, name in texts:
         layout = layout_of(text)
-        known = sum(c.role is not None for c in _header_columns(text, label, layout))
+        header = _header_columns(text, label, layout)
+        known = sum(c.role is not None for c in header)
         if best is None or known > best[0]:
             best = (known, text, name, layout)
+        if all(c.header.isascii() for c in header):
+            break  # the later (ASCII-compatible) code pages read the same names
     if best is None:
         raise SeriesError(
             f"{label}: cannot decode the file as "
