@@ -141,6 +141,15 @@ def test_semicolon_decimal_comma_resave_reads_like_its_pdh_twin() -> None:
     assert not any("decimal commas" in n for n in pdh.quality.notes)
 
 
+def test_semicolon_resave_with_quoted_cells(tmp_path: Path) -> None:
+    # the same cells, each quoted (as a spreadsheet may write them)
+    lines = ES_SEMICOLON.read_bytes().decode("cp1252").splitlines()
+    quoted = [";".join(f'"{c.strip()}"' for c in line.split(";")) for line in lines]
+    f = tmp_path / "quoted.csv"
+    f.write_bytes("\r\n".join(quoted).encode("cp1252"))
+    pd.testing.assert_frame_equal(read_perfmon(f).data, read_perfmon(ES_CSV1).data)
+
+
 def test_decoding_naming_most_counters_wins(tmp_path: Path) -> None:
     # the TSV's time, disk and CPU columns alone, comma-separated: in cp1252 bytes
     # "Disco f\xedsico" also decodes as cp932 (into a kanji), which named the CPU
