@@ -167,6 +167,34 @@ def test_decoding_naming_most_counters_wins(tmp_path: Path) -> None:
     assert metric(s, "disk_iops").max() == pytest.approx(1785.812576, abs=1e-6)
 
 
+def test_code_page_tie_goes_to_the_one_without_cjk_in_latin_words(
+    tmp_path: Path,
+) -> None:
+    # counter names in ASCII name as many counters in every code page; the zone
+    # name "Hora est\xe1ndar romance" (cp1252) also decodes as cp932 ("est\u7663dar"),
+    # which came first: once encoding cp932 and that zone name
+    es = read_perfmon(
+        Path(__file__).parent / "data/series/perfmon/es_unknown_counters.csv"
+    )
+    assert (es.metadata["encoding"], es.metadata["timezone_name"]) == (
+        "cp1252",
+        "Hora estándar romance",
+    )
+    f = tmp_path / "de.csv"
+    f.write_bytes(
+        '"(PDH-CSV 4.0) (Mitteleuropäische Sommerzeit)(-120)",'
+        '"\\\\SRV-DE\\Processor(_Total)\\% Processor Time"\r\n'
+        '"07/01/2024 08:00:00.000","12.5"\r\n'.encode("cp1252")
+    )
+    de = read_perfmon(f)
+    assert (de.metadata["encoding"], de.metadata["timezone_name"]) == (
+        "cp1252",
+        "Mitteleuropäische Sommerzeit",
+    )
+    # a Japanese description (wfjsg) keeps cp932: no Latin word holds its kanji
+    assert read_perfmon(JA_DCS).metadata["encoding"] == "cp932"
+
+
 def test_bad_cells_of_tsv_and_semicolon_logs_are_one_line(tmp_path: Path) -> None:
     lines = ES_TSV.read_bytes().decode("cp1252").split("\r\n")
     cells = lines[2].split("\t")

@@ -416,10 +416,12 @@ def _decode_and_split(data: bytes, label: str, encoding: str | None) -> _Split:
     """Encoding, counter columns, CSV rows, their line numbers and the layout.
 
     The candidate encoding whose header names the most counters of
-    :data:`VARIABLE_MAP` wins (the earliest on a tie, so a file whose names
-    are ASCII stays UTF-8): a single byte code page decodes any bytes, and a
+    :data:`VARIABLE_MAP` wins: a single byte code page decodes any bytes, and a
     Spanish ``Disco f\xedsico`` also decodes as cp932 (into other letters), so
-    the first decoding that names one counter may have garbled the others.
+    the first decoding that names one counter may have garbled the others. On
+    a tie (counter names in ASCII) the one with fewer CJK characters inside a
+    Latin word wins (``Hora est\xe1ndar romance`` is no cp932), then the
+    earliest (a file whose header is ASCII stays UTF-8).
     The candidates (:func:`vsizer._textio.candidate_encodings`): *encoding*
     when given; UTF-16 with a byte-order mark, or without one when the file
     starts with a quote and a NUL; else :data:`ENCODINGS`.
@@ -435,15 +437,18 @@ def _decode_and_split(data: bytes, label: str, encoding: str | None) -> _Split:
     else:
         candidates = candidate_encodings(data, ENCODINGS, bare_utf16_start=b'"')
         texts = decodings(data, candidates)  # decoded one at a time, as needed
-    best: tuple[int, str, str, Layout] | None = None
+    best: tuple[tuple[int, int], str, str, Layout] | None = None
     for text, name in texts:
         layout = layout_of(text)
-        header = _header_columns(text, label, layout)
-        known = sum(c.role is not None for c in header)
-        if best is None or known > best[0]:
-            best = (known, text, name, layout)
-        if all(c.header.isascii() for c in header):
-            break  # the later (ASCII-compatible) code pages read the same names
+        line, header = _header_line(text, label, layout)
+        score = (
+            sum(c.role is not None for c in header),
+            -len(_LATIN_CJK_LATIN.findall(line)),
+        )
+        if best is None or score > best[0]:
+            best = (score, text, name, layout)
+        if line.isascii():
+            break  # the later (ASCII-compatible) code pages read the same line
     if best is None:
         raise SeriesError(
             f"{label}: cannot decode the file as "
@@ -457,12 +462,17 @@ def _decode_and_split(data: bytes, label: str, encoding: str | None) -> _Split:
     return shown, columns, rows, numbers, layout
 
 
-def _header_columns(text: str, label: str, layout: Layout) -> list[Column]:
-    """The counter columns of the first non-empty line of *text*."""
+# A Latin letter, CJK characters, a Latin letter: "est\u7663dar", "f\ufa0eico" -- a
+# cp1252 accented letter and the next byte read as one cp932 character.
+_LATIN_CJK_LATIN = re.compile(r"[A-Za-z][\u3000-\u9fff\uf900-\ufaff]+[A-Za-z]")
+
+
+def _header_line(text: str, label: str, layout: Layout) -> tuple[str, list[Column]]:
+    """The first non-empty line of *text* and its counter columns."""
     start = text.lstrip("\ufeff\r\n")
     line = start[: start.find("\n")] if "\n" in start else start
     rows, _ = split_rows(line, label, layout)
-    return [Column(i, h) for i, h in enumerate(rows[0] if rows else []) if i > 0]
+    return line, [Column(i, h) for i, h in enumerate(rows[0] if rows else []) if i > 0]
 
 
 # -------------------------------------------------------------------- values
