@@ -122,16 +122,20 @@ def sums(
 
 def warn_not_in_tabs(
     names: list[str], sheets: dict[str, Sheet | None], quality: QualityReport,
-    tabs: tuple[str, ...] = ("vCPU", "vMemory", "vDisk"),
+    tabs: tuple[str, ...] = ("vCPU", "vMemory", "vDisk", "vPartition"),
 ) -> None:
     """``rvtools_vm_not_in_tab`` for each tab of ``tabs`` in the export in
-    which some of the (planned) VMs ``names`` have no row."""
+    which some of the (planned) VMs ``names`` have no row; for vPartition, which
+    lists only VMs whose VMware Tools report their guest's partitions, only when
+    none of them has a row (its rows then name VMs otherwise than vInfo does)."""
     for tab in tabs:
         sheet = sheets.get(tab)
-        rows = index(sheet) if sheet is not None else None
-        if not rows:
+        if sheet is None or not sheet.rows:
             continue
+        rows = index(sheet)
         missing = [n for n in names if n not in rows]
+        if tab == "vPartition" and len(missing) < len(names):
+            continue
         if missing:
             quality.warn(
                 "rvtools_vm_not_in_tab",
