@@ -193,3 +193,24 @@ def test_vpartition_naming_no_planned_vm_is_stated():
     q = QualityReport()
     warn_not_in_tabs(["qapplAP01", "ADCSCA01"], {"vPartition": part}, q)
     assert q.warnings == []
+
+
+def test_next_shared_bus_number_is_the_api_enum(nxt):
+    # defect: RVTools 3.x writes vDisk 'Shared Bus' as the VirtualSCSISharing
+    # number: 0 (noSharing) on 242 disks, 2 (physicalSharing) on the 4 physical
+    # RDMs of gtappDB02 and gtappDB03 (a guest cluster). Every '0' was read as a
+    # shared bus, so 118 of the 131 VMs were "blocked" for migration by "1 (2, 3)
+    # shared or multi-writer disk(s)"
+    facts = nxt.metadata["vm_facts"]
+    shared = {n: f["shared_disks"] for n, f in facts.items() if f["shared_disks"]}
+    assert shared == {"gtappDB02": 2, "gtappDB03": 2}
+    assert (facts["gtappDB02"]["rdm_disks"], facts["ADCSCA01"]["shared_disks"]) == (2, 0)
+
+
+@pytest.mark.parametrize(("bus", "shared"), [
+    (0, False), ("0", False), (2, True), ("1", True), ("noSharing", False),
+    ("physicalSharing", True), ("virtualSharing", True), (None, False), ("", False),
+])
+def test_shared_bus_spellings(bus, shared):
+    from vsizer.inventory._rvtools_facts import _bus_shared
+    assert _bus_shared(bus) is shared
