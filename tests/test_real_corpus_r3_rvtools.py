@@ -214,3 +214,27 @@ def test_next_shared_bus_number_is_the_api_enum(nxt):
 def test_shared_bus_spellings(bus, shared):
     from vsizer.inventory._rvtools_facts import _bus_shared
     assert _bus_shared(bus) is shared
+
+
+def test_next_as_per_tab_csv_export_reads_the_same(tmp_path, nxt):
+    # the same tabs written as RVTools' per-tab CSV export (RVTools_tab<tab>.csv,
+    # every cell text): the joins by VM ID and the bus-sharing numbers hold
+    import csv
+
+    import openpyxl
+
+    wb = openpyxl.load_workbook(NEXT, read_only=True)
+    for ws in wb.worksheets:
+        with open(tmp_path / f"RVTools_tab{ws.title}.csv", "w", newline="",
+                  encoding="utf-8") as f:
+            csv.writer(f).writerows(
+                ["" if v is None else v for v in r] for r in ws.iter_rows(values_only=True))
+    wb.close()
+    inv = read_rvtools(tmp_path)
+    assert inv.metadata["format"] == "csv"
+    for name in ("ADCSCA01", "nxtAPAIR01", "qapplAP01"):
+        a, b = _row(inv, name), _row(nxt, name)
+        assert (a["disk_gib"], a["disk_used_gib"]) == (b["disk_gib"], b["disk_used_gib"])
+    assert {n for n, f in inv.metadata["vm_facts"].items() if f["shared_disks"]} == {
+        "gtappDB02", "gtappDB03"}
+    assert len(_warnings(inv, "rvtools_vm_matched_by_id")) == 2
