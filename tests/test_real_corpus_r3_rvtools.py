@@ -188,6 +188,10 @@ def test_vpartition_naming_no_planned_vm_is_stated():
         "or name and VM ID): what vPartition gives is missing for them, e.g. "
         "'qapplAP01' (a filtered or inconsistent export; check the VM column of both "
         "tabs)."]
+    # rows of VMs vInfo has but that are not planned (powered off): silent
+    q = QualityReport()
+    warn_not_in_tabs(["ADCSCA01"], {"vPartition": part}, q, ["ADCSCA01", "qappAP01"])
+    assert q.warnings == []
     # some VMs without partitions (powered off, no VMware Tools) is normal: silent
     part.rows.append((3, {"vm": "ADCSCA01", "disk": "C:\\", "consumed mb": 23180}))
     q = QualityReport()
@@ -238,3 +242,12 @@ def test_next_as_per_tab_csv_export_reads_the_same(tmp_path, nxt):
     assert {n for n, f in inv.metadata["vm_facts"].items() if f["shared_disks"]} == {
         "gtappDB02", "gtappDB03"}
     assert len(_warnings(inv, "rvtools_vm_matched_by_id")) == 2
+
+
+def test_hyperv_vpartition_of_powered_off_vms_only_is_not_warned():
+    # round 2's Hyper-V per-tab CSV: vPartition has 8 rows, all of 'Off' VMs that
+    # vInfo names the same (P-SDNS-04, P-SQL-ALW-B2, ...): the tab matches vInfo,
+    # the planned ('On') VMs just have no partitions listed
+    inv = read_rvtools(REAL / "kylow_hyperv_csv")
+    assert not any("vPartition" in w.message
+                   for w in _warnings(inv, "rvtools_vm_not_in_tab"))

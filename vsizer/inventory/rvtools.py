@@ -202,7 +202,7 @@ def read_rvtools(
         {r.name: _power(c) for r, c in _with_context(records, vinfo, sheets)}, quality,
         vinfo.header("Powerstate"),
     )
-    warn_not_in_tabs([r.name for r, _ in planned], sheets, quality)
+    warn_not_in_tabs([r.name for r, _ in planned], sheets, quality, [r.name for r in records])
     on_host = _planned_values(planned, sheets, disks, hosts, problems, quality)
     inv = finish(
         records, problems=problems, quality=quality, source=os.fspath(path),
