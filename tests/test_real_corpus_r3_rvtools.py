@@ -251,3 +251,14 @@ def test_hyperv_vpartition_of_powered_off_vms_only_is_not_warned():
     inv = read_rvtools(REAL / "kylow_hyperv_csv")
     assert not any("vPartition" in w.message
                    for w in _warnings(inv, "rvtools_vm_not_in_tab"))
+
+
+def test_tab_without_vm_column_or_ids_is_stated():
+    # as the workshop's vPartition, but a vDisk without 'VM' and without VM ID:
+    # nothing joins it; before, a tab with no 'VM' column was skipped silently
+    disk = _sheet("vDisk", ["NEXT Data Center", "Disk", "Capacity MB"],
+                  [["ntxAPAIR01", "Hard disk 1", 46080]])
+    q = QualityReport()
+    warn_not_in_tabs(["nxtAPAIR01"], {"vDisk": disk}, q)
+    assert [w.message[:58] for w in q.warnings] == [
+        "1 of 1 VM(s) of vInfo have no row in the vDisk tab (matche"]
