@@ -30,6 +30,7 @@ import pandas as pd
 import pytest
 
 from vsizer.cli import main
+from vsizer.errors import InventoryError
 from vsizer.inventory import read_rvtools
 from vsizer.inventory._rvtools_ids import join_by_id
 from vsizer.inventory._rvtools_names import warn_not_in_tabs
@@ -262,3 +263,33 @@ def test_tab_without_vm_column_or_ids_is_stated():
     warn_not_in_tabs(["nxtAPAIR01"], {"vDisk": disk}, q)
     assert [w.message[:58] for w in q.warnings] == [
         "1 of 1 VM(s) of vInfo have no row in the vDisk tab (matche"]
+
+
+#: Display name -> database column name of RVTools' -DBColumnNames option, for
+#: the vInfo columns below (as RVToolsMerge's SheetConfiguration.cs maps them).
+_DB_NAMES = {"VM": "vInfoVMName", "Powerstate": "vInfoPowerstate",
+             "Template": "vInfoTemplate", "CPUs": "vInfoCPUs", "Memory": "vInfoMemory"}
+
+
+def test_database_column_names_are_refused_in_one_line(tmp_path):
+    # an export with RVTools' -DBColumnNames option ('vInfoVMName', ...) was
+    # refused as "not an RVTools export": now the line names the option. Built
+    # from the workshop file's vInfo, its first five headers renamed
+    import openpyxl
+
+    wb = openpyxl.load_workbook(NEXT)
+    for cell in wb["vInfo"][1]:
+        cell.value = _DB_NAMES.get(cell.value, cell.value)
+    path = tmp_path / "db-names.xlsx"
+    wb.save(path)
+    out = tmp_path / "plan.json"
+    with pytest.raises(SystemExit) as info:
+        main(["plan", str(path), "-q", "-o", str(out)])
+    assert info.value.code == 2
+    with pytest.raises(InventoryError) as err:
+        read_rvtools(path)
+    assert str(err.value) == (
+        "db-names.xlsx: vInfo has RVTools' database column names ('vInfoVMName', "
+        "'vInfoPowerstate', ...: its -DBColumnNames option); expected its display "
+        "names ('VM', 'Powerstate', 'CPUs', 'Memory'): export again without "
+        "-DBColumnNames")
