@@ -56,6 +56,7 @@ from vsizer.series._csv_table import (
     convert,
     count_by,
     finish,
+    no_value_note,
     numbers,
     read_text_table,
     stripped,
@@ -130,6 +131,8 @@ def read_long(path: str | os.PathLike[str], *, tz: str | None = None) -> SeriesS
     )
     unit = _units(table, metrics, problems)
     problems.raise_if_any()
+    said = no_value_note(file, [table.col["value"]])
+    notes += [said] if said else []
 
     quality = SeriesQuality()
     _count_dropped(quality, server, metrics, ts_ok & blank)

@@ -41,6 +41,7 @@ from vsizer.series._csv_table import (
     convert,
     count_by,
     finish,
+    no_value_note,
     numbers,
     read_text_table,
     units_read,
@@ -219,6 +220,8 @@ def _read_columns(
         values.append(v)
         blanks.append(b)
     problems.raise_if_any()
+    said = no_value_note(file, [c for i, c in enumerate(body) if i != t_idx])
+    notes += [said] if said else []
     return _WideTable(
         file, header, t_idx, servers, col_units, lines, ts, ts_ok, index, values, blanks
     )

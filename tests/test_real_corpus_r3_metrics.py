@@ -1,0 +1,188 @@
+"""Corpus round 3, metrics exports (tests/data/real/metrics/README.md and the
+third round of tests/data/real/prometheus/README.md): real Grafana panel CSV
+exports and a real Prometheus instant-query response, pinned to figures checked
+by hand.
+
+Hand checks (from the repository root):
+
+* Grafana 4 columns export, per server column: ``undefined`` cells, rows kept
+  (first of each time), repeated times, peak::
+
+    awk -F';' 'NR>1{for(i=2;i<=6;i++){if($i=="undefined"){u[i]++} else if(!(($1,i)
+      in seen)){seen[$1,i]=1;k[i]++; if($i>m[i])m[i]=$i} else d[i]++}} END{for(i=2;
+      i<=6;i++) print i, u[i]+0, k[i], d[i]+0, m[i]}'
+      tests/data/real/metrics/mpawlik_grafana4_columns_undefined_excerpt.csv
+
+  -> column 1024: 0, 22, 12, 12.3561909445; 128: 6, 22, 6, 46.90975262458333;
+  2048: 2, 22, 10, 6.425573576916666; 256: 4, 22, 8, 30.63843127375;
+  512: 12, 22, 0, 23.725289847499997.
+* Grafana Excel export: ``head -c 12 FILE | od -c`` shows the UTF-8 mark and
+  ``sep=;``; line 3 is the header again, comma-separated (``sed -n 3p``).
+* cAdvisor instant query: ``python -m json.tool`` -> ``"resultType": "vector"``,
+  10 results, all at 1689611378.336.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from vsizer.cli import app
+from vsizer.errors import SeriesError
+from vsizer.series.prometheus import read_query_range
+from vsizer.series.tabular import read_long
+from vsizer.series.wide import read_wide
+
+REAL = Path(__file__).parent / "data" / "real"
+METRICS = REAL / "metrics"
+GRAFANA4 = METRICS / "mpawlik_grafana4_columns_undefined_excerpt.csv"
+EXCEL = METRICS / "tenst_grafana_excel_sep_first30.csv"
+VECTOR = REAL / "prometheus" / "ravishende_cadvisor_query_vector.json"
+pytestmark = pytest.mark.slow
+runner = CliRunner()
+
+
+def issues(s, kind: str) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    return {i["server"]: i["count"] for i in s.quality.issues if i["kind"] == kind}
+
+
+# ------------------------------------------- Grafana 4 "series as columns"
+
+
+def test_grafana4_undefined_cells_are_missing_points() -> None:
+    # Grafana 4.x file_export.ts writes 'undefined' where a series has no point
+    # at a row's time. Once: 24 lines "expected a non-negative number, got
+    # 'undefined'" and nothing read.
+    s = read_wide(GRAFANA4)
+    assert issues(s, "dropped") == {"128": 6, "2048": 2, "256": 4, "512": 12}
+    assert (
+        "mpawlik_grafana4_columns_undefined_excerpt.csv: 24 'undefined' cells read "
+        "as no sample (how Grafana's CSV export and Prometheus write a missing "
+        "point); counted as dropped."
+    ) in s.quality.notes
+    # the export repeats times (15:00 ... 18:30 three times): first kept, counted
+    assert issues(s, "duplicate") == {"1024": 12, "128": 6, "2048": 10, "256": 8}
+    by = s.data.groupby("server")["value"]
+    assert by.size().to_dict() == {k: 22 for k in ("1024", "128", "2048", "256", "512")}
+    assert by.max().to_dict() == pytest.approx(
+        {"1024": 0.123561909445, "128": 0.4690975262458333,
+         "2048": 0.06425573576916666, "256": 0.3063843127375,
+         "512": 0.23725289847499997}
+    )  # fmt: skip
+
+
+def test_grafana4_export_imports_through_the_cli(tmp_path: Path) -> None:
+    r = runner.invoke(
+        app,
+        ["import", str(GRAFANA4), "--format", "wide", "--metric", "cpu_util",
+         "--unit", "%", "--store", str(tmp_path / "s")],
+        env={"COLUMNS": "250"},
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    rows = [ln.split("│")[1:-1] for ln in r.output.splitlines() if "│" in ln]
+    cells = [[c.strip() for c in row] for row in rows]
+    assert cells[0][1:3] == ["110", "5"]  # 5 columns x 22 times kept
+    dropped = {c[1]: c[3] for c in cells[1:] if len(c) > 3 and c[2] == "dropped"}
+    assert dropped == {"128": "6", "2048": "2", "256": "4", "512": "12"}
+
+
+@pytest.mark.parametrize("word", ["null", "undefined", "NaN", "nan"])
+def test_no_value_spellings_in_long_and_wide(tmp_path: Path, word: str) -> None:
+    wide = tmp_path / "w.csv"
+    wide.write_text(
+        f"Time;web01\n2024-05-01T10:00:00Z;{word}\n2024-05-01T10:05:00Z;40\n"
+    )
+    s = read_wide(wide, metric="cpu_util", unit="%")
+    assert s.data["value"].tolist() == [pytest.approx(0.4)]
+    assert issues(s, "dropped") == {"web01": 1}
+    long = tmp_path / "l.csv"
+    long.write_text(
+        "server,timestamp,metric,value\n"
+        f"web01,2024-05-01T10:00:00Z,cpu,{word}\nweb01,2024-05-01T10:05:00Z,cpu,40\n"
+    )
+    s = read_long(long)
+    assert s.data["value"].tolist() == [pytest.approx(0.4)]
+    assert f"l.csv: 1 '{word}' cells read as no sample" in " ".join(s.quality.notes)
+
+
+def test_other_words_stay_errors(tmp_path: Path) -> None:
+    f = tmp_path / "w.csv"
+    f.write_text("Time;web01\n2024-05-01T10:00:00Z;n/a\n")
+    with pytest.raises(SeriesError) as err:
+        read_wide(f, metric="cpu_util")
+    assert err.value.problems == [
+        "w.csv line 2, column 'web01': expected a non-negative number, got 'n/a'."
+    ]
+
+
+# ------------------------------------------------ Grafana "Download for Excel"
+
+
+def test_excel_sep_line_is_obeyed() -> None:
+    # UTF-8 mark, 'sep=;' (Grafana's Excel option), the header, then a line
+    # someone added: the header again with commas. Once refused in two lines:
+    # "expected the same number of fields on every line; Error tokenizing data.
+    # C error: Expected 2 fields in line 2, saw 5\n." (pandas counted the fields
+    # of 'sep=;'). Now the separator is ';' and the error names line 3.
+    with pytest.raises(SeriesError) as err:
+        read_wide(EXCEL, metric="cpu_util")
+    assert err.value.problems[0] == (
+        "tenst_grafana_excel_sep_first30.csv line 3, column 'Time': expected an "
+        "ISO 8601 time such as 2024-05-01T10:00:00Z or Unix seconds/milliseconds, "
+        "got 'Time,C.MeteoST_bme280,C.Gas_boiler_supply,C.Kitchen_temp,...'."
+    )
+    assert all("\n" not in p for p in err.value.problems)
+
+
+def test_excel_sep_line_then_a_clean_export(tmp_path: Path) -> None:
+    # Grafana 6 (file_export.ts): mark, 'sep=;\r\n', quoted header, CRLF, null.
+    f = tmp_path / "grafana_data_export.csv"
+    f.write_bytes(
+        b'\xef\xbb\xbfsep=;\r\n"Time";"web01"\r\n'
+        b'"2019-01-15T14:10:00+02:00";null\r\n"2019-01-15T14:15:00+02:00";40.4'
+    )
+    s = read_wide(f, metric="cpu_util", unit="%")
+    assert s.data["value"].tolist() == [pytest.approx(0.404)]
+    assert str(s.data["timestamp"].iloc[0]) == "2019-01-15 12:15:00+00:00"
+    assert issues(s, "dropped") == {"web01": 1}
+
+
+def test_a_longer_line_is_one_line_naming_it(tmp_path: Path) -> None:
+    f = tmp_path / "x.csv"
+    f.write_text(
+        "sep=;\nTime;a;b\n2017-08-15T18:30:00Z;1;2\n\n2017-08-15T19:00:00Z;1;2;3;4\n"
+    )
+    with pytest.raises(SeriesError) as err:
+        read_wide(f)
+    assert err.value.problems == [
+        "x.csv line 5: expected 3 fields as in the header (the line has 5), got "
+        "'2017-08-15T19:00:00Z;1;2;3;4'."
+    ]
+
+
+def test_blank_lines_before_the_header(tmp_path: Path) -> None:
+    # once "expected a header line, got an empty file." (pandas: no columns)
+    f = tmp_path / "x.csv"
+    f.write_text("\n\nTime,a\n2019-01-15T14:10:00Z,3\n2019-01-15T14:15:00Z,bad\n")
+    with pytest.raises(SeriesError) as err:
+        read_wide(f, metric="cpu_util")
+    assert err.value.problems == [
+        "x.csv line 5, column 'a': expected a non-negative number, got 'bad'."
+    ]
+
+
+# ------------------------------------------------ Prometheus instant query
+
+
+def test_cadvisor_instant_query_is_refused_plainly() -> None:
+    # /api/v1/query of rate(container_cpu_usage_seconds_total[3h]): one point per
+    # series, no time series; the message says which endpoint to save.
+    with pytest.raises(SeriesError) as err:
+        read_query_range(VECTOR, metric="cpu_util")
+    assert err.value.problems == [
+        "ravishende_cadvisor_query_vector.json: expected resultType 'matrix' (a "
+        "query_range response), got 'vector'; save /api/v1/query_range, not "
+        "/api/v1/query."
+    ]
