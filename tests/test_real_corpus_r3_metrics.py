@@ -16,6 +16,18 @@ Hand checks (from the repository root):
   -> column 1024: 0, 22, 12, 12.3561909445; 128: 6, 22, 6, 46.90975262458333;
   2048: 2, 22, 10, 6.425573576916666; 256: 4, 22, 8, 30.63843127375;
   512: 12, 22, 0, 23.725289847499997.
+* Pablo-CC pod exports, per column Pod 1..5, avg: values, ``null`` cells, peak::
+
+    tr -d '\r' < tests/data/real/metrics/pablocc_grafana_k8s_pods_memory_usage.csv |
+      awk -F, 'NR>1{for(i=2;i<=7;i++){if($i!="null"){n[i]++; if($i>m[i])m[i]=$i}
+      else u[i]++}} END{for(i=2;i<=7;i++) print i, n[i], u[i]+0, m[i]}'
+
+  -> 36/80/452890624, 104/12/489332736, 36/80/492265472, 116/0/545173504,
+  54/62/515706880, 116/0 (avg); the CPU file: 34/82, 102/14, 34/82, 116/0, 54/62.
+  ``avg`` is the mean of the pods present at every row (pandas ``mean(axis=1)``).
+* heekof excerpt: ``awk -F';' 'NR>1{n[$1]++; if($3>m[$1])m[$1]=$3} END{for(k in n)
+  print k, n[k], m[k]}'`` -> 12 points each, peaks 8.266666666666667 (mini-mon),
+  0.3333333333333333 (devstack2).
 * Grafana Excel export: ``head -c 12 FILE | od -c`` shows the UTF-8 mark and
   ``sep=;``; line 3 is the header again, comma-separated (``sed -n 3p``).
 * cAdvisor instant query: ``python -m json.tool`` -> ``"resultType": "vector"``,
@@ -186,3 +198,129 @@ def test_cadvisor_instant_query_is_refused_plainly() -> None:
         "query_range response), got 'vector'; save /api/v1/query_range, not "
         "/api/v1/query."
     ]
+
+
+# ------------------------------------- Grafana export of Kubernetes pods (HPA)
+
+PODS_MEM = METRICS / "pablocc_grafana_k8s_pods_memory_usage.csv"
+PODS_CPU = METRICS / "pablocc_grafana_k8s_pods_cpu_usage.csv"
+PODS = ["Pod 1", "Pod 2", "Pod 3", "Pod 4", "Pod 5"]
+
+
+def test_pod_memory_export_reads_and_leaves_out_the_avg_column() -> None:
+    # 'Time,Pod 1,...,Pod 5,avg', 'null' for a pod not running. Once refused
+    # ('null'); then 'avg' (the mean of the pods present at each row) became a
+    # sixth server, its memory planned a second time.
+    s = read_wide(PODS_MEM, metric="mem_used_gib", unit="B")
+    assert s.metadata["servers"] == PODS
+    by = s.data.groupby("server")["value"]
+    assert by.size().to_dict() == dict(zip(PODS, [36, 104, 36, 116, 54], strict=True))
+    assert by.max().to_dict() == pytest.approx(
+        {p: b / 2**30 for p, b in zip(
+            PODS, [452890624, 489332736, 492265472, 545173504, 515706880], strict=True
+        )}
+    )  # fmt: skip
+    assert issues(s, "dropped") == {
+        "Pod 1": 80, "Pod 2": 12, "Pod 3": 80, "Pod 5": 62, "avg": 116,
+    }  # fmt: skip
+    (avg,) = [i for i in s.quality.issues if i["server"] == "avg"]
+    assert avg["detail"] == (
+        "column 'avg' is the mean of the other 5 columns at all 116 rows, not a "
+        "server; left out"
+    )
+    assert str(s.data["timestamp"].min()) == "2019-08-05 12:39:15+00:00"
+
+
+def test_pod_cpu_export_through_the_cli(tmp_path: Path) -> None:
+    r = runner.invoke(
+        app,
+        ["import", str(PODS_CPU), "--format", "wide", "--store", str(tmp_path / "s")],
+        env={"COLUMNS": "250"},
+    )
+    assert r.exit_code == 0, r.output
+    cells = [
+        [c.strip() for c in ln.split("│")[1:-1]]
+        for ln in r.output.splitlines()
+        if "│" in ln
+    ]
+    assert cells[0][1:3] == ["340", "5"]  # 34 + 102 + 34 + 116 + 54 samples, 5 pods
+    dropped = {c[1]: c[3] for c in cells[1:] if len(c) > 3 and c[2] == "dropped"}
+    assert dropped == {"Pod 1": "82", "Pod 2": "14", "Pod 3": "82", "Pod 5": "62",
+                       "avg": "116"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "third", "kept"),
+    [
+        ("Total", "30", False),  # 10 + 20: the sum of the others
+        ("total", "31", True),  # not their sum: a server named 'total'
+        ("max", "20", False),
+        ("web03", "30", True),  # not named as an aggregate
+    ],
+)
+def test_aggregate_column_left_out_only_when_it_is_one(
+    tmp_path: Path, name: str, third: str, kept: bool
+) -> None:
+    f = tmp_path / "w.csv"
+    f.write_text(
+        f"Time,web01,web02,{name}\n"
+        f"2024-05-01T10:00:00Z,10,20,{third}\n2024-05-01T10:05:00Z,5,null,5\n"
+    )
+    s = read_wide(f, metric="cpu_util", unit="%")
+    assert (name in s.metadata["servers"]) is kept
+    assert (
+        "dropped" in [i["kind"] for i in s.quality.issues if i["server"] == name]
+    ) is (not kept)
+
+
+# ---------------------------------------- Grafana "series as rows" (Monasca)
+
+ROWS = METRICS / "heekof_grafana4_series_rows_monasca_excerpt.csv"
+MINI = "net.out_packets_sec.value(device=eth0,hostname=mini-mon,service=monitoring,)"
+DEV = "net.out_packets_sec.value(device=eth0,hostname=devstack2,service=client-str,)"
+
+
+def test_series_rows_layout_each_series_a_server() -> None:
+    # 'Series;Time;Value', one row per point (Grafana 4, Monasca datasource).
+    # Once: --format wide took 'Series' for a server (20,214 bad cells in the
+    # whole file) and --format long wanted server and metric columns.
+    s = read_wide(ROWS, metric="cpu_util", unit="%")
+    assert s.metadata["servers"] == [DEV, MINI]
+    by = s.data.groupby("server")["value"]
+    assert by.size().to_dict() == {DEV: 12, MINI: 12}
+    assert by.max().to_dict() == pytest.approx(
+        {DEV: 0.003333333333333333, MINI: 0.08266666666666667}
+    )
+    assert s.quality.notes[0].startswith(
+        "heekof_grafana4_series_rows_monasca_excerpt.csv: Grafana's series-as-rows "
+        "layout (Series, Time, Value); each series name is read as a server (2: "
+    )
+    assert str(s.data["timestamp"].min()) == "2016-05-19 11:36:27+00:00"
+
+
+def test_series_rows_file_given_as_long_says_what_to_do() -> None:
+    with pytest.raises(SeriesError) as err:
+        read_long(ROWS)
+    assert err.value.problems == [
+        "heekof_grafana4_series_rows_monasca_excerpt.csv: expected the columns "
+        "server, timestamp, metric, value (and optionally unit) or their aliases, "
+        "got 'Series', 'Time', 'Value'; missing server, metric; this is Grafana's "
+        "series-as-rows export (one series per server, one metric per file): read "
+        "it with --format wide --metric NAME."
+    ]
+
+
+def test_series_rows_grafana6_quoted_with_null_and_repeats(tmp_path: Path) -> None:
+    # Grafana 6 (file_export.ts convertSeriesListToCsv): quoted, CRLF, null.
+    f = tmp_path / "grafana_data_export.csv"
+    f.write_bytes(
+        b'"Series";"Time";"Value"\r\n'
+        b'"web01";"2020-05-04T15:29:37+02:00";null\r\n'
+        b'"web01";"2020-05-04T15:29:38+02:00";48.1875\r\n'
+        b'"web01";"2020-05-04T15:29:38+02:00";48.46875\r\n'
+        b'"web02";"2020-05-04T15:29:38+02:00";12'
+    )
+    s = read_wide(f, metric="cpu_util", unit="%")
+    assert s.data["value"].tolist() == [pytest.approx(0.481875), pytest.approx(0.12)]
+    assert issues(s, "dropped") == {"web01": 1}
+    assert issues(s, "duplicate") == {"web01": 1}

@@ -213,7 +213,13 @@ def _long_table(
             file,
             "expected the columns server, timestamp, metric, value (and optionally "
             f"unit) or their aliases, got {', '.join(repr(h) for h in header)}; "
-            f"missing {', '.join(missing)}.",
+            f"missing {', '.join(missing)}"
+            + (
+                "; this is Grafana's series-as-rows export (one series per server, "
+                "one metric per file): read it with --format wide --metric NAME."
+                if [h.strip().casefold() for h in header] == ["series", "time", "value"]
+                else "."
+            ),
         )
         problems.raise_if_any()
     return _LongTable(
