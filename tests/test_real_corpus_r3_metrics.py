@@ -282,7 +282,7 @@ DEV = "net.out_packets_sec.value(device=eth0,hostname=devstack2,service=client-s
 
 def test_series_rows_layout_each_series_a_server() -> None:
     # 'Series;Time;Value', one row per point (Grafana 4, Monasca datasource).
-    # Once: --format wide took 'Series' for a server (20,214 bad cells in the
+    # Once: --format wide took 'Series' for a server (20,234 bad cells in the
     # whole file) and --format long wanted server and metric columns.
     s = read_wide(ROWS, metric="cpu_util", unit="%")
     assert s.metadata["servers"] == [DEV, MINI]
