@@ -45,6 +45,7 @@ from vsizer.cli import app
 from vsizer.errors import SeriesError
 from vsizer.series.prometheus import read_query_range
 from vsizer.series.tabular import read_long
+from vsizer.series.traces import read_alibaba_machine_usage
 from vsizer.series.wide import read_wide
 
 REAL = Path(__file__).parent / "data" / "real"
@@ -324,3 +325,25 @@ def test_series_rows_grafana6_quoted_with_null_and_repeats(tmp_path: Path) -> No
     assert s.data["value"].tolist() == [pytest.approx(0.481875), pytest.approx(0.12)]
     assert issues(s, "dropped") == {"web01": 1}
     assert issues(s, "duplicate") == {"web01": 1}
+
+
+# ------------------------------------- Alibaba cluster-trace-v2018 (real rows)
+
+ALI = METRICS / "alibaba2018_gohsyi_m_1932"
+
+
+def test_alibaba_2018_real_rows_of_one_machine() -> None:
+    # The reader had only a hand-made sample; these are the first 200 lines of a
+    # real machine_usage.csv (no header; mem_gps and mkpi empty on every line)
+    # and the 8 machine_meta.csv events of m_1932 (cpu_num 96).
+    s = read_alibaba_machine_usage(ALI, start="2018-01-01T00:00Z")
+    by = s.data.groupby("metric")["value"]
+    assert by.size().to_dict() == {"cpu_util": 200, "mem_util": 200}
+    assert by.max().to_dict() == pytest.approx({"cpu_util": 0.85, "mem_util": 0.97})
+    assert by.mean()["cpu_util"] == pytest.approx(0.4321)
+    assert s.metadata["machines"]["m_1932"]["cpu_count"] == 96
+    # time_stamp 386640 .. 404150 s after the start given
+    assert str(s.data["timestamp"].min()) == "2018-01-05 11:24:00+00:00"
+    assert str(s.data["timestamp"].max()) == "2018-01-05 16:15:50+00:00"
+    cpu = s.data[s.data["metric"] == "cpu_util"].set_index("timestamp")["value"]
+    assert str(cpu.idxmax()) == "2018-01-05 12:53:40+00:00"  # 392020 s: 85 %
