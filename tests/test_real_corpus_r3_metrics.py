@@ -175,6 +175,15 @@ def test_a_longer_line_is_one_line_naming_it(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize("text", ["sep=;", "sep=;\r\n", "\ufeffsep=,\n\n"])
+def test_a_sep_line_alone_is_an_empty_file(tmp_path: Path, text: str) -> None:
+    f = tmp_path / "x.csv"
+    f.write_text(text, encoding="utf-8")
+    with pytest.raises(SeriesError) as err:
+        read_wide(f)
+    assert err.value.problems == ["x.csv: expected a header line, got an empty file."]
+
+
 def test_blank_lines_before_the_header(tmp_path: Path) -> None:
     # once "expected a header line, got an empty file." (pandas: no columns)
     f = tmp_path / "x.csv"

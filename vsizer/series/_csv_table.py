@@ -71,7 +71,9 @@ def _read_text_frame(
 ) -> tuple[list[str], list[pd.Series], Int64Array] | None:
     text, _ = decode(read_bytes(path), file)
     skipped, sep = _lead(text)
-    text = text.split("\n", skipped)[-1] if skipped else text
+    if skipped:
+        parts = text.split("\n", skipped)
+        text = parts[-1] if len(parts) > skipped else ""
     first = next((ln for ln in text.splitlines() if ln.strip(_BLANK)), "")
     if not first:  # nothing but white space and byte-order marks
         problems.whole(file, "expected a header line, got an empty file.")
@@ -155,14 +157,9 @@ def _fields_problem(
 NO_VALUE = frozenset({"null", "undefined", "nan"})
 
 
-def no_value_note(file: str, columns: list[pd.Series]) -> str | None:
-    """A note counting the cells of *columns* spelled as in :data:`NO_VALUE`."""
-    seen: dict[str, int] = {}
-    for column in columns:
-        counts = column.str.strip().value_counts()
-        for text, n in counts.items():
-            if str(text).casefold() in NO_VALUE:
-                seen[str(text)] = seen.get(str(text), 0) + int(n)
+def no_value_note(file: str, seen: dict[str, int]) -> str | None:
+    """A note counting the cells spelled as in :data:`NO_VALUE` (*seen*: the
+    spelling -> cells, as :func:`numbers` counts them)."""
     if not seen:
         return None
     said = ", ".join(f"{n:,} '{t}'" for t, n in sorted(seen.items()))
@@ -180,11 +177,17 @@ def stripped(column: pd.Series) -> pd.Series:
 
 
 def numbers(
-    text: pd.Series, file: str, lines: Int64Array, column: str, problems: Problems
+    text: pd.Series,
+    file: str,
+    lines: Int64Array,
+    column: str,
+    problems: Problems,
+    seen: dict[str, int] | None = None,
 ) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
     """Non-negative numbers of a text column (NaN where blank) and the blank mask.
 
-    A cell spelled as in :data:`NO_VALUE` (``null``, ``undefined``, ``NaN``) is blank.
+    A cell spelled as in :data:`NO_VALUE` (``null``, ``undefined``, ``NaN``) is
+    blank; *seen* (if given) counts those cells by spelling.
     """
     num = pd.to_numeric(text, errors="coerce").to_numpy(
         dtype=np.float64, na_value=np.nan
@@ -192,10 +195,12 @@ def numbers(
     blank = np.zeros(len(num), dtype=bool)
     not_number = np.flatnonzero(~np.isfinite(num))
     if len(not_number):  # blank cells, or cells to report
-        words = text.iloc[not_number].str.strip().str.casefold()
-        blank[not_number] = (words.eq("") | words.isin(NO_VALUE)).to_numpy(
-            dtype=bool, copy=True
-        )
+        words = text.iloc[not_number].str.strip()
+        said = words.str.casefold().isin(NO_VALUE)
+        blank[not_number] = (words.eq("") | said).to_numpy(dtype=bool, copy=True)
+        if seen is not None and said.any():
+            for word, n in words[said].value_counts().items():
+                seen[str(word)] = seen.get(str(word), 0) + int(n)
     bad = (~blank & ~np.isfinite(num)) | (num < 0)
     for pos in np.flatnonzero(bad):
         problems.cell(

@@ -126,12 +126,13 @@ def read_long(path: str | os.PathLike[str], *, tz: str | None = None) -> SeriesS
         groups=_series_codes(server, table.col["metric"]),
     )
     metrics = _metric_names(table, problems)
+    seen: dict[str, int] = {}
     value, blank = numbers(
-        table.col["value"], file, table.lines, table.head["value"], problems
+        table.col["value"], file, table.lines, table.head["value"], problems, seen
     )
     unit = _units(table, metrics, problems)
     problems.raise_if_any()
-    said = no_value_note(file, [table.col["value"]])
+    said = no_value_note(file, seen)
     notes += [said] if said else []
 
     quality = SeriesQuality()

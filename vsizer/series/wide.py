@@ -237,12 +237,13 @@ def _read_columns(
     )  # fmt: skip
     values: list[FloatArray] = []
     blanks: list[npt.NDArray[np.bool_]] = []
+    seen: dict[str, int] = {}
     for idx in (i for i in range(len(header)) if i != t_idx):
-        v, b = numbers(body[idx], file, lines, header[idx], problems)
+        v, b = numbers(body[idx], file, lines, header[idx], problems, seen)
         values.append(v)
         blanks.append(b)
     problems.raise_if_any()
-    said = no_value_note(file, [c for i, c in enumerate(body) if i != t_idx])
+    said = no_value_note(file, seen)
     notes += [said] if said else []
     return _WideTable(
         file, header, t_idx, servers, col_units, lines, ts, ts_ok, index, values, blanks
@@ -332,9 +333,10 @@ def _series_rows(
         body[1], header[1], lines, file, problems, notes, forced=False,
         start=times.start, step_s=times.step_s, zone=times.zone,
     )  # fmt: skip
-    v, b = numbers(body[2], file, lines, header[2], problems)
+    seen: dict[str, int] = {}
+    v, b = numbers(body[2], file, lines, header[2], problems, seen)
     problems.raise_if_any()
-    said = no_value_note(file, [body[2]])
+    said = no_value_note(file, seen)
     servers = sorted({str(n) for n in names})
     shown = ", ".join(f"'{n}'" for n in servers[:3]) + (" ..." if len(servers) > 3 else "")
     notes.append(
