@@ -283,6 +283,24 @@ def test_aggregate_column_left_out_only_when_it_is_one(
     ) is (not kept)
 
 
+def test_two_summary_columns_both_left_out(tmp_path: Path) -> None:
+    # a panel drawing avg and max: each is compared with the server columns only
+    f = tmp_path / "w.csv"
+    f.write_text(
+        "Time,web01,web02,avg,max\n2024-05-01T10:00:00Z,10,20,15,20\n"
+        "2024-05-01T10:05:00Z,30,null,30,30\n2024-05-01T10:10:00Z,40,60,50,60\n"
+    )
+    s = read_wide(f, metric="cpu_util", unit="%")
+    assert s.metadata["servers"] == ["web01", "web02"]
+    left = {i["server"]: i["detail"] for i in s.quality.issues if i["count"] == 3}
+    assert left == {
+        "avg": "column 'avg' is the mean of the other 2 columns at all 3 rows, not a "
+        "server; left out",
+        "max": "column 'max' is the max of the other 2 columns at all 3 rows, not a "
+        "server; left out",
+    }
+
+
 # ---------------------------------------- Grafana "series as rows" (Monasca)
 
 ROWS = METRICS / "heekof_grafana4_series_rows_monasca_excerpt.csv"

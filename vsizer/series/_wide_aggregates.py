@@ -33,7 +33,12 @@ AGGREGATE_NAMES = {
 #: Relative tolerance of the comparison.
 RTOL = 1e-6
 
-_HOW: dict[str, Callable[..., Any]] = {"mean": np.nanmean, "sum": np.nansum, "max": np.nanmax, "min": np.nanmin}
+_HOW: dict[str, Callable[..., Any]] = {
+    "mean": np.nanmean,
+    "sum": np.nansum,
+    "max": np.nanmax,
+    "min": np.nanmin,
+}
 
 
 def aggregate_columns(
@@ -42,11 +47,16 @@ def aggregate_columns(
     blanks: list[npt.NDArray[np.bool_]],
 ) -> dict[int, str]:
     """Position -> what it is (``"the mean of the other 5 columns at all 116
-    rows"``) of each column that is an aggregate of the other columns."""
+    rows"``) of each column that is an aggregate of the other columns.
+
+    The other columns are those not named as an aggregate (a panel may draw
+    both ``avg`` and ``max``), or all others when every one is so named.
+    """
+    named = [AGGREGATE_NAMES.get(n.strip().casefold()) for n in names]
     found: dict[int, str] = {}
-    for j, name in enumerate(names):
-        how = AGGREGATE_NAMES.get(name.strip().casefold())
-        others = [i for i in range(len(names)) if i != j]
+    for j, how in enumerate(named):
+        others = [i for i in range(len(names)) if i != j and named[i] is None]
+        others = others or [i for i in range(len(names)) if i != j]
         if how is None or not others:
             continue
         mat = np.vstack([np.where(blanks[i], np.nan, values[i]) for i in others])
