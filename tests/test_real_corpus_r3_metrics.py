@@ -75,7 +75,7 @@ def test_grafana4_undefined_cells_are_missing_points() -> None:
         "as no sample (how Grafana's CSV export and Prometheus write a missing "
         "point); counted as dropped."
     ) in s.quality.notes
-    # the export repeats times (15:00 ... 18:30 three times): first kept, counted
+    # the export repeats times (from 15:00 again after 18:30): first kept, counted
     assert issues(s, "duplicate") == {"1024": 12, "128": 6, "2048": 10, "256": 8}
     by = s.data.groupby("server")["value"]
     assert by.size().to_dict() == {k: 22 for k in ("1024", "128", "2048", "256", "512")}
