@@ -134,14 +134,13 @@ def test_a_scenario_with_the_displaced_groups_alone_is_the_scenario_with_every_g
     r = failover._PeakReplacer(pl)
     for h in range(hosts):
         got = r.scenario((h,))
-        # the reference: the hosts x every group occupancy, copied
+        # the reference: the hosts of every group, copied
         allowed = np.ones(hosts, dtype=bool)
         allowed[h] = False
         displaced = r._displaced((h,))
         displaced = displaced[np.argsort(r.rank[displaced], kind="stable")]
         loads = r.base_loads.copy()
-        occ = r.base_occ.copy()
-        occ[[h]] = False
+        occ = r.base_occ.subset(np.arange(r.base_occ.n_groups), [h])
         chosen = greedy_assign(displaced, p.demand, loads, r.max_load, p.anti_affinity,
                                occ, allowed, None, "balanced")
         want = [{"vm": p.vm_names[v], "to": r.host_ids[c]}

@@ -19,6 +19,7 @@ from tests.test_kernel import _fleet_problem
 from vsizer._jsonable import jsonable, jsonable_column, write_json
 from vsizer.placement import blocked, failover, heuristics
 from vsizer.placement.heuristics import greedy_assign
+from vsizer.placement.occupancy import GroupHosts
 from vsizer.placement.sizing import size_pool
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -121,12 +122,12 @@ def test_blocked_kernel_places_exactly_like_the_plain_scan(seed: int, rule: str)
     results = []
     with mock.patch.object(blocked, "MIN_HOSTS", 0):
         for use in (True, False):
-            ld, occ = loads.copy(), np.zeros((len(loads), 4), dtype=bool)
+            ld, occ = loads.copy(), GroupHosts.for_groups(groups, 4)
             out = greedy_assign(
                 order, demand, ld, max_load, groups, occ, allowed, pins, rule, blocked=use,
                 compiled=False,  # numpy's kernels (the compiled one: tests/test_kernel.py)
             )
-            results.append((out, ld, occ))
+            results.append((out, ld, occ.dense(len(loads))))
     (a, la, oa), (b, lb, ob) = results
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(la, lb)
@@ -137,9 +138,9 @@ def test_stop_at_unplaced_stops_at_the_first_vm_that_fits_nowhere() -> None:
     demand = np.array([[0.6], [0.6], [0.6], [0.1]])
     args = (np.arange(4), demand)
     full = greedy_assign(*args, np.zeros((2, 1)), np.ones(1), np.full(4, -1),
-                         np.zeros((2, 1), bool), np.ones(2, bool), None, "balanced")
+                         GroupHosts.empty(np.ones(1, np.int64)), np.ones(2, bool), None, "balanced")
     cut = greedy_assign(*args, np.zeros((2, 1)), np.ones(1), np.full(4, -1),
-                        np.zeros((2, 1), bool), np.ones(2, bool), None, "balanced",
+                        GroupHosts.empty(np.ones(1, np.int64)), np.ones(2, bool), None, "balanced",
                         runs=False, stop_at_unplaced=True)
     assert full.tolist() == [0, 1, -1, 0]
     assert cut.tolist() == [0, 1, -1, -1]

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from tests.numba_helpers import without_numba
 from vsizer.placement import _kernel, blocked, failover, heuristics
 from vsizer.placement.heuristics import greedy_assign
+from vsizer.placement.occupancy import GroupHosts
 from vsizer.placement.problem import PlacementProblem
 from vsizer.placement.sizing import size_pool
 
@@ -51,13 +52,13 @@ def _instance(seed: int, ties: bool = False) -> tuple[Any, ...]:
 def _run(args: tuple[Any, ...], rule: str, compiled: bool, use_blocks: bool,
          stop: bool = False, pins: bool = True) -> tuple[Any, ...]:
     order, demand, loads, max_load, groups, pin_of, allowed = args
-    ld, occ = loads.copy(), np.zeros((len(loads), 4), dtype=bool)
+    ld, occ = loads.copy(), GroupHosts.for_groups(groups, 4)
     with mock.patch.object(blocked, "MIN_HOSTS", 0):
         out = greedy_assign(
             order, demand, ld, max_load, groups, occ, allowed, pin_of if pins else None,
             rule, blocked=use_blocks, compiled=compiled, stop_at_unplaced=stop,
         )
-    return out, ld, occ
+    return out, ld, occ.dense(len(loads))
 
 
 def _same(results: list[tuple[Any, ...]]) -> None:
@@ -154,18 +155,17 @@ def test_python_twin_of_the_kernel_places_like_numpy() -> None:
     for seed in range(4):
         order, demand, loads, max_load, groups, pins, allowed = _instance(seed)
         want = _run(_instance(seed), "balanced", False, False)
-        ld, occ = loads.copy(), np.zeros((len(loads), 4), dtype=bool)
         inv = 1.0 / max_load
         for size, sup in ((0, 0), (32, 0), (16, 2)):
-            ld, occ = loads.copy(), np.zeros((len(loads), 4), dtype=bool)
+            ld, occ = loads.copy(), GroupHosts.for_groups(groups, 4)
             out = _kernel.assign.py_func(  # type: ignore[attr-defined]
-                order, demand, ld, ld * inv, inv, groups, occ, allowed, pins, True,
-                False, size, sup,
+                order, demand, ld, ld * inv, inv, groups, *occ.arrays(), allowed, pins,
+                True, False, size, sup,
             ) if hasattr(_kernel.assign, "py_func") else _kernel.assign(
-                order, demand, ld, ld * inv, inv, groups, occ, allowed, pins, True,
-                False, size, sup,
+                order, demand, ld, ld * inv, inv, groups, *occ.arrays(), allowed, pins,
+                True, False, size, sup,
             )
-            _same([want, (out, ld, occ)])
+            _same([want, (out, ld, occ.dense(len(loads)))])
 
 
 def test_without_numba_the_numpy_path_runs_unchanged() -> None:

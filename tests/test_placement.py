@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
@@ -178,52 +180,82 @@ def test_best_fit_is_placed_twice_per_sizing() -> None:
     assert sorted(r.placement.assignment.tolist()) == list(range(30))
 
 
-@pytest.mark.parametrize("rule", ["balanced", "best"])
-def test_a_placement_leaves_the_kept_occupancy_clear_and_places_as_on_a_new_one(
-    rule: str,
+def _dense_reference(demand, groups, n_hosts, max_load, rule):
+    """The greedy placement as first written: a hosts x groups table of bools,
+    every host scanned per VM, in the kernels' arithmetic (the oracle of the
+    per-group occupancy)."""
+    from vsizer.placement.problem import EPS
+
+    inv = 1.0 / max_load
+    norm = np.zeros((n_hosts, demand.shape[1]))
+    occ = np.zeros((n_hosts, int(groups.max()) + 1), dtype=bool)
+    out = []
+    for v in range(len(demand)):
+        new = norm + demand[v] * inv
+        peak = new.max(axis=1)
+        fits = peak <= 1.0 + EPS
+        if groups[v] >= 0:
+            fits &= ~occ[:, groups[v]]
+        if not fits.any():
+            out.append(-1)
+            continue
+        key = np.where(fits, peak, np.inf if rule == "balanced" else -np.inf)
+        h = int(np.argmin(key) if rule == "balanced" else np.argmax(key))
+        out.append(h)
+        norm[h] = new[h]
+        if groups[v] >= 0:
+            occ[h, groups[v]] = True
+    return out, occ
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("rule", ["balanced", "best_fit"])
+def test_the_hosts_of_each_group_place_as_a_hosts_x_groups_table(
+    rule: str, compiled: bool
 ) -> None:
-    """heuristics keeps one hosts x groups occupancy per problem and each
-    placement clears what it marked: every later placement, on fewer or more
-    hosts, is the one made on a new all-False occupancy."""
-    from vsizer.placement import heuristics
+    """Pairs, triples and one group of 40 (more members than hosts can part):
+    the same host per VM and the same occupancy as the dense table."""
+    from vsizer.placement import blocked
+    from vsizer.placement.heuristics import greedy_assign
+    from vsizer.placement.occupancy import GroupHosts
 
-    rng = np.random.default_rng(7)
-    n = 400
-    demand = rng.uniform(0.05, 0.3, size=(n, 2))
-    groups = np.where(rng.random(n) < 0.6, rng.integers(0, 90, n), -1)
-    prob = problem(demand.tolist(), [1.0, 1.0], ceiling=0.9, groups=groups.tolist())
-    place = heuristics._strategy(rule)
-    for n_hosts in (40, 25, 60, 90, 25):
-        first = place(prob, n_hosts)
-        kept = heuristics._OCCUPIED[prob]
-        assert kept.shape[0] >= n_hosts and not kept.any()
-        heuristics._OCCUPIED.pop(prob)  # the next one on a new occupancy
-        again = place(prob, n_hosts)
-        assert np.array_equal(first.assignment, again.assignment)
-        assert first.status == again.status
-
-
-def test_an_occupancy_past_the_budget_is_not_kept(monkeypatch) -> None:
-    from vsizer.placement import heuristics
-
-    monkeypatch.setattr(heuristics, "KEEP_OCCUPANCY_BYTES", 10)
-    prob = problem([[0.1, 0.1]] * 6, [1.0, 1.0], ceiling=0.9, groups=[0, 0, 1, 1, 2, 2])
-    heuristics._OCCUPIED.clear()
-    placed = heuristics._strategy("best")(prob, 4)  # 4 hosts x 3 groups: 12 bytes
-    assert placed.status == "feasible" and prob not in heuristics._OCCUPIED
+    rng = np.random.default_rng(11)
+    for n_vms, n_hosts in ((300, 20), (500, 40)):
+        demand = rng.uniform(0.02, 0.25, size=(n_vms, 2)).round(3)
+        groups = np.where(rng.random(n_vms) < 0.7, rng.integers(0, n_vms // 3, n_vms), -1)
+        groups[:40] = n_vms // 3  # one large group
+        max_load = np.array([0.9, 0.9])
+        want, want_occ = _dense_reference(demand, groups, n_hosts, max_load, rule)
+        occ = GroupHosts.for_groups(groups)
+        with mock.patch.object(blocked, "MIN_HOSTS", 0):
+            got = greedy_assign(np.arange(n_vms), demand, np.zeros((n_hosts, 2)),
+                                max_load, groups, occ, np.ones(n_hosts, bool), None,
+                                rule, compiled=compiled)
+        assert got.tolist() == want
+        assert (got < 0).any() and (got >= 0).any()  # both cases met
+        np.testing.assert_array_equal(occ.dense(n_hosts), want_occ)
 
 
-def test_an_occupancy_past_memory_is_one_line() -> None:
-    """The dense hosts x groups table of a pool too large for memory (10^7 x
-    10^7 bytes: 91 TiB, refused at once) is a one-line error naming the pool and the way out,
-    not an internal MemoryError."""
-    from vsizer.errors import ConfigError
-    from vsizer.placement.heuristics import group_occupancy
+def test_the_hosts_of_each_group_take_a_slot_per_member() -> None:
+    """175,000 redundancy pairs take 2 slots each (5.6 MB with the offsets),
+    whatever the hosts: the hosts x groups table of a 149,050-host pool was
+    24.3 GiB. Marking is once per host; a group has room for its members."""
+    from vsizer.placement.occupancy import GroupHosts, placed
 
-    with pytest.raises(ConfigError, match=(
-        r"^pool 'big': placing it needs a 10,000,000 hosts x 10,000,000 anti-affinity "
-        r"groups table \(93,132\.3 GiB\), more than this machine can give; plan "
-        r"its servers with redundancy partners in smaller pools \(a pool or group "
-        r"column\) or in parts$"
-    )):
-        group_occupancy("big", 10**7, 10**7)
+    pairs = np.repeat(np.arange(175_000), 2)
+    occ = GroupHosts.for_groups(pairs)
+    assert occ.hosts.nbytes + occ.start.nbytes + occ.count.nbytes == 5_600_008
+    occ = GroupHosts.for_groups([0, 0, 1, -1, 1, 1])
+    occ.mark(7, 0)
+    occ.mark(7, 0)
+    occ.mark(3, 0)
+    assert sorted(occ.of(0).tolist()) == [3, 7] and occ.holds(3, 0)
+    assert not occ.holds(7, 1)
+    with pytest.raises(ValueError, match="^group 0 has room for 2 hosts, all taken$"):
+        occ.mark(9, 0)
+    sub = occ.subset(np.array([0]), [7])
+    assert sub.of(0).tolist() == [3] and sub.start.tolist() == [0, 2]
+    # from a placement: a group twice on one host is held once (as the table did)
+    base = placed(GroupHosts.for_groups([0, 0, 1, -1, 1, 1]), [2, 2, 5, 1, 4, -1],
+                  [0, 0, 1, -1, 1, 1])
+    assert base.of(0).tolist() == [2] and sorted(base.of(1).tolist()) == [4, 5]

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.placement_helpers import problem
+from vsizer.placement.occupancy import GroupHosts
 from vsizer.placement.sizing import size_pool
 
 pytestmark = pytest.mark.slow
@@ -122,10 +123,10 @@ def test_run_kernel_places_exactly_like_one_by_one(inst, rule) -> None:
     results = []
     for runs in (True, False):
         ld = loads.copy()
-        occ = np.zeros((len(loads), 2), dtype=bool)
+        occ = GroupHosts.for_groups(groups, 2)
         out = greedy_assign(order, demand, ld, max_load, groups, occ, allowed, pins,
                             rule, runs=runs)
-        results.append((out, ld, occ))
+        results.append((out, ld, occ.dense(len(loads))))
     (a, la, oa), (b, lb, ob) = results
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(la, lb)

@@ -210,7 +210,7 @@ def test_russian_cp1251_and_a_cut_off_time_zone() -> None:
     s = read_perfmon(DATA / "ru_cp1251_garbled_zone.csv")
     assert s.metadata["encoding"] == "cp1251"
     assert s.metadata["bias_minutes"] is None
-    assert s.metadata["timezone_name"] == "(RTZ 2 ("
+    assert s.metadata["timezone_name"] == "RTZ 2 ("
     assert_allclose(series_of(s, "cpu_util"), [0.2, 0.4])
     guess = issues(s, "unit_guess")
     assert guess["detail"].tolist() == [
@@ -224,18 +224,34 @@ def test_russian_cp1251_and_a_cut_off_time_zone() -> None:
     assert issues(moscow, "unit_guess").empty
 
 
-def test_unknown_localized_counters_are_named() -> None:
+def test_unknown_localized_counters_are_named(tmp_path: Path) -> None:
+    # Portuguese is not mapped: the message names the columns found
+    f = tmp_path / "pt_unknown_counters.csv"
+    f.write_text(
+        '"(PDH-CSV 4.0) (Hora oficial do Brasil)(180)",'
+        '"\\\\SRV-PT\\Processador(_Total)\\% Tempo de Processador",'
+        '"\\\\SRV-PT\\Memória\\Mbytes disponíveis"\n'
+        '"05/02/2024 08:00:00.000"," ","1024"\n',
+        encoding="utf-8",
+    )
     with pytest.raises(SeriesError) as info:
-        read_perfmon(DATA / "es_unknown_counters.csv")
+        read_perfmon(f)
     assert str(info.value) == (
-        "es_unknown_counters.csv: expected a counter vsizer reads (Processor(_Total)\\% "
+        "pt_unknown_counters.csv: expected a counter vsizer reads (Processor(_Total)\\% "
         "Processor Time, Memory\\Available MBytes or \\Committed Bytes, PhysicalDisk("
         "_Total)\\Disk Transfers/sec or \\Disk Bytes/sec, Network Interface(*)\\Bytes "
-        "Total/sec), got '\\\\SRV-ES\\Procesador(_Total)\\% de tiempo de procesador', "
-        "'\\\\SRV-ES\\Memoria\\MBytes disponibles'. Names are matched in English, "
-        "Japanese, German, French and Russian; for another language add them to "
-        "vsizer.series.perfmon.OBJECT_ALIASES and COUNTER_ALIASES."
+        "Total/sec), got '\\\\SRV-PT\\Processador(_Total)\\% Tempo de Processador', "
+        "'\\\\SRV-PT\\Memória\\Mbytes disponíveis'. Names are matched in English, "
+        "Japanese, German, French, Russian and Spanish; for another language add them "
+        "to vsizer.series.perfmon.OBJECT_ALIASES and COUNTER_ALIASES. The file was "
+        "decoded as utf-8: if the names look garbled, give --encoding."
     )
+    # Spanish (once the example of an unknown language) is read
+    es = read_perfmon(DATA / "es_unknown_counters.csv")
+    assert es.data["value"].tolist() == [0.10]
+    assert es.metadata["counters"]["cpu_util"] == [
+        "\\\\SRV-ES\\Procesador(_Total)\\% de tiempo de procesador"
+    ]
 
 
 def test_quirks_repeated_time_gap_clip_and_a_nic_that_goes_away() -> None:
@@ -349,8 +365,8 @@ def test_not_pdh_csv(tmp_path: Path) -> None:
     with pytest.raises(SeriesError) as info:
         read_perfmon(tmp_path / "export.csv")
     assert str(info.value) == (
-        "export.csv row 1: expected a PDH-CSV header cell such as '(PDH-CSV 4.0) "
-        "(Tokyo Standard Time)(-540)', got 'Time'."
+        "export.csv row 1: expected a PDH-CSV or PDH-TSV header cell such as "
+        "'(PDH-CSV 4.0) (Tokyo Standard Time)(-540)', got 'Time'."
     )
     (tmp_path / "empty.csv").write_text("")
     with pytest.raises(SeriesError, match=r"^empty.csv row 1: expected a PDH-CSV"):

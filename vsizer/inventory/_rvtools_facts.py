@@ -13,7 +13,9 @@ export tells about moving it; a fact whose tab or column is absent is ``None``
 - from vDisk, per disk: raw device mapping (``Raw`` true, or a ``Raw Comp.
   Mode`` / ``Raw Com. Mode`` of ``physicalMode``/``virtualMode``), a shared disk
   (``Sharing mode`` ``sharingMultiWriter``, or a ``Shared Bus`` other than
-  ``noSharing``), the largest disk's capacity;
+  ``noSharing``; RVTools 3.x writes that bus sharing as the number of the
+  API's ``VirtualSCSISharing`` value [2]_, ``0`` for ``noSharing``), the largest
+  disk's capacity;
 - from vSnapshot: the number of snapshots and the oldest one's date;
 - from vTools: the ``Tools`` status (``toolsOk``, ``toolsNotRunning``,
   ``toolsNotInstalled``, ``toolsOld``);
@@ -26,6 +28,10 @@ The tab and column names are RVTools 4.x's [1]_.
 
 .. [1] Dell Technologies (Robware), *RVTools* 4.7 documentation, "vInfo,
    vDisk, vSnapshot, vTools, vUSB, vHealth tab" column lists.
+.. [2] Broadcom (VMware), *vSphere Web Services API*, enum
+   ``VirtualSCSISharing``: ``noSharing`` (the first value, 0), ``virtualSharing``,
+   ``physicalSharing``. An RVTools 3.x export (ESXi 6.5) writes ``0`` for its
+   disks and ``2`` for the bus of its physical-mode RDMs of a guest cluster.
 """
 
 from __future__ import annotations
@@ -142,6 +148,18 @@ def _flag(value: Any) -> bool | None:
         return None
 
 
+def _bus_shared(value: Any) -> bool:
+    """A ``Shared Bus`` cell other than ``noSharing`` (or blank, ``none``, ``0``)."""
+    bus = (clean_text(value) or "nosharing").casefold()
+    try:
+        number = parse_number(bus)
+    except ValueError:
+        number = None
+    if number is not None:  # RVTools 3.x: the enum's number, 0 = noSharing
+        return number != 0
+    return bus not in ("nosharing", "none")
+
+
 def _vinfo_facts(sheet: Sheet, cells: dict[str, Any]) -> dict[str, Any]:
     hw = _text(sheet, cells, "HW version")
     match = re.search(r"(\d+)", hw or "")
@@ -179,8 +197,7 @@ def _disk_facts(sheet: Sheet | None, rows: list[dict[str, Any]]) -> dict[str, An
         if _flag(cells.get("raw")) or mode in _RDM_MODES:
             rdm += 1
         sharing = (clean_text(cells.get(_key("Sharing mode"))) or "").casefold()
-        bus = (clean_text(cells.get(_key("Shared Bus"))) or "nosharing").casefold()
-        if sharing == "sharingmultiwriter" or bus not in ("nosharing", "none"):
+        if sharing == "sharingmultiwriter" or _bus_shared(cells.get(_key("Shared Bus"))):
             shared += 1
         size = next((x for h in ("Capacity MiB", "Capacity MB")
                      if (x := _mib(cells, h)) is not None), None)

@@ -122,16 +122,22 @@ def sums(
 
 def warn_not_in_tabs(
     names: list[str], sheets: dict[str, Sheet | None], quality: QualityReport,
-    tabs: tuple[str, ...] = ("vCPU", "vMemory", "vDisk"),
+    known: list[str] | None = None,
+    tabs: tuple[str, ...] = ("vCPU", "vMemory", "vDisk", "vPartition"),
 ) -> None:
     """``rvtools_vm_not_in_tab`` for each tab of ``tabs`` in the export in
-    which some of the (planned) VMs ``names`` have no row."""
+    which some of the (planned) VMs ``names`` have no row; for vPartition, which
+    lists only VMs whose VMware Tools report their guest's partitions, only when
+    its rows name none of vInfo's VMs (``known``, default ``names``): they then
+    name the VMs otherwise than vInfo does."""
     for tab in tabs:
         sheet = sheets.get(tab)
-        rows = index(sheet) if sheet is not None else None
-        if not rows:
+        if sheet is None or not sheet.rows:
             continue
+        rows = index(sheet)
         missing = [n for n in names if n not in rows]
+        if tab == "vPartition" and any(n in rows for n in (known or names)):
+            continue
         if missing:
             quality.warn(
                 "rvtools_vm_not_in_tab",

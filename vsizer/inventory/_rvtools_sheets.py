@@ -11,6 +11,8 @@ the same rows: the CSV cells are text, parsed by the same number rules.
 
 .. [1] Dell Technologies (Robware), *RVTools* command line ``-c ExportAll2csv``
    and the GUI's "Export all to csv": one file per tab, ``RVTools_tab<tab>.csv``.
+   Its option ``-DBColumnNames`` writes database column names (``vInfoVMName``)
+   instead of the display names; such an export is refused with that said.
 """
 
 from __future__ import annotations
@@ -223,6 +225,13 @@ def read_sheets(
         if repair and sheets["vInfo"] is not None:
             sheets["vInfo"].notes.append(repair)
     vinfo = sheets["vInfo"]
+    if vinfo is not None and not vinfo.has("VM") and vinfo.has("vInfoVMName"):
+        raise InventoryError(
+            f"{file}: vInfo has RVTools' database column names ('vInfoVMName', "
+            "'vInfoPowerstate', ...: its -DBColumnNames option); expected its display "
+            "names ('VM', 'Powerstate', 'CPUs', 'Memory'): export again without "
+            "-DBColumnNames"
+        )
     if vinfo is None or not vinfo.has("VM"):
         what = "sheet" if fmt == "xlsx" else "file"
         raise InventoryError(

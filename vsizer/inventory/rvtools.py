@@ -89,6 +89,7 @@ from vsizer.inventory._rvtools_hosts import (
     match_hosts,
     read_hosts,
 )
+from vsizer.inventory._rvtools_ids import join_by_id
 from vsizer.inventory._rvtools_names import index as _index
 from vsizer.inventory._rvtools_names import vinfo_names, vm_keys, warn_not_in_tabs
 from vsizer.inventory._rvtools_power import PowerState, power_state, warn_power_states
@@ -190,8 +191,9 @@ def read_rvtools(
             f"{p.name}: sheet '{vinfo.name}' read as RVTools' vInfo (its header is "
             "vInfo's: VM, Powerstate, CPUs, Memory [MiB]).",
         )
-    disks = (_disk_sums(sheets["vDisk"], problems), UsedDisk(sheets, problems))
     names = vinfo_names(vinfo, quality)
+    join_by_id(vinfo, names, tabs, quality)  # tabs naming a VM otherwise than vInfo
+    disks = (_disk_sums(sheets["vDisk"], problems), UsedDisk(sheets, problems))
     records, planned = _vinfo_records(vinfo, sheets, include_powered_off, problems, names)
     # what the export tells about moving each VM (readiness, hygiene)
     metadata.update(vm_facts=vm_facts(tabs, names), export_date=export_date(tabs),
@@ -200,7 +202,7 @@ def read_rvtools(
         {r.name: _power(c) for r, c in _with_context(records, vinfo, sheets)}, quality,
         vinfo.header("Powerstate"),
     )
-    warn_not_in_tabs([r.name for r, _ in planned], sheets, quality)
+    warn_not_in_tabs([r.name for r, _ in planned], sheets, quality, [r.name for r in records])
     on_host = _planned_values(planned, sheets, disks, hosts, problems, quality)
     inv = finish(
         records, problems=problems, quality=quality, source=os.fspath(path),

@@ -62,7 +62,9 @@ def assign(
     norm: np.ndarray,
     inv: np.ndarray,
     groups: np.ndarray,
-    occupied: np.ndarray,
+    gstart: np.ndarray,
+    gcount: np.ndarray,
+    ghosts: np.ndarray,
     allowed: np.ndarray,
     pins: np.ndarray,
     balanced: bool,
@@ -71,7 +73,9 @@ def assign(
     sup: int = 0,
 ) -> np.ndarray:  # pragma: no cover - run compiled (its Python twin is tested too)
     """Host per VM of ``order`` (-1: none accepts it); updates ``loads``,
-    ``norm`` and ``occupied`` in place. ``pins``: pinned host per VM, -1 free, or
+    ``norm`` and the hosts of each anti-affinity group (``gstart``, ``gcount``,
+    ``ghosts``: the arrays of a :class:`~vsizer.placement.occupancy.GroupHosts`)
+    in place. ``pins``: pinned host per VM, -1 free, or
     empty: none (a pin beyond the hosts accepts nothing). ``norm`` = loads x inv.
 
     ``block`` > 0: hosts in blocks of that many, with per-block bounds on
@@ -83,9 +87,10 @@ def assign(
     if block > 0 and not _exact_bounds(order, demand, norm, inv, allowed):
         block = 0
     size, lo, hi, low, high, ssize, slo, shi, slow, shigh = _tree(norm, allowed, block, sup)
-    return _assign_in(order, demand, loads, norm, inv, groups, occupied, allowed, pins,
-                      balanced, stop_at_unplaced, block, size, lo, hi, low, high, ssize,
-                      slo, shi, slow, shigh)
+    banned = np.zeros(norm.shape[0], dtype=np.bool_)
+    return _assign_in(order, demand, loads, norm, inv, groups, gstart, gcount, ghosts,
+                      banned, allowed, pins, balanced, stop_at_unplaced, block, size, lo,
+                      hi, low, high, ssize, slo, shi, slow, shigh)
 
 
 def _tree(
@@ -122,12 +127,15 @@ def _rebound(
 
 def _assign_in(
     order: np.ndarray, demand: np.ndarray, loads: np.ndarray, norm: np.ndarray,
-    inv: np.ndarray, groups: np.ndarray, occupied: np.ndarray, allowed: np.ndarray,
+    inv: np.ndarray, groups: np.ndarray, gstart: np.ndarray, gcount: np.ndarray,
+    ghosts: np.ndarray, banned: np.ndarray, allowed: np.ndarray,
     pins: np.ndarray, balanced: bool, stop_at_unplaced: bool, block: int, size: int,
     lo: np.ndarray, hi: np.ndarray, low: np.ndarray, high: np.ndarray, ssize: int,
     slo: np.ndarray, shi: np.ndarray, slow: np.ndarray, shigh: np.ndarray,
 ) -> np.ndarray:  # pragma: no cover - compiled
-    """:func:`assign` with its bounds made (:func:`_tree`); keeps them up to date."""
+    """:func:`assign` with its bounds made (:func:`_tree`); keeps them up to date.
+    ``banned``: all False, a scratch of one flag per host (the hosts holding the
+    placed VM's group are flagged during its scan, then cleared)."""
     n_hosts, n_dims = norm.shape
     n = order.shape[0]
     out = np.full(n, -1, dtype=np.int64)
@@ -138,18 +146,22 @@ def _assign_in(
         for d in range(n_dims):
             step[d] = demand[v, d] * inv[d]
         g = groups[v]
+        if g >= 0:
+            _ban(gstart, gcount, ghosts, g, banned, True)
         pin = pins[v] if pins.shape[0] > 0 else -1
         if pin >= 0:
             best = -1
             if pin < n_hosts:
-                best, _ = _scan(pin, pin + 1, norm, step, allowed, occupied, g,
+                best, _ = _scan(pin, pin + 1, norm, step, allowed, banned,
                                 balanced, -1, 0.0, limit)
         elif block > 0:
-            best = _pick_super(norm, step, allowed, occupied, g, balanced, limit,
+            best = _pick_super(norm, step, allowed, banned, balanced, limit,
                                size, lo, hi, low, high, ssize, slo, shi, slow, shigh)
         else:
-            best, _ = _scan(0, n_hosts, norm, step, allowed, occupied, g, balanced,
+            best, _ = _scan(0, n_hosts, norm, step, allowed, banned, balanced,
                             -1, 0.0, limit)
+        if g >= 0:
+            _ban(gstart, gcount, ghosts, g, banned, False)
         if best < 0:
             if stop_at_unplaced:
                 break
@@ -159,7 +171,7 @@ def _assign_in(
             norm[best, d] = norm[best, d] + step[d]
             loads[best, d] += demand[v, d]
         if g >= 0:
-            occupied[best, g] = True
+            _add(gstart, gcount, ghosts, g, best)
         _rebound(best, size, ssize, norm, allowed, lo, hi, slo, shi)
     return out
 
@@ -231,13 +243,14 @@ def _key(norm: np.ndarray, h: int, step: np.ndarray) -> float:  # pragma: no cov
 
 def _scan(
     first: int, last: int, norm: np.ndarray, step: np.ndarray, allowed: np.ndarray,
-    occupied: np.ndarray, g: int, balanced: bool, best: int, best_key: float,
+    banned: np.ndarray, balanced: bool, best: int, best_key: float,
     limit: float,
 ) -> tuple[int, float]:  # pragma: no cover - compiled
     """The best of (``best``, ``best_key``) and the accepting hosts in
-    [first, last); a host wins a tie only with a lower index."""
+    [first, last) (``allowed`` and not ``banned``); a host wins a tie only with a
+    lower index."""
     for h in range(first, last):
-        if not allowed[h] or (g >= 0 and occupied[h, g]):
+        if not allowed[h] or banned[h]:
             continue
         key = _key(norm, h, step)
         if not key <= limit:
@@ -261,7 +274,7 @@ def _wins(h: int, key: float, best: int, best_key: float, balanced: bool
 
 def _scan_exact(
     first: int, last: int, norm: np.ndarray, step: np.ndarray, allowed: np.ndarray,
-    occupied: np.ndarray, g: int, balanced: bool, best: int, best_key: float,
+    banned: np.ndarray, balanced: bool, best: int, best_key: float,
     limit: float,
 ) -> tuple[int, float]:  # pragma: no cover - compiled
     """:func:`_scan` where no load of an allowed host is NaN and every step is
@@ -270,7 +283,7 @@ def _scan_exact(
     dimension is over the limit (the key only grows over the dimensions)."""
     n_dims = norm.shape[1]
     for h in range(first, last):
-        if not allowed[h] or (g >= 0 and occupied[h, g]):
+        if not allowed[h] or banned[h]:
             continue
         key = norm[h, 0] + step[0]
         d = 1
@@ -326,7 +339,7 @@ def _beaten(
 
 def _pick_blocks(
     first: int, last: int, norm: np.ndarray, step: np.ndarray, allowed: np.ndarray,
-    occupied: np.ndarray, g: int, balanced: bool, limit: float, size: int,
+    banned: np.ndarray, balanced: bool, limit: float, size: int,
     lo: np.ndarray, hi: np.ndarray, low: np.ndarray, high: np.ndarray,
     best: int, best_key: float,
 ) -> tuple[int, float]:  # pragma: no cover - compiled
@@ -340,20 +353,20 @@ def _pick_blocks(
         return best, best_key
     if not _beaten(top, top * size, low, high, limit, balanced, best, best_key):
         best, best_key = _scan_exact(
-            top * size, min((top + 1) * size, n_hosts), norm, step, allowed, occupied,
-            g, balanced, best, best_key, limit)
+            top * size, min((top + 1) * size, n_hosts), norm, step, allowed, banned,
+            balanced, best, best_key, limit)
     for b in range(first, last):
         if b == top or _beaten(b, b * size, low, high, limit, balanced, best, best_key):
             continue
         best, best_key = _scan_exact(
-            b * size, min((b + 1) * size, n_hosts), norm, step, allowed, occupied, g,
+            b * size, min((b + 1) * size, n_hosts), norm, step, allowed, banned,
             balanced, best, best_key, limit)
     return best, best_key
 
 
 def _pick_super(
-    norm: np.ndarray, step: np.ndarray, allowed: np.ndarray, occupied: np.ndarray,
-    g: int, balanced: bool, limit: float, size: int, lo: np.ndarray, hi: np.ndarray,
+    norm: np.ndarray, step: np.ndarray, allowed: np.ndarray, banned: np.ndarray,
+    balanced: bool, limit: float, size: int, lo: np.ndarray, hi: np.ndarray,
     low: np.ndarray, high: np.ndarray, ssize: int, slo: np.ndarray, shi: np.ndarray,
     slow: np.ndarray, shigh: np.ndarray,
 ) -> int:  # pragma: no cover - compiled
@@ -366,21 +379,23 @@ def _pick_super(
     if top < 0:
         return -1
     best, best_key = _pick_blocks(
-        top * ssize, min((top + 1) * ssize, n_blocks), norm, step, allowed, occupied,
-        g, balanced, limit, size, lo, hi, low, high, -1, 0.0)
+        top * ssize, min((top + 1) * ssize, n_blocks), norm, step, allowed, banned,
+        balanced, limit, size, lo, hi, low, high, -1, 0.0)
     for s in range(n_super):
         if s == top or _beaten(s, s * ssize * size, slow, shigh, limit, balanced,
                                best, best_key):
             continue
         best, best_key = _pick_blocks(
-            s * ssize, min((s + 1) * ssize, n_blocks), norm, step, allowed, occupied,
-            g, balanced, limit, size, lo, hi, low, high, best, best_key)
+            s * ssize, min((s + 1) * ssize, n_blocks), norm, step, allowed, banned,
+            balanced, limit, size, lo, hi, low, high, best, best_key)
     return best
 
 
 def survives_one(
     base_loads: np.ndarray,
-    base_occ: np.ndarray,
+    gstart: np.ndarray,
+    base_count: np.ndarray,
+    base_hosts: np.ndarray,
     members: np.ndarray,
     starts: np.ndarray,
     rank: np.ndarray,
@@ -393,11 +408,14 @@ def survives_one(
     """The first host whose failure leaves a VM without a survivor (-1: none):
     each host's VMs (``members[starts[h]:starts[h + 1]]``), by ``rank``, placed
     balanced on the others as :func:`assign` places them from ``base_loads``
-    and ``base_occ``; the touched rows are restored after each host."""
+    and the groups' hosts (``gstart``, ``base_count``, ``base_hosts``); the
+    touched rows and groups are restored after each host."""
     n_hosts = base_loads.shape[0]
     loads = base_loads.copy()
     norm = base_loads * inv
-    occ = base_occ.copy()
+    gcount = base_count.copy()
+    ghosts = base_hosts.copy()
+    banned = np.zeros(n_hosts, dtype=np.bool_)
     allowed = np.ones(n_hosts, dtype=np.bool_)
     no_pins = np.zeros(0, dtype=np.int64)
     if block > 0 and not _exact_bounds(members, demand, norm, inv, allowed):
@@ -409,13 +427,14 @@ def survives_one(
         displaced = members[starts[f]:starts[f + 1]]
         displaced = displaced[np.argsort(rank[displaced], kind="mergesort")]
         allowed[f] = False
-        occ[f, :] = False
+        for v in displaced:
+            if groups[v] >= 0:
+                _drop(gstart, gcount, ghosts, groups[v], f)
         _rebound(f, size, ssize, norm, allowed, lo, hi, slo, shi)
-        out = _assign_in(displaced, demand, loads, norm, inv, groups, occ, allowed,
-                         no_pins, True, True, block, size, lo, hi, low, high, ssize,
-                         slo, shi, slow, shigh)
+        out = _assign_in(displaced, demand, loads, norm, inv, groups, gstart, gcount,
+                         ghosts, banned, allowed, no_pins, True, True, block, size, lo,
+                         hi, low, high, ssize, slo, shi, slow, shigh)
         allowed[f] = True
-        occ[f, :] = base_occ[f, :]
         _rebound(f, size, ssize, norm, allowed, lo, hi, slo, shi)
         for i in range(out.shape[0]):
             h = out[i]
@@ -423,9 +442,50 @@ def survives_one(
                 return f
             loads[h, :] = base_loads[h, :]
             norm[h, :] = base_loads[h, :] * inv
-            occ[h, :] = base_occ[h, :]
+            if groups[displaced[i]] >= 0:
+                _drop(gstart, gcount, ghosts, groups[displaced[i]], h)
             _rebound(h, size, ssize, norm, allowed, lo, hi, slo, shi)
+        for v in displaced:
+            if groups[v] >= 0:
+                _add(gstart, gcount, ghosts, groups[v], f)
     return -1
+
+
+def _ban(
+    gstart: np.ndarray, gcount: np.ndarray, ghosts: np.ndarray, g: int,
+    banned: np.ndarray, value: bool,
+) -> None:  # pragma: no cover - compiled
+    """Set ``banned`` to ``value`` at the hosts holding group ``g``."""
+    s = gstart[g]
+    for k in range(gcount[g]):
+        banned[ghosts[s + k]] = value
+
+
+def _add(
+    gstart: np.ndarray, gcount: np.ndarray, ghosts: np.ndarray, g: int, h: int
+) -> None:  # pragma: no cover - compiled
+    """Host ``h`` holds group ``g`` (once)."""
+    s = gstart[g]
+    for k in range(gcount[g]):
+        if ghosts[s + k] == h:
+            return
+    ghosts[s + gcount[g]] = h
+    gcount[g] += 1
+
+
+def _drop(
+    gstart: np.ndarray, gcount: np.ndarray, ghosts: np.ndarray, g: int, h: int
+) -> None:  # pragma: no cover - compiled
+    """Host ``h`` no longer holds group ``g``."""
+    s = gstart[g]
+    k = 0
+    while k < gcount[g]:
+        if ghosts[s + k] == h:
+            gcount[g] -= 1
+            ghosts[s + k] = ghosts[s + gcount[g]]
+            ghosts[s + gcount[g]] = -1
+        else:
+            k += 1
 
 
 def get() -> Callable[..., Any] | None:
@@ -435,7 +495,8 @@ def get() -> Callable[..., Any] | None:
         _TRIED = True
         if compile_in(globals(), ("_exact_bounds", "_bounds", "_merge", "_key", "_scan",
                                   "_wins", "_scan_exact", "_keys", "_beaten", "_pick_blocks", "_pick_super",
-                                  "_tree", "_rebound", "_assign_in", "assign",
+                                  "_tree", "_rebound", "_ban", "_add", "_drop", "_assign_in",
+                                  "assign",
                                   "survives_one")):
             _COMPILED = assign
     return _COMPILED

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from vsizer.placement.occupancy import GroupHosts
 from vsizer.placement.problem import EPS
 
 #: Hosts per block.
@@ -124,7 +125,7 @@ def assign_blocked(
     loads: npt.NDArray[np.float64],
     inv: npt.NDArray[np.float64],
     groups: npt.NDArray[np.int64],
-    occupied: npt.NDArray[np.bool_],
+    occupied: GroupHosts,
     state: BlockedHosts,
     pins: npt.NDArray[np.int64] | None,
     rule: str,
@@ -151,23 +152,23 @@ def assign_blocked(
 
 def _one(
     state: BlockedHosts, step: npt.NDArray[np.float64], g: int, pin: int,
-    occupied: npt.NDArray[np.bool_], balanced: bool,
+    occupied: GroupHosts, balanced: bool,
 ) -> int:
     """Place one VM (group ``g``, pinned host ``pin``; -1: none); -1 if no host accepts it."""
     if pin >= 0:
         ok = (
             pin < state.n_hosts and float((state.norm[pin] + step).max()) <= 1.0 + EPS
-            and not (g >= 0 and occupied[pin, g])
+            and not (g >= 0 and occupied.holds(pin, g))
         )
         h = pin if ok else -1
     else:
         banned = None
         if g >= 0:
             banned = np.zeros(state.n_blocks * BLOCK, dtype=bool)
-            banned[: state.n_hosts] = occupied[:, g]
+            banned[occupied.of(g)] = True
         h = state.pick(step, balanced, banned)
     if h >= 0:
         state.add(h, step, not balanced)
         if g >= 0:
-            occupied[h, g] = True
+            occupied.mark(h, g)
     return h

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import numpy.typing as npt
 
-from vsizer.placement import _kernel
+from vsizer.placement import _kernel, occupancy
 from vsizer.placement.curve_failover import CurveReplacer, Hints, host_curves
 from vsizer.placement.failover_report import (
     FailoverReport,
@@ -28,7 +28,8 @@ from vsizer.placement.failover_report import (
     summarize,
     worst_cell,
 )
-from vsizer.placement.heuristics import greedy_assign, group_occupancy, size_order
+from vsizer.placement.heuristics import greedy_assign, size_order
+from vsizer.placement.occupancy import GroupHosts
 from vsizer.placement.problem import UTIL_DIMS, PlacementProblem
 from vsizer.placement.result import Placement
 
@@ -164,7 +165,8 @@ def survives(placement: Placement) -> bool | None:
     r = _PeakReplacer(placement)
     c = np.ascontiguousarray
     first = _kernel.survives_one(
-        c(r.base_loads, dtype=np.float64), r.base_occ, c(r.members, dtype=np.int64),
+        c(r.base_loads, dtype=np.float64), *r.base_occ.arrays(),
+        c(r.members, dtype=np.int64),
         c(r.starts, dtype=np.int64), r.rank, c(p.demand, dtype=np.float64),
         c(1.0 / r.max_load, dtype=np.float64), c(p.anti_affinity, dtype=np.int64),
         _kernel.BLOCK, _kernel.SUPER,
@@ -217,10 +219,8 @@ class _PeakReplacer:
         self.base_loads = placement.host_loads()
         self.max_load = p.capacity * p.failover_limit
         self.rank = _restart_rank(p)
-        n_groups = max(int(p.anti_affinity.max()) + 1, 1)
-        self.base_occ = group_occupancy(p.pool, placement.n_hosts, n_groups)
-        grouped = p.anti_affinity >= 0
-        self.base_occ[placement.assignment[grouped], p.anti_affinity[grouped]] = True
+        self.base_occ = occupancy.placed(
+            occupancy.for_problem(p), placement.assignment, p.anti_affinity)
         # The VMs of each host once (ascending), not a scan of all VMs per scenario.
         a = placement.assignment
         self.members = np.argsort(a, kind="stable")
@@ -234,21 +234,18 @@ class _PeakReplacer:
 
     def _occupancy(
         self, displaced: npt.NDArray[np.int64], failed: npt.NDArray[np.int64]
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    ) -> tuple[npt.NDArray[np.int64], GroupHosts]:
         """The anti-affinity groups of the ``displaced`` VMs renumbered 0..m-1 (-1
-        none) and the hosts' occupancy of those m groups alone (the ``failed`` hosts
-        cleared): the same choices as the occupancy of every group, without copying
-        hosts x groups per scenario (30,000 hosts x thousands of groups made the N+1
-        check of a fleet with redundancy pairs copy gigabytes)."""
+        none) and the hosts holding those m groups alone (the ``failed`` hosts
+        left out): the same choices as with every group, without copying every
+        group's hosts per scenario."""
         g = self.problem.anti_affinity[displaced]
         grouped = g >= 0
         local = np.full(len(displaced), -1, dtype=np.int64)
         if not grouped.any():
-            return local, np.zeros((self.placement.n_hosts, 1), dtype=bool)
+            return local, GroupHosts.empty(np.zeros(1, dtype=np.int64))
         used, local[grouped] = np.unique(g[grouped], return_inverse=True)
-        occ = self.base_occ[:, used]  # a copy: (hosts, m)
-        occ[failed] = False
-        return local, occ
+        return local, self.base_occ.subset(used, failed)
 
     def _displaced(self, failed: tuple[int, ...]) -> npt.NDArray[np.int64]:
         """The VMs of the ``failed`` hosts, ascending."""

@@ -13,9 +13,9 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from vsizer.errors import ConfigError
-from vsizer.placement import _kernel
+from vsizer.placement import _kernel, occupancy
 from vsizer.placement.blocked import MIN_HOSTS, BlockedHosts, assign_blocked
+from vsizer.placement.occupancy import GroupHosts
 from vsizer.placement.problem import EPS, PlacementProblem
 from vsizer.placement.result import Placement
 
@@ -40,7 +40,7 @@ def greedy_assign(
     loads: npt.NDArray[np.float64],
     max_load: npt.NDArray[np.float64],
     groups: npt.NDArray[np.int64],
-    occupied: npt.NDArray[np.bool_],
+    occupied: GroupHosts,
     allowed: npt.NDArray[np.bool_],
     pins: npt.NDArray[np.int64] | None,
     rule: str,
@@ -50,7 +50,8 @@ def greedy_assign(
     compiled: bool = True,
     stop_at_unplaced: bool = False,
 ) -> npt.NDArray[np.int64]:
-    """Assign the VMs in ``order`` one by one; updates ``loads`` and ``occupied`` in place.
+    """Assign the VMs in ``order`` one by one; updates ``loads`` and ``occupied``
+    (the hosts holding each anti-affinity group) in place.
 
     A host accepts a VM when, in every dimension, its load plus the VM's demand
     stays within ``max_load`` (capacity x limit), the host is ``allowed``, it
@@ -126,7 +127,7 @@ def _assign_compiled(
     loads: npt.NDArray[np.float64],
     max_load: npt.NDArray[np.float64],
     groups: npt.NDArray[np.int64],
-    occupied: npt.NDArray[np.bool_],
+    occupied: GroupHosts,
     allowed: npt.NDArray[np.bool_],
     pins: npt.NDArray[np.int64] | None,
     rule: str,
@@ -141,7 +142,7 @@ def _assign_compiled(
     c = np.ascontiguousarray
     return kernel(
         c(order, dtype=np.int64), c(demand, dtype=np.float64), loads, loads * inv,
-        c(inv, dtype=np.float64), c(groups, dtype=np.int64), occupied,
+        c(inv, dtype=np.float64), c(groups, dtype=np.int64), *occupied.arrays(),
         c(allowed, dtype=np.bool_),
         _NO_PINS if pins is None else c(pins, dtype=np.int64),
         rule == "balanced", stop_at_unplaced, _kernel.BLOCK if blocked else 0,
@@ -186,7 +187,7 @@ def _assign_each(
     norm: npt.NDArray[np.float64],
     inv: npt.NDArray[np.float64],
     groups: npt.NDArray[np.int64],
-    occupied: npt.NDArray[np.bool_],
+    occupied: GroupHosts,
     allowed: npt.NDArray[np.bool_],
     pins: npt.NDArray[np.int64] | None,
     rule: str,
@@ -202,7 +203,7 @@ def _assign_each(
         fits = (peak <= limit) & allowed
         g = groups[v]
         if g >= 0:
-            fits &= ~occupied[:, g]
+            fits[occupied.of(g)] = False
         if pins is not None and pins[v] >= 0:
             fits &= hosts == pins[v]
         if not fits.any():
@@ -217,7 +218,7 @@ def _assign_each(
         norm[h] = new[h]
         loads[h] += demand[v]
         if g >= 0:
-            occupied[h, g] = True
+            occupied.mark(h, int(g))
     return out
 
 
@@ -280,77 +281,25 @@ def placement_order(problem: PlacementProblem) -> npt.NDArray[np.int64]:
     return order
 
 
-#: For the problem placed last, a hosts x anti-affinity groups occupancy, all
-#: False, that its next placement uses (its first rows) and clears again. A new
-#: one per placement cost a page fault per VM in a group, scattered over hosts x
-#: groups bytes: 14 of 67 CPU s (system time) for 185,000 servers with 45,000
-#: pairs.
-_OCCUPIED: weakref.WeakKeyDictionary[PlacementProblem, npt.NDArray[np.bool_]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-#: The largest occupancy kept between placements (2 GiB). A kept one stays
-#: resident where any placement marked it; a larger one is made anew per
-#: placement, whose pages are only those that placement marks.
-KEEP_OCCUPANCY_BYTES = 1 << 31
-
-
-def _occupancy(problem: PlacementProblem, n_hosts: int, n_groups: int) -> np.ndarray:
-    """An all-False ``(n_hosts, n_groups)`` occupancy: the first rows of the
-    problem's kept one when it has as many, else a new one (and taken out of
-    :data:`_OCCUPIED` until the placement has cleared it)."""
-    kept = _OCCUPIED.pop(problem, None)
-    if kept is None or kept.shape[0] < n_hosts or kept.shape[1] != n_groups:
-        kept = group_occupancy(problem.pool, n_hosts, n_groups)
-    return kept[:n_hosts]
-
-
-def group_occupancy(pool: str, n_hosts: int, n_groups: int) -> np.ndarray:
-    """A new all-False hosts x anti-affinity groups occupancy; one line
-    (:class:`~vsizer.errors.ConfigError`) when it cannot be had: the occupancy
-    is dense, and a pool of 150,000 hosts with 175,000 redundancy pairs needs
-    24 GiB of it."""
-    try:
-        return np.zeros((n_hosts, n_groups), dtype=bool)
-    except MemoryError:
-        gib = n_hosts * n_groups / 2**30
-        raise ConfigError(
-            f"pool '{pool}': placing it needs a {n_hosts:,} hosts x {n_groups:,} "
-            f"anti-affinity groups table ({gib:,.1f} GiB), more than this machine can "
-            "give; plan its servers with redundancy partners in smaller pools (a "
-            "pool or group column) or in parts"
-        ) from None
-
-
 def _strategy(rule: str) -> Callable[..., Placement]:
     def place(
         problem: PlacementProblem, n_hosts: int, *, stop_at_unplaced: bool = False
     ) -> Placement:
         start = time.perf_counter()
-        n_groups = int(problem.anti_affinity.max()) + 1 if problem.n_vms else 0
         order = placement_order(problem)
         loads = np.tile(problem.base_load, (n_hosts, 1))
-        occupied = _occupancy(problem, n_hosts, max(n_groups, 1))
-        chosen = greedy_assign(  # raising, the occupancy is not kept
+        chosen = greedy_assign(
             order,
             problem.demand,
             loads,
             problem.capacity * problem.limit,
             problem.anti_affinity,
-            occupied,
+            occupancy.for_problem(problem),
             np.ones(n_hosts, dtype=bool),
             problem.pins,
             rule,
             stop_at_unplaced=stop_at_unplaced,
         )
-        groups = problem.anti_affinity[order]
-        held = (chosen >= 0) & (groups >= 0)
-        occupied[chosen[held], groups[held]] = False  # what the placement marked
-        _OCCUPIED.clear()  # one kept at a time: a sizing places one problem
-        whole = occupied.base if occupied.base is not None else occupied
-        if whole.nbytes <= KEEP_OCCUPANCY_BYTES:
-            _OCCUPIED[problem] = whole
         assignment = np.full(problem.n_vms, -1, dtype=np.int64)
         assignment[order] = chosen
         status = "feasible" if (assignment >= 0).all() else "infeasible"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -33,9 +34,11 @@ from vsizer.units import normalize_text
 
 __all__ = [
     "EXPECTED_NUMBER",
+    "NO_VALUE",
     "convert",
     "count_by",
     "finish",
+    "no_value_note",
     "numbers",
     "read_text_table",
     "stripped",
@@ -67,11 +70,15 @@ def _read_text_frame(
     path: str | os.PathLike[str], file: str, problems: Problems
 ) -> tuple[list[str], list[pd.Series], Int64Array] | None:
     text, _ = decode(read_bytes(path), file)
+    skipped, sep = _lead(text)
+    if skipped:
+        parts = text.split("\n", skipped)
+        text = parts[-1] if len(parts) > skipped else ""
     first = next((ln for ln in text.splitlines() if ln.strip(_BLANK)), "")
     if not first:  # nothing but white space and byte-order marks
         problems.whole(file, "expected a header line, got an empty file.")
         return None
-    sep = sniff_delimiter(first, lines=1)
+    sep = sep or sniff_delimiter(first, lines=1)
     try:
         frame = pd.read_csv(
             io.StringIO(text),
@@ -86,16 +93,14 @@ def _read_text_frame(
         problems.whole(file, "expected a header line, got an empty file.")
         return None
     except pd.errors.ParserError as exc:
-        problems.whole(
-            file, f"expected the same number of fields on every line; {exc}."
-        )
+        _fields_problem(str(exc), text, skipped, file, problems)
         return None
     frame = frame.fillna("")
     # A blank line is one empty field (or only white space in the first).
     empty = (frame.iloc[:, 0].str.strip() == "").to_numpy(dtype=bool, copy=True)
     if frame.shape[1] > 1:
         empty = empty & (frame.iloc[:, 1:] == "").all(axis=1).to_numpy(dtype=bool)
-    line_no = np.arange(1, len(frame) + 1, dtype=np.int64)
+    line_no = np.arange(1, len(frame) + 1, dtype=np.int64) + skipped
     header_pos = int(np.flatnonzero(~empty)[0])
     header = [normalize_text(h) for h in frame.iloc[header_pos]]
     keep = ~empty
@@ -103,6 +108,65 @@ def _read_text_frame(
     body = frame[keep]
     columns = [body[c].reset_index(drop=True) for c in body.columns]
     return header, columns, line_no[keep]
+
+
+#: Excel's separator line ``sep=;`` heading a CSV: Grafana's "Download for Excel"
+#: writes it before the header (Grafana Labs, ``public/app/core/utils/
+#: file_export.ts``: ``(excel ? 'sep=;\\n' : '')``).
+_SEP_LINE = re.compile(r"sep=([,;\t|])")
+
+
+def _lead(text: str) -> tuple[int, str | None]:
+    """Lines before the header to pass over (blank ones, an Excel ``sep=X``
+    line) and the separator that line names (None: none)."""
+    for skipped, line in enumerate(text.split("\n")):
+        bare = line.strip(_BLANK)
+        if bare:
+            found = _SEP_LINE.fullmatch(bare)
+            return (skipped + 1, found.group(1)) if found else (skipped, None)
+    return 0, None
+
+
+_FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
+def _fields_problem(
+    parser_error: str, text: str, skipped: int, file: str, problems: Problems
+) -> None:
+    """One line for pandas' ``Expected K fields in line N, saw M``: the file's
+    line number, the fields expected and found, and the line's text."""
+    found = _FIELDS.search(parser_error)
+    if found is None:
+        said = " ".join(parser_error.split()).rstrip(".")
+        problems.whole(
+            file, f"expected the same number of fields on every line; {said}."
+        )
+        return
+    k, n, m = (int(g) for g in found.groups())
+    lines = text.split("\n", n)
+    got = lines[n - 1].strip(_BLANK) if n <= len(lines) else ""
+    problems.cell(
+        file, n + skipped, f"{k} fields as in the header (the line has {m})", got
+    )
+
+
+#: Cells that say "no value" rather than hold one, read like blank cells:
+#: Grafana's CSV export writes ``null`` for a null point and ``undefined`` where
+#: a series has no point at the row's time (``file_export.ts``); ``NaN`` is
+#: how Prometheus and JavaScript write a missing number.
+NO_VALUE = frozenset({"null", "undefined", "nan"})
+
+
+def no_value_note(file: str, seen: dict[str, int]) -> str | None:
+    """A note counting the cells spelled as in :data:`NO_VALUE` (*seen*: the
+    spelling -> cells, as :func:`numbers` counts them)."""
+    if not seen:
+        return None
+    said = ", ".join(f"{n:,} '{t}'" for t, n in sorted(seen.items()))
+    return (
+        f"{file}: {said} cells read as no sample (how Grafana's CSV export and "
+        "Prometheus write a missing point); counted as dropped."
+    )
 
 
 def stripped(column: pd.Series) -> pd.Series:
@@ -113,18 +177,30 @@ def stripped(column: pd.Series) -> pd.Series:
 
 
 def numbers(
-    text: pd.Series, file: str, lines: Int64Array, column: str, problems: Problems
+    text: pd.Series,
+    file: str,
+    lines: Int64Array,
+    column: str,
+    problems: Problems,
+    seen: dict[str, int] | None = None,
 ) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
-    """Non-negative numbers of a text column (NaN where blank) and the blank mask."""
+    """Non-negative numbers of a text column (NaN where blank) and the blank mask.
+
+    A cell spelled as in :data:`NO_VALUE` (``null``, ``undefined``, ``NaN``) is
+    blank; *seen* (if given) counts those cells by spelling.
+    """
     num = pd.to_numeric(text, errors="coerce").to_numpy(
         dtype=np.float64, na_value=np.nan
     )
     blank = np.zeros(len(num), dtype=bool)
     not_number = np.flatnonzero(~np.isfinite(num))
     if len(not_number):  # blank cells, or cells to report
-        blank[not_number] = (
-            text.iloc[not_number].str.strip().eq("").to_numpy(dtype=bool, copy=True)
-        )
+        words = text.iloc[not_number].str.strip()
+        said = words.str.casefold().isin(NO_VALUE)
+        blank[not_number] = (words.eq("") | said).to_numpy(dtype=bool, copy=True)
+        if seen is not None and said.any():
+            for word, n in words[said].value_counts().items():
+                seen[str(word)] = seen.get(str(word), 0) + int(n)
     bad = (~blank & ~np.isfinite(num)) | (num < 0)
     for pos in np.flatnonzero(bad):
         problems.cell(

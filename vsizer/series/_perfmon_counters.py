@@ -82,6 +82,14 @@ OBJECT_ALIASES: dict[str, str] = {
     "Логический диск": "LogicalDisk",
     "Сетевой интерфейс": "Network Interface",
     "Процесс": "Process",
+    # Spanish
+    "Procesador": "Processor",
+    "Información del procesador": "Processor Information",
+    "Memoria": "Memory",
+    "Disco físico": "PhysicalDisk",
+    "Disco lógico": "LogicalDisk",
+    "Interfaz de red": "Network Interface",
+    "Proceso": "Process",
 }
 
 #: Localized counter names -> English.
@@ -116,6 +124,20 @@ COUNTER_ALIASES: dict[str, str] = {
     "% загруженности процессора": "% Processor Time",
     "Доступно МБ": "Available MBytes",
     "Всего байт/с": "Bytes Total/sec",
+    # Spanish
+    "% de tiempo de procesador": "% Processor Time",
+    "MBytes disponibles": "Available MBytes",
+    "MB disponibles": "Available MBytes",
+    "KBytes disponibles": "Available KBytes",
+    "Bytes disponibles": "Available Bytes",
+    "Bytes confirmados": "Committed Bytes",
+    "Transferencias de disco/s": "Disk Transfers/sec",
+    "Bytes de disco/s": "Disk Bytes/sec",
+    "Bytes de lectura de disco/s": "Disk Read Bytes/sec",
+    "Bytes de escritura en disco/s": "Disk Write Bytes/sec",
+    "Total de bytes/s": "Bytes Total/sec",
+    "Bytes recibidos/s": "Bytes Received/sec",
+    "Bytes enviados/s": "Bytes Sent/sec",
 }
 
 _PATH_RE = re.compile(
@@ -150,6 +172,7 @@ class Column:
         counter = _COUNTERS.get(_key(m.group("counter"))) if m else None
         self.role = VARIABLE_MAP.get((obj, counter)) if obj and counter else None
         self.values: np.ndarray = np.empty(0)
+        self.rounded: list[str] = []  # cells in a spreadsheet's short E form
 
 
 def no_counters_message(label: str, columns: list[Column], encoding: str) -> str:
@@ -169,7 +192,8 @@ def no_counters_message(label: str, columns: list[Column], encoding: str) -> str
             if process
             else ""
         )
-        + " Names are matched in English, Japanese, German, French and Russian;"
+        + " Names are matched in English, Japanese, German, French, Russian and"
+        " Spanish;"
         " for another language add them to vsizer.series.perfmon.OBJECT_ALIASES and"
         " COUNTER_ALIASES."
         + (

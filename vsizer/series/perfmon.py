@@ -1,6 +1,9 @@
-"""Windows Performance Monitor counter logs (PDH-CSV) -> tidy utilization series.
+"""Windows Performance Monitor counter logs (PDH-CSV/TSV) -> tidy utilization series.
 
-Format (relog ``-f csv``, logman/perfmon data collector sets, typeperf ``-f CSV``):
+Format (relog ``-f csv`` or ``-f tsv``, logman/perfmon data collector sets,
+typeperf ``-f CSV``); a TSV log (header ``"(PDH-TSV 4.0) ..."``) has tabs
+between the same cells, and a log re-saved with ``;`` and decimal commas is
+read too (:mod:`vsizer.series._perfmon_text`):
 
 * Row 1: ``"(PDH-CSV 4.0) (<time zone name>)(<bias>)"`` then one counter path per
   column, ``\\\\HOST\\Object(Instance)\\Counter``. The bias is in minutes
@@ -19,8 +22,8 @@ Format (relog ``-f csv``, logman/perfmon data collector sets, typeperf ``-f CSV`
   in its ANSI code page unless saved as Unicode.
 
 Counters read (:data:`VARIABLE_MAP`, names matched in English and, through
-:data:`OBJECT_ALIASES` / :data:`COUNTER_ALIASES`, in Japanese, German, French
-and Russian):
+:data:`OBJECT_ALIASES` / :data:`COUNTER_ALIASES`, in Japanese, German, French,
+Russian and Spanish):
 
 * ``cpu_util`` = ``Processor(_Total)\\% Processor Time`` / 100 (else
   ``Processor Information(_Total)``, else the mean of the ``Processor(n)``
@@ -59,7 +62,6 @@ import pandas as pd
 from vsizer._small_file import not_a_file
 from vsizer._textio import candidate_encodings, decodings, plain_name, read_bytes
 from vsizer.errors import SeriesError
-from vsizer.limits import csv_records
 from vsizer.series._native import Problems, Rows, median_interval, parse_tz_param, tidy
 from vsizer.series._perfmon_counters import (
     COUNTER_ALIASES,
@@ -70,6 +72,7 @@ from vsizer.series._perfmon_counters import (
     no_counters_message,
 )
 from vsizer.series._perfmon_series import host_series, usable_columns
+from vsizer.series._perfmon_text import Layout, cut_trailer, layout_of, split_rows
 from vsizer.series.model import SeriesQuality, SeriesSet
 
 __all__ = [
@@ -87,7 +90,7 @@ ENCODINGS: tuple[str, ...] = ("utf-8-sig", "cp932", "cp1252", "cp1251")
 
 # The zone name may hold parentheses ("東京 (標準時)") or be cut off ("(RTZ 2 (").
 _HEADER_RE = re.compile(
-    r"^\(PDH-CSV\s*(?P<version>[\d.]+)\)"
+    r"^\(PDH-[CT]SV\s*(?P<version>[\d.]+)\)"
     r"(?:\s*\((?P<zone>.*)\)\s*\((?P<bias>[+-]?\d+)\)\s*$)?"
 )
 _TIME_FORMATS = ("%m/%d/%Y %H:%M:%S.%f", "%m/%d/%Y %H:%M:%S")
@@ -102,25 +105,28 @@ class _Table:
         zone = parse_tz_param(tz, func)
         if not path.is_file():
             raise SeriesError(f"{self.label}: {not_a_file(path)}")
-        self.encoding, self.columns, self.rows, self.numbers = _decode_and_split(
-            read_bytes(path), self.label, encoding
+        self.encoding, self.columns, self.rows, self.numbers, self.layout = (
+            _decode_and_split(read_bytes(path), self.label, encoding)
         )
-        self.trailer = _cut_trailer(self.rows, self.numbers)
+        self.trailer = cut_trailer(self.rows, self.numbers)
         self.head = self.rows[0][0].strip() if self.rows and self.rows[0] else ""
         m = _HEADER_RE.match(self.head)
         if not m:
             first = self.numbers[0] if self.numbers else 1
             raise SeriesError(
-                f"{self.label} row {first}: expected a PDH-CSV header cell such as "
-                f"'(PDH-CSV 4.0) (Tokyo Standard Time)(-540)', got '{cut(self.head)}'."
+                f"{self.label} row {first}: expected a PDH-CSV or PDH-TSV header cell "
+                "such as '(PDH-CSV 4.0) (Tokyo Standard Time)(-540)', got "
+                f"'{cut(self.head)}'."
             )
         self.version = m.group("version")
-        self.zone_name = m.group("zone") or self.head[m.end() :].strip() or None
+        # a cut zone name ("(RTZ 2 (", "(") without its opening parenthesis
+        rest = re.sub(r"^\(\s*", "", self.head[m.end() :].strip())
+        self.zone_name = m.group("zone") or rest or None
         self.bias = int(m.group("bias")) if m.group("bias") is not None else None
         self.zone = zone
         self.problems = Problems(self.label)
         self.dst_note: str | None = None
-        local = _times(self.rows, self.numbers, self.head, self.label, self.problems)
+        local = _times(self, self.problems)
         if self.bias is not None:  # minutes west of UTC: UTC = local + bias
             self.utc = local + pd.Timedelta(minutes=self.bias)
         elif zone is not None:
@@ -170,7 +176,7 @@ def read_perfmon_counters(
         counter vsizer maps).
     """
     table = _Table(Path(path), encoding, tz, "read_perfmon_counters")
-    _values(table.rows, table.numbers, table.columns, table.label, table.problems)
+    _values(table, table.columns)
     table.problems.raise_if_any()
     frame = pd.DataFrame(
         {c.header: c.values for c in table.columns},
@@ -189,12 +195,13 @@ def read_perfmon(
     tz: str | None = None,
     mem_capacity_gib: float | None = None,
 ) -> SeriesSet:
-    """Read a Windows Performance Monitor counter log saved as CSV (PDH-CSV).
+    """Read a Windows Performance Monitor counter log saved as CSV or TSV.
 
     Parameters
     ----------
     path : str or path-like
-        The CSV file (relog ``-f csv``, logman/perfmon CSV, typeperf ``-f CSV``).
+        The log (relog ``-f csv``/``-f tsv``, logman/perfmon CSV or TSV,
+        typeperf ``-f CSV``).
     server : str, optional
         Name for the server; default the host in the counter paths (the file
         name without suffix for paths without a host). Only for a file
@@ -234,7 +241,7 @@ def read_perfmon(
     usable = usable_columns(used)
     if not usable:
         raise SeriesError(no_counters_message(table.label, table.columns, table.encoding))
-    _values(table.rows, table.numbers, usable, table.label, table.problems)
+    _values(table, usable)
     table.problems.raise_if_any()
     names = _server_names(table.label, usable, server, path)
     quality = SeriesQuality()
@@ -248,6 +255,7 @@ def read_perfmon(
     for host, name in names.items():
         mine = [c for c in usable if c.host == host]
         host_series(name, mine, times, out, quality, metadata, mem_capacity_gib)
+        _rounded_issues(name, mine, metadata["counters"], quality)
         procs = [c for c in used if c.host == host and c not in usable]
         _host_issues(name, procs, table, len(times), quality)
     metadata["blank_values"] = _blank_values(usable, metadata["counters"])
@@ -345,6 +353,11 @@ def _host_issues(
         )
     if table.dst_note:
         quality.note(table.dst_note)
+    if table.layout.decimal_comma:
+        quality.note(
+            f"{table.label}: cells separated by ';' with decimal commas (a log "
+            "re-saved where the decimal mark is a comma): '0,25' read as 0.25."
+        )
     if table.zone_guessed:
         quality.add(
             name,
@@ -353,6 +366,34 @@ def _host_issues(
             f"the header '{cut(table.head)}' gives no time-zone bias; times read "
             "as UTC (give --tz with the host's zone)",
         )
+
+
+def _rounded_issues(
+    name: str, columns: list[Column], counters: dict[str, list[str]], q: SeriesQuality
+) -> None:
+    """A ``rounded`` issue per counter read whose cells a spreadsheet cut to a few
+    significant digits (``2.20E+12``): each value is off by up to half its last
+    digit, stated as the largest relative error."""
+    read = {h for paths in counters.values() for h in paths}
+    for c in columns:
+        if c.header not in read or not c.rounded:
+            continue
+        worst = max(_half_last_digit(cell) for cell in c.rounded)
+        q.add(
+            name,
+            "rounded",
+            len(c.rounded),
+            f"{len(c.rounded)} value(s) of '{c.header}' in a spreadsheet's short "
+            f"scientific form (e.g. '{c.rounded[0]}', the file was re-saved by a "
+            f"spreadsheet): read as written, off by up to {worst:.2g} %",
+        )
+
+
+def _half_last_digit(cell: str) -> float:
+    """Largest error of a short E number, in % of its value: '2.20E+12' -> 0.23."""
+    mantissa = cell.upper().split("E")[0].lstrip("+-")
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    return 100 * 0.5 * 10.0**-decimals / max(float(mantissa), 1.0)
 
 
 def _blank_values(usable: list[Column], counters: dict[str, list[str]]) -> dict[str, int]:
@@ -368,17 +409,22 @@ def _blank_values(usable: list[Column], counters: dict[str, list[str]]) -> dict[
 # ------------------------------------------------------------------ decoding
 
 
-_Split = tuple[str, list[Column], list[list[str]], list[int]]
+_Split = tuple[str, list[Column], list[list[str]], list[int], Layout]
 
 
 def _decode_and_split(data: bytes, label: str, encoding: str | None) -> _Split:
-    """Encoding, counter columns, CSV rows and their line numbers.
+    """Encoding, counter columns, CSV rows, their line numbers and the layout.
 
-    The first candidate encoding that decodes the file *and* names a counter
-    of :data:`VARIABLE_MAP` wins; failing that, the first that decodes. The
-    candidates (:func:`vsizer._textio.candidate_encodings`): *encoding* when
-    given; UTF-16 with a byte-order mark, or without one when the file starts
-    with a quote and a NUL; else :data:`ENCODINGS`.
+    The candidate encoding whose header names the most counters of
+    :data:`VARIABLE_MAP` wins: a single byte code page decodes any bytes, and a
+    Spanish ``Disco f\xedsico`` also decodes as cp932 (into other letters), so
+    the first decoding that names one counter may have garbled the others. On
+    a tie (counter names in ASCII) the one with fewer CJK characters inside a
+    Latin word wins (``Hora est\xe1ndar romance`` is no cp932), then the
+    earliest (a file whose header is ASCII stays UTF-8).
+    The candidates (:func:`vsizer._textio.candidate_encodings`): *encoding*
+    when given; UTF-16 with a byte-order mark, or without one when the file
+    starts with a quote and a NUL; else :data:`ENCODINGS`.
     """
     if encoding is not None:
         candidates: tuple[str, ...] = (encoding,)
@@ -391,72 +437,53 @@ def _decode_and_split(data: bytes, label: str, encoding: str | None) -> _Split:
     else:
         candidates = candidate_encodings(data, ENCODINGS, bare_utf16_start=b'"')
         texts = decodings(data, candidates)  # decoded one at a time, as needed
-    first: _Split | None = None
+    best: tuple[tuple[int, int], str, str, Layout] | None = None
     for text, name in texts:
-        rows, numbers = _split(text, label)
-        header = rows[0] if rows else []
-        columns = [Column(i, h) for i, h in enumerate(header) if i > 0]
-        shown = (
-            "utf-8" if name == "utf-8-sig" and not text.startswith("\ufeff") else name
+        layout = layout_of(text)
+        line, header = _header_line(text, label, layout)
+        score = (
+            sum(c.role is not None for c in header),
+            -len(_LATIN_CJK_LATIN.findall(line)),
         )
-        found = (shown, columns, rows, numbers)
-        if any(c.role is not None for c in columns):
-            return found
-        first = first or found
-    if first is None:
+        if best is None or score > best[0]:
+            best = (score, text, name, layout)
+        if line.isascii():
+            break  # the later (ASCII-compatible) code pages read the same line
+    if best is None:
         raise SeriesError(
             f"{label}: cannot decode the file as "
             + ", ".join(candidates)
             + "; save it as UTF-8 or UTF-16 (Performance Monitor's own CSV)."
         )
-    return first
+    _, text, name, layout = best
+    rows, numbers = split_rows(text, label, layout)
+    columns = [Column(i, h) for i, h in enumerate(rows[0] if rows else []) if i > 0]
+    shown = "utf-8" if name == "utf-8-sig" and not text.startswith("\ufeff") else name
+    return shown, columns, rows, numbers, layout
 
 
-def _split(text: str, label: str) -> tuple[list[list[str]], list[int]]:
-    """CSV rows without empty lines (typeperf starts with one), and their lines.
-
-    Cells are bounded by ``--max-cell-chars`` (:func:`vsizer.limits.csv_records`).
-    """
-    records = csv_records(text.lstrip("\ufeff"), label, error=SeriesError)
-    rows: list[list[str]] = []
-    numbers: list[int] = []
-    for number, row in records:
-        if any(cell.strip() for cell in row):
-            rows.append(row)
-            numbers.append(number)
-    return rows, numbers
+# A Latin letter, CJK characters, a Latin letter: "est\u7663dar", "f\ufa0eico" -- a
+# cp1252 accented letter and the next byte read as one cp932 character.
+_LATIN_CJK_LATIN = re.compile(r"[A-Za-z][\u3000-\u9fff\uf900-\ufaff]+[A-Za-z]")
 
 
-_TIME_START = re.compile(r"^\s*\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\s")
-
-
-def _cut_trailer(rows: list[list[str]], numbers: list[int]) -> list[tuple[int, str]]:
-    """Remove and return (line, text) of the rows after the last one that starts with
-    a date: typeperf's console messages (``Exiting, please wait...``, ``The command
-    completed successfully.``, in the display language) when its output is
-    redirected to a file. A cut row starting with a date stays, as an error."""
-    end = len(rows)
-    while end > 1 and not (rows[end - 1] and _TIME_START.match(rows[end - 1][0])):
-        end -= 1
-    if end <= 1:  # no dated row at all: leave the file to the usual errors
-        return []
-    trailer = [(n, ",".join(r)) for r, n in zip(rows[end:], numbers[end:], strict=True)]
-    del rows[end:], numbers[end:]
-    return trailer
+def _header_line(text: str, label: str, layout: Layout) -> tuple[str, list[Column]]:
+    """The first non-empty line of *text* and its counter columns."""
+    start = text.lstrip("\ufeff\r\n")
+    line = start[: start.find("\n")] if "\n" in start else start
+    rows, _ = split_rows(line, label, layout)
+    return line, [Column(i, h) for i, h in enumerate(rows[0] if rows else []) if i > 0]
 
 
 # -------------------------------------------------------------------- values
 
 
-def _times(
-    rows: list[list[str]],
-    numbers: list[int],
-    head: str,
-    label: str,
-    problems: Problems,
-) -> pd.DatetimeIndex:
+def _times(table: _Table, problems: Problems) -> pd.DatetimeIndex:
     """Local times of the data rows (NaT for rows reported as bad)."""
+    rows, numbers, head, label = table.rows, table.numbers, table.head, table.label
     raw = pd.Series([r[0].strip() if r else "" for r in rows[1:]], dtype="string")
+    if table.layout.decimal_comma:  # "22:43:06,663": the decimal mark of the seconds
+        raw = raw.str.replace(",", ".", regex=False)
     parsed = pd.to_datetime(raw, format=_TIME_FORMATS[0], errors="coerce")
     missing = parsed.isna()
     if missing.any():
@@ -524,20 +551,22 @@ def _localize_by_order(
     return pd.DatetimeIndex(utc).as_unit("ns"), note
 
 
-def _values(
-    rows: list[list[str]],
-    numbers: list[int],
-    columns: list[Column],
-    label: str,
-    problems: Problems,
-) -> None:
+# Excel's General format shows a number too long for its cell as "2.20E+12" (at
+# most 6 significant digits, capital E, two exponent digits) and a CSV saved by
+# Excel keeps what is shown; PDH writes every digit ("8.5699999999999996e-005").
+_SHORT_E = r"[+-]?\d(?:\.\d{1,5})?E[+-]\d{2}"
+
+
+def _values(table: _Table, columns: list[Column]) -> None:
     """Fill each column's values: float, NaN for a blank; bad cells reported."""
+    rows, numbers, label, problems = table.rows, table.numbers, table.label, table.problems
     width = len(rows[0])
     for col in columns:
         raw = pd.Series(
             [r[col.index] if len(r) == width else "" for r in rows[1:]], dtype="string"
         ).str.strip()
-        values = pd.to_numeric(raw.mask(raw == ""), errors="coerce")
+        text = raw.str.replace(",", ".", regex=False) if table.layout.decimal_comma else raw
+        values = pd.to_numeric(text.mask(text == ""), errors="coerce")
         floats = values.to_numpy(dtype=np.float64, na_value=np.nan)
         infinite = np.isinf(floats)  # inf, -inf, 1e400: never a silent gap
         bad = (values.isna() & (raw != "")).to_numpy(dtype=bool) | infinite
@@ -550,6 +579,7 @@ def _values(
                 order=(r, col.index),
             )
         col.values = np.where(infinite, np.nan, floats)
+        col.rounded = raw[raw.str.fullmatch(_SHORT_E).fillna(False)].tolist()
 
 
 # -------------------------------------------------------------------- series

@@ -65,7 +65,8 @@ FORMATS: dict[str, SeriesFormat] = {
         ),
         SeriesFormat(
             "perfmon",
-            "Windows Performance Monitor log saved as CSV (PDH-CSV) (read_perfmon)",
+            "Windows Performance Monitor log saved as CSV or TSV (PDH-CSV/TSV) "
+            "(read_perfmon)",
             ("server", "tz", "encoding", "mem_capacity_gib"),
         ),
         SeriesFormat(

@@ -56,6 +56,7 @@ from vsizer.series._csv_table import (
     convert,
     count_by,
     finish,
+    no_value_note,
     numbers,
     read_text_table,
     stripped,
@@ -125,11 +126,14 @@ def read_long(path: str | os.PathLike[str], *, tz: str | None = None) -> SeriesS
         groups=_series_codes(server, table.col["metric"]),
     )
     metrics = _metric_names(table, problems)
+    seen: dict[str, int] = {}
     value, blank = numbers(
-        table.col["value"], file, table.lines, table.head["value"], problems
+        table.col["value"], file, table.lines, table.head["value"], problems, seen
     )
     unit = _units(table, metrics, problems)
     problems.raise_if_any()
+    said = no_value_note(file, seen)
+    notes += [said] if said else []
 
     quality = SeriesQuality()
     _count_dropped(quality, server, metrics, ts_ok & blank)
@@ -210,7 +214,13 @@ def _long_table(
             file,
             "expected the columns server, timestamp, metric, value (and optionally "
             f"unit) or their aliases, got {', '.join(repr(h) for h in header)}; "
-            f"missing {', '.join(missing)}.",
+            f"missing {', '.join(missing)}"
+            + (
+                "; this is Grafana's series-as-rows export (one series per server, "
+                "one metric per file): read it with --format wide --metric NAME."
+                if [h.strip().casefold() for h in header] == ["series", "time", "value"]
+                else "."
+            ),
         )
         problems.raise_if_any()
     return _LongTable(

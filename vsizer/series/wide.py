@@ -23,12 +23,20 @@ blanks, duplicates, gaps). What is particular to this format:
 * ``start`` and ``step`` given for a column of real dates are an error.
 * Without ``metric``, values that all lie in 0..100 are read as ``cpu_util``
   (noted); other values are an error asking for ``--metric``.
+* A column named ``avg``, ``mean``, ``total``, ``sum``, ``max`` or ``min`` whose
+  every value is that aggregate of the other columns (a dashboard's summary
+  series) is left out, counted as ``dropped``
+  (:mod:`vsizer.series._wide_aggregates`).
+* Grafana's "series as rows" export (header ``Series;Time;Value``, one row per
+  point) is read too: each series name is a server (noted).
+* Grafana writes ``null`` or ``undefined`` for a missing point and, for Excel,
+  a first line ``sep=;``: both are read (:mod:`vsizer.series._csv_table`).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import tzinfo
 from typing import Any
 
@@ -41,8 +49,10 @@ from vsizer.series._csv_table import (
     convert,
     count_by,
     finish,
+    no_value_note,
     numbers,
     read_text_table,
+    stripped,
     units_read,
 )
 from vsizer.series._duration import parse_duration
@@ -57,6 +67,7 @@ from vsizer.series._tidy import (
     median_step_s,
     unit_factor,
 )
+from vsizer.series._wide_aggregates import aggregate_columns
 from vsizer.series._wide_times import (
     DEFAULT_INDEX_START,
     DEFAULT_INDEX_STEP_S,
@@ -139,10 +150,17 @@ def read_wide(
     problems = Problems()
     notes: list[str] = []
     table = _read_columns(path, file, times, problems, notes)
+    table, left_out = _without_aggregates(table)
     if canonical is None:
         canonical = _default_metric(file, table.values, notes)
         _check_assumed_unit(canonical, implied, unit)
-    return _wide_series(path, table, canonical, implied, notes, problems)
+    series = _wide_series(path, table, canonical, implied, notes, problems)
+    for name, (count, what) in left_out.items():
+        series.quality.add(
+            name, "dropped", count,
+            f"column '{name}' is {what}, not a server; left out",
+        )  # fmt: skip
+    return series
 
 
 # ------------------------------------------------------------------ steps
@@ -166,6 +184,8 @@ class _WideTable:
     ``values[j]``/``blanks[j]`` are the numbers (NaN where blank) and blank
     mask of server ``servers[j]``, whose header gave unit ``col_units[j]``;
     ``index`` holds the step-index facts (None for a column of dates).
+    ``row_server`` is set for Grafana's series-as-rows layout: each row's
+    server, with ``values``/``blanks`` the one value column.
     """
 
     file: str
@@ -179,6 +199,7 @@ class _WideTable:
     index: dict[str, Any] | None
     values: list[FloatArray]
     blanks: list[npt.NDArray[np.bool_]]
+    row_server: npt.NDArray[Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -201,6 +222,8 @@ def _read_columns(
 ) -> _WideTable:
     """Read the table, find its time column, parse times and numbers; raises on problems."""
     header, body, lines = read_text_table(path, file, problems)
+    if [h.strip().casefold() for h in header] == _SERIES_ROWS:
+        return _series_rows(header, body, lines, file, times, problems, notes)
     t_idx = time_column(
         header, file, times.timestamp_col, times.index_column, problems, notes
     )
@@ -214,11 +237,14 @@ def _read_columns(
     )  # fmt: skip
     values: list[FloatArray] = []
     blanks: list[npt.NDArray[np.bool_]] = []
+    seen: dict[str, int] = {}
     for idx in (i for i in range(len(header)) if i != t_idx):
-        v, b = numbers(body[idx], file, lines, header[idx], problems)
+        v, b = numbers(body[idx], file, lines, header[idx], problems, seen)
         values.append(v)
         blanks.append(b)
     problems.raise_if_any()
+    said = no_value_note(file, seen)
+    notes += [said] if said else []
     return _WideTable(
         file, header, t_idx, servers, col_units, lines, ts, ts_ok, index, values, blanks
     )
@@ -239,28 +265,90 @@ def _kept_cells(
 ) -> _Cells:
     """Flatten the columns; blank cells are counted as ``dropped`` and left out."""
     n = len(table.lines)
-    k = len(table.servers)
-    server_arr = np.repeat(np.array(table.servers, dtype=object), n)
-    ok_all = np.tile(table.ts_ok, k)
     values, blanks = table.values, table.blanks
     value_all = np.concatenate(values) if values else np.array([], dtype=np.float64)
     blank_all = np.concatenate(blanks) if blanks else np.array([], dtype=bool)
-    unit_all = np.repeat(
-        np.array(
-            [u if u is not None else implied for u in table.col_units], dtype=object
-        ),
-        n,
-    )
+    units = [u if u is not None else implied for u in table.col_units]
+    if table.row_server is not None:  # one value column; each row names its server
+        server_arr, ok_all = table.row_server, table.ts_ok
+        ts_all, lines_all = table.ts, table.lines
+    else:
+        k = len(table.servers)
+        server_arr = np.repeat(np.array(table.servers, dtype=object), n)
+        ok_all = np.tile(table.ts_ok, k)
+        ts_all, lines_all = np.tile(table.ts, k), np.tile(table.lines, k)
+    unit_all = np.repeat(np.array(units, dtype=object), n)
     for name, cnt in count_by(server_arr[ok_all & blank_all]).items():
         quality.add(name, "dropped", cnt, "empty cells (no sample)")
     keep = ok_all & ~blank_all
     return _Cells(
-        server_arr[keep],
-        np.tile(table.ts, k)[keep],
-        value_all[keep],
-        unit_all[keep],
-        np.tile(table.lines, k)[keep],
+        server_arr[keep], ts_all[keep], value_all[keep], unit_all[keep], lines_all[keep]
     )
+
+
+def _without_aggregates(
+    table: _WideTable,
+) -> tuple[_WideTable, dict[str, tuple[int, str]]]:
+    """The table without columns that aggregate the others (name -> (values
+    left out, what the column is)); see :mod:`vsizer.series._wide_aggregates`."""
+    if table.row_server is not None:
+        return table, {}
+    found = aggregate_columns(table.servers, table.values, table.blanks)
+    if not found:
+        return table, {}
+    keep = [j for j in range(len(table.servers)) if j not in found]
+    left_out = {
+        table.servers[j]: (int((~table.blanks[j] & table.ts_ok).sum()), what)
+        for j, what in found.items()
+    }
+    return replace(
+        table,
+        servers=[table.servers[j] for j in keep],
+        col_units=[table.col_units[j] for j in keep],
+        values=[table.values[j] for j in keep],
+        blanks=[table.blanks[j] for j in keep],
+    ), left_out
+
+
+#: Grafana's other CSV layout, "series as rows": a header ``Series;Time;Value``
+#: and one row per point (Grafana Labs, ``public/app/core/utils/file_export.ts``,
+#: ``exportSeriesListToCsv``; 6.x quotes the text and writes ``null``).
+_SERIES_ROWS = ["series", "time", "value"]
+
+
+def _series_rows(
+    header: list[str],
+    body: list[Any],
+    lines: Int64Array,
+    file: str,
+    times: _TimeOptions,
+    problems: Problems,
+    notes: list[str],
+) -> _WideTable:
+    """A ``Series, Time, Value`` table: each series name (Grafana's legend) a server."""
+    names = stripped(body[0]).to_numpy(dtype=object)
+    for pos in np.flatnonzero(names == ""):
+        problems.cell(file, int(lines[pos]), "a series name", "", column=header[0])
+    ts, ts_ok, index = read_times(
+        body[1], header[1], lines, file, problems, notes, forced=False,
+        start=times.start, step_s=times.step_s, zone=times.zone,
+    )  # fmt: skip
+    seen: dict[str, int] = {}
+    v, b = numbers(body[2], file, lines, header[2], problems, seen)
+    problems.raise_if_any()
+    said = no_value_note(file, seen)
+    servers = sorted({str(n) for n in names})
+    shown = ", ".join(f"'{n}'" for n in servers[:3]) + (" ..." if len(servers) > 3 else "")
+    notes.append(
+        f"{file}: Grafana's series-as-rows layout (Series, Time, Value); each "
+        f"series name is read as a server ({len(servers)}: {shown}); set the "
+        "panel's legend to the host name to name them by host."
+    )
+    notes += [said] if said else []
+    return _WideTable(
+        file, header, 1, servers, [None], lines, ts, ts_ok, index, [v], [b],
+        row_server=names,
+    )  # fmt: skip
 
 
 def _wide_series(
