@@ -48,6 +48,7 @@ from vsizer.study.baseline import (
 from vsizer.study.config import Rules
 from vsizer.study.consolidation import ConsolidationPlan
 from vsizer.study.count_reason import (
+    RELAX_MAX_VMS,
     CountReason,
     MergeCandidate,
     explain_pool,
@@ -162,7 +163,7 @@ class ConsolidationStudy:
         else:
             sized, pools = self._place(servers, unit, series_info, quality, progress)
             rs = dataclasses.replace(rs, applied=rules.rightsize)
-        pools = _explain(pools, servers, series_info, rules)
+        pools = _explain(pools, servers, series_info, rules, quality)
         baseline = versus_today(
             baseline, pools, rules, series_info, servers["pool"].astype(str).to_numpy()
         )
@@ -383,6 +384,7 @@ def _explain(
     servers: pd.DataFrame,
     series_info: SeriesInfo | None,
     rules: Rules,
+    quality: QualityReport,
 ) -> list[PoolResult]:
     """The pools, each with its ``count_reason`` (merge suggestions included)."""
     pool_of = servers["pool"].astype(str).to_numpy()
@@ -397,6 +399,11 @@ def _explain(
             pr.vm_curves, rules, _pool_scalar_demand(series_info, idx), pr.placed,
         )
         reasons[pr.name] = reason
+        if pr.problem.n_vms > RELAX_MAX_VMS:
+            quality.warn("count_reason_budget", (
+                f"pool '{pr.name}': its count reason gives the bounds alone: "
+                f"{pr.problem.n_vms:,} VMs are above {RELAX_MAX_VMS:,}, past which the "
+                "pool is not sized again with each rule relaxed"))
         candidates.append(MergeCandidate(
             pr.name, pr.problem, pr.sizing.n_hosts, pr.sizing.on_curves, reason
         ))

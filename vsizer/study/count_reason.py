@@ -41,6 +41,12 @@ MERGE_POOLS = 12
 #: the merged pool again (about 15 sizings of a large N+k pool), which at fleet
 #: scale costs more than the whole plan; the pools' own counts are unaffected.
 MERGE_MAX_VMS = 10_000
+#: Most VMs of a pool whose count is explained by sizing it again with each
+#: active rule relaxed (each relaxed rule is a sizing of the whole pool, and a
+#: sizing's greedy placements grow faster than the pool: a pool of 600,000 VMs
+#: with redundancy pairs spent 160 of 520 s in them). A larger pool's reason
+#: gives its bounds alone, and the plan warns (``count_reason_budget``).
+RELAX_MAX_VMS = 250_000
 
 
 @dataclass(frozen=True)
@@ -123,6 +129,8 @@ def explain_pool(
     (:data:`~vsizer.placement.sizing.Placed`), reused by the sizings that
     relax only rules no placement reads (failures, min_hosts)."""
     active = _active(problem, detail)
+    if problem.n_vms > RELAX_MAX_VMS:
+        return _bounds_only(problem, hosts, detail, active)
     memo: dict[frozenset[str], Tries] = {}
 
     def count(relaxed_rules: frozenset[str], p: PlacementProblem) -> int | None:
@@ -158,6 +166,30 @@ def explain_pool(
     binding = _binding(hosts, by, relaxed)
     return CountReason(hosts, binding, by, dims, relaxed,
                        _text(hosts, binding, by, relaxed, problem, dims))
+
+
+def _bounds_only(
+    problem: PlacementProblem, hosts: int, detail: dict[str, int],
+    active: dict[str, bool],
+) -> CountReason:
+    """The count reason of a pool past :data:`RELAX_MAX_VMS`: what each
+    constraint alone requires by the bounds (demand: the largest dimension's
+    bound), no rule relaxed."""
+    dims = {d: int(detail[d]) for d in problem.dims if d in detail}
+    demand = max(dims.values(), default=0)
+    by = {
+        "demand": demand,
+        "failover": demand + problem.failures if active["failover"] else 0,
+        "min_hosts": problem.min_hosts if problem.n_vms else 0,
+        "anti_affinity": int(detail.get("anti_affinity", 0)),
+        "pinning": int(detail.get("pinning", 0)),
+    }
+    binding = _binding(hosts, by, {})
+    text = _text(hosts, binding, by, {}, problem, dims).replace(
+        "demand alone needs", "demand alone needs at least", 1)
+    return CountReason(hosts, binding, by, dims, {}, text + (
+        f"; not sized again with each rule relaxed ({problem.n_vms:,} VMs, above "
+        f"{RELAX_MAX_VMS:,})"))
 
 
 def _binding(hosts: int, by: dict[str, int], relaxed: dict[str, int | None]) -> str:
