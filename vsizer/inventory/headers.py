@@ -61,6 +61,8 @@ VARIABLE_MAP: dict[str, list[str]] = {
     "vcpus": [
         "vcpus", "vcpu", "vcpu count", "num vcpus", "vCPU数", "仮想CPU数",
         "割当vCPU数",
+        # a VM's CPU count: RVTools vInfo "CPUs", vSphere's numCPU, Ansible's num_cpus
+        "cpus", "num cpus", "numcpu", "number of cpus",
     ],
     "cpu_score_per_core": [
         "cpu_score_per_core", "cpu score per core", "CPU性能/コア",
@@ -355,9 +357,40 @@ def match_header(header: object) -> HeaderMatch:
             found = _resolve(header_key(m2.group("base")), raw, unit, True)
             if found is not None:
                 return found
+    found = _glued(raw)
+    if found is not None:
+        return found
     if "×" in raw or "*" in raw.strip("*"):
         return HeaderMatch(raw, None, derived="formula")
     return HeaderMatch(raw, None)
+
+
+# A size unit written against the word, before or after it: memoryGB, mbmem, gbdisk.
+_GLUED_UNIT = re.compile(
+    r"^(?:(?P<pre>[kmgt]i?b)(?P<after>[^\W\d_].*)|(?P<before>.*[^\W\d_])(?P<post>[kmgt]i?b))$"
+)
+
+
+def _glued(raw: str) -> HeaderMatch | None:
+    """A header whose size unit is glued to its word (``memoryGB``, ``mbmem``,
+    ``gbdisk``), or a header commented out by a leading ``#`` (``# name``, as
+    ``numpy.savetxt`` and shell-style CSV files write the header line)."""
+    if raw.startswith("#") and raw.lstrip("#").strip():
+        found = match_header(raw.lstrip("#").strip())
+        if found.field is not None or found.derived is not None:
+            return HeaderMatch(raw, found.field, found.unit, found.unit_stated,
+                               found.basis, found.derived)
+        return None
+    m = _GLUED_UNIT.match(header_key(raw))
+    if m is None:
+        return None
+    unit = _unit_or_none(m.group("pre") or m.group("post"))
+    base = m.group("after") or m.group("before")
+    glued = _resolve(base, raw, unit, True)
+    if glued is None or glued.field not in ("mem_gib", "mem_used_gib", "disk_gib",
+                                            "disk_used_gib"):
+        return None
+    return glued
 
 
 def accepted_headers(field: str) -> str:
