@@ -29,7 +29,7 @@ import pytest
 from vsizer.cli import main
 from vsizer.errors import InventoryError
 from vsizer.inventory import read_inventory
-from vsizer.inventory.headers import match_header
+from vsizer.inventory.headers import looks_like_size, match_header
 from vsizer.inventory.mem_unit import apply_mem_unit
 
 pytestmark = pytest.mark.slow
@@ -193,3 +193,46 @@ def test_header_forms(header, field, unit):
 def test_header_forms_that_stay_unknown(header):
     # a glued unit is read only on a size field (memory, disk)
     assert match_header(header).field is None
+
+
+# --- size columns that are not read: said, not silent ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "columns"),
+    [
+        ("vmbuild_powercli_vms.csv", "'DdrivesizeGB', 'EdrivesizeGB', 'FdrivesizeGB'"),
+        ("ansible_vsphere_bulk_vms.csv", "'disk0.size_gb'"),
+        ("ansible_proxmox_vms.csv", "'extra_disk1_size', 'extra_disk2_size'"),
+    ],
+)
+def test_per_disk_size_columns_not_read_are_a_warning(name, columns):
+    # defect: one column per disk is not read (the reader takes one disk
+    # column), and nothing said so: the plan had no disk size and no word why
+    inv = _read(name)
+    assert _warning(inv, "size_columns_not_read") == (
+        f"{name}: column(s) {columns} look like sizes but are not read (one column "
+        "per disk or an unknown name); give the total in one column, e.g. "
+        "'disk (GB)'"
+    )
+    assert "disk_gib" not in inv.metadata["columns"].values()
+
+
+@pytest.mark.parametrize(
+    "name", ["proxmox_terraform_vms.csv", "foreman_terraform_vms.csv",
+             "bulk_vm_create_vms.csv", "racktrack_servers.csv"],
+)
+def test_other_unread_columns_are_not_called_sizes(name):
+    # 'template', 'ip', 'HOSTGROUP', 'disk0.type' ... are not sizes
+    assert "size_columns_not_read" not in {w.code for w in _read(name).quality.warnings}
+
+
+@pytest.mark.parametrize(
+    ("header", "size"),
+    [("Disk D (GB)", True), ("データ領域容量", True), ("HDDサイズ", True),
+     ("disk0.datastore", False), ("NIC (Mbps)", False), ("OS (64-bit)", False),
+     ("Disk read throughput [KB/s]", False), ("Disk 1 read throughput (MB per second)",
+     False), ("備考", False)],
+)
+def test_looks_like_size(header, size):
+    assert looks_like_size(header) is size

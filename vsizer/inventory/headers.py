@@ -33,6 +33,7 @@ __all__ = [
     "header_choice",
     "header_key",
     "header_score",
+    "looks_like_size",
     "match_header",
 ]
 
@@ -545,3 +546,18 @@ def find_header(grid: Grid) -> tuple[int | None, int]:
         ):
             best, best_score = i, score
     return best, max(best_score, 0)
+
+
+# "size", "capacity" or a size unit standing alone (disk0.size_gb, Disk D (GB), 容量)
+_SIZE_WORDS = re.compile(r"size|capacity|容量|サイズ|(?<![a-z])[kmgt]i?b(?![a-z])")
+
+
+def looks_like_size(header: object) -> bool:
+    """Whether an unknown header names a size (``DdrivesizeGB``,
+    ``disk0.size_gb``, ``extra_disk1_size``, ``データ領域容量``): such a column
+    not being read is said in a warning, not left silent."""
+    text = normalize_text(header).casefold()
+    if re.search(r"/s|per sec|throughput|転送", text):  # a rate, not a size
+        return False
+    return bool(_SIZE_WORDS.search(text))
+

@@ -59,6 +59,7 @@ from vsizer.inventory.headers import (
     find_header,
     header_cells,
     header_choice,
+    looks_like_size,
     match_header,
 )
 from vsizer.inventory.model import COLUMNS, Inventory
@@ -163,6 +164,14 @@ def table_from_grid(
         "sheet_warnings", []
     ):
         quality.warn(code, message)
+    unread = [h for h in metadata["unmapped"] if looks_like_size(h)]
+    if unread:
+        quality.warn(
+            "size_columns_not_read",
+            f"{problems.prefix}: column(s) {', '.join(repr(h) for h in unread)} look "
+            "like sizes but are not read (one column per disk or an unknown name); "
+            "give the total in one column, e.g. 'disk (GB)'",
+        )
     if metadata.get("delimiter") == ";":
         grid = decimal_commas(grid, header_at, cells, metadata, problems, quality)
     rows = [(r, c) for r, c in grid[header_at + 1 :] if not all(map(is_blank, c))]
