@@ -182,6 +182,8 @@ def test_ansible_vsphere_list_with_num_cpus():
         ("cpus", "vcpus", None),
         ("numCPU", "vcpus", None),
         ("Number of CPUs", "vcpus", None),
+        ("num_cpu_cores", "cores_per_socket", None),
+        ("NumCoresPerSocket", "cores_per_socket", None),
     ],
 )
 def test_header_forms(header, field, unit):
@@ -236,3 +238,57 @@ def test_other_unread_columns_are_not_called_sizes(name):
 )
 def test_looks_like_size(header, size):
     assert looks_like_size(header) is size
+
+
+# --- a generic header word holding names (vSphere port group) ------------------
+
+
+def test_ansible_vcenter_network_names_and_cores_per_socket():
+    # defects: 'network' (the port group, 'VM Network') was read as a network
+    # rate and refused on every row; 'num_cpu_cores' (vSphere cores per
+    # socket, 1) was read as a second vCPU column that disagreed with num_cpus
+    inv = _read("ansible_vcenter_vms.csv")
+    assert _column(inv, "name") == ["web-server01", "web-server02"]
+    assert _column(inv, "vcpus") == [4, 2]
+    assert _column(inv, "cores_per_socket") == [1, 1]
+    assert _column(inv, "mem_gib") == [8.0, 4.0]
+    assert _column(inv, "disk_gib") == [pytest.approx(100e9 / 2**30),
+                                         pytest.approx(50e9 / 2**30)]
+    assert "net_mbps" not in inv.servers or inv.servers["net_mbps"].isna().all()
+    assert "network" in inv.metadata["unmapped"]
+    assert _warning(inv, "text_column_not_read") == (
+        "ansible_vcenter_vms.csv: column 'network' holds names ('VM Network'), not "
+        "numbers: not read as net_mbps"
+    )
+
+
+def test_a_generic_word_with_numbers_is_still_read_and_checked(tmp_path):
+    # one number in the column: it is a rate column, and its names are errors
+    p = tmp_path / "net.csv"
+    p.write_text("name,vcpus,memory (GB),network,power\na,2,4,100,poweredOn\n"
+                 "b,2,4,VM Network,poweredOff\n", encoding="utf-8")
+    with pytest.raises(InventoryError) as info:
+        read_inventory(p)
+    assert str(info.value).splitlines() == [
+        "net.csv row 3, column 'network': expected a non-negative network rate such "
+        "as 100 or '100Mbps', got 'VM Network'."
+    ]
+    p.write_text("name,vcpus,memory (GB),network,power\na,2,4,100,poweredOn\n",
+                 encoding="utf-8")
+    inv = read_inventory(p)
+    assert _column(inv, "net_mbps") == [100.0]
+    assert _warning(inv, "text_column_not_read") == (
+        "net.csv: column 'power' holds names ('poweredOn'), not numbers: not read "
+        "as power_w"
+    )
+
+
+def test_a_non_generic_header_of_names_is_still_refused(tmp_path):
+    # 'CPU数' is no generic word: text there is an error, one line per cell
+    p = tmp_path / "ja.csv"
+    p.write_text("サーバ名,CPU数,コア数/CPU,メモリ(GB)\na,two,4,8\n", encoding="utf-8")
+    with pytest.raises(InventoryError) as info:
+        read_inventory(p)
+    assert str(info.value).splitlines()[0] == (
+        "ja.csv row 2, column 'CPU数': expected a positive whole number, got 'two'."
+    )

@@ -58,6 +58,8 @@ VARIABLE_MAP: dict[str, list[str]] = {
     "cores_per_socket": [
         "cores_per_socket", "cores per socket", "cores per cpu", "cores/cpu",
         "コア数/CPU", "CPUあたりコア数", "コア数/ソケット", "1CPUあたりのコア数",
+        # vSphere's numCoresPerSocket; Ansible vmware_guest lists name it num_cpu_cores
+        "num cores per socket", "num cpu cores", "num cpu cores per socket",
     ],
     "vcpus": [
         "vcpus", "vcpu", "vcpu count", "num vcpus", "vCPU数", "仮想CPU数",

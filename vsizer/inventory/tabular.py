@@ -51,6 +51,7 @@ from vsizer.inventory._io import (
     Grid,
     read_csv_grid,
 )
+from vsizer.inventory._name_columns import name_columns
 from vsizer.inventory.headers import (
     HEADER_SCAN_ROWS,
     VARIABLE_MAP,
@@ -151,6 +152,7 @@ def table_from_grid(
     cols, matches, derived, dups = _map_columns(cells, metadata)
     grid = total_cores(grid, header_at, cells, cols, matches, metadata, problems.prefix)
     cpu_counts_as_vcpus(grid, header_at, cols, matches, metadata, problems.prefix)
+    name_columns(grid, header_at, cols, matches, metadata, problems.prefix)
     dups = _follow_moves(dups, cols)
     _require_columns(cols, problems)
     if problems.lines:
