@@ -29,7 +29,7 @@ import pytest
 from vsizer.cli import main
 from vsizer.errors import InventoryError
 from vsizer.inventory import read_inventory
-from vsizer.inventory.headers import looks_like_size, match_header
+from vsizer.inventory.headers import comment_row, looks_like_size, match_header
 from vsizer.inventory.mem_unit import apply_mem_unit
 
 pytestmark = pytest.mark.slow
@@ -292,3 +292,31 @@ def test_a_non_generic_header_of_names_is_still_refused(tmp_path):
     assert str(info.value).splitlines()[0] == (
         "ja.csv row 2, column 'CPU数': expected a positive whole number, got 'two'."
     )
+
+
+# --- comment lines above the header ----------------------------------------------
+
+
+def test_libvirt_list_with_a_comment_block_above_the_header():
+    # defect: 23 '#' comment lines (the field documentation) above the header
+    # used up the 10 rows searched for it: "row 1 was taken as the header (no
+    # row among the first 10 non-empty rows has a recognized header)"
+    inv = _read("libvirt_ansible_vms.csv")
+    assert inv.metadata["header_row"] == 25
+    assert _column(inv, "name") == ["my-windows-vm", "my-linux-vm"]
+    assert _column(inv, "vcpus") == [4, 2]
+    assert _column(inv, "mem_gib") == [8.0, 2.0]
+    assert _column(inv, "disk_gib") == [pytest.approx(80e9 / 2**30),
+                                         pytest.approx(20e9 / 2**30)]
+    assert _column(inv, "os") == ["win11", "debian12"]
+    # the data disk (10 GB on my-windows-vm) is a second disk column: said
+    assert "'data_disk_gb'" in _warning(inv, "size_columns_not_read")
+
+
+@pytest.mark.parametrize(
+    ("cells", "comment"),
+    [(["# Fields:"], True), (["#", None, ""], True), (["  # usage"], True),
+     (["# name", "cpus", "mbmem"], False), (["name"], False), ([7], False)],
+)
+def test_comment_row(cells, comment):
+    assert comment_row(cells) is comment

@@ -28,6 +28,7 @@ __all__ = [
     "VARIABLE_MAP",
     "HeaderMatch",
     "combine_header_rows",
+    "comment_row",
     "find_header",
     "header_cells",
     "header_choice",
@@ -531,11 +532,12 @@ def find_header(grid: Grid) -> tuple[int | None, int]:
     one with the most distinct recognized fields (the first on a tie). A row
     read together with the row just above it as a two-row header
     (:func:`header_cells`) scores what the combined header recognizes; the
-    index is then that of the lower (field) row.
+    index is then that of the lower (field) row. Comment lines (:func:`comment_row`)
+    are not counted among those rows.
     """
     best, best_score, seen = None, -1, 0
     for i, (_, cells) in enumerate(grid):
-        if all(is_blank(c) for c in cells):
+        if all(is_blank(c) for c in cells) or comment_row(cells):
             continue
         seen += 1
         if seen > HEADER_SCAN_ROWS:
@@ -548,6 +550,16 @@ def find_header(grid: Grid) -> tuple[int | None, int]:
         ):
             best, best_score = i, score
     return best, max(best_score, 0)
+
+
+def comment_row(cells: list[Any]) -> bool:
+    """Whether a row is a shell-style comment line: one cell, text starting with
+    ``#`` (a block of them can head a CSV that a script reads, as libvirt and
+    Ansible VM lists do). A commented header (``# name,cpus,...``) has more
+    cells and is no comment line."""
+    filled = [c for c in cells if not is_blank(c)]
+    return (len(filled) == 1 and isinstance(filled[0], str)
+            and filled[0].lstrip().startswith("#"))
 
 
 # "size", "capacity" or a size unit standing alone (disk0.size_gb, Disk D (GB), 容量)
