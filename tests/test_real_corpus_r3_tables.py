@@ -320,3 +320,15 @@ def test_libvirt_list_with_a_comment_block_above_the_header():
 )
 def test_comment_row(cells, comment):
     assert comment_row(cells) is comment
+
+
+def test_comment_lines_between_servers_are_skipped_and_noted(tmp_path):
+    # the same '#' lines below the header were servers with no vCPUs: refused
+    p = tmp_path / "cm.csv"
+    p.write_text("# servers\nname,vcpus,memory (GB)\na,2,4\n# b is retired\nc,2,8\n",
+                 encoding="utf-8")
+    inv = read_inventory(p)
+    assert _column(inv, "name") == ["a", "c"]
+    assert inv.metadata["data_rows"] == 2
+    assert "cm.csv: 1 comment line(s) starting with '#' not read (row(s) 4)" in (
+        inv.quality.notes)

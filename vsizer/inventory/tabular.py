@@ -57,6 +57,7 @@ from vsizer.inventory.headers import (
     VARIABLE_MAP,
     HeaderMatch,
     accepted_headers,
+    comment_row,
     find_header,
     header_cells,
     header_choice,
@@ -177,6 +178,11 @@ def table_from_grid(
     if metadata.get("delimiter") == ";":
         grid = decimal_commas(grid, header_at, cells, metadata, problems, quality)
     rows = [(r, c) for r, c in grid[header_at + 1 :] if not all(map(is_blank, c))]
+    comments = [r for r, c in rows if comment_row(c)]
+    if comments:
+        rows = [(r, c) for r, c in rows if r not in set(comments)]
+        quality.note(f"{problems.prefix}: {len(comments)} comment line(s) starting "
+                     f"with '#' not read (row(s) {', '.join(map(str, comments))})")
     metadata["data_rows"] = len(rows)  # totals and notes included
     records = _records(rows, cols, matches, problems, quality)
     planned = [rec for rec in records if rec.reason is None]
