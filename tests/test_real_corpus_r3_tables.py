@@ -197,27 +197,60 @@ def test_header_forms_that_stay_unknown(header):
     assert match_header(header).field is None
 
 
-# --- size columns that are not read: said, not silent ---------------------------
+# --- one column per disk: summed, said; other sizes not read: said --------------
 
 
 @pytest.mark.parametrize(
-    ("name", "columns"),
+    ("name", "columns", "disks"),
     [
-        ("vmbuild_powercli_vms.csv", "'DdrivesizeGB', 'EdrivesizeGB', 'FdrivesizeGB'"),
-        ("ansible_vsphere_bulk_vms.csv", "'disk0.size_gb'"),
-        ("ansible_proxmox_vms.csv", "'extra_disk1_size', 'extra_disk2_size'"),
+        ("vmbuild_powercli_vms.csv", "'DdrivesizeGB', 'EdrivesizeGB', 'FdrivesizeGB'",
+         [60e9]),
+        ("ansible_proxmox_vms.csv", "'extra_disk1_size', 'extra_disk2_size'",
+         [60e9, 60e9, None, None, 60e9, 60e9, 1000e9, 1000e9, 1000e9, None, None,
+          120e9, None]),
+        ("libvirt_ansible_vms.csv", "'disk_gb', 'data_disk_gb'", [90e9, 20e9]),
     ],
 )
-def test_per_disk_size_columns_not_read_are_a_warning(name, columns):
-    # defect: one column per disk is not read (the reader takes one disk
-    # column), and nothing said so: the plan had no disk size and no word why
+def test_per_disk_size_columns_are_summed_with_a_warning(name, columns, disks):
+    # defect: one column per disk was not read (the reader took one disk
+    # column, or none) and nothing said so: these lists planned no storage, or
+    # the libvirt one its system disk only (80 of 90 GB)
     inv = _read(name)
-    assert _warning(inv, "size_columns_not_read") == (
-        f"{name}: column(s) {columns} look like sizes but are not read (one column "
-        "per disk or an unknown name); give the total in one column, e.g. "
-        "'disk (GB)'"
+    assert _warning(inv, "disk_from_columns") == (
+        f"{name}: disk size = the sum of columns {columns} (one column per disk); "
+        "a disk in no column is not counted"
     )
+    got = [None if v != v else v for v in inv.servers["disk_gib"].astype(float)]
+    assert got == [None if d is None else pytest.approx(d / 2**30) for d in disks]
+    assert "size_columns_not_read" not in {w.code for w in inv.quality.warnings}
+
+
+def test_the_one_disk_column_is_read_as_the_disk():
+    inv = _read("ansible_vsphere_bulk_vms.csv")
+    assert _column(inv, "disk_gib") == [pytest.approx(40e9 / 2**30)]
+    assert _warning(inv, "disk_from_columns") == (
+        "ansible_vsphere_bulk_vms.csv: disk size read from column 'disk0.size_gb' in GB"
+    )
+
+
+def test_a_disk_column_of_text_is_not_summed_and_sizes_not_read_are_said(tmp_path):
+    # 'thin' is no size: the disk columns are left unread, and named; a size
+    # that is no disk (the page file) is named too
+    p = tmp_path / "vms.csv"
+    p.write_text("name,vcpus,memory (GB),disk1 size (GB),disk2 size (GB),pagefile size\n"
+                 "a,2,4,40,thin,4\n", encoding="utf-8")
+    inv = read_inventory(p)
     assert "disk_gib" not in inv.metadata["columns"].values()
+    assert _warning(inv, "size_columns_not_read") == (
+        "vms.csv: column(s) 'disk1 size (GB)', 'disk2 size (GB)', 'pagefile size' "
+        "look like sizes but are not read (one column per disk or an unknown name); "
+        "give the total in one column, e.g. 'disk (GB)'"
+    )
+    p.write_text("name,vcpus,memory (GB),Disk 1 size (GB),Disk 2 size (TB)\n"
+                 "a,2,4,40,1\nb,2,4,,\n", encoding="utf-8")
+    inv = read_inventory(p)
+    assert _column(inv, "disk_gib")[0] == pytest.approx((40e9 + 1e12) / 2**30)
+    assert inv.servers["disk_gib"].isna().tolist() == [False, True]
 
 
 @pytest.mark.parametrize(
@@ -306,11 +339,10 @@ def test_libvirt_list_with_a_comment_block_above_the_header():
     assert _column(inv, "name") == ["my-windows-vm", "my-linux-vm"]
     assert _column(inv, "vcpus") == [4, 2]
     assert _column(inv, "mem_gib") == [8.0, 2.0]
-    assert _column(inv, "disk_gib") == [pytest.approx(80e9 / 2**30),
+    # system disk + data disk: 80 + 10 and 20 + 0 GB
+    assert _column(inv, "disk_gib") == [pytest.approx(90e9 / 2**30),
                                          pytest.approx(20e9 / 2**30)]
     assert _column(inv, "os") == ["win11", "debian12"]
-    # the data disk (10 GB on my-windows-vm) is a second disk column: said
-    assert "'data_disk_gb'" in _warning(inv, "size_columns_not_read")
 
 
 @pytest.mark.parametrize(

@@ -47,6 +47,7 @@ from vsizer.inventory._choices import (
     xlsx_grid,
 )
 from vsizer.inventory._columns import convert_columns
+from vsizer.inventory._disk_columns import sum_disk_columns
 from vsizer.inventory._io import (
     Grid,
     read_csv_grid,
@@ -154,6 +155,8 @@ def table_from_grid(
     grid = total_cores(grid, header_at, cells, cols, matches, metadata, problems.prefix)
     cpu_counts_as_vcpus(grid, header_at, cols, matches, metadata, problems.prefix)
     name_columns(grid, header_at, cols, matches, metadata, problems.prefix)
+    grid = sum_disk_columns(grid, header_at, cells, cols, matches, metadata,
+                            problems.prefix)
     dups = _follow_moves(dups, cols)
     _require_columns(cols, problems)
     if problems.lines:
