@@ -364,3 +364,19 @@ def test_comment_lines_between_servers_are_skipped_and_noted(tmp_path):
     assert inv.metadata["data_rows"] == 2
     assert "cm.csv: 1 comment line(s) starting with '#' not read (row(s) 4)" in (
         inv.quality.notes)
+
+
+def test_used_or_free_disk_space_is_never_added_to_the_disk_size(tmp_path):
+    p = tmp_path / "vms.csv"
+    p.write_text("name,vcpus,memory (GB),disk (GB),disk used size (GB),"
+                 "data disk free space (GB),data disk size (GB)\n"
+                 "a,2,4,100,30,5,50\n", encoding="utf-8")
+    inv = read_inventory(p)
+    assert _column(inv, "disk_gib") == [pytest.approx(150e9 / 2**30)]
+    assert _warning(inv, "disk_from_columns") == (
+        "vms.csv: disk size = the sum of columns 'disk (GB)', 'data disk size (GB)' "
+        "(one column per disk); a disk in no column is not counted"
+    )
+    assert "'disk used size (GB)', 'data disk free space (GB)'" in _warning(
+        inv, "size_columns_not_read")
+

@@ -31,6 +31,8 @@ __all__ = ["sum_disk_columns"]
 
 #: A header about a disk (and not, say, memory or a page file).
 _DISK_WORD = re.compile(r"disk|drive|hdd|ssd|vhd|vmdk|ディスク|ドライブ")
+#: Not a disk's size: its used or free part.
+_NOT_SIZE = re.compile(r"used|free|usage|consumed|avail|in use|使用|空き|残")
 #: A size unit standing alone or glued to the end of the header.
 _UNIT = re.compile(r"(?<![a-z])([kmgt]i?b)(?![a-z])|([kmgt]i?b)$")
 
@@ -71,7 +73,8 @@ def sum_disk_columns(
     one of their cells is no size (each column is then checked as before)."""
     extra = [(i, str(h)) for i, h in enumerate(cells)
              if str(h) in metadata["unmapped"] and looks_like_size(h)
-             and _DISK_WORD.search(normalize_text(h).casefold())]
+             and _DISK_WORD.search(normalize_text(h).casefold())
+             and not _NOT_SIZE.search(normalize_text(h).casefold())]
     if not extra:
         return grid
     disks = [(i, _header_unit(h)) for i, h in extra]
