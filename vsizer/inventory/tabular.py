@@ -183,7 +183,8 @@ def table_from_grid(
     rows = [(r, c) for r, c in grid[header_at + 1 :] if not all(map(is_blank, c))]
     comments = [r for r, c in rows if comment_row(c)]
     if comments:
-        rows = [(r, c) for r, c in rows if r not in set(comments)]
+        skip = set(comments)
+        rows = [(r, c) for r, c in rows if r not in skip]
         quality.note(f"{problems.prefix}: {len(comments)} comment line(s) starting "
                      f"with '#' not read (row(s) {', '.join(map(str, comments))})")
     metadata["data_rows"] = len(rows)  # totals and notes included
