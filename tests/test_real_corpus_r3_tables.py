@@ -203,12 +203,19 @@ def test_header_forms_that_stay_unknown(header):
 @pytest.mark.parametrize(
     ("name", "columns", "disks"),
     [
-        ("vmbuild_powercli_vms.csv", "'DdrivesizeGB', 'EdrivesizeGB', 'FdrivesizeGB'",
+        ("vmbuild_powercli_vms.csv", "'DdrivesizeGB', 'EdrivesizeGB', 'FdrivesizeGB' "
+         "(one column per disk)",
          [60e9]),
-        ("ansible_proxmox_vms.csv", "'extra_disk1_size', 'extra_disk2_size'",
+        ("ansible_proxmox_vms.csv", "'extra_disk1_size', 'extra_disk2_size' (one "
+         "column per disk); 'extra_disk1_size', 'extra_disk2_size' in GB (10^9 "
+         "bytes), no unit being stated",
          [60e9, 60e9, None, None, 60e9, 60e9, 1000e9, 1000e9, 1000e9, None, None,
           120e9, None]),
-        ("libvirt_ansible_vms.csv", "'disk_gb', 'data_disk_gb'", [90e9, 20e9]),
+        ("libvirt_ansible_vms.csv", "'disk_gb', 'data_disk_gb' (one column per disk)",
+         [90e9, 20e9]),
+        ("powercli_deploy_vms_serverlist.csv", "'Hard disk 1', 'Hard disk 2', 'Hard "
+         "disk 3' (one column per disk); 'Hard disk 1', 'Hard disk 2', 'Hard disk 3' "
+         "in GB (10^9 bytes), no unit being stated", [55e9] + [45e9] * 6),
     ],
 )
 def test_per_disk_size_columns_are_summed_with_a_warning(name, columns, disks):
@@ -217,8 +224,8 @@ def test_per_disk_size_columns_are_summed_with_a_warning(name, columns, disks):
     # the libvirt one its system disk only (80 of 90 GB)
     inv = _read(name)
     assert _warning(inv, "disk_from_columns") == (
-        f"{name}: disk size = the sum of columns {columns} (one column per disk); "
-        "a disk in no column is not counted"
+        f"{name}: disk size = the sum of columns {columns}; a disk in no column is "
+        "not counted"
     )
     got = [None if v != v else v for v in inv.servers["disk_gib"].astype(float)]
     assert got == [None if d is None else pytest.approx(d / 2**30) for d in disks]
@@ -379,4 +386,42 @@ def test_used_or_free_disk_space_is_never_added_to_the_disk_size(tmp_path):
     )
     assert "'disk used size (GB)', 'data disk free space (GB)'" in _warning(
         inv, "size_columns_not_read")
+
+
+# --- Hyper-V: virtual processors and memory in bytes -----------------------------
+
+
+def test_hyperv_lab_list_processors_and_startup_bytes():
+    # defect: 'Processors' (Set-VMProcessor count) was unknown and 'Memory'
+    # (New-VM -MemoryStartupBytes) in bytes: refused ("no column for
+    # 'sockets'"); the file starts with a UTF-8 byte-order mark
+    inv = _read("hyperv_deploy_lab_serverlist.csv")
+    assert inv.metadata["encoding"] == "utf-8-sig"
+    assert _column(inv, "name") == ["LAB01DC01", "LAB01DC02", "LAB01MS01",
+                                    "LAB01MS02", "LAB01MS03"]
+    assert _column(inv, "vcpus") == [2, 2, 2, 8, 4]
+    assert _column(inv, "mem_gib") == [4.0] * 5
+    assert _warning(inv, "cpu_column_counts") == (
+        "hyperv_deploy_lab_serverlist.csv: column 'Processors' holds core counts "
+        "('2'), not CPU names: read as vcpus (the cores each server has)"
+    )
+    assert "smallest 4,294,967,296): read as bytes" in _warning(
+        inv, "memory_unit_from_values")
+
+
+def test_powercli_deploy_list_hard_disk_columns():
+    # defect: 'Hard disk 1', 'Hard disk 2', 'Hard disk 3' (vSphere's disk
+    # names) were not read and nothing said so: no storage was planned
+    inv = _read("powercli_deploy_vms_serverlist.csv")
+    assert len(inv.servers) == 7
+    assert _column(inv, "vcpus") == [2] * 7
+    assert _column(inv, "mem_gib") == [4.0] * 7
+    assert _column(inv, "disk_gib")[0] == pytest.approx(55e9 / 2**30)
+
+
+def test_a_numbered_disk_column_of_flags_is_not_a_size():
+    # 'extra_disk1' holds yes/no: not summed (its size is 'extra_disk1_size')
+    inv = _read("ansible_proxmox_vms.csv")
+    assert "extra_disk1" in inv.metadata["unmapped"]
+    assert "extra_disk1_size" not in inv.metadata["unmapped"]
 

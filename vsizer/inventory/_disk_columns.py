@@ -31,15 +31,38 @@ __all__ = ["sum_disk_columns"]
 
 #: A header about a disk (and not, say, memory or a page file).
 _DISK_WORD = re.compile(r"disk|drive|hdd|ssd|vhd|vmdk|ディスク|ドライブ")
+#: A disk named by its number: "Hard disk 1", "disk2".
+_NUMBERED = re.compile(r"(?:disk|drive|hdd|ディスク)\s*\d+$")
 #: Not a disk's size: its used or free part.
 _NOT_SIZE = re.compile(r"used|free|usage|consumed|avail|in use|使用|空き|残")
 #: A size unit standing alone or glued to the end of the header.
 _UNIT = re.compile(r"(?<![a-z])([kmgt]i?b)(?![a-z])|([kmgt]i?b)$")
 
 
-def _header_unit(header: str) -> str:
+def _per_disk(header: str, values: list[Any]) -> bool:
+    """Whether a header not otherwise read is one disk's size: a disk word and
+    a size (``extra_disk1_size``, ``DdrivesizeGB``), or a disk word and its
+    number (``Hard disk 1``, as vSphere names a VM's disks) over a column of
+    numbers (``extra_disk1`` holding yes/no is no size); never its used or free
+    space."""
+    text = normalize_text(header).casefold()
+    if not _DISK_WORD.search(text) or _NOT_SIZE.search(text):
+        return False
+    if looks_like_size(header):
+        return True
+    return bool(_NUMBERED.search(text)) and all(_number(v) for v in values)
+
+
+def _number(value: Any) -> bool:
+    try:
+        return is_blank(value) or parse_quantity(value) is not None
+    except ValueError:
+        return False
+
+
+def _header_unit(header: str) -> str | None:
     m = _UNIT.search(normalize_text(header).casefold())
-    return canonical_unit(m.group(1) or m.group(2)) if m else "GB"
+    return canonical_unit(m.group(1) or m.group(2)) if m else None
 
 
 def _row_total(cells: list[Any], disks: list[tuple[int, str]]) -> float | None:
@@ -71,25 +94,34 @@ def sum_disk_columns(
     sum of its per-disk columns (and of the disk column, when there is one),
     read as ``disk_gib``; unchanged when the list has no per-disk column or
     one of their cells is no size (each column is then checked as before)."""
+    rows = grid[header_at + 1:]
     extra = [(i, str(h)) for i, h in enumerate(cells)
-             if str(h) in metadata["unmapped"] and looks_like_size(h)
-             and _DISK_WORD.search(normalize_text(h).casefold())
-             and not _NOT_SIZE.search(normalize_text(h).casefold())]
+             if str(h) in metadata["unmapped"] and _per_disk(
+                 str(h), [c[i] if i < len(c) else None for _, c in rows])]
     if not extra:
         return grid
-    disks = [(i, _header_unit(h)) for i, h in extra]
+    stated = [(i, _header_unit(h)) for i, h in extra]
+    disks = [(i, u or "GB") for i, u in stated]
     names = [h for _, h in extra]
+    unitless = [h for (_, u), h in zip(stated, names, strict=True) if u is None]
+    assumed = (f"; {', '.join(repr(h) for h in unitless)} in GB (10^9 bytes), "
+               "no unit being stated" if unitless else "")
     if len(extra) == 1 and "disk_gib" not in matches:  # the one disk: read as is
         metadata["unmapped"].remove(names[0])
         (i, unit), = disks
         cols["disk_gib"], matches["disk_gib"] = i, HeaderMatch(names[0], "disk_gib", unit, True)
         metadata["columns"][names[0]] = "disk_gib"
-        _warn(metadata, f"{where}: disk size read from column '{names[0]}' in {unit}")
+        _warn(metadata, f"{where}: disk size read from column '{names[0]}' in {unit}"
+              + (", no unit being stated" if unitless else ""))
         return grid
     if "disk_gib" in matches:
         m = matches["disk_gib"]
         disks.insert(0, (cols["disk_gib"], m.unit or "GB"))
         names.insert(0, m.header)
+        if m.unit is None:
+            unitless.insert(0, m.header)
+            assumed = (f"; {', '.join(repr(h) for h in unitless)} in GB (10^9 "
+                       "bytes), no unit being stated")
     try:
         totals = [_row_total(c, disks) for _, c in grid[header_at + 1:]]
     except ValueError:
@@ -108,8 +140,8 @@ def sum_disk_columns(
     matches["disk_gib"] = HeaderMatch(header, "disk_gib", "GiB", True)
     metadata["columns"][header] = "disk_gib"
     _warn(metadata, f"{where}: disk size = the sum of columns "
-          f"{', '.join(repr(n) for n in names)} (one column per disk); a disk in no "
-          "column is not counted")
+          f"{', '.join(repr(n) for n in names)} (one column per disk){assumed}; a disk "
+          "in no column is not counted")
     return out
 
 

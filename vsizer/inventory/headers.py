@@ -49,7 +49,7 @@ VARIABLE_MAP: dict[str, list[str]] = {
         "model", "server model", "機種名", "機種", "型名", "モデル", "製品名",
     ],
     "cpu_name": [
-        "cpu_name", "cpu name", "cpu", "cpu model", "processor", "CPU名",
+        "cpu_name", "cpu name", "cpu", "cpu model", "processor", "processors", "CPU名",
         "CPU型名", "CPU種類", "プロセッサ", "プロセッサ名",
     ],
     "sockets": [
@@ -67,6 +67,8 @@ VARIABLE_MAP: dict[str, list[str]] = {
         "割当vCPU数",
         # a VM's CPU count: RVTools vInfo "CPUs", vSphere's numCPU, Ansible's num_cpus
         "cpus", "num cpus", "numcpu", "number of cpus",
+        # Hyper-V's ProcessorCount (Get-VM), its virtual processors
+        "processorcount", "virtual processors",
     ],
     "cpu_score_per_core": [
         "cpu_score_per_core", "cpu score per core", "CPU性能/コア",
