@@ -425,3 +425,34 @@ def test_a_numbered_disk_column_of_flags_is_not_a_size():
     assert "extra_disk1" in inv.metadata["unmapped"]
     assert "extra_disk1_size" not in inv.metadata["unmapped"]
 
+
+
+# --- pipe-separated exports ----------------------------------------------------
+
+
+def test_pipe_separated_list_is_read(tmp_path):
+    # A university CMDB merged with Lansweeper data (cameronridderikhoff/
+    # CMDB_Project machines.csv, not kept: no licence, staff names) is
+    # '|'-separated; every line was one cell: "no row among the first 10
+    # non-empty rows has a recognized header"
+    p = tmp_path / "machines.csv"
+    p.write_text("Hostname|Operating System|Processor|vCPUs|RAM (GB)|Comments\n"
+                 "acme|Linux Ubuntu 14.04|Intel Q9400 @2.66GHz|4|8|lab, shared\n"
+                 "admin-fw1|OpenBSD 4.5|Intel Pentium 4 @ 2.66GHz|1|512MB|\n",
+                 encoding="utf-8")
+    inv = read_inventory(p)
+    assert inv.metadata["delimiter"] == "|"
+    assert _column(inv, "name") == ["acme", "admin-fw1"]
+    assert _column(inv, "mem_gib") == [8.0, 0.5]
+    assert _column(inv, "cpu_mhz") == [2660.0, 2660.0]
+
+
+@pytest.mark.parametrize(
+    ("text", "sep"),
+    [("a|b|c\n1|2|3\n", "|"), ("a,b,c\n1,x|y|z|w,3\n", ","),
+     ("# doc\na|b\n1|2\n", "|"), ("a|b\n1\n", ","), ("a;b\n1;2\n", ";")],
+)
+def test_pipe_only_when_every_line_has_as_many(text, sep):
+    from vsizer._textio import sniff_delimiter
+
+    assert sniff_delimiter(text) == sep
