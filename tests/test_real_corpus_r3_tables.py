@@ -1,8 +1,8 @@
 """Corpus round 3: hand-made VM lists that drive VM-building tools
 (tests/data/real/tables/, "Third round" in its README.md).
 
-Each file is the CSV a Terraform, Ansible, PowerCLI or vRealize script reads
-to build VMs: the CPU count as ``CPU``/``cpus``/``num_cpus``/``cores``, the
+Each file is the CSV a Terraform, Ansible, PowerCLI, Hyper-V, libvirt or
+vRealize script reads to build VMs: the CPU count as ``CPU``/``cpus``/``num_cpus``/``cores``, the
 memory in the tool's own unit (bytes for Foreman, MB for vSphere and
 Proxmox), often with no unit in the header or with the unit glued to the word
 (``memoryGB``, ``mbmem``, ``gbdisk``). Figures are the files' own cells,
@@ -17,6 +17,14 @@ checked by hand::
     # 5 servers, 10 vCPUs, 10 GiB, disk '32G' = 29.8023 GiB each
     awk -F, 'NR>1{m+=$5;c+=$4;d+=$6;n++}END{print n,c,m/1024,d*1e9/2^30}' bulk_vm_create_vms.csv
     # 4 servers, 6 vCPUs, 5 GiB, 120 GB = 111.759 GiB of disk
+    awk -F, 'NR>1{m+=$9;c+=$8;n++}END{print n,c,m/2^30}' hyperv_deploy_lab_serverlist.csv
+    # 5 servers, 18 vCPUs, 20 GiB (4294967296 B each)
+    tr -d '\r' < powercli_deploy_vms_serverlist.csv | awk -F, 'NR>1{print $1,$6+$7+$8}'
+    # VM-004 55 (GB of disk), the 6 others 45
+    awk -F, '/^[^#]/ && NR>25{print $1,$4,$5,$7+$8}' libvirt_ansible_vms.csv
+    # my-windows-vm 8192 MB 4 vCPUs 90 GB, my-linux-vm 2048 MB 2 vCPUs 20 GB
+    awk -F, 'NR>1{print $5,$6,$7,$14+$15+$16}' vmbuild_powercli_vms.csv
+    # ZZZTESTVM 2 (GB) 1 (vCPU) 60 (GB of disk: D: + E: + F:)
 """
 
 from __future__ import annotations
