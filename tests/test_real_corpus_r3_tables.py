@@ -464,3 +464,35 @@ def test_pipe_only_when_every_line_has_as_many(text, sep):
     from vsizer._textio import sniff_delimiter
 
     assert sniff_delimiter(text) == sep
+
+
+# --- a bare CPU count beside cores per socket --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("header", "cps", "count", "per", "vcpus", "sockets", "message"),
+    [
+        ("CPUs", "Cores per CPU", 2, 8, 16, 2,
+         "column 'CPUs' read as sockets, beside 'Cores per CPU': 2 is no whole "
+         "multiple of 8, so it is no total"),
+        ("Processors", "Cores per socket", 2, 8, 16, 2,
+         "column 'Processors' read as sockets, beside 'Cores per socket': 2 is no "
+         "whole multiple of 8, so it is no total"),
+        ("CPUs", "Cores per socket", 4, 2, 4, None,
+         "column 'CPUs' read as vCPUs (the total): every value is a whole multiple "
+         "of 'Cores per socket'"),
+    ],
+)
+def test_cpu_count_beside_cores_per_socket(tmp_path, header, cps, count, per, vcpus,
+                                            sockets, message):
+    # 'cpus' and 'Processors' became vCPU counts (for the VM lists above); a
+    # ledger's 'CPUs' 2 beside 'Cores per CPU' 8 is 16 cores, not 2
+    p = tmp_path / "l.csv"
+    p.write_text(f"name,{header},{cps},Memory (GB)\nweb,{count},{per},64\n",
+                 encoding="utf-8")
+    inv = read_inventory(p)
+    assert _column(inv, "vcpus") == [vcpus]
+    got = inv.servers["sockets"].astype(float).tolist()[0]
+    assert (None if got != got else got) == sockets
+    assert _warning(inv, "cpu_count_meaning") == f"l.csv: {message}"
+    assert "cpu_column_counts" not in {w.code for w in inv.quality.warnings}

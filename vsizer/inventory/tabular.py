@@ -47,6 +47,7 @@ from vsizer.inventory._choices import (
     xlsx_grid,
 )
 from vsizer.inventory._columns import convert_columns
+from vsizer.inventory._cpu_meaning import cpu_count_meaning
 from vsizer.inventory._disk_columns import sum_disk_columns
 from vsizer.inventory._io import (
     Grid,
@@ -154,6 +155,7 @@ def table_from_grid(
     cols, matches, derived, dups = _map_columns(cells, metadata)
     grid = total_cores(grid, header_at, cells, cols, matches, metadata, problems.prefix)
     cpu_counts_as_vcpus(grid, header_at, cols, matches, metadata, problems.prefix)
+    cpu_count_meaning(grid, header_at, cols, matches, metadata, problems.prefix)
     name_columns(grid, header_at, cols, matches, metadata, problems.prefix)
     grid = sum_disk_columns(grid, header_at, cells, cols, matches, metadata,
                             problems.prefix)
