@@ -204,7 +204,7 @@ def test_unitless_memory_of_1024_or_more_is_mb(tmp_path):
     p = _write_csv(tmp_path, "name,vcpus,メモリ\nx,2,2048\ny,2,16384\n")
     inv = read_table(p)
     assert list(inv.servers["mem_gib"]) == [2.0, 16.0]
-    assert any("read as MB" in n for n in inv.quality.notes)
+    assert [w.code for w in inv.quality.warnings] == ["memory_unit_from_values"]
 
 
 def test_memory_used_as_percentage_is_derived(tmp_path):

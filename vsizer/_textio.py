@@ -298,12 +298,17 @@ def decode(
 def sniff_delimiter(text: str, lines: int = 20) -> str:
     """The most frequent of ``,``, tab and ``;`` over the first *lines* non-blank lines.
 
-    ``,`` when none occurs (a one-column file).
+    ``,`` when none occurs (a one-column file). ``|`` when every one of those
+    lines has the same number of them and it outnumbers the others (pipe-separated
+    exports of asset databases).
     """
     head = [ln for ln in text[: 1 << 16].splitlines() if ln.strip()]
     head = head[:lines]
     counts = {d: sum(line.count(d) for line in head) for d in (",", "\t", ";")}
     best = max(counts, key=lambda d: counts[d])
+    pipes = {line.count("|") for line in head if not line.lstrip().startswith("#")}
+    if len(pipes) == 1 and (n := pipes.pop()) > 0 and n * len(head) > counts[best]:
+        return "|"
     return best if counts[best] > 0 else ","
 
 

@@ -550,11 +550,7 @@ def column_units(
         elif percent:
             units[f] = "%"
         elif f == "mem_gib" and bare and all(x >= 1024 for x in bare):
-            units[f] = "MB"
-            quality.note(
-                f"column '{m.header}' has no unit and every value is 1024 or more: "
-                "read as MB (= MiB)"
-            )
+            units[f] = _memory_unit_from_values(m.header, bare, quality, where)
         elif f in ("mem_gib", "mem_used_gib", "disk_gib", "disk_used_gib") and bare:
             units[f] = DEFAULT_UNIT[f]
             quality.note(
@@ -563,3 +559,29 @@ def column_units(
         else:
             units[f] = DEFAULT_UNIT.get(f)
     return units
+
+
+#: Smallest memory size, as a number without unit, read as bytes: 2^26 MB
+#: would be 64 TiB, more than any server (the reader's own limit), so such a
+#: column cannot be in MB.
+BYTES_FROM = 2**26
+
+
+def _memory_unit_from_values(
+    header: str, bare: list[float], quality: QualityReport, where: str
+) -> str:
+    """Unit of a memory column without unit whose every value is 1024 or more:
+    bytes when every value is at least :data:`BYTES_FROM` (Foreman and
+    libvirt lists give memory in bytes: ``8589934592`` = 8 GiB), else MB
+    (= MiB: VMware, Proxmox and Hyper-V size a VM's memory in MB). A guess
+    from the numbers, so warned (``memory_unit_from_values``)."""
+    unit, said = ("B", "bytes") if min(bare) >= BYTES_FROM else ("MB", "MB (= MiB)")
+    quality.warn(
+        "memory_unit_from_values",
+        f"{where}: column '{header}' has no unit and every value is "
+        f"{'at least 2^26' if unit == 'B' else '1024 or more'} (smallest "
+        f"{min(bare):,.0f}): read as {said}; write the unit in the header, "
+        "e.g. 'memory (GB)', or say --mem-unit",
+    )
+    return unit
+

@@ -28,11 +28,13 @@ __all__ = [
     "VARIABLE_MAP",
     "HeaderMatch",
     "combine_header_rows",
+    "comment_row",
     "find_header",
     "header_cells",
     "header_choice",
     "header_key",
     "header_score",
+    "looks_like_size",
     "match_header",
 ]
 
@@ -47,7 +49,7 @@ VARIABLE_MAP: dict[str, list[str]] = {
         "model", "server model", "機種名", "機種", "型名", "モデル", "製品名",
     ],
     "cpu_name": [
-        "cpu_name", "cpu name", "cpu", "cpu model", "processor", "CPU名",
+        "cpu_name", "cpu name", "cpu", "cpu model", "processor", "processors", "CPU名",
         "CPU型名", "CPU種類", "プロセッサ", "プロセッサ名",
     ],
     "sockets": [
@@ -57,10 +59,16 @@ VARIABLE_MAP: dict[str, list[str]] = {
     "cores_per_socket": [
         "cores_per_socket", "cores per socket", "cores per cpu", "cores/cpu",
         "コア数/CPU", "CPUあたりコア数", "コア数/ソケット", "1CPUあたりのコア数",
+        # vSphere's numCoresPerSocket; Ansible vmware_guest lists name it num_cpu_cores
+        "num cores per socket", "num cpu cores", "num cpu cores per socket",
     ],
     "vcpus": [
         "vcpus", "vcpu", "vcpu count", "num vcpus", "vCPU数", "仮想CPU数",
         "割当vCPU数",
+        # a VM's CPU count: RVTools vInfo "CPUs", vSphere's numCPU, Ansible's num_cpus
+        "cpus", "num cpus", "numcpu", "number of cpus",
+        # Hyper-V's ProcessorCount (Get-VM), its virtual processors
+        "processorcount", "virtual processors",
     ],
     "cpu_score_per_core": [
         "cpu_score_per_core", "cpu score per core", "CPU性能/コア",
@@ -355,9 +363,40 @@ def match_header(header: object) -> HeaderMatch:
             found = _resolve(header_key(m2.group("base")), raw, unit, True)
             if found is not None:
                 return found
+    found = _glued(raw)
+    if found is not None:
+        return found
     if "×" in raw or "*" in raw.strip("*"):
         return HeaderMatch(raw, None, derived="formula")
     return HeaderMatch(raw, None)
+
+
+# A size unit written against the word, before or after it: memoryGB, mbmem, gbdisk.
+_GLUED_UNIT = re.compile(
+    r"^(?:(?P<pre>[kmgt]i?b)(?P<after>[^\W\d_].*)|(?P<before>.*[^\W\d_])(?P<post>[kmgt]i?b))$"
+)
+
+
+def _glued(raw: str) -> HeaderMatch | None:
+    """A header whose size unit is glued to its word (``memoryGB``, ``mbmem``,
+    ``gbdisk``), or a header commented out by a leading ``#`` (``# name``, as
+    ``numpy.savetxt`` and shell-style CSV files write the header line)."""
+    if raw.startswith("#") and raw.lstrip("#").strip():
+        found = match_header(raw.lstrip("#").strip())
+        if found.field is not None or found.derived is not None:
+            return HeaderMatch(raw, found.field, found.unit, found.unit_stated,
+                               found.basis, found.derived)
+        return None
+    m = _GLUED_UNIT.match(header_key(raw))
+    if m is None:
+        return None
+    unit = _unit_or_none(m.group("pre") or m.group("post"))
+    base = m.group("after") or m.group("before")
+    glued = _resolve(base, raw, unit, True)
+    if glued is None or glued.field not in ("mem_gib", "mem_used_gib", "disk_gib",
+                                            "disk_used_gib"):
+        return None
+    return glued
 
 
 def accepted_headers(field: str) -> str:
@@ -495,11 +534,12 @@ def find_header(grid: Grid) -> tuple[int | None, int]:
     one with the most distinct recognized fields (the first on a tie). A row
     read together with the row just above it as a two-row header
     (:func:`header_cells`) scores what the combined header recognizes; the
-    index is then that of the lower (field) row.
+    index is then that of the lower (field) row. Comment lines (:func:`comment_row`)
+    are not counted among those rows.
     """
     best, best_score, seen = None, -1, 0
     for i, (_, cells) in enumerate(grid):
-        if all(is_blank(c) for c in cells):
+        if all(is_blank(c) for c in cells) or comment_row(cells):
             continue
         seen += 1
         if seen > HEADER_SCAN_ROWS:
@@ -512,3 +552,28 @@ def find_header(grid: Grid) -> tuple[int | None, int]:
         ):
             best, best_score = i, score
     return best, max(best_score, 0)
+
+
+def comment_row(cells: list[Any]) -> bool:
+    """Whether a row is a shell-style comment line: one cell, text starting with
+    ``#`` (a block of them can head a CSV that a script reads, as libvirt and
+    Ansible VM lists do). A commented header (``# name,cpus,...``) has more
+    cells and is no comment line."""
+    filled = [c for c in cells if not is_blank(c)]
+    return (len(filled) == 1 and isinstance(filled[0], str)
+            and filled[0].lstrip().startswith("#"))
+
+
+# "size", "capacity" or a size unit standing alone (disk0.size_gb, Disk D (GB), 容量)
+_SIZE_WORDS = re.compile(r"size|capacity|容量|サイズ|(?<![a-z])[kmgt]i?b(?![a-z])")
+
+
+def looks_like_size(header: object) -> bool:
+    """Whether an unknown header names a size (``DdrivesizeGB``,
+    ``disk0.size_gb``, ``extra_disk1_size``, ``データ領域容量``): such a column
+    not being read is said in a warning, not left silent."""
+    text = normalize_text(header).casefold()
+    if re.search(r"/s|per sec|throughput|転送", text):  # a rate, not a size
+        return False
+    return bool(_SIZE_WORDS.search(text))
+

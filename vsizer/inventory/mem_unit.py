@@ -69,7 +69,7 @@ def apply_mem_unit(inv: Any, mem_unit: str | None) -> Any:
     header, read_as = _memory_header(inv.metadata)
     if header is None or "mem_gib" not in inv.servers:
         return inv
-    was = MEM_UNITS.get((read_as or "GiB").casefold(), 1.0)
+    was = {**MEM_UNITS, "b": 2.0**-30}.get((read_as or "GiB").casefold(), 1.0)
     if mem_unit is not None:
         factor = MEM_UNITS.get(mem_unit.strip().casefold())
         if factor is None:

@@ -47,18 +47,23 @@ from vsizer.inventory._choices import (
     xlsx_grid,
 )
 from vsizer.inventory._columns import convert_columns
+from vsizer.inventory._cpu_meaning import cpu_count_meaning
+from vsizer.inventory._disk_columns import sum_disk_columns
 from vsizer.inventory._io import (
     Grid,
     read_csv_grid,
 )
+from vsizer.inventory._name_columns import name_columns
 from vsizer.inventory.headers import (
     HEADER_SCAN_ROWS,
     VARIABLE_MAP,
     HeaderMatch,
     accepted_headers,
+    comment_row,
     find_header,
     header_cells,
     header_choice,
+    looks_like_size,
     match_header,
 )
 from vsizer.inventory.model import COLUMNS, Inventory
@@ -150,6 +155,10 @@ def table_from_grid(
     cols, matches, derived, dups = _map_columns(cells, metadata)
     grid = total_cores(grid, header_at, cells, cols, matches, metadata, problems.prefix)
     cpu_counts_as_vcpus(grid, header_at, cols, matches, metadata, problems.prefix)
+    cpu_count_meaning(grid, header_at, cols, matches, metadata, problems.prefix)
+    name_columns(grid, header_at, cols, matches, metadata, problems.prefix)
+    grid = sum_disk_columns(grid, header_at, cells, cols, matches, metadata,
+                            problems.prefix)
     dups = _follow_moves(dups, cols)
     _require_columns(cols, problems)
     if problems.lines:
@@ -163,9 +172,23 @@ def table_from_grid(
         "sheet_warnings", []
     ):
         quality.warn(code, message)
+    unread = [h for h in metadata["unmapped"] if looks_like_size(h)]
+    if unread:
+        quality.warn(
+            "size_columns_not_read",
+            f"{problems.prefix}: column(s) {', '.join(repr(h) for h in unread)} look "
+            "like sizes but are not read (one column per disk or an unknown name); "
+            "give the total in one column, e.g. 'disk (GB)'",
+        )
     if metadata.get("delimiter") == ";":
         grid = decimal_commas(grid, header_at, cells, metadata, problems, quality)
     rows = [(r, c) for r, c in grid[header_at + 1 :] if not all(map(is_blank, c))]
+    comments = [r for r, c in rows if comment_row(c)]
+    if comments:
+        skip = set(comments)
+        rows = [(r, c) for r, c in rows if r not in skip]
+        quality.note(f"{problems.prefix}: {len(comments)} comment line(s) starting "
+                     f"with '#' not read (row(s) {', '.join(map(str, comments))})")
     metadata["data_rows"] = len(rows)  # totals and notes included
     records = _records(rows, cols, matches, problems, quality)
     planned = [rec for rec in records if rec.reason is None]
