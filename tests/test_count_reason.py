@@ -226,3 +226,37 @@ def test_vcpu_limit_not_in_force_when_another_dimension_binds_as_much():
     """The vCPU bound (1) is not above the CPU bound (1): no vcpu_per_core rule."""
     cr = _explain(_vcpu_problem([1, 1], failures=0))
     assert "vcpu_per_core" not in cr.relaxed and cr.binding == "demand"
+
+
+def test_a_pool_above_the_relax_budget_gives_its_bounds_alone(monkeypatch):
+    """RELAX_MAX_VMS: the anti-affinity pool above (3 VMs, budget 2) is not
+    sized again; its reason is the bounds' (anti-affinity: 3 hosts), and the
+    plan warns, naming the pool."""
+    from vsizer.study import count_reason
+
+    monkeypatch.setattr(count_reason, "RELAX_MAX_VMS", 2)
+    cr = _explain(_problem([1, 1, 1], groups=[0, 0, 0]))
+    assert (cr.hosts, cr.binding) == (3, "anti_affinity")
+    assert cr.relaxed == {}
+    assert cr.by_constraint["demand"] == 1
+    assert cr.text == (
+        "3 hosts because anti-affinity (a group needs 3 hosts); demand alone needs "
+        "at least 1; not sized again with each rule relaxed (3 VMs, above 2)")
+
+
+def test_the_relax_budget_is_a_plan_warning(tmp_path, monkeypatch):
+    from vsizer.study import count_reason
+
+    f = tmp_path / "small.csv"
+    f.write_text(SMALL)
+    monkeypatch.setattr(count_reason, "RELAX_MAX_VMS", 4)
+    doc = vsizer.plan(f, min_hosts=3).to_dict()
+    got = [w for w in doc["warnings"] if w["code"] == "count_reason_budget"]
+    assert [w["message"] for w in got] == [
+        "pool 'web': its count reason gives the bounds alone: 5 VMs are above 4, past "
+        "which the pool is not sized again with each rule relaxed"]
+    assert doc["pools"][0]["count_reason"]["relaxed"] == {}
+    monkeypatch.setattr(count_reason, "RELAX_MAX_VMS", 5)
+    doc = vsizer.plan(f, min_hosts=3).to_dict()
+    assert not [w for w in doc["warnings"] if w["code"] == "count_reason_budget"]
+    assert doc["pools"][0]["count_reason"]["relaxed"] == {"min_hosts": 2, "failover": 3}

@@ -38,6 +38,7 @@ from vsizer.placement.sizing import Placed
 from vsizer.quality import QualityReport
 from vsizer.series.align import AlignedSeries
 from vsizer.series.model import SeriesSet
+from vsizer.study import count_reason
 from vsizer.study.baseline import (
     Baseline,
     measure_baseline,
@@ -48,10 +49,10 @@ from vsizer.study.baseline import (
 from vsizer.study.config import Rules
 from vsizer.study.consolidation import ConsolidationPlan
 from vsizer.study.count_reason import (
-    RELAX_MAX_VMS,
     CountReason,
     MergeCandidate,
     explain_pool,
+    relaxes,
     suggest_merges,
 )
 from vsizer.study.economics import plan_economics
@@ -399,11 +400,11 @@ def _explain(
             pr.vm_curves, rules, _pool_scalar_demand(series_info, idx), pr.placed,
         )
         reasons[pr.name] = reason
-        if pr.problem.n_vms > RELAX_MAX_VMS:
+        if not relaxes(pr.problem):
             quality.warn("count_reason_budget", (
                 f"pool '{pr.name}': its count reason gives the bounds alone: "
-                f"{pr.problem.n_vms:,} VMs are above {RELAX_MAX_VMS:,}, past which the "
-                "pool is not sized again with each rule relaxed"))
+                f"{pr.problem.n_vms:,} VMs are above {count_reason.RELAX_MAX_VMS:,}, "
+                "past which the pool is not sized again with each rule relaxed"))
         candidates.append(MergeCandidate(
             pr.name, pr.problem, pr.sizing.n_hosts, pr.sizing.on_curves, reason
         ))

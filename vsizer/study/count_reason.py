@@ -129,7 +129,7 @@ def explain_pool(
     (:data:`~vsizer.placement.sizing.Placed`), reused by the sizings that
     relax only rules no placement reads (failures, min_hosts)."""
     active = _active(problem, detail)
-    if problem.n_vms > RELAX_MAX_VMS:
+    if not relaxes(problem):
         return _bounds_only(problem, hosts, detail, active)
     memo: dict[frozenset[str], Tries] = {}
 
@@ -166,6 +166,12 @@ def explain_pool(
     binding = _binding(hosts, by, relaxed)
     return CountReason(hosts, binding, by, dims, relaxed,
                        _text(hosts, binding, by, relaxed, problem, dims))
+
+
+def relaxes(problem: PlacementProblem) -> bool:
+    """Whether :func:`explain_pool` sizes ``problem`` again with each rule
+    relaxed (at most :data:`RELAX_MAX_VMS` VMs)."""
+    return problem.n_vms <= RELAX_MAX_VMS
 
 
 def _bounds_only(
