@@ -242,6 +242,10 @@ def test_a_pool_above_the_relax_budget_gives_its_bounds_alone(monkeypatch):
     assert cr.text == (
         "3 hosts because anti-affinity (a group needs 3 hosts); demand alone needs "
         "at least 1; not sized again with each rule relaxed (3 VMs, above 2)")
+    # a pool its bounds do not explain: the demand bound named, not "several rules"
+    cr = _explain(_problem([35, 35, 35, 35, 35]))  # 60 a host: 3 hosts, bound 3
+    assert (cr.hosts, cr.binding) == (5, "demand")
+    assert cr.text.startswith("5 hosts because demand (cpu); demand alone needs at least 3;")
 
 
 def test_the_relax_budget_is_a_plan_warning(tmp_path, monkeypatch):

@@ -180,7 +180,7 @@ def _bounds_only(
 ) -> CountReason:
     """The count reason of a pool past :data:`RELAX_MAX_VMS`: what each
     constraint alone requires by the bounds (demand: the largest dimension's
-    bound), no rule relaxed."""
+    bound), no rule relaxed; bound by the constraint that requires most."""
     dims = {d: int(detail[d]) for d in problem.dims if d in detail}
     demand = max(dims.values(), default=0)
     by = {
@@ -190,7 +190,8 @@ def _bounds_only(
         "anti_affinity": int(detail.get("anti_affinity", 0)),
         "pinning": int(detail.get("pinning", 0)),
     }
-    binding = _binding(hosts, by, {})
+    most = max(by.values())
+    binding = next(c for c in CONSTRAINTS if by[c] == most)  # the most demanding
     text = _text(hosts, binding, by, {}, problem, dims).replace(
         "demand alone needs", "demand alone needs at least", 1)
     return CountReason(hosts, binding, by, dims, {}, text + (
