@@ -29,6 +29,8 @@ the figures that include reading the CSV.
 
 ``--cli-only --xlsx`` saves the server list as XLSX instead (openpyxl; the peak as a
 fraction in a percent format): the same plans read by the XLSX reader.
+``--cli-only --ja``: the shipped Japanese list (28 columns, redundancy partners)
+repeated to each size instead (:func:`write_ja`; anti-affinity pairs at scale).
 
 Run: ``.venv/bin/python benchmarks/bench_fleet.py [--sizes 10000,200000] [--cli]``;
 ``--sizes 10000,200000,1000000 --cli`` for a million servers (minutes, about 5 GB);
@@ -332,17 +334,50 @@ def write_xlsx(folder: Path, n: int) -> tuple[Path, Path]:
     return servers, write_hosts(folder)
 
 
+#: The shipped Japanese server list: 40 servers, redundancy partners (冗長相手).
+JA_SAMPLE = Path(__file__).resolve().parents[1] / "vsizer" / "data" / "samples" / "inventory_ja.csv"
+
+
+def write_ja(folder: Path, n: int) -> tuple[Path, None]:
+    """The shipped Japanese list's rows repeated to ``n`` rows (its header
+    first, no title lines): block k's server names and partner names suffixed
+    ``-k`` alike (zero-padded), so every block keeps its redundancy pairs
+    (185,000 of 200,000 rows planned, about 45,000 pairs); planned on the
+    default host."""
+    import csv
+
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = list(csv.reader(JA_SAMPLE.read_text(encoding="utf-8-sig").splitlines()))
+    at = next(i for i, r in enumerate(rows) if r and r[0] == "サーバ名")
+    header, body = rows[at], [r for r in rows[at + 1:] if r and r[0]]
+    partner = header.index("冗長相手")
+    width = len(str(n)) - 1
+    servers = folder / f"fleet{n}_ja.csv"
+    with servers.open("w", encoding="utf-8", newline="") as f:
+        out = csv.writer(f)  # CRLF line ends, as spreadsheets save CSV
+        out.writerow(header)
+        for i in range(n):
+            row = list(body[i % len(body)])
+            tag = f"-{i // len(body):0{width}d}"
+            row[0] += tag
+            if row[partner]:
+                row[partner] += tag
+            out.writerow(row)
+    return servers, None
+
+
 def cli_run(n: int, detail: str = "auto", fmt: str = "csv") -> dict[str, Any]:
     """``vsizer plan`` on the fleet of ``n`` servers written as CSV (:func:`write_csv`)
     or XLSX (:func:`write_xlsx`), in a child process (``--json-detail detail``):
     wall time, its CPU seconds (user + system, its children included) and peak RSS
     (``os.wait4``), hosts, sizes of the JSON and of the detail file."""
     with tempfile.TemporaryDirectory() as tmp:
-        write = write_xlsx if fmt == "xlsx" else write_csv
+        write = {"xlsx": write_xlsx, "ja": write_ja}.get(fmt, write_csv)
         servers, hosts = write(Path(tmp), n)
         out = Path(tmp) / "plan.json"
-        cmd = [sys.executable, "-m", "vsizer", "plan", str(servers), "--hosts", str(hosts),
-               "--host-model", HOST.model, "-q", "-o", str(out), "--json-detail", detail]
+        on = ["--hosts", str(hosts), "--host-model", HOST.model] if hosts else []
+        cmd = [sys.executable, "-m", "vsizer", "plan", str(servers), *on, "-q", "-o",
+               str(out), "--json-detail", detail]
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         _, status, usage = os.wait4(proc.pid, 0)
@@ -379,7 +414,8 @@ def _cli_table(sizes: list[int], fmt: str = "csv") -> None:
     the same plan with ``--json-detail full`` (the baseline: the whole JSON)."""
     from vsizer.study.detail import DETAIL_MAX_SERVERS
 
-    print(f"command line: vsizer plan fleetN.{fmt} --hosts fleethost.csv -o plan.json "
+    given = "fleetN_ja.csv" if fmt == "ja" else f"fleetN.{fmt} --hosts fleethost.csv"
+    print(f"command line: vsizer plan {given} -o plan.json "
           "(CPU s: user + system, children included; peak RSS: ru_maxrss)")
     print(f"{'servers':>9} | {fmt.upper() + ' MB':>7} | {'hosts':>7} | {'wall s':>7} | {'CPU s':>7} | "
           f"{'peak RSS MiB':>12} | {'JSON MB':>7} | {'detail MB':>9} | --json-detail")
@@ -425,11 +461,16 @@ def main(argv: list[str] | None = None) -> int:
         "--xlsx", action="store_true",
         help="with --cli-only: the server list saved as XLSX (openpyxl), not CSV",
     )
+    ap.add_argument(
+        "--ja", action="store_true",
+        help="with --cli-only: the shipped Japanese list (28 columns, redundancy "
+        "partners) repeated to each size, planned on the default host",
+    )
     args = ap.parse_args(argv)
     if args.cli_only:
         sizes = [2000] if args.smoke else [int(s) for s in args.sizes.split(",")]
         print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (2-core machine)")
-        _cli_table(sizes, "xlsx" if args.xlsx else "csv")
+        _cli_table(sizes, "xlsx" if args.xlsx else "ja" if args.ja else "csv")
         print("fleet benchmark done")
         return 0
     if args.write_csv:
