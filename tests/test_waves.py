@@ -614,3 +614,36 @@ def test_waves_bad_output_formats_are_one_line_each_before_any_work(tmp_path):
     assert "w.pdf: unsupported output format '.pdf'; use .html, .json or .xlsx." in r.output
     assert "w.txt: unsupported output format '.txt'; use .html, .json or .xlsx." in r.output
     assert "not json" not in r.output and "JSON" not in r.output  # the plan was not read
+
+
+def test_old_snapshots_are_unknown_when_the_source_lists_none(tmp_path: Path) -> None:
+    """A source with no snapshot list (RVTools without its vSnapshot tab: the
+    real NEXT workshop export) gives old snapshots as not checked, not as 0, in
+    the hygiene (JSON count None) and every report line."""
+    from vsizer.reporting._migration_labels import MIGRATION_LABELS as LABELS
+    from vsizer.reporting._migration_report import _hygiene_line
+    from vsizer.reporting.waves_report import _snapshots
+    from vsizer.study.readiness import hygiene
+
+    facts = {"a": {"power": "on", "snapshots": None, "oldest_snapshot": None,
+                   "snapshot_gib": None},
+             "b": {"power": "off", "snapshots": None}}
+    h = hygiene(facts, "2025-01-11", None, [])
+    assert (h["old_snapshots"]["count"], h["old_snapshots"]["snapshot_gib"]) == (None, None)
+    assert h["old_snapshots"]["note"] == (
+        "the source lists no snapshots (RVTools: no vSnapshot tab): not checked")
+    assert _snapshots(h["old_snapshots"]) == (
+        "old snapshots not checked (the source lists no snapshots)")
+    line = _hygiene_line({"hygiene": h}, lambda k, **kw: LABELS[k]["en"].format(**kw))
+    assert "? VMs with snapshots older than 3 days (? GiB)" in line
+    # one VM listed with no snapshot: the list is there, none is old
+    facts["a"]["snapshots"] = 0
+    assert hygiene(facts, "2025-01-11", None, [])["old_snapshots"]["count"] == 0
+
+    real = (Path(__file__).parent / "data" / "real" / "rvtools"
+            / "rvtools-3x-npoi_nutanix-workshop-next.xlsx")
+    plan = tmp_path / "plan.json"
+    r = runner.invoke(app, ["plan", str(real), "-q", "-o", str(plan)])
+    assert r.exit_code == 0, r.output
+    old = json.loads(plan.read_text())["migration"]["hygiene"]["old_snapshots"]
+    assert old["count"] is None and old["vms"] == []

@@ -26,12 +26,14 @@ def _counts_line(mig: Mapping[str, Any], L: Callable[..., str]) -> str:
 def _hygiene_line(mig: Mapping[str, Any], L: Callable[..., str]) -> str:
     h = mig["hygiene"]
     orphans = h.get("orphaned_files")
+    snaps = h["old_snapshots"]["count"]
     return L("mig_hygiene", off=h["powered_off"]["count"],
              off_gib=f"{h['powered_off']['provisioned_gib']:,.0f}",
              tmpl=h["templates"]["count"],
              tmpl_gib=f"{h['templates']['provisioned_gib']:,.0f}",
-             snaps=h["old_snapshots"]["count"], days=h["old_snapshots"]["older_than_days"],
-             snap_gib=f"{h['old_snapshots']['snapshot_gib']:,.0f}",
+             snaps="?" if snaps is None else snaps,
+             days=h["old_snapshots"]["older_than_days"],
+             snap_gib="?" if snaps is None else f"{h['old_snapshots']['snapshot_gib']:,.0f}",
              orphans="?" if orphans is None else orphans["count"],
              disks=h["oversized_disks"]["count"],
              disk_gib=f"{h['oversized_disks']['returnable_gib']:,.0f}",

@@ -44,8 +44,7 @@ def summary_lines(doc: dict[str, Any]) -> list[str]:
         lines.append(
             f"Hygiene: {h['powered_off']['count']} powered off "
             f"({h['powered_off']['provisioned_gib']:,.0f} GiB), {h['templates']['count']} "
-            f"templates, {h['old_snapshots']['count']} VMs with old snapshots "
-            f"({h['old_snapshots']['snapshot_gib']:,.0f} GiB), "
+            f"templates, {_snapshots(h['old_snapshots'])}, "
             f"{(h.get('orphaned_files') or {}).get('count', 'unknown')} orphaned files, "
             f"{h['oversized_disks']['count']} oversized disks "
             f"({h['oversized_disks']['returnable_gib']:,.0f} GiB), "
@@ -156,7 +155,10 @@ def _sections(doc: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]
             ["templates", h["templates"]["count"],
              f"{h['templates']['provisioned_gib']:,.1f} GiB", h["templates"]["vms"]],
             [f"snapshots older than {h['old_snapshots']['older_than_days']} days",
-             h["old_snapshots"]["count"], f"{h['old_snapshots']['snapshot_gib']:,.1f} GiB",
+             h["old_snapshots"]["count"],
+             "not checked: the source lists no snapshots"
+             if h["old_snapshots"]["count"] is None
+             else f"{h['old_snapshots']['snapshot_gib']:,.1f} GiB",
              [v["name"] for v in h["old_snapshots"]["vms"]]],
             ["orphaned (zombie) files", (h.get("orphaned_files") or {}).get("count"),
              "size not in the export", (h.get("orphaned_files") or {}).get("files")],
@@ -217,3 +219,10 @@ def write_waves_xlsx(doc: dict[str, Any], path: Path) -> None:
     data = reproducible_bytes(wb)  # byte-identical for the same document
     with atomic_write(path, "wb") as fh:
         fh.write(data)
+
+
+def _snapshots(old: dict[str, Any]) -> str:
+    """The hygiene line's old-snapshot part (unknown when the source lists none)."""
+    if old["count"] is None:
+        return "old snapshots not checked (the source lists no snapshots)"
+    return f"{old['count']} VMs with old snapshots ({old['snapshot_gib']:,.0f} GiB)"

@@ -218,7 +218,8 @@ def hygiene(
     """Estate hygiene: what can be reclaimed before or instead of moving it.
 
     ``rightsized``: the plan's right-sizing rows (``rightsizing.vms``); a VM
-    counts when it frees at least half its vCPUs or memory.
+    counts when it frees at least half its vCPUs or memory. Old snapshots are
+    unknown (count None), not none, when the source lists no snapshot at all.
     """
     off = [(n, f) for n, f in facts.items()
            if not f.get("template") and not f.get("srm_placeholder") and f.get("power") == "off"]
@@ -227,6 +228,7 @@ def hygiene(
            if (a := snapshot_age_days(f, export_date)) is not None and a > SNAPSHOT_MAX_DAYS]
     over = [r for r in rightsized if _halved(r)]
     big = [(n, f) for n, f in facts.items() if _oversized_disk(f)]
+    listed = any(f.get("snapshots") is not None for f in facts.values())
 
     def gib(rows: list[Any], key: str) -> float:
         return round(sum((r[1].get(key) or 0.0) for r in rows), 3)
@@ -241,7 +243,10 @@ def hygiene(
             "snapshot_gib": gib(old, "snapshot_gib"),
             "vms": [{"name": n, "snapshots": f["snapshots"], "oldest_days": a}
                     for n, f, a in sorted(old, key=lambda x: (-x[2], x[0]))],
-        },
+        } if listed else {
+            "count": None, "older_than_days": SNAPSHOT_MAX_DAYS, "snapshot_gib": None,
+            "vms": [], "note": "the source lists no snapshots (RVTools: no vSnapshot "
+                               "tab): not checked"},
         "orphaned_files": None if zombies is None else {
             "count": len(zombies), "gib": None, "files": zombies,
             "note": "vHealth 'zombie' files: on a datastore, in no VM; sizes are not in "
