@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1] / "vsizer"
 #: the HTML report, curl's option in the Prometheus how-to, and the prefix of the
 #: generated --target-* flags.
 NOT_FLAGS = {"--accent", "--bad", "--bg", "--fg", "--good", "--line", "--muted",
-             "--data-urlencode", "--target"}
+             "--data-urlencode", "--target",
+             "--human", "--pretty"}  # sar's own options (vsizer/series/sysstat.py)
 #: Command lines of other tools (fio, sysbench, QEMU, apt, the load generator).
 OTHER_TOOLS = ROOT / "bench"
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
