@@ -363,7 +363,10 @@ def test_libvirt_list_with_a_comment_block_above_the_header():
 @pytest.mark.parametrize(
     ("cells", "comment"),
     [(["# Fields:"], True), (["#", None, ""], True), (["  # usage"], True),
-     (["# name", "cpus", "mbmem"], False), (["name"], False), ([7], False)],
+     (["# name", "cpus", "mbmem"], False), (["name"], False), ([7], False),
+     # a blank marker beside it (texts alone, and a sheet's row with a number)
+     (["N/A", "# note"], True), (["n/a", None, "# x"], True), ([3, "# x"], False),
+     (["a#b"], False)],
 )
 def test_comment_row(cells, comment):
     assert comment_row(cells) is comment

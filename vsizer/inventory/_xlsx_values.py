@@ -86,7 +86,11 @@ def sheet_values(
     marks = _marked_cells(ws, _percent_styles(wb), len(getattr(wb, "_cell_styles", ())))
     if marks is None or marks.last > max([len(rows), *(r + 1 for r, _ in marks)]):
         return None  # a value calamine did not read: a damaged sheet
-    out = [_trimmed([_value(v) for v in row]) for row in rows]
+    w = _WHOLE
+    out = [_trimmed([  # _value, its two common cases written out (a call a cell is slow)
+        (int(v) if v.is_integer() and -w <= v <= w else v) if type(v) is float
+        else (v or None) if type(v) is str else _value(v)
+        for v in row]) for row in rows]
     for (r, c), mark in marks.items():
         if r < len(out):
             row = out[r]
