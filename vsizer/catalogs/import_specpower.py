@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from vsizer.catalogs._keys import model_key
+from vsizer.catalogs._specpower_layouts import parse_dates, resolve, split_system_cell
 from vsizer.catalogs.host_catalog import HOST_COLUMNS
 from vsizer.errors import CatalogError
 
@@ -54,7 +55,8 @@ CURVES_VARIABLE_MAP: dict[str, str] = {
     "source_commit": "source_commit",
 }
 
-#: Full-results header -> internal name.
+#: Full-results header (the spelling of SPEC's results table) -> internal name;
+#: the other spellings read are in :mod:`vsizer.catalogs._specpower_layouts`.
 RESULTS_VARIABLE_MAP: dict[str, str] = {
     "Hardware Vendor Test Sponsor": "vendor",
     "System Enclosure (if applicable)": "system",
@@ -165,50 +167,102 @@ def _read_csv(path: Path) -> pd.DataFrame:
     return frame
 
 
+_FIRST_NUMBER = r"^\s*(?:<[^>]*>\s*)*(\d+(?:\.\d+)?)"
+
+
 def _numbers(frame: pd.DataFrame, cols: Sequence[str]) -> pd.DataFrame:
+    """Columns as numbers: ``1,024`` -> 1024; ``<A HREF=...>768</A>`` -> 768
+    (SPEC's dump links the memory size to its notes); ``NC`` -> NaN."""
     out = frame.copy()
     for c in cols:
+        text = out[c].astype(str).str.replace(",", "", regex=False)
         out[c] = pd.to_numeric(
-            out[c].str.replace(",", "", regex=False), errors="coerce"
+            text.str.extract(_FIRST_NUMBER, expand=False), errors="coerce"
         )
     return out
 
 
-def _full_results(frame: pd.DataFrame, name: str) -> pd.DataFrame:
-    data = frame[list(RESULTS_VARIABLE_MAP)].rename(columns=RESULTS_VARIABLE_MAP)
-    data = _numbers(
-        data,
-        [
-            "nodes",
-            "cpu_mhz",
-            "chips",
-            "cores",
-            "threads",
-            "mem_gib",
-            "power_max_w",
-            "power_idle_w",
-        ],
-    )
-    ok = (
-        (data["nodes"] == 1)
-        & (data["power_idle_w"] >= 0)
-        & (data["power_max_w"] > 0)
-        & (data["power_idle_w"] <= data["power_max_w"])
-    )
-    data = data.assign(ok=ok)
-    data["date"] = pd.to_datetime(data["date"], format="%b %d, %Y", errors="coerce")
+def _full_results(
+    frame: pd.DataFrame, name: str, columns: dict[str, str]
+) -> pd.DataFrame:
+    """Rows of a results listing (any layout of :mod:`._specpower_layouts`)."""
+    data = pd.DataFrame({k: frame[c] for k, c in columns.items()})
+    split = [split_system_cell(s) for s in data["system"]]
+    data["system"] = [s for s, _ in split]
+    listed = pd.Series([d for _, d in split], index=data.index)
+    data["date"] = parse_dates(data.get("date", listed))
+    data = _numbers(data, [c for c in _NUMERIC if c in data])
+    if "cores" not in data:
+        data["cores"] = data["chips"] * data["cores_per_chip"]
+    if "threads" not in data:
+        data["threads"] = data["cores"] * data.get("threads_per_core", np.nan)
+    data["listing"] = name
+    if "nodes" not in data:
+        data["nodes"] = np.nan
+    data["nodes_stated"] = data["nodes"].notna()
+    data["why_skipped"] = _why_skipped(data)
+    data["ok"] = data["why_skipped"] == ""
     data["cpu_name"] = data["cpu_desc"].map(clean_cpu_name)
     data["model"] = [
         _system_name(v, s) for v, s in zip(data["vendor"], data["system"], strict=True)
     ]
-    data["power_curve_w"] = None
+    data["power_curve_w"] = pd.Series(
+        _listing_curves(data), index=data.index, dtype=object
+    )
     data["result"] = [
-        f"SPECpower_ssj2008 result {' '.join(v.split())} {' '.join(s.split())}"
+        f"SPECpower_ssj2008 result {' '.join(str(v).split())} {s}"
         + (f", submitted {d:%b %d, %Y}" if pd.notna(d) else "")
         for v, s, d in zip(data["vendor"], data["system"], data["date"], strict=True)
     ]
-    data["source"] = data["result"] + f" (idle and 100 % from {name})"
+    data["source"] = [
+        f"{r} ({'idle and 100 %' if c is None else '11-point curve'} from {name})"
+        for r, c in zip(data["result"], data["power_curve_w"], strict=True)
+    ]
     return data
+
+
+def _listing_curves(data: pd.DataFrame) -> list[tuple[float, ...] | None]:
+    """11-point curves of a listing with SPEC's per-load columns, else None."""
+    cols = ["power_idle_w", *(f"w{p}" for p in range(10, 100, 10)), "power_max_w"]
+    if not all(c in data for c in cols):
+        return [None] * len(data)
+    values = data[cols].to_numpy(dtype=float)
+    return [
+        tuple(float(v) for v in row) if bool(np.isfinite(row).all()) else None
+        for row in values
+    ]
+
+
+#: Listing columns read as numbers (when the file has them).
+_NUMERIC = (
+    "nodes",
+    "cpu_mhz",
+    "chips",
+    "cores",
+    "cores_per_chip",
+    "threads",
+    "threads_per_core",
+    "mem_gib",
+    "power_max_w",
+    "power_idle_w",
+    "overall",
+    *(f"w{p}" for p in range(10, 100, 10)),
+)
+
+
+def _why_skipped(data: pd.DataFrame) -> pd.Series:
+    """Why each result is left out ('' = kept)."""
+    why = pd.Series("", index=data.index)
+    bad_power = ~(
+        (data["power_idle_w"] >= 0)
+        & (data["power_max_w"] > 0)
+        & (data["power_idle_w"] <= data["power_max_w"])
+    )
+    why[bad_power] = "idle or 100 % watts missing (NC), zero or idle above 100 %"
+    if "overall" in data:
+        why[(data["overall"] == 0) & (why == "")] = "non-compliant (Result 0)"
+    why[(data["nodes"] > 1) & (why == "")] = "multi-node (watts of a whole enclosure)"
+    return why
 
 
 def _curves(frame: pd.DataFrame, name: str) -> pd.DataFrame:
@@ -273,15 +327,19 @@ def read_specpower_results(
     results: list[pd.DataFrame] = []
     for p in map(Path, paths):
         frame = _read_csv(p)
-        if set(RESULTS_VARIABLE_MAP) <= set(frame.columns):
-            results.append(_full_results(frame, p.name))
+        listing = resolve(frame.columns)
+        if listing is not None:
+            results.append(_full_results(frame, p.name, listing))
         elif set(CURVES_VARIABLE_MAP) <= set(frame.columns):
             curves.append(_curves(frame, p.name))
         else:
             raise CatalogError(
                 f"{p.name}: not a SPECpower file: expected the columns of the 11-point "
                 "curves CSV (" + ", ".join(CURVES_VARIABLE_MAP) + ") or of the full "
-                "results CSV (" + ", ".join(RESULTS_VARIABLE_MAP) + ")."
+                "results CSV (" + ", ".join(RESULTS_VARIABLE_MAP) + "; or SPEC's "
+                "'Dump All Records As CSV' names: Hardware Vendor, System, "
+                "Processor, Processor MHz, # Chips, # Cores, Memory (GB), Average "
+                "watts @ 100% of target load, Average watts @ active idle)."
             )
     full = pd.concat(results, ignore_index=True) if results else None
     rows: list[dict[str, object]] = []
@@ -321,7 +379,38 @@ def read_specpower_results(
         )
     out = pd.DataFrame(rows, columns=RESULT_COLUMNS)  # nodes: 1, or NA if unknown
     out.attrs["skipped"] = skipped
+    out.attrs["notes"] = [] if full is None else listing_notes(full)
     return out
+
+
+def listing_notes(full: pd.DataFrame) -> list[str]:
+    """One line per reason results were left out or read on an assumption.
+
+    ``'ccf.csv: 148 result(s) left out: multi-node (watts of a whole
+    enclosure)'``; for results with no node count: ``'x.csv: 830 result(s)
+    state no node count ... and were read as one server each; ...'``.
+    """
+    notes = []
+    for (name, why), group in full[~full["ok"]].groupby(
+        ["listing", "why_skipped"], sort=True
+    ):
+        notes.append(f"{name!s}: {len(group)} result(s) left out: {why!s}")
+    unstated = full[full["ok"] & ~full["nodes_stated"]]
+    for name, group in unstated.groupby("listing", sort=True):
+        many = group[group["chips"] > 2]
+        notes.append(
+            f"{name!s}: {len(group)} result(s) state no node count (no Nodes column "
+            "or an empty cell) and were read as one server each; a multi-node "
+            "result (blades, twins) would count its whole enclosure's watts as "
+            "one server's"
+            + (
+                f"; {len(many)} of them state more than 2 chips (e.g. "
+                f"{many['model'].iloc[0]}): check them on spec.org"
+                if len(many)
+                else ""
+            )
+        )
+    return notes
 
 
 def _match(curve: dict[str, Any], full: pd.DataFrame) -> int | None:
@@ -404,6 +493,7 @@ def import_specpower(
     if not keep_incomplete:
         out = out[~incomplete]
     out.attrs["skipped"] = res.attrs.get("skipped", 0)
+    out.attrs["notes"] = res.attrs.get("notes", [])
     out.attrs["incomplete"] = names
     return out
 

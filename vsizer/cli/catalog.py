@@ -187,6 +187,8 @@ def catalog_import_specpower(
     try:
         check_output_path(output)
         df = import_specpower(file, keep_incomplete=keep_incomplete)
+        for note in df.attrs["notes"]:
+            err.print(f"warning: {note}", markup=False, highlight=False)
         incomplete = df.attrs["incomplete"]
         if incomplete:
             action = "written with empty cells" if keep_incomplete else "left out"
