@@ -116,18 +116,26 @@ def split_system_cell(cell: str) -> tuple[str, str]:
     return name, f"{found.group(1)} {int(found.group(2))} {found.group(3)}"
 
 
-def parse_dates(values: pd.Series) -> pd.Series:
+def parse_dates(values: pd.Series) -> tuple[pd.Series, pd.Series]:
     """Dates as written by the listings (``Dec 11, 2007``, ``Oct-2020``).
 
-    A date before SPECpower_ssj2008 existed (one listing has ``Jan 28, 201``)
-    is left empty rather than read as the year 201.
+    Returns the dates and their text for a source line: ``Dec 11, 2007``, or
+    ``Oct 2020`` when the listing states the month only. A date before
+    SPECpower_ssj2008 existed (one listing has ``Jan 28, 201``) is left
+    empty rather than read as the year 201.
     """
     text = values.fillna("").astype(str).map(lambda s: " ".join(s.split()))
     out = pd.Series(pd.NaT, index=values.index, dtype="datetime64[us]")
+    shown = pd.Series("", index=values.index, dtype=object)
     for fmt in _DATE_FORMATS:
-        parsed = pd.to_datetime(text, format=fmt, errors="coerce")
-        out = out.fillna(parsed.astype("datetime64[us]"))
-    return out.where(out.dt.year >= _FIRST_YEAR)
+        parsed = pd.to_datetime(text, format=fmt, errors="coerce").astype(
+            "datetime64[us]"
+        )
+        new = out.isna() & parsed.notna() & (parsed.dt.year >= _FIRST_YEAR)
+        out[new] = parsed[new]
+        style = "%b %d, %Y" if "%d" in fmt else "%b %Y"
+        shown[new] = parsed[new].dt.strftime(style)
+    return out, shown
 
 
 #: Year SPECpower_ssj2008 was released (Dec 2007).

@@ -39,7 +39,12 @@ import numpy as np
 import pandas as pd
 
 from vsizer.catalogs._keys import model_key
-from vsizer.catalogs._specpower_layouts import parse_dates, resolve, split_system_cell
+from vsizer.catalogs._specpower_layouts import (
+    header_key,
+    parse_dates,
+    resolve,
+    split_system_cell,
+)
 from vsizer.catalogs.host_catalog import HOST_COLUMNS
 from vsizer.errors import CatalogError
 
@@ -190,7 +195,12 @@ def _full_results(
     split = [split_system_cell(s) for s in data["system"]]
     data["system"] = [s for s, _ in split]
     listed = pd.Series([d for _, d in split], index=data.index)
-    data["date"] = parse_dates(data.get("date", listed))
+    data["date"], data["date_text"] = parse_dates(data.get("date", listed))
+    dated = (
+        "published"
+        if header_key(columns.get("date", "")) == "published"
+        else "submitted"
+    )
     data = _numbers(data, [c for c in _NUMERIC if c in data])
     if "cores" not in data:
         data["cores"] = data["chips"] * data["cores_per_chip"]
@@ -211,8 +221,10 @@ def _full_results(
     )
     data["result"] = [
         f"SPECpower_ssj2008 result {' '.join(str(v).split())} {s}"
-        + (f", submitted {d:%b %d, %Y}" if pd.notna(d) else "")
-        for v, s, d in zip(data["vendor"], data["system"], data["date"], strict=True)
+        + (f", {dated} {d}" if d else "")
+        for v, s, d in zip(
+            data["vendor"], data["system"], data["date_text"], strict=True
+        )
     ]
     data["source"] = [
         f"{r} ({'idle and 100 %' if c is None else '11-point curve'} from {name})"
