@@ -101,10 +101,10 @@ def test_not_a_spec_file(tmp_path):
     with pytest.raises(CatalogError) as info:
         import_spec_cpu2017(path)
     assert str(info.value) == (
-        "other.csv: not a SPEC CPU2017 results CSV: missing column(s) 'cpu_model', "
-        "'cpu_mhz_nominal', 'cores_total', 'chips', 'specrate2017_int_base', "
-        "'result_url'; expected the 'Dump All Records As CSV' export or "
-        "cint2017rate_by_system.csv."
+        "other.csv: not a SPEC CPU2017 results listing: its first line is 'a,b'; "
+        "expected SPEC's 'Dump All Records As CSV' export (columns 'Benchmark', "
+        "'Processor', 'Processor MHz', '# Cores', '# Chips', 'Base Result') or "
+        "cint2017rate_by_system.csv (one result's own report is not read)."
     )
 
 

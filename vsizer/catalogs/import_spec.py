@@ -18,6 +18,7 @@ Both give the same medians: per-core score = ``Base Result / # Cores``
 
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import os
@@ -47,8 +48,10 @@ VARIABLE_MAP: dict[str, str] = {
     "# Cores": "cores_total",
     "# Chips": "chips",
     "Base Result": "base",
-    "Disclosure": "disclosure",
 }
+
+#: Dump columns holding the result's links (either may be left out of an export).
+DISCLOSURE_COLUMNS = ("Disclosure", "Disclosures")
 
 #: Derived-file header -> internal name.
 DERIVED_VARIABLE_MAP: dict[str, str] = {
@@ -80,24 +83,53 @@ def _read_text(path: Path) -> str:
     return raw.decode("utf-8-sig", errors="replace")
 
 
+def _records(path: Path) -> tuple[list[str], list[list[str]]]:
+    """Header (stripped names) and rows, padded or cut to the widest row.
+
+    Read with :mod:`csv`, which takes rows of any width: the dump's header has
+    one name more than its rows, and a file that is not a listing (one
+    result's report, a text file) must end in a clear error, not a parser's.
+    """
+    text = _read_text(path)
+    try:
+        rows = [
+            r
+            for r in csv.reader(io.StringIO(text, newline=None))
+            if any(c.strip() for c in r)
+        ]
+    except csv.Error as exc:
+        raise CatalogError(f"{path.name}: not a readable CSV file ({exc}).") from exc
+    if not rows:
+        raise CatalogError(
+            f"{path.name}: the file is empty; expected SPEC's 'Dump All Records "
+            "As CSV' export of CPU2017 results or cint2017rate_by_system.csv."
+        )
+    width = max(len(r) for r in rows[1:]) if len(rows) > 1 else len(rows[0])
+    header = [h.strip() for h in rows[0]][:width]
+    header += [""] * (width - len(header))
+    body = [(r + [""] * (width - len(r)))[:width] for r in rows[1:]]
+    return header, body
+
+
 def _load(path: Path) -> pd.DataFrame:
     """Rows of either input as columns cpu, mhz, cores_total, chips, base, url."""
-    text = _read_text(path)
-    # the dump has one header name more than fields: read the header ourselves
-    frame = pd.read_csv(
-        io.StringIO(text), dtype=str, keep_default_na=False, header=None
-    )
-    header = [str(h).strip() for h in frame.iloc[0]]
-    frame = frame.iloc[1:].reset_index(drop=True)
-    frame.columns = pd.Index(
-        header[: frame.shape[1]] + [""] * (frame.shape[1] - len(header))
-    )
+    header, body = _records(path)
+    frame = pd.DataFrame(body, columns=pd.Index(_unique(header)), dtype=str)
     if "Benchmark" in header:
         missing = [h for h in VARIABLE_MAP if h not in header]
         mapping = VARIABLE_MAP
     else:
         missing = [h for h in DERIVED_VARIABLE_MAP if h not in header]
         mapping = DERIVED_VARIABLE_MAP
+    if missing and "Benchmark" not in header and "cpu_model" not in header:
+        first = ",".join(" ".join(c.split()) for c in header if c.strip())
+        first = "".join(ch if ch.isprintable() else "?" for ch in first)
+        raise CatalogError(
+            f"{path.name}: not a SPEC CPU2017 results listing: its first line is "
+            f"'{first[:80]}'; expected SPEC's 'Dump All Records As CSV' export "
+            "(columns " + ", ".join(f"'{m}'" for m in VARIABLE_MAP) + ") or "
+            "cint2017rate_by_system.csv (one result's own report is not read)."
+        )
     if missing:
         raise CatalogError(
             f"{path.name}: not a SPEC CPU2017 results CSV: missing column(s) "
@@ -107,6 +139,10 @@ def _load(path: Path) -> pd.DataFrame:
         )
     data = frame[list(mapping)].rename(columns=mapping)
     if "benchmark" in data:
+        links = [c for c in DISCLOSURE_COLUMNS if c in frame.columns]
+        data = data.assign(
+            disclosure=frame[links[0]] if links else "",
+        )
         data = data[data["benchmark"].str.strip() == CINT_RATE]
         hrefs = data["disclosure"].str.extract(_HREF, expand=False)
         data = data.assign(url=(_SPEC_SITE + hrefs).fillna(""))
@@ -114,6 +150,16 @@ def _load(path: Path) -> pd.DataFrame:
     for col in ("mhz", "cores_total", "chips", "base"):
         data[col] = pd.to_numeric(data[col], errors="coerce")
     return data[["cpu", "mhz", "cores_total", "chips", "base", "url"]]
+
+
+def _unique(names: list[str]) -> list[str]:
+    """Column names made unique (empty or repeated names get a suffix)."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return out
 
 
 def _mode(values: pd.Series) -> float:
