@@ -29,6 +29,8 @@ References
 
 from __future__ import annotations
 
+import gzip
+import io
 import os
 import re
 from collections.abc import Sequence
@@ -162,12 +164,36 @@ def _system_name(vendor: str, system: str) -> str:
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
+    """The file as text columns; every failure is one line naming the file."""
     try:
-        frame = pd.read_csv(
-            path, dtype=str, keep_default_na=False, encoding="utf-8-sig"
-        )
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise CatalogError(f"{path}: cannot read the SPECpower file ({exc}).") from exc
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise CatalogError(
+            f"{path}: cannot read the SPECpower file ({exc.strerror})."
+        ) from exc
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise CatalogError(f"{path.name}: corrupt gzip file ({exc}).") from exc
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CatalogError(
+            f"{path.name}: cannot read the SPECpower file: not UTF-8 text "
+            f"(byte {exc.start}: {exc.reason})."
+        ) from exc
+    if not text.strip():
+        raise CatalogError(f"{path.name}: the SPECpower file is empty.")
+    try:
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    except pd.errors.ParserError as exc:
+        reason = " ".join(str(exc).split())
+        raise CatalogError(
+            f"{path.name}: not a SPECpower results table ({reason}); expected one "
+            "header line and one result per row (one result's own report is "
+            "not read)."
+        ) from exc
     frame.columns = pd.Index([str(c).strip() for c in frame.columns])
     return frame
 
