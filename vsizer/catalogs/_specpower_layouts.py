@@ -32,7 +32,14 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-__all__ = ["header_key", "parse_dates", "resolve", "split_system_cell"]
+__all__ = [
+    "header_key",
+    "listing_notes",
+    "parse_dates",
+    "resolve",
+    "split_system_cell",
+    "why_skipped",
+]
 
 #: Internal name -> accepted header spellings (any one).
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -140,3 +147,54 @@ def parse_dates(values: pd.Series) -> tuple[pd.Series, pd.Series]:
 
 #: Year SPECpower_ssj2008 was released (Dec 2007).
 _FIRST_YEAR = 2007
+
+
+def why_skipped(data: pd.DataFrame) -> pd.Series:
+    """Why each result is left out ('' = kept)."""
+    why = pd.Series("", index=data.index)
+    bad_power = ~(
+        (data["power_idle_w"] >= 0)
+        & (data["power_max_w"] > 0)
+        & (data["power_idle_w"] <= data["power_max_w"])
+    )
+    why[bad_power] = "idle or 100 % watts missing (NC), zero or idle above 100 %"
+    if "overall" in data:
+        why[(data["overall"] == 0) & (why == "")] = "non-compliant (Result 0)"
+    why[(data["nodes"] > 1) & (why == "")] = "multi-node (watts of a whole enclosure)"
+    return why
+
+
+def listing_notes(full: pd.DataFrame) -> list[str]:
+    """One line per reason results were left out or read on an assumption.
+
+    ``'ccf.csv: 148 result(s) left out: multi-node (watts of a whole
+    enclosure)'``; for results with no node count: ``'x.csv: 830 result(s)
+    state no node count ... and were read as one server each; ...'``.
+    """
+    notes = []
+    for (name, why), group in full[~full["ok"]].groupby(
+        ["listing", "why_skipped"], sort=True
+    ):
+        notes.append(f"{name!s}: {len(group)} result(s) left out: {why!s}")
+    for name, group in full[full["ok"] & full["bad_date"]].groupby("listing"):
+        notes.append(
+            f"{name!s}: {len(group)} result(s) have an unreadable date "
+            f"(e.g. '{' '.join(str(group['date_raw'].iloc[0]).split())}' for "
+            f"{group['model'].iloc[0]}): left out of the source text"
+        )
+    unstated = full[full["ok"] & ~full["nodes_stated"]]
+    for name, group in unstated.groupby("listing", sort=True):
+        many = group[group["chips"] > 2]
+        notes.append(
+            f"{name!s}: {len(group)} result(s) state no node count (no Nodes column "
+            "or an empty cell) and were read as one server each; a multi-node "
+            "result (blades, twins) would count its whole enclosure's watts as "
+            "one server's"
+            + (
+                f"; {len(many)} of them state more than 2 chips (e.g. "
+                f"{many['model'].iloc[0]}): check them on spec.org"
+                if len(many)
+                else ""
+            )
+        )
+    return notes

@@ -43,9 +43,11 @@ import pandas as pd
 from vsizer.catalogs._keys import model_key
 from vsizer.catalogs._specpower_layouts import (
     header_key,
+    listing_notes,
     parse_dates,
     resolve,
     split_system_cell,
+    why_skipped,
 )
 from vsizer.catalogs.host_catalog import HOST_COLUMNS
 from vsizer.errors import CatalogError
@@ -221,7 +223,10 @@ def _full_results(
     split = [split_system_cell(s) for s in data["system"]]
     data["system"] = [s for s, _ in split]
     listed = pd.Series([d for _, d in split], index=data.index)
-    data["date"], data["date_text"] = parse_dates(data.get("date", listed))
+    written = data.get("date", listed)
+    data["date"], data["date_text"] = parse_dates(written)
+    data["bad_date"] = written.str.strip().ne("") & data["date"].isna()
+    data["date_raw"] = written
     dated = (
         "published"
         if header_key(columns.get("date", "")) == "published"
@@ -236,7 +241,7 @@ def _full_results(
     if "nodes" not in data:
         data["nodes"] = np.nan
     data["nodes_stated"] = data["nodes"].notna()
-    data["why_skipped"] = _why_skipped(data)
+    data["why_skipped"] = why_skipped(data)
     data["ok"] = data["why_skipped"] == ""
     data["cpu_name"] = data["cpu_desc"].map(clean_cpu_name)
     data["model"] = [
@@ -286,21 +291,6 @@ _NUMERIC = (
     "overall",
     *(f"w{p}" for p in range(10, 100, 10)),
 )
-
-
-def _why_skipped(data: pd.DataFrame) -> pd.Series:
-    """Why each result is left out ('' = kept)."""
-    why = pd.Series("", index=data.index)
-    bad_power = ~(
-        (data["power_idle_w"] >= 0)
-        & (data["power_max_w"] > 0)
-        & (data["power_idle_w"] <= data["power_max_w"])
-    )
-    why[bad_power] = "idle or 100 % watts missing (NC), zero or idle above 100 %"
-    if "overall" in data:
-        why[(data["overall"] == 0) & (why == "")] = "non-compliant (Result 0)"
-    why[(data["nodes"] > 1) & (why == "")] = "multi-node (watts of a whole enclosure)"
-    return why
 
 
 def _curves(frame: pd.DataFrame, name: str) -> pd.DataFrame:
@@ -419,36 +409,6 @@ def read_specpower_results(
     out.attrs["skipped"] = skipped
     out.attrs["notes"] = [] if full is None else listing_notes(full)
     return out
-
-
-def listing_notes(full: pd.DataFrame) -> list[str]:
-    """One line per reason results were left out or read on an assumption.
-
-    ``'ccf.csv: 148 result(s) left out: multi-node (watts of a whole
-    enclosure)'``; for results with no node count: ``'x.csv: 830 result(s)
-    state no node count ... and were read as one server each; ...'``.
-    """
-    notes = []
-    for (name, why), group in full[~full["ok"]].groupby(
-        ["listing", "why_skipped"], sort=True
-    ):
-        notes.append(f"{name!s}: {len(group)} result(s) left out: {why!s}")
-    unstated = full[full["ok"] & ~full["nodes_stated"]]
-    for name, group in unstated.groupby("listing", sort=True):
-        many = group[group["chips"] > 2]
-        notes.append(
-            f"{name!s}: {len(group)} result(s) state no node count (no Nodes column "
-            "or an empty cell) and were read as one server each; a multi-node "
-            "result (blades, twins) would count its whole enclosure's watts as "
-            "one server's"
-            + (
-                f"; {len(many)} of them state more than 2 chips (e.g. "
-                f"{many['model'].iloc[0]}): check them on spec.org"
-                if len(many)
-                else ""
-            )
-        )
-    return notes
 
 
 def _match(curve: dict[str, Any], full: pd.DataFrame) -> int | None:
