@@ -241,6 +241,7 @@ def import_spec_cpu2017(
     data = _load(Path(path))
     usable = (data["base"] > 0) & (data["cores_total"] > 0) & (data["cpu"] != "")
     skipped = int((~usable).sum())
+    notes = _skip_notes(Path(path).name, data[~usable])
     data = data[usable].copy()
     data["per_core"] = data["base"] / data["cores_total"]
     data["cores_chip"] = data["cores_total"] / data["chips"].where(data["chips"] > 0)
@@ -274,4 +275,25 @@ def import_spec_cpu2017(
     out = out.reset_index(drop=True)
     out.attrs["rows_used"] = int(len(data))
     out.attrs["rows_skipped"] = skipped
+    out.attrs["notes"] = notes
     return out
+
+
+def _skip_notes(name: str, left_out: pd.DataFrame) -> list[str]:
+    """One line per reason CINT2017rate results were left out."""
+    no_base = left_out[~(left_out["base"] > 0)]
+    no_cores = left_out[(left_out["base"] > 0) & ~(left_out["cores_total"] > 0)]
+    no_cpu = left_out[(left_out["base"] > 0) & (left_out["cores_total"] > 0)]
+    notes = []
+    for rows, why in (
+        (no_base, "no Base Result (0 or empty)"),
+        (no_cores, "no '# Cores'"),
+        (no_cpu, "no 'Processor' name"),
+    ):
+        if len(rows):
+            example = str(rows["cpu"].iloc[0]) or "?"
+            notes.append(
+                f"{name}: {len(rows)} {CINT_RATE} result(s) left out: {why} "
+                f"(e.g. {example})"
+            )
+    return notes

@@ -59,7 +59,11 @@ def catalog_list(
                 )
         else:
             with using(input_limits(max_cell_chars=max_cell_chars)):
-                hc = read_host_catalog(hosts, merge=True) if hosts else read_host_catalog()
+                hc = (
+                    read_host_catalog(hosts, merge=True)
+                    if hosts
+                    else read_host_catalog()
+                )
                 own = read_host_catalog(hosts).models if hosts else []
             default = hc.default.model
             if hosts:  # plan uses the file's only model; with several, none
@@ -90,7 +94,9 @@ def catalog_list(
                 )
         from vsizer.reporting._term_fit import fit_table
 
-        out.print(fit_table(t, out.width, ("source", "basis", "idle–max W", "price", "U")))
+        out.print(
+            fit_table(t, out.width, ("source", "basis", "idle–max W", "price", "U"))
+        )
         if not cpus and any(h.price is None for h in hc):
             out.print(PRICE_NOTE, markup=False, highlight=False)
     except VsizerError as exc:
@@ -145,6 +151,8 @@ def catalog_import_spec(
     try:
         check_output_path(output)
         df = import_spec_cpu2017(file)
+        for note in df.attrs["notes"]:
+            err.print(f"warning: {note}", markup=False, highlight=False)
         write_catalog_csv(df, output)
         out.print(f"wrote {len(df)} CPU models to {output}")
     except VsizerError as exc:
