@@ -36,7 +36,14 @@ def test_mini_dump_keeps_cint_rate_and_takes_medians():
     # plus one CINT2017 (speed) and one CFP2017rate row that must be ignored.
     out = import_spec_cpu2017(DATA / "spec_cpu2017_dump_mini.csv")
     assert list(out.columns) == list(CPU_COLUMNS)
-    assert out.attrs == {"rows_used": 5, "rows_skipped": 2}
+    assert out.attrs == {
+        "rows_used": 5,
+        "rows_skipped": 2,
+        "notes": [
+            "spec_cpu2017_dump_mini.csv: 2 CINT2017rate result(s) left out: no "
+            "Base Result (0 or empty) (e.g. Intel Xeon Gold 5218)"
+        ],
+    }
     assert list(out["cpu_name"]) == ["AMD EPYC 7302", "Intel Xeon Gold 5218"]
     gold = out.iloc[1]
     # per core: 180/32 = 5.625, 184/32 = 5.75, 91/16 = 5.6875 -> median 5.6875
