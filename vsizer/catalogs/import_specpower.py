@@ -9,7 +9,11 @@ Two inputs are accepted, alone or together:
    cloud-carbon-coefficients (``Hardware Vendor Test Sponsor, System Enclosure
    (if applicable), Date Submitted, Nodes, CPU Description, MHz, Chips, Cores,
    Total Threads, Total Memory (GB), avg. watts @ 100%, avg. watts @ active
-   idle, ...``): idle and full load only.
+   idle, ...``): idle and full load only. The other spellings of such a
+   listing (the table scraped with its line breaks removed, SPEC's own "Dump
+   All Records As CSV" export, with or without the per-load watts columns,
+   which then give the 11-point curve) are read too, see
+   :mod:`vsizer.catalogs._specpower_layouts`.
 
 Given together, each curve is joined to its full result (same idle and
 full-load watts and the same model) to learn chips, cores, clock and memory;
@@ -19,7 +23,10 @@ the curve then replaces that result's two points.
 (blades, twins, microservers: shared fans and power supplies); dividing by the
 node count would attribute the enclosure's overhead evenly, which SPEC does
 not measure, and a host-catalog row is one server. Non-compliant results
-(``NC`` instead of watts) are skipped too. ``attrs['skipped']`` counts both.
+(``NC`` instead of watts, or ``Result`` 0 in SPEC's dump) are skipped too.
+``attrs['skipped']`` counts them; ``attrs['notes']`` says, one line per
+reason, what was left out and which results state no node count (read as one
+server each).
 
 References
 ----------

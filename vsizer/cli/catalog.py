@@ -164,7 +164,8 @@ def catalog_import_specpower(
     file: Annotated[
         Path,
         typer.Argument(
-            help="SPECpower_ssj2008 results: 11-point curves CSV or full-results CSV (idle/100 %)."
+            help="SPECpower_ssj2008 results: 11-point curves CSV, full-results CSV "
+            "(idle/100 %) or SPEC's 'Dump All Records As CSV' (.csv or .csv.gz)."
         ),
     ],
     output: Annotated[
