@@ -111,7 +111,7 @@ def test_not_a_spec_file(tmp_path):
         "other.csv: not a SPEC CPU2017 results listing: its first line is 'a,b'; "
         "expected SPEC's 'Dump All Records As CSV' export (columns 'Benchmark', "
         "'Processor', 'Processor MHz', '# Cores', '# Chips', 'Base Result') or "
-        "cint2017rate_by_system.csv (one result's own report is not read)."
+        "cint2017rate_by_system.csv, or one Integer Rate result's .csv/.txt report."
     )
 
 

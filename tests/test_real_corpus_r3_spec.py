@@ -229,31 +229,86 @@ def test_dump_with_per_load_watts_gives_the_curve(tmp_path):
 # --- files that are not listings: one line, never a traceback -----------------
 
 
-def test_single_result_report_is_refused_in_one_line(tmp_path):
-    # defect: a CSV whose rows are wider than its first line (one result's own
-    # report) ended import-spec in "internal error (ParserError ...)" and
-    # import-specpower in a message spread over two lines
-    path = tmp_path / "cpu2017-20190625-15870.csv"
-    path.write_text(
-        '"SPEC CPU(R)2017 Integer Rate Result"\n"Copyright"\n\n"Full Results Table"\n'
-        'Benchmark,"Base # Copies","Est. Base Run Time"\n500.perlbench_r,80,386\n'
+VC_CSV = REAL / "virtualclient_SpecCpuIntRateExample.csv"
+VC_TXT = REAL / "virtualclient_SpecCpuIntRateExample.txt"
+
+
+def test_single_result_csv_gives_a_cpu_row():
+    # defect: one result's own report (SPEC's CSV formatter) ended import-spec in
+    # "internal error (ParserError ...)"; it is now read as one result
+    out = import_spec_cpu2017(VC_CSV)
+    (r,) = out.to_dict("records")
+    # 'CPU Name','AMD EPYC 7713'; Nominal 2000; Enabled '128 cores, 2 chips';
+    # SPECrate2017_int_base,770.361774 -> 770.361774 / 128
+    assert (r["cpu_name"], r["cores"], r["cpu_mhz"]) == ("AMD EPYC 7713", 64, 2000.0)
+    assert r["score_per_core"] == 770.361774 / 128 == 6.018451359375
+    assert r["aliases"] == "AMD EPYC 7713 64-Core Processor"
+    assert r["source"] == (
+        "SPEC CPU2017 CINT2017rate, median of 1 result, e.g. "
+        "virtualclient_SpecCpuIntRateExample.csv (ASUS RS720A-E11(KMPP-D32) Server "
+        "System 2.00 GHz, AMD EPYC 7713)"
     )
+    assert out.attrs["notes"] == []
+
+
+def test_single_result_text_report_gives_a_cpu_row():
+    (r,) = import_spec_cpu2017(VC_TXT).to_dict("records")
+    # ' SPECrate(R)2017_int_base                 777' -> 777 / 128
+    assert (r["cpu_name"], r["cores"], r["cpu_mhz"]) == ("AMD EPYC 7713", 64, 2000.0)
+    assert r["score_per_core"] == 777 / 128 == 6.0703125
+
+
+def test_single_result_of_an_invalid_run_is_noted(tmp_path):
+    path = tmp_path / "run.csv"
+    path.write_bytes(VC_CSV.read_bytes().replace(b"valid,1", b"valid,0", 1))
+    assert import_spec_cpu2017(path).attrs["notes"] == [
+        "run.csv: not a valid (reportable) SPEC run: its SPECrate2017_int_base is "
+        "an estimate, not a published result"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        (
+            "virtualclient_SpecCpuIntRateBaseOnlyExample.txt",
+            "CPU Name is 'could not determine'; Enabled is 'cores, could not "
+            "determine chips,  threads/core', expected 'N cores, N chips'; Nominal "
+            "is '', expected MHz",
+        ),
+        (
+            "virtualclient_intrate-win-x64-1.txt",
+            "SPECrate2017_int_base is '--', not a score; Nominal is '', expected MHz",
+        ),
+    ],
+)
+def test_single_result_without_hardware_is_refused_in_one_line(name, message):
+    # runcpu reports of local runs whose sysinfo could not read the hardware
+    with pytest.raises(CatalogError) as info:
+        import_spec_cpu2017(REAL / name)
+    assert str(info.value) == f"{name}: one SPEC CPU2017 result's report, but {message}."
+
+
+def test_ragged_file_is_refused_in_one_line(tmp_path):
+    # defect: rows wider than the first line ended import-spec in "internal
+    # error (ParserError ...)" and import-specpower in a two-line message
+    path = tmp_path / "notes.csv"
+    path.write_text('"Flags report"\n"x"\n\nBenchmark,"Base # Copies",Run\n500,80,386\n')
     with pytest.raises(CatalogError) as info:
         import_spec_cpu2017(path)
     assert str(info.value) == (
-        "cpu2017-20190625-15870.csv: not a SPEC CPU2017 results listing: its first "
-        "line is 'SPEC CPU(R)2017 Integer Rate Result'; expected SPEC's 'Dump All "
-        "Records As CSV' export (columns 'Benchmark', 'Processor', 'Processor MHz', "
-        "'# Cores', '# Chips', 'Base Result') or cint2017rate_by_system.csv (one "
-        "result's own report is not read)."
+        "notes.csv: not a SPEC CPU2017 results listing: its first line is 'Flags "
+        "report'; expected SPEC's 'Dump All Records As CSV' export (columns "
+        "'Benchmark', 'Processor', 'Processor MHz', '# Cores', '# Chips', 'Base "
+        "Result') or cint2017rate_by_system.csv, or one Integer Rate result's "
+        ".csv/.txt report."
     )
     with pytest.raises(CatalogError) as info:
         import_specpower(path)
     assert str(info.value) == (
-        "cpu2017-20190625-15870.csv: not a SPECpower results table (Error "
-        "tokenizing data. C error: Expected 1 fields in line 5, saw 3); expected "
-        "one header line and one result per row (one result's own report is not "
-        "read)."
+        "notes.csv: not a SPECpower results table (Error tokenizing data. C error: "
+        "Expected 1 fields in line 4, saw 3); expected one header line and one "
+        "result per row (one result's own report is not read)."
     )
 
 

@@ -1,6 +1,6 @@
 """Import SPEC CPU2017 integer-rate results into CPU-catalog rows.
 
-Two inputs are accepted:
+Three inputs are accepted:
 
 1. the results dump as users download it from SPEC ("Dump All Records As
    CSV" at https://www.spec.org/cgi-bin/osgresults?conf=cpu2017), plain or
@@ -9,7 +9,9 @@ Two inputs are accepted:
    ``CINT2017rate`` for integer *rate* results (``CINT2017`` is speed);
 2. the derived ``cint2017rate_by_system.csv`` (one CINT2017rate result per
    row, columns ``cpu_model, chips, cores_total, cpu_mhz_nominal,
-   specrate2017_int_base, result_url, ...``).
+   specrate2017_int_base, result_url, ...``);
+3. one result's own report, ``.csv`` or ``.txt`` as SPEC publishes it and
+   ``runcpu`` writes it (:mod:`vsizer.catalogs._spec_cpu2017_result`).
 
 Both give the same medians: per-core score = ``Base Result / # Cores``
 (recomputed from the base result, not the derived file's rounded
@@ -29,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from vsizer.catalogs._keys import cpu_key
+from vsizer.catalogs._spec_cpu2017_result import is_single_result, read_single_result
 from vsizer.catalogs.cpu_catalog import CPU_COLUMNS
 from vsizer.errors import CatalogError
 
@@ -83,14 +86,28 @@ def _read_text(path: Path) -> str:
     return raw.decode("utf-8-sig", errors="replace")
 
 
-def _records(path: Path) -> tuple[list[str], list[list[str]]]:
+def _single(text: str, path: Path) -> pd.DataFrame:
+    """The one row of a result's own report, notes in ``attrs['notes']``."""
+    try:
+        row, notes = read_single_result(text, path.name)
+    except ValueError as exc:
+        raise CatalogError(
+            f"{path.name}: one SPEC CPU2017 result's report, but {exc}."
+        ) from exc
+    frame = pd.DataFrame(
+        [row], columns=["cpu", "mhz", "cores_total", "chips", "base", "url"]
+    )
+    frame.attrs["notes"] = notes
+    return frame
+
+
+def _records(text: str, path: Path) -> tuple[list[str], list[list[str]]]:
     """Header (stripped names) and rows, padded or cut to the widest row.
 
     Read with :mod:`csv`, which takes rows of any width: the dump's header has
     one name more than its rows, and a file that is not a listing (one
     result's report, a text file) must end in a clear error, not a parser's.
     """
-    text = _read_text(path)
     try:
         rows = [
             r
@@ -113,7 +130,10 @@ def _records(path: Path) -> tuple[list[str], list[list[str]]]:
 
 def _load(path: Path) -> pd.DataFrame:
     """Rows of either input as columns cpu, mhz, cores_total, chips, base, url."""
-    header, body = _records(path)
+    text = _read_text(path)
+    if is_single_result(text):
+        return _single(text, path)
+    header, body = _records(text, path)
     frame = pd.DataFrame(body, columns=pd.Index(_unique(header)), dtype=str)
     if "Benchmark" in header:
         missing = [h for h in VARIABLE_MAP if h not in header]
@@ -128,7 +148,7 @@ def _load(path: Path) -> pd.DataFrame:
             f"{path.name}: not a SPEC CPU2017 results listing: its first line is "
             f"'{first[:80]}'; expected SPEC's 'Dump All Records As CSV' export "
             "(columns " + ", ".join(f"'{m}'" for m in VARIABLE_MAP) + ") or "
-            "cint2017rate_by_system.csv (one result's own report is not read)."
+            "cint2017rate_by_system.csv, or one Integer Rate result's .csv/.txt report."
         )
     if missing:
         raise CatalogError(
@@ -239,6 +259,7 @@ def import_spec_cpu2017(
     memory, compilers and chip counts, hence the median.
     """
     data = _load(Path(path))
+    read_notes = list(data.attrs.get("notes", []))
     usable = (data["base"] > 0) & (data["cores_total"] > 0) & (data["cpu"] != "")
     skipped = int((~usable).sum())
     notes = _skip_notes(Path(path).name, data[~usable])
@@ -275,7 +296,7 @@ def import_spec_cpu2017(
     out = out.reset_index(drop=True)
     out.attrs["rows_used"] = int(len(data))
     out.attrs["rows_skipped"] = skipped
-    out.attrs["notes"] = notes
+    out.attrs["notes"] = read_notes + notes
     return out
 
 

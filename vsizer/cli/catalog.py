@@ -130,7 +130,8 @@ def catalog_import_spec(
     file: Annotated[
         Path,
         typer.Argument(
-            help="SPEC CPU2017 results CSV ('Dump All Records As CSV', .csv or .csv.gz)."
+            help="SPEC CPU2017 results CSV ('Dump All Records As CSV', .csv or .csv.gz), "
+            "or one Integer Rate result's own .csv/.txt report."
         ),
     ],
     output: Annotated[
