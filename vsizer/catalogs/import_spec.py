@@ -13,9 +13,10 @@ Three inputs are accepted:
 3. one result's own report, ``.csv`` or ``.txt`` as SPEC publishes it and
    ``runcpu`` writes it (:mod:`vsizer.catalogs._spec_cpu2017_result`).
 
-Both give the same medians: per-core score = ``Base Result / # Cores``
-(recomputed from the base result, not the derived file's rounded
-``base_per_core``), median per CPU name.
+The two listings give the same medians: per-core score = ``Base Result /
+# Cores`` (recomputed from the base result, not the derived file's rounded
+``base_per_core``), median per CPU name; a single report gives its own
+``SPECrate2017_int_base`` / enabled cores.
 """
 
 from __future__ import annotations
