@@ -23,6 +23,10 @@ the csv module, independent of vsizer::
     # CPU2017 dump (../shared): median over the CINT2017rate rows of
     # Base Result / # Cores: AMD EPYC 9654 61 results -> 8.697916666666666;
     # 'Intel Xeon Gold 6538Y+' (29 results, one spelled with two spaces) -> 9.78125
+    grep -E 'int_base|CPU Name|Nominal|^Enabled' virtualclient_SpecCpuIntRateExample.csv
+    # 770.361774, AMD EPYC 7713, 2000, 128 cores 2 chips -> 6.018451359375 per core
+    grep -E 'int_base|CPU Name|Nominal|Enabled' virtualclient_SpecCpuIntRateExample.txt
+    # 777 -> 6.0703125 per core
 """
 
 from __future__ import annotations
