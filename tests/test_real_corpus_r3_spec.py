@@ -376,3 +376,31 @@ def test_cpu2017_export_without_disclosure_columns(tmp_path):
         10.15625,  # median of 640/64 = 10.0 and 660/64 = 10.3125
     )
     assert r["source"] == "SPEC CPU2017 CINT2017rate, median of 2 results"
+
+
+def test_header_only_files_are_refused_in_one_line(tmp_path):
+    # defect (found by mutating the corpus): a curves file with its header and
+    # no row ended in "internal error (TypeError: operation 'add' not supported
+    # ...)"; a CPU2017 dump with no CINT2017rate row wrote an empty catalog
+    head = SCRAPED.read_bytes().split(b"\r\n", 1)[0] + b"\r\n"
+    path = tmp_path / "head.csv"
+    path.write_bytes(head)
+    with pytest.raises(CatalogError) as info:
+        import_specpower(path)
+    assert str(info.value) == (
+        "head.csv: a header line and no result row; expected one SPECpower result "
+        "per row under the header."
+    )
+    dump = tmp_path / "fp-only.csv"
+    dump.write_text(
+        'Benchmark,"Base Result","# Cores","# Chips ","Processor ","Processor MHz"\n'
+        "CFP2017rate,300,64,2,Intel Xeon Gold 6430,2100\n"
+        "CINT2017,12.5,64,2,Intel Xeon Gold 6430,2100\n"
+    )
+    with pytest.raises(CatalogError) as info:
+        import_spec_cpu2017(dump)
+    assert str(info.value) == (
+        "fp-only.csv: no CINT2017rate result (the file holds 1 CFP2017rate, 1 "
+        "CINT2017); CPU scores come from the CINT2017rate (SPECrate2017_int_base) "
+        "rows."
+    )

@@ -164,7 +164,17 @@ def _load(path: Path) -> pd.DataFrame:
         data = data.assign(
             disclosure=frame[links[0]] if links else "",
         )
-        data = data[data["benchmark"].str.strip() == CINT_RATE]
+        kinds = data["benchmark"].str.strip()
+        if not (kinds == CINT_RATE).any():
+            held = ", ".join(
+                f"{n} {k or '(empty)'}" for k, n in kinds.value_counts().items()
+            )
+            raise CatalogError(
+                f"{path.name}: no {CINT_RATE} result"
+                + (f" (the file holds {held})" if held else " (no result row)")
+                + f"; CPU scores come from the {CINT_RATE} (SPECrate2017_int_base) rows."
+            )
+        data = data[kinds == CINT_RATE]
         hrefs = data["disclosure"].str.extract(_HREF, expand=False)
         data = data.assign(url=(_SPEC_SITE + hrefs).fillna(""))
     data = data.assign(cpu=data["cpu"].str.strip())

@@ -363,9 +363,15 @@ def read_specpower_results(
     for p in map(Path, paths):
         frame = _read_csv(p)
         listing = resolve(frame.columns)
+        known = listing is not None or set(CURVES_VARIABLE_MAP) <= set(frame.columns)
+        if known and frame.empty:
+            raise CatalogError(
+                f"{p.name}: a header line and no result row; expected one "
+                "SPECpower result per row under the header."
+            )
         if listing is not None:
             results.append(_full_results(frame, p.name, listing))
-        elif set(CURVES_VARIABLE_MAP) <= set(frame.columns):
+        elif known:
             curves.append(_curves(frame, p.name))
         else:
             raise CatalogError(
