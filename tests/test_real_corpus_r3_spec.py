@@ -31,9 +31,12 @@ the csv module, independent of vsizer::
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from vsizer.catalogs import import_spec_cpu2017, read_host_catalog, write_catalog_csv
@@ -404,3 +407,20 @@ def test_header_only_files_are_refused_in_one_line(tmp_path):
         "CINT2017); CPU scores come from the CINT2017rate (SPECrate2017_int_base) "
         "rows."
     )
+
+
+def test_zero_chips_is_no_configuration_not_a_huge_number(tmp_path):
+    # defect: SPEC's dump writes '# Chips' 0 when a result states none; the
+    # importer wrote sockets 0 and cores_per_socket -9223372036854775808
+    # (inf cast to an integer) for 'ASUS RS100-E5 0x Xeon X3360', as complete
+    rows = list(csv.reader(io.StringIO(DUMP_0501.read_text(encoding="utf-8"))))
+    assert (rows[0][8], rows[1][8]) == ("Chips", "1")  # of ASUS RS100-E5
+    rows[1][8] = "0"
+    path = tmp_path / "dump.csv"
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(rows)
+    out = import_specpower(path)
+    assert out.attrs["incomplete"] == ["ASUS RS100-E5"]
+    (row,) = [r for r in out.to_dict("records") if r["model"] == "ASUS RS100-E5"]
+    assert pd.isna(row["sockets"]) and pd.isna(row["cores_per_socket"])
+    assert (out["cores_per_socket"].dropna() > 0).all()

@@ -244,6 +244,9 @@ def _full_results(
         data["cores"] = data["chips"] * data["cores_per_chip"]
     if "threads" not in data:
         data["threads"] = data["cores"] * data.get("threads_per_core", np.nan)
+    for col in ("chips", "cores", "threads", "cpu_mhz", "mem_gib"):
+        # SPEC's dump writes 0 where a result states no value (0 chips)
+        data[col] = data[col].where(data[col] > 0)
     data["listing"] = name
     if "nodes" not in data:
         data["nodes"] = np.nan
