@@ -41,6 +41,7 @@ import pytest
 
 from vsizer.catalogs import import_spec_cpu2017, read_host_catalog, write_catalog_csv
 from vsizer.catalogs._specpower_layouts import header_key, resolve, split_system_cell
+from vsizer.catalogs.cpu_catalog import read_cpu_catalog
 from vsizer.catalogs.import_specpower import import_specpower
 from vsizer.cli import main
 from vsizer.errors import CatalogError
@@ -424,3 +425,32 @@ def test_zero_chips_is_no_configuration_not_a_huge_number(tmp_path):
     (row,) = [r for r in out.to_dict("records") if r["model"] == "ASUS RS100-E5"]
     assert pd.isna(row["sockets"]) and pd.isna(row["cores_per_socket"])
     assert (out["cores_per_socket"].dropna() > 0).all()
+
+
+def test_cpu_without_chips_or_mhz_is_left_out_with_a_note(tmp_path):
+    # defect: '# Chips' 0 wrote cores 0 and an empty 'Processor MHz' wrote the
+    # alias '... CPU @ nanGHz': a catalog that vsizer itself then refused
+    # ("row 3, column 'cores': expected a positive integer, got '0'")
+    path = tmp_path / "export.csv"
+    path.write_text(
+        'Benchmark,"Base Result","# Cores","# Chips ","Processor ","Processor MHz"\n'
+        "CINT2017rate,640,64,0,Intel Xeon Gold 6430,2100\n"
+        "CINT2017rate,300,32,1,Intel Xeon Gold 5416S,\n"
+        "CINT2017rate,330,32,1,Intel Xeon Gold 5416S,0\n"
+        "CINT2017rate,660,64,2,Intel Xeon Gold 6430,2100\n"
+    )
+    out = import_spec_cpu2017(path)
+    (r,) = out.to_dict("records")
+    # the 6430 keeps its sized result's chips (64 / 2); its median is over both
+    assert (r["cpu_name"], r["cores"], r["cpu_mhz"]) == ("Intel Xeon Gold 6430", 32, 2100.0)
+    assert r["score_per_core"] == (640 / 64 + 660 / 64) / 2
+    assert out.attrs["notes"] == [
+        "export.csv: 1 CPU(s) left out: no usable '# Chips' or 'Processor MHz' to "
+        "size them (Intel Xeon Gold 5416S)"
+    ]
+    written = tmp_path / "cpus.csv"
+    write_catalog_csv(out, written)
+    assert "nan" not in written.read_text()
+    assert [e.cpu_name for e in read_cpu_catalog(written).entries] == [
+        "Intel Xeon Gold 6430"
+    ]

@@ -279,6 +279,7 @@ def import_spec_cpu2017(
     data["cores_chip"] = data["cores_total"] / data["chips"].where(data["chips"] > 0)
     data["key"] = data["cpu"].map(cpu_key)
     rows = []
+    unsized: list[str] = []
     for _, group in data.groupby("key", sort=False):
         if len(group) < min_results:
             continue
@@ -287,8 +288,11 @@ def import_spec_cpu2017(
         nearest = (group["per_core"] - median).abs().to_numpy().argmin()
         url = str(group["url"].iloc[nearest])
         cores_chip = _mode(group["cores_chip"].round())
-        mhz = _mode(group["mhz"])
-        cores = int(cores_chip) if np.isfinite(cores_chip) else 0
+        mhz = _mode(group["mhz"].where(group["mhz"] > 0))
+        if not (cores_chip > 0 and np.isfinite(cores_chip) and np.isfinite(mhz)):
+            unsized.append(name)  # a catalog row needs both
+            continue
+        cores = int(cores_chip)
         rows.append(
             {
                 "cpu_name": name,
@@ -307,6 +311,11 @@ def import_spec_cpu2017(
     out = out.reset_index(drop=True)
     out.attrs["rows_used"] = int(len(data))
     out.attrs["rows_skipped"] = skipped
+    if unsized:
+        notes.append(
+            f"{Path(path).name}: {len(unsized)} CPU(s) left out: no usable '# Chips' "
+            f"or 'Processor MHz' to size them ({', '.join(sorted(unsized))})"
+        )
     out.attrs["notes"] = read_notes + notes
     return out
 
