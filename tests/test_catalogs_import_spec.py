@@ -36,7 +36,14 @@ def test_mini_dump_keeps_cint_rate_and_takes_medians():
     # plus one CINT2017 (speed) and one CFP2017rate row that must be ignored.
     out = import_spec_cpu2017(DATA / "spec_cpu2017_dump_mini.csv")
     assert list(out.columns) == list(CPU_COLUMNS)
-    assert out.attrs == {"rows_used": 5, "rows_skipped": 2}
+    assert out.attrs == {
+        "rows_used": 5,
+        "rows_skipped": 2,
+        "notes": [
+            "spec_cpu2017_dump_mini.csv: 2 CINT2017rate result(s) left out: no "
+            "Base Result (0 or empty) (e.g. Intel Xeon Gold 5218)"
+        ],
+    }
     assert list(out["cpu_name"]) == ["AMD EPYC 7302", "Intel Xeon Gold 5218"]
     gold = out.iloc[1]
     # per core: 180/32 = 5.625, 184/32 = 5.75, 91/16 = 5.6875 -> median 5.6875
@@ -101,10 +108,10 @@ def test_not_a_spec_file(tmp_path):
     with pytest.raises(CatalogError) as info:
         import_spec_cpu2017(path)
     assert str(info.value) == (
-        "other.csv: not a SPEC CPU2017 results CSV: missing column(s) 'cpu_model', "
-        "'cpu_mhz_nominal', 'cores_total', 'chips', 'specrate2017_int_base', "
-        "'result_url'; expected the 'Dump All Records As CSV' export or "
-        "cint2017rate_by_system.csv."
+        "other.csv: not a SPEC CPU2017 results listing: its first line is 'a,b'; "
+        "expected SPEC's 'Dump All Records As CSV' export (columns 'Benchmark', "
+        "'Processor', 'Processor MHz', '# Cores', '# Chips', 'Base Result') or "
+        "cint2017rate_by_system.csv, or one Integer Rate result's .csv/.txt report."
     )
 
 

@@ -1,6 +1,6 @@
 """Import SPEC CPU2017 integer-rate results into CPU-catalog rows.
 
-Two inputs are accepted:
+Three inputs are accepted:
 
 1. the results dump as users download it from SPEC ("Dump All Records As
    CSV" at https://www.spec.org/cgi-bin/osgresults?conf=cpu2017), plain or
@@ -9,15 +9,19 @@ Two inputs are accepted:
    ``CINT2017rate`` for integer *rate* results (``CINT2017`` is speed);
 2. the derived ``cint2017rate_by_system.csv`` (one CINT2017rate result per
    row, columns ``cpu_model, chips, cores_total, cpu_mhz_nominal,
-   specrate2017_int_base, result_url, ...``).
+   specrate2017_int_base, result_url, ...``);
+3. one result's own report, ``.csv`` or ``.txt`` as SPEC publishes it and
+   ``runcpu`` writes it (:mod:`vsizer.catalogs._spec_cpu2017_result`).
 
-Both give the same medians: per-core score = ``Base Result / # Cores``
-(recomputed from the base result, not the derived file's rounded
-``base_per_core``), median per CPU name.
+The two listings give the same medians: per-core score = ``Base Result /
+# Cores`` (recomputed from the base result, not the derived file's rounded
+``base_per_core``), median per CPU name; a single report gives its own
+``SPECrate2017_int_base`` / enabled cores.
 """
 
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import os
@@ -28,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from vsizer.catalogs._keys import cpu_key
+from vsizer.catalogs._spec_cpu2017_result import is_single_result, read_single_result
 from vsizer.catalogs.cpu_catalog import CPU_COLUMNS
 from vsizer.errors import CatalogError
 
@@ -47,8 +52,10 @@ VARIABLE_MAP: dict[str, str] = {
     "# Cores": "cores_total",
     "# Chips": "chips",
     "Base Result": "base",
-    "Disclosure": "disclosure",
 }
+
+#: Dump columns holding the result's links (either may be left out of an export).
+DISCLOSURE_COLUMNS = ("Disclosure", "Disclosures")
 
 #: Derived-file header -> internal name.
 DERIVED_VARIABLE_MAP: dict[str, str] = {
@@ -80,24 +87,70 @@ def _read_text(path: Path) -> str:
     return raw.decode("utf-8-sig", errors="replace")
 
 
+def _single(text: str, path: Path) -> pd.DataFrame:
+    """The one row of a result's own report, notes in ``attrs['notes']``."""
+    try:
+        row, notes = read_single_result(text, path.name)
+    except ValueError as exc:
+        raise CatalogError(
+            f"{path.name}: one SPEC CPU2017 result's report, but {exc}."
+        ) from exc
+    frame = pd.DataFrame(
+        [row], columns=["cpu", "mhz", "cores_total", "chips", "base", "url"]
+    )
+    frame.attrs["notes"] = notes
+    return frame
+
+
+def _records(text: str, path: Path) -> tuple[list[str], list[list[str]]]:
+    """Header (stripped names) and rows, padded or cut to the widest row.
+
+    Read with :mod:`csv`, which takes rows of any width: the dump's header has
+    one name more than its rows, and a file that is not a listing (one
+    result's report, a text file) must end in a clear error, not a parser's.
+    """
+    try:
+        rows = [
+            r
+            for r in csv.reader(io.StringIO(text, newline=None))
+            if any(c.strip() for c in r)
+        ]
+    except csv.Error as exc:
+        raise CatalogError(f"{path.name}: not a readable CSV file ({exc}).") from exc
+    if not rows:
+        raise CatalogError(
+            f"{path.name}: the file is empty; expected SPEC's 'Dump All Records "
+            "As CSV' export of CPU2017 results or cint2017rate_by_system.csv."
+        )
+    width = max(len(r) for r in rows[1:]) if len(rows) > 1 else len(rows[0])
+    header = [h.strip() for h in rows[0]][:width]
+    header += [""] * (width - len(header))
+    body = [(r + [""] * (width - len(r)))[:width] for r in rows[1:]]
+    return header, body
+
+
 def _load(path: Path) -> pd.DataFrame:
     """Rows of either input as columns cpu, mhz, cores_total, chips, base, url."""
     text = _read_text(path)
-    # the dump has one header name more than fields: read the header ourselves
-    frame = pd.read_csv(
-        io.StringIO(text), dtype=str, keep_default_na=False, header=None
-    )
-    header = [str(h).strip() for h in frame.iloc[0]]
-    frame = frame.iloc[1:].reset_index(drop=True)
-    frame.columns = pd.Index(
-        header[: frame.shape[1]] + [""] * (frame.shape[1] - len(header))
-    )
+    if is_single_result(text):
+        return _single(text, path)
+    header, body = _records(text, path)
+    frame = pd.DataFrame(body, columns=pd.Index(_unique(header)), dtype=str)
     if "Benchmark" in header:
         missing = [h for h in VARIABLE_MAP if h not in header]
         mapping = VARIABLE_MAP
     else:
         missing = [h for h in DERIVED_VARIABLE_MAP if h not in header]
         mapping = DERIVED_VARIABLE_MAP
+    if missing and "Benchmark" not in header and "cpu_model" not in header:
+        first = ",".join(" ".join(c.split()) for c in header if c.strip())
+        first = "".join(ch if ch.isprintable() else "?" for ch in first)
+        raise CatalogError(
+            f"{path.name}: not a SPEC CPU2017 results listing: its first line is "
+            f"'{first[:80]}'; expected SPEC's 'Dump All Records As CSV' export "
+            "(columns " + ", ".join(f"'{m}'" for m in VARIABLE_MAP) + ") or "
+            "cint2017rate_by_system.csv, or one Integer Rate result's .csv/.txt report."
+        )
     if missing:
         raise CatalogError(
             f"{path.name}: not a SPEC CPU2017 results CSV: missing column(s) "
@@ -107,13 +160,37 @@ def _load(path: Path) -> pd.DataFrame:
         )
     data = frame[list(mapping)].rename(columns=mapping)
     if "benchmark" in data:
-        data = data[data["benchmark"].str.strip() == CINT_RATE]
+        links = [c for c in DISCLOSURE_COLUMNS if c in frame.columns]
+        data = data.assign(
+            disclosure=frame[links[0]] if links else "",
+        )
+        kinds = data["benchmark"].str.strip()
+        if not (kinds == CINT_RATE).any():
+            held = ", ".join(
+                f"{n} {k or '(empty)'}" for k, n in kinds.value_counts().items()
+            )
+            raise CatalogError(
+                f"{path.name}: no {CINT_RATE} result"
+                + (f" (the file holds {held})" if held else " (no result row)")
+                + f"; CPU scores come from the {CINT_RATE} (SPECrate2017_int_base) rows."
+            )
+        data = data[kinds == CINT_RATE]
         hrefs = data["disclosure"].str.extract(_HREF, expand=False)
         data = data.assign(url=(_SPEC_SITE + hrefs).fillna(""))
     data = data.assign(cpu=data["cpu"].str.strip())
     for col in ("mhz", "cores_total", "chips", "base"):
         data[col] = pd.to_numeric(data[col], errors="coerce")
     return data[["cpu", "mhz", "cores_total", "chips", "base", "url"]]
+
+
+def _unique(names: list[str]) -> list[str]:
+    """Column names made unique (empty or repeated names get a suffix)."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return out
 
 
 def _mode(values: pd.Series) -> float:
@@ -193,13 +270,16 @@ def import_spec_cpu2017(
     memory, compilers and chip counts, hence the median.
     """
     data = _load(Path(path))
+    read_notes = list(data.attrs.get("notes", []))
     usable = (data["base"] > 0) & (data["cores_total"] > 0) & (data["cpu"] != "")
     skipped = int((~usable).sum())
+    notes = _skip_notes(Path(path).name, data[~usable])
     data = data[usable].copy()
     data["per_core"] = data["base"] / data["cores_total"]
     data["cores_chip"] = data["cores_total"] / data["chips"].where(data["chips"] > 0)
     data["key"] = data["cpu"].map(cpu_key)
     rows = []
+    unsized: list[str] = []
     for _, group in data.groupby("key", sort=False):
         if len(group) < min_results:
             continue
@@ -208,8 +288,11 @@ def import_spec_cpu2017(
         nearest = (group["per_core"] - median).abs().to_numpy().argmin()
         url = str(group["url"].iloc[nearest])
         cores_chip = _mode(group["cores_chip"].round())
-        mhz = _mode(group["mhz"])
-        cores = int(cores_chip) if np.isfinite(cores_chip) else 0
+        mhz = _mode(group["mhz"].where(group["mhz"] > 0))
+        if not (cores_chip > 0 and np.isfinite(cores_chip) and np.isfinite(mhz)):
+            unsized.append(name)  # a catalog row needs both
+            continue
+        cores = int(cores_chip)
         rows.append(
             {
                 "cpu_name": name,
@@ -228,4 +311,30 @@ def import_spec_cpu2017(
     out = out.reset_index(drop=True)
     out.attrs["rows_used"] = int(len(data))
     out.attrs["rows_skipped"] = skipped
+    if unsized:
+        notes.append(
+            f"{Path(path).name}: {len(unsized)} CPU(s) left out: no usable '# Chips' "
+            f"or 'Processor MHz' to size them ({', '.join(sorted(unsized))})"
+        )
+    out.attrs["notes"] = read_notes + notes
     return out
+
+
+def _skip_notes(name: str, left_out: pd.DataFrame) -> list[str]:
+    """One line per reason CINT2017rate results were left out."""
+    no_base = left_out[~(left_out["base"] > 0)]
+    no_cores = left_out[(left_out["base"] > 0) & ~(left_out["cores_total"] > 0)]
+    no_cpu = left_out[(left_out["base"] > 0) & (left_out["cores_total"] > 0)]
+    notes = []
+    for rows, why in (
+        (no_base, "no Base Result (0 or empty)"),
+        (no_cores, "no '# Cores'"),
+        (no_cpu, "no 'Processor' name"),
+    ):
+        if len(rows):
+            example = str(rows["cpu"].iloc[0]) or "?"
+            notes.append(
+                f"{name}: {len(rows)} {CINT_RATE} result(s) left out: {why} "
+                f"(e.g. {example})"
+            )
+    return notes

@@ -9,7 +9,11 @@ Two inputs are accepted, alone or together:
    cloud-carbon-coefficients (``Hardware Vendor Test Sponsor, System Enclosure
    (if applicable), Date Submitted, Nodes, CPU Description, MHz, Chips, Cores,
    Total Threads, Total Memory (GB), avg. watts @ 100%, avg. watts @ active
-   idle, ...``): idle and full load only.
+   idle, ...``): idle and full load only. The other spellings of such a
+   listing (the table scraped with its line breaks removed, SPEC's own "Dump
+   All Records As CSV" export, with or without the per-load watts columns,
+   which then give the 11-point curve) are read too, see
+   :mod:`vsizer.catalogs._specpower_layouts`.
 
 Given together, each curve is joined to its full result (same idle and
 full-load watts and the same model) to learn chips, cores, clock and memory;
@@ -19,7 +23,10 @@ the curve then replaces that result's two points.
 (blades, twins, microservers: shared fans and power supplies); dividing by the
 node count would attribute the enclosure's overhead evenly, which SPEC does
 not measure, and a host-catalog row is one server. Non-compliant results
-(``NC`` instead of watts) are skipped too. ``attrs['skipped']`` counts both.
+(``NC`` instead of watts, or ``Result`` 0 in SPEC's dump) are skipped too.
+``attrs['skipped']`` counts them; ``attrs['notes']`` says, one line per
+reason, what was left out and which results state no node count (read as one
+server each).
 
 References
 ----------
@@ -29,6 +36,8 @@ References
 
 from __future__ import annotations
 
+import gzip
+import io
 import os
 import re
 from collections.abc import Sequence
@@ -39,6 +48,14 @@ import numpy as np
 import pandas as pd
 
 from vsizer.catalogs._keys import model_key
+from vsizer.catalogs._specpower_layouts import (
+    header_key,
+    listing_notes,
+    parse_dates,
+    resolve,
+    split_system_cell,
+    why_skipped,
+)
 from vsizer.catalogs.host_catalog import HOST_COLUMNS
 from vsizer.errors import CatalogError
 
@@ -54,7 +71,8 @@ CURVES_VARIABLE_MAP: dict[str, str] = {
     "source_commit": "source_commit",
 }
 
-#: Full-results header -> internal name.
+#: Full-results header (the spelling of SPEC's results table) -> internal name;
+#: the other spellings read are in :mod:`vsizer.catalogs._specpower_layouts`.
 RESULTS_VARIABLE_MAP: dict[str, str] = {
     "Hardware Vendor Test Sponsor": "vendor",
     "System Enclosure (if applicable)": "system",
@@ -155,60 +173,134 @@ def _system_name(vendor: str, system: str) -> str:
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
+    """The file as text columns; every failure is one line naming the file."""
     try:
-        frame = pd.read_csv(
-            path, dtype=str, keep_default_na=False, encoding="utf-8-sig"
-        )
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise CatalogError(f"{path}: cannot read the SPECpower file ({exc}).") from exc
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise CatalogError(
+            f"{path}: cannot read the SPECpower file ({exc.strerror})."
+        ) from exc
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise CatalogError(f"{path.name}: corrupt gzip file ({exc}).") from exc
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CatalogError(
+            f"{path.name}: cannot read the SPECpower file: not UTF-8 text "
+            f"(byte {exc.start}: {exc.reason})."
+        ) from exc
+    if not text.strip():
+        raise CatalogError(f"{path.name}: the SPECpower file is empty.")
+    try:
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    except pd.errors.ParserError as exc:
+        reason = " ".join(str(exc).split())
+        raise CatalogError(
+            f"{path.name}: not a SPECpower results table ({reason}); expected one "
+            "header line and one result per row (one result's own report is "
+            "not read)."
+        ) from exc
     frame.columns = pd.Index([str(c).strip() for c in frame.columns])
     return frame
 
 
+_FIRST_NUMBER = r"^\s*(?:<[^>]*>\s*)*(\d+(?:\.\d+)?)"
+
+
 def _numbers(frame: pd.DataFrame, cols: Sequence[str]) -> pd.DataFrame:
+    """Columns as numbers: ``1,024`` -> 1024; ``<A HREF=...>768</A>`` -> 768
+    (SPEC's dump links the memory size to its notes); ``NC`` -> NaN."""
     out = frame.copy()
     for c in cols:
+        text = out[c].astype(str).str.replace(",", "", regex=False)
         out[c] = pd.to_numeric(
-            out[c].str.replace(",", "", regex=False), errors="coerce"
+            text.str.extract(_FIRST_NUMBER, expand=False), errors="coerce"
         )
     return out
 
 
-def _full_results(frame: pd.DataFrame, name: str) -> pd.DataFrame:
-    data = frame[list(RESULTS_VARIABLE_MAP)].rename(columns=RESULTS_VARIABLE_MAP)
-    data = _numbers(
-        data,
-        [
-            "nodes",
-            "cpu_mhz",
-            "chips",
-            "cores",
-            "threads",
-            "mem_gib",
-            "power_max_w",
-            "power_idle_w",
-        ],
+def _full_results(
+    frame: pd.DataFrame, name: str, columns: dict[str, str]
+) -> pd.DataFrame:
+    """Rows of a results listing (any layout of :mod:`._specpower_layouts`)."""
+    data = pd.DataFrame({k: frame[c] for k, c in columns.items()})
+    split = [split_system_cell(s) for s in data["system"]]
+    data["system"] = [s for s, _ in split]
+    listed = pd.Series([d for _, d in split], index=data.index)
+    written = data.get("date", listed)
+    data["date"], data["date_text"] = parse_dates(written)
+    data["bad_date"] = written.str.strip().ne("") & data["date"].isna()
+    data["date_raw"] = written
+    dated = (
+        "published"
+        if header_key(columns.get("date", "")) == "published"
+        else "submitted"
     )
-    ok = (
-        (data["nodes"] == 1)
-        & (data["power_idle_w"] >= 0)
-        & (data["power_max_w"] > 0)
-        & (data["power_idle_w"] <= data["power_max_w"])
-    )
-    data = data.assign(ok=ok)
-    data["date"] = pd.to_datetime(data["date"], format="%b %d, %Y", errors="coerce")
+    data = _numbers(data, [c for c in _NUMERIC if c in data])
+    if "cores" not in data:
+        data["cores"] = data["chips"] * data["cores_per_chip"]
+    if "threads" not in data:
+        data["threads"] = data["cores"] * data.get("threads_per_core", np.nan)
+    for col in ("chips", "cores", "threads", "cpu_mhz", "mem_gib"):
+        # SPEC's dump writes 0 where a result states no value (0 chips)
+        data[col] = data[col].where(data[col] > 0)
+    data["listing"] = name
+    if "nodes" not in data:
+        data["nodes"] = np.nan
+    data["nodes_stated"] = data["nodes"].notna()
+    data["why_skipped"] = why_skipped(data)
+    data["ok"] = data["why_skipped"] == ""
     data["cpu_name"] = data["cpu_desc"].map(clean_cpu_name)
     data["model"] = [
         _system_name(v, s) for v, s in zip(data["vendor"], data["system"], strict=True)
     ]
-    data["power_curve_w"] = None
+    data["power_curve_w"] = pd.Series(
+        _listing_curves(data), index=data.index, dtype=object
+    )
     data["result"] = [
-        f"SPECpower_ssj2008 result {' '.join(v.split())} {' '.join(s.split())}"
-        + (f", submitted {d:%b %d, %Y}" if pd.notna(d) else "")
-        for v, s, d in zip(data["vendor"], data["system"], data["date"], strict=True)
+        f"SPECpower_ssj2008 result {' '.join(str(v).split())} {s}"
+        + (f", {dated} {d}" if d else "")
+        for v, s, d in zip(
+            data["vendor"], data["system"], data["date_text"], strict=True
+        )
     ]
-    data["source"] = data["result"] + f" (idle and 100 % from {name})"
+    data["source"] = [
+        f"{r} ({'idle and 100 %' if c is None else '11-point curve'} from {name})"
+        for r, c in zip(data["result"], data["power_curve_w"], strict=True)
+    ]
     return data
+
+
+def _listing_curves(data: pd.DataFrame) -> list[tuple[float, ...] | None]:
+    """11-point curves of a listing with SPEC's per-load columns, else None."""
+    cols = ["power_idle_w", *(f"w{p}" for p in range(10, 100, 10)), "power_max_w"]
+    if not all(c in data for c in cols):
+        return [None] * len(data)
+    values = data[cols].to_numpy(dtype=float)
+    return [
+        tuple(float(v) for v in row) if bool(np.isfinite(row).all()) else None
+        for row in values
+    ]
+
+
+#: Listing columns read as numbers (when the file has them).
+_NUMERIC = (
+    "nodes",
+    "cpu_mhz",
+    "chips",
+    "cores",
+    "cores_per_chip",
+    "threads",
+    "threads_per_core",
+    "mem_gib",
+    "power_max_w",
+    "power_idle_w",
+    "overall",
+    *(f"w{p}" for p in range(10, 100, 10)),
+)
 
 
 def _curves(frame: pd.DataFrame, name: str) -> pd.DataFrame:
@@ -273,15 +365,25 @@ def read_specpower_results(
     results: list[pd.DataFrame] = []
     for p in map(Path, paths):
         frame = _read_csv(p)
-        if set(RESULTS_VARIABLE_MAP) <= set(frame.columns):
-            results.append(_full_results(frame, p.name))
-        elif set(CURVES_VARIABLE_MAP) <= set(frame.columns):
+        listing = resolve(frame.columns)
+        known = listing is not None or set(CURVES_VARIABLE_MAP) <= set(frame.columns)
+        if known and frame.empty:
+            raise CatalogError(
+                f"{p.name}: a header line and no result row; expected one "
+                "SPECpower result per row under the header."
+            )
+        if listing is not None:
+            results.append(_full_results(frame, p.name, listing))
+        elif known:
             curves.append(_curves(frame, p.name))
         else:
             raise CatalogError(
                 f"{p.name}: not a SPECpower file: expected the columns of the 11-point "
                 "curves CSV (" + ", ".join(CURVES_VARIABLE_MAP) + ") or of the full "
-                "results CSV (" + ", ".join(RESULTS_VARIABLE_MAP) + ")."
+                "results CSV (" + ", ".join(RESULTS_VARIABLE_MAP) + "; or SPEC's "
+                "'Dump All Records As CSV' names: Hardware Vendor, System, "
+                "Processor, Processor MHz, # Chips, # Cores, Memory (GB), Average "
+                "watts @ 100% of target load, Average watts @ active idle)."
             )
     full = pd.concat(results, ignore_index=True) if results else None
     rows: list[dict[str, object]] = []
@@ -321,6 +423,7 @@ def read_specpower_results(
         )
     out = pd.DataFrame(rows, columns=RESULT_COLUMNS)  # nodes: 1, or NA if unknown
     out.attrs["skipped"] = skipped
+    out.attrs["notes"] = [] if full is None else listing_notes(full)
     return out
 
 
@@ -404,6 +507,7 @@ def import_specpower(
     if not keep_incomplete:
         out = out[~incomplete]
     out.attrs["skipped"] = res.attrs.get("skipped", 0)
+    out.attrs["notes"] = res.attrs.get("notes", [])
     out.attrs["incomplete"] = names
     return out
 

@@ -59,7 +59,11 @@ def catalog_list(
                 )
         else:
             with using(input_limits(max_cell_chars=max_cell_chars)):
-                hc = read_host_catalog(hosts, merge=True) if hosts else read_host_catalog()
+                hc = (
+                    read_host_catalog(hosts, merge=True)
+                    if hosts
+                    else read_host_catalog()
+                )
                 own = read_host_catalog(hosts).models if hosts else []
             default = hc.default.model
             if hosts:  # plan uses the file's only model; with several, none
@@ -90,7 +94,9 @@ def catalog_list(
                 )
         from vsizer.reporting._term_fit import fit_table
 
-        out.print(fit_table(t, out.width, ("source", "basis", "idle–max W", "price", "U")))
+        out.print(
+            fit_table(t, out.width, ("source", "basis", "idle–max W", "price", "U"))
+        )
         if not cpus and any(h.price is None for h in hc):
             out.print(PRICE_NOTE, markup=False, highlight=False)
     except VsizerError as exc:
@@ -124,7 +130,8 @@ def catalog_import_spec(
     file: Annotated[
         Path,
         typer.Argument(
-            help="SPEC CPU2017 results CSV ('Dump All Records As CSV', .csv or .csv.gz)."
+            help="SPEC CPU2017 results CSV ('Dump All Records As CSV', .csv or .csv.gz), "
+            "or one Integer Rate result's own .csv/.txt report."
         ),
     ],
     output: Annotated[
@@ -145,6 +152,8 @@ def catalog_import_spec(
     try:
         check_output_path(output)
         df = import_spec_cpu2017(file)
+        for note in df.attrs["notes"]:
+            err.print(f"warning: {note}", markup=False, highlight=False)
         write_catalog_csv(df, output)
         out.print(f"wrote {len(df)} CPU models to {output}")
     except VsizerError as exc:
@@ -156,7 +165,8 @@ def catalog_import_specpower(
     file: Annotated[
         Path,
         typer.Argument(
-            help="SPECpower_ssj2008 results: 11-point curves CSV or full-results CSV (idle/100 %)."
+            help="SPECpower_ssj2008 results: 11-point curves CSV, full-results CSV "
+            "(idle/100 %) or SPEC's 'Dump All Records As CSV' (.csv or .csv.gz)."
         ),
     ],
     output: Annotated[
@@ -187,6 +197,8 @@ def catalog_import_specpower(
     try:
         check_output_path(output)
         df = import_specpower(file, keep_incomplete=keep_incomplete)
+        for note in df.attrs["notes"]:
+            err.print(f"warning: {note}", markup=False, highlight=False)
         incomplete = df.attrs["incomplete"]
         if incomplete:
             action = "written with empty cells" if keep_incomplete else "left out"
