@@ -14,6 +14,7 @@ its order.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import compress
 from typing import Any
 
 from vsizer.inventory._build import ServerRecord, clean_text
@@ -128,21 +129,44 @@ def _store(
     field by field: the row reader's order of insertion. A record whose cells
     all hold a value read without a note is stored a row at a time."""
     names = tuple(r[0] for r in readings)
-    pairs = [_each(results, lambda r: None if r is _BLANK or r[2] else _PAIRS.get(r[1]))
-             for _, _, _, results in readings]
+    pairs = [_each(results, lambda r: _SKIP if r is _BLANK else None if r[2]
+                   else _PAIRS.get(r[1])) for _, _, _, results in readings]
     values = [_each(results, lambda r: None if r is _BLANK else r[0])
               for _, _, _, results in readings]
+    slow = _partner_notes(readings)
     entries = quality.entries
     rows = zip(planned, zip(*(r[2] for r in readings), strict=True),
                zip(*values, strict=True), zip(*pairs, strict=True), strict=True)
     for k, (rec, row_cells, row_values, row_pairs) in enumerate(rows):
         rec.cells.update(zip(names, row_cells, strict=True))
-        if None not in row_pairs:
+        if None in row_pairs or k in slow:
+            _store_one(rec, k, readings, quality)
+        elif _SKIP not in row_pairs:
             rec.values.update(zip(names, row_values, strict=True))
             entries.setdefault(rec.name, {}).update(zip(names, row_pairs, strict=True))
-        else:
-            _store_one(rec, k, readings, quality)
+        else:  # blank cells: the others, in field order, as _store_one stores them
+            keep = [p is not _SKIP for p in row_pairs]
+            if any(keep):
+                rec.values.update(zip(compress(names, keep), compress(row_values, keep),
+                                      strict=True))
+                entries.setdefault(rec.name, {}).update(
+                    zip(compress(names, keep), compress(row_pairs, keep), strict=True))
         then(rec)
+
+
+#: A blank cell's place in a row's quality pairs (nothing stored for it).
+_SKIP = object()
+
+
+def _partner_notes(readings: list[tuple[Any, ...]]) -> set[int]:
+    """The records whose partner cell is blank to the reader but holds text
+    (``なし``, ``-``): :func:`_store_one` notes each ("no partner")."""
+    for f, column, _, results in readings:
+        if f == "redundant_with":
+            text = {raw: clean_text(raw) is not None for raw in dict.fromkeys(column)}
+            return {k for k, (raw, r) in enumerate(zip(column, results, strict=True))
+                    if r is _BLANK and text[raw]}
+    return set()
 
 
 def _each(results: list[Any], fn: Callable[[Any], Any]) -> list[Any]:

@@ -113,7 +113,7 @@ def _read_text_frame(
 #: Excel's separator line ``sep=;`` heading a CSV: Grafana's "Download for Excel"
 #: writes it before the header (Grafana Labs, ``public/app/core/utils/
 #: file_export.ts``: ``(excel ? 'sep=;\\n' : '')``).
-_SEP_LINE = re.compile(r"sep=([,;\t|])")
+_SEP_LINE = re.compile(r"sep[=]([,;\t|])")  # [=]: no "name=(" wording
 
 
 def _lead(text: str) -> tuple[int, str | None]:
