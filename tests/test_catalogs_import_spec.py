@@ -116,14 +116,33 @@ def test_not_a_spec_file(tmp_path):
 
 
 def test_unreadable_and_corrupt_gzip(tmp_path):
-    with pytest.raises(
-        CatalogError, match=r"missing\.csv\.gz: cannot read the SPEC CPU2017"
-    ):
+    with pytest.raises(CatalogError, match=(
+        r"^missing\.csv\.gz: cannot read the file: No such file or directory\.$"
+    )):
         import_spec_cpu2017(tmp_path / "missing.csv.gz")
     bad = tmp_path / "bad.csv.gz"
     bad.write_bytes(b"\x1f\x8b\x08\x00garbage")
-    with pytest.raises(CatalogError, match=r"bad\.csv\.gz: corrupt gzip file"):
+    with pytest.raises(CatalogError, match=r"^bad\.csv\.gz: cannot decompress the file: "):
         import_spec_cpu2017(bad)
+
+
+def test_a_listing_past_the_unpacked_limit_is_one_line(tmp_path):
+    """The importers read through the shared reader: a gzip that unpacks past
+    --max-unpacked-mib (here 1 MiB) is refused before it is all in memory."""
+    import gzip
+
+    from vsizer.catalogs.import_specpower import import_specpower
+    from vsizer.limits import Limits, using
+
+    big = tmp_path / "big.csv.gz"
+    big.write_bytes(gzip.compress(b"a," * (1 << 20)))  # 2 MiB unpacked
+    with using(Limits(max_unpacked_mib=1)):
+        for read in (import_spec_cpu2017, import_specpower):
+            with pytest.raises(CatalogError, match=(
+                r"^big\.csv\.gz: unpacks to more than 1 MiB, the limit for one "
+                r"compressed file; raise it with --max-unpacked-mib\.$"
+            )):
+                read(big)
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,6 @@ The two listings give the same medians: per-core score = ``Base Result /
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import os
 import re
@@ -31,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from vsizer._textio import read_bytes
 from vsizer.catalogs._keys import cpu_key
 from vsizer.catalogs._spec_cpu2017_result import is_single_result, read_single_result
 from vsizer.catalogs.cpu_catalog import CPU_COLUMNS
@@ -73,18 +73,9 @@ _SCALABLE = ("Bronze", "Silver", "Gold", "Platinum")
 
 
 def _read_text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise CatalogError(
-            f"{path}: cannot read the SPEC CPU2017 file ({exc.strerror})."
-        ) from exc
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise CatalogError(f"{path}: corrupt gzip file ({exc}).") from exc
-    return raw.decode("utf-8-sig", errors="replace")
+    """The file's text, decompressed when compressed (the shared reader: the
+    unpacked-size limit, one line per failure)."""
+    return read_bytes(path, error=CatalogError).decode("utf-8-sig", errors="replace")
 
 
 def _single(text: str, path: Path) -> pd.DataFrame:

@@ -36,7 +36,6 @@ References
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import re
@@ -47,6 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from vsizer._textio import read_bytes
 from vsizer.catalogs._keys import model_key
 from vsizer.catalogs._specpower_layouts import (
     header_key,
@@ -174,17 +174,7 @@ def _system_name(vendor: str, system: str) -> str:
 
 def _read_csv(path: Path) -> pd.DataFrame:
     """The file as text columns; every failure is one line naming the file."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise CatalogError(
-            f"{path}: cannot read the SPECpower file ({exc.strerror})."
-        ) from exc
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise CatalogError(f"{path.name}: corrupt gzip file ({exc}).") from exc
+    raw = read_bytes(path, error=CatalogError)  # decompressed, within the unpacked limit
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
