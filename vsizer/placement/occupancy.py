@@ -45,10 +45,7 @@ class GroupHosts:
     @classmethod
     def for_groups(cls, groups: npt.ArrayLike, n_groups: int | None = None) -> GroupHosts:
         """Empty, with room for each group's VMs (``groups``: group per VM, -1 none)."""
-        g = np.asarray(groups, dtype=np.int64)
-        g = g[g >= 0]
-        n = int(g.max()) + 1 if n_groups is None and g.size else (n_groups or 0)
-        return cls.empty(np.bincount(g, minlength=n).astype(np.int64))
+        return cls.empty(_room(np.asarray(groups, dtype=np.int64), n_groups))
 
     @property
     def n_groups(self) -> int:
@@ -74,12 +71,6 @@ class GroupHosts:
         self.hosts[self.start[g] + k] = h
         self.count[g] = k + 1
 
-    def mark_all(self, hosts: npt.ArrayLike, groups: npt.ArrayLike) -> None:
-        """:meth:`mark` each (host, group) pair."""
-        for h, g in zip(np.asarray(hosts).tolist(), np.asarray(groups).tolist(),
-                        strict=True):
-            self.mark(h, g)
-
     def subset(
         self, groups: npt.NDArray[np.int64], left_out: npt.ArrayLike = ()
     ) -> GroupHosts:
@@ -95,9 +86,6 @@ class GroupHosts:
             out.hosts[s : s + len(hosts)] = hosts
             out.count[j] = len(hosts)
         return out
-
-    def copy(self) -> GroupHosts:
-        return GroupHosts(self.start, self.count.copy(), self.hosts.copy())
 
     def dense(self, n_hosts: int) -> npt.NDArray[np.bool_]:
         """The hosts x groups table (for tests and small pools)."""
@@ -137,9 +125,13 @@ def for_problem(problem: Any) -> GroupHosts:
     ``problem`` (a :class:`~vsizer.placement.problem.PlacementProblem`)."""
     room = _ROOM.get(problem)
     if room is None:
-        g = problem.anti_affinity
-        g = g[g >= 0]
-        n = int(g.max()) + 1 if g.size else 1
-        room = np.bincount(g, minlength=n).astype(np.int64)
-        _ROOM[problem] = room
+        room = _ROOM[problem] = _room(problem.anti_affinity, None)
     return GroupHosts.empty(room)
+
+
+def _room(groups: npt.NDArray[np.int64], n_groups: int | None) -> npt.NDArray[np.int64]:
+    """VMs per group (``n_groups`` of them; None: up to the highest group, at
+    least one)."""
+    g = groups[groups >= 0]
+    n = n_groups if n_groups is not None else int(g.max()) + 1 if g.size else 1
+    return np.bincount(g, minlength=n).astype(np.int64)
