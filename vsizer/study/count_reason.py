@@ -155,17 +155,25 @@ def explain_pool(
     demand = demand if demand is not None else hosts
     if problem.n_vms == 0:
         demand = 0
-    by = {
+    by = _by_constraint(problem, demand, detail, active)
+    dims = {d: int(detail[d]) for d in problem.dims if d in detail}
+    binding = _binding(hosts, by, relaxed)
+    return CountReason(hosts, binding, by, dims, relaxed,
+                       _text(hosts, binding, by, relaxed, problem, dims))
+
+
+def _by_constraint(
+    problem: PlacementProblem, demand: int, detail: dict[str, int],
+    active: dict[str, bool],
+) -> dict[str, int]:
+    """What each constraint alone requires, given what demand alone needs."""
+    return {
         "demand": demand,
         "failover": demand + problem.failures if active["failover"] else 0,
         "min_hosts": problem.min_hosts if problem.n_vms else 0,
         "anti_affinity": int(detail.get("anti_affinity", 0)),
         "pinning": int(detail.get("pinning", 0)),
     }
-    dims = {d: int(detail[d]) for d in problem.dims if d in detail}
-    binding = _binding(hosts, by, relaxed)
-    return CountReason(hosts, binding, by, dims, relaxed,
-                       _text(hosts, binding, by, relaxed, problem, dims))
 
 
 def relaxes(problem: PlacementProblem) -> bool:
@@ -183,13 +191,7 @@ def _bounds_only(
     bound), no rule relaxed; bound by the constraint that requires most."""
     dims = {d: int(detail[d]) for d in problem.dims if d in detail}
     demand = max(dims.values(), default=0)
-    by = {
-        "demand": demand,
-        "failover": demand + problem.failures if active["failover"] else 0,
-        "min_hosts": problem.min_hosts if problem.n_vms else 0,
-        "anti_affinity": int(detail.get("anti_affinity", 0)),
-        "pinning": int(detail.get("pinning", 0)),
-    }
+    by = _by_constraint(problem, demand, detail, active)
     most = max(by.values())
     binding = next(c for c in CONSTRAINTS if by[c] == most)  # the most demanding
     text = _text(hosts, binding, by, {}, problem, dims).replace(
