@@ -167,3 +167,31 @@ def test_sample_generator_is_deterministic(tmp_path):
     assert module.main(["make_sample_inventory", str(tmp_path)]) == 0
     for name in ("inventory_ja.xlsx", "inventory_ja.csv"):
         assert (tmp_path / name).read_bytes() == (SAMPLES / name).read_bytes(), name
+
+
+def test_records_with_blank_cells_store_as_field_by_field(tmp_path, monkeypatch):
+    """The reader stores a record with blank cells at C speed and falls back to
+    field by field for a note: the values, the quality pairs and their order
+    are those of the field-by-field store (every row forced through it, the
+    oracle); a 'なし' partner is noted, a blank cell stores nothing."""
+    from vsizer.inventory import _columns, read_inventory
+
+    f = tmp_path / "list.csv"
+    f.write_text(
+        "サーバ名,CPU数,コア数/CPU,CPU 最高使用率(%),メモリ(GB),消費電力(W),冗長相手\n"
+        "a,2,8,40,64,,b\n"
+        "b,2,8,30,64,300,a\n"
+        "c,1,4,,32,200,なし\n"
+        "d,1,4,20,,,\n",
+        encoding="utf-8",
+    )
+    inv = read_inventory(f)
+    q = inv.quality.entries
+    assert q["c"]["redundant_with"] == ("given", "'なし': no partner")
+    assert "redundant_with" not in q["d"] and q["a"]["redundant_with"] == ("given", "")
+    assert "power_w" not in q["a"] and q["b"]["power_w"] == ("given", "")
+    monkeypatch.setattr(_columns, "_partner_notes", lambda readings: range(10**6))
+    oracle = read_inventory(f)
+    assert [(k, list(v.items())) for k, v in q.items()] == [
+        (k, list(v.items())) for k, v in oracle.quality.entries.items()]
+    assert inv.servers.equals(oracle.servers)
