@@ -196,3 +196,26 @@ def test_the_benchmark_fleet_written_as_csv_plans_the_same(tmp_path: Path) -> No
     assert {p["name"]: p["host_count"] for p in doc["pools"]} == {
         p["name"]: p["host_count"] for p in direct["pools"]
     }
+
+
+def test_the_japanese_benchmark_list_keeps_its_pairs_per_block(tmp_path: Path) -> None:
+    """``bench_fleet.py --cli-only --ja`` (write_ja): the shipped 40-row list
+    repeated, block k's names and partner names suffixed -k alike, so 80 rows
+    plan 74 servers (37 of 40 a block) and no host holds both of a pair."""
+    import csv
+
+    from benchmarks.bench_fleet import write_ja
+    from vsizer import plan
+
+    servers, hosts = write_ja(tmp_path, 80)
+    assert hosts is None and servers.read_bytes().count(b"\r\n") == 81
+    rows = list(csv.reader(servers.read_text(encoding="utf-8").splitlines()))
+    assert rows[0][0] == "サーバ名" and len(rows) == 81
+    assert (rows[1][0], rows[1][24], rows[41][0], rows[41][24]) == (
+        "hanbai-web01-0", "hanbai-web02-0", "hanbai-web01-1", "hanbai-web02-1")
+    doc = plan(servers).to_dict()
+    assert len(doc["servers"]) == 74
+    host_of = {s["name"]: s["host"] for s in doc["servers"]}
+    pairs = [(r[0], r[24]) for r in rows[1:] if r[24] and r[0] in host_of]
+    # 13 partner cells a block (7 pairs: 6 named both ways, portal-web01 one way)
+    assert len(pairs) == 26 and all(host_of[a] != host_of[b] for a, b in pairs)
