@@ -645,5 +645,10 @@ def test_old_snapshots_are_unknown_when_the_source_lists_none(tmp_path: Path) ->
     plan = tmp_path / "plan.json"
     r = runner.invoke(app, ["plan", str(real), "-q", "-o", str(plan)])
     assert r.exit_code == 0, r.output
-    old = json.loads(plan.read_text())["migration"]["hygiene"]["old_snapshots"]
+    mig = json.loads(plan.read_text())["migration"]
+    old = mig["hygiene"]["old_snapshots"]
     assert old["count"] is None and old["vms"] == []
+    assert [w["message"] for w in mig["warnings"]
+            if w["code"] == "hygiene_snapshots_not_checked"] == [
+        "old snapshots: the source lists no snapshots (RVTools: no vSnapshot tab): "
+        "not checked"]

@@ -81,11 +81,16 @@ def migration_doc(plan: PlanResult) -> dict[str, Any] | None:
     if curves is not None:
         for v in vms:
             v["cpu_shape"] = curves[0].get(v["name"])
+    clean = hygiene(facts, export, meta.get("zombie_files"), rs.get("vms") or [])
+    if clean["old_snapshots"]["count"] is None:
+        warnings.append({"code": "hygiene_snapshots_not_checked", "count": 1,
+                         "message": "old snapshots: the source lists no snapshots "
+                                    "(RVTools: no vSnapshot tab): not checked"})
     return deep_jsonable({
         "target": target,
         "export_date": export,
         "readiness": {k: v for k, v in ready.items() if k != "vms"},
-        "hygiene": hygiene(facts, export, meta.get("zombie_files"), rs.get("vms") or []),
+        "hygiene": clean,
         "warnings": warnings,
         "vms": vms,
         **({"curves": {**curves[1], "basis": "CPU demand per VM / its peak, block "
