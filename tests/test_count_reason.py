@@ -264,3 +264,29 @@ def test_the_relax_budget_is_a_plan_warning(tmp_path, monkeypatch):
     doc = vsizer.plan(f, min_hosts=3).to_dict()
     assert not [w for w in doc["warnings"] if w["code"] == "count_reason_budget"]
     assert doc["pools"][0]["count_reason"]["relaxed"] == {"min_hosts": 2, "failover": 3}
+
+
+def test_sizings_relaxing_anti_affinity_share_their_placements(monkeypatch):
+    """Anti-affinity relaxed alone, then with failover and min_hosts too: the two
+    sizings place alike, so each (strategy, host count) is placed once; the
+    counts are those of sizing each relaxed pool on its own."""
+    from vsizer.placement import heuristics, sizing
+    from vsizer.study import count_reason as cr
+
+    demand = [20, 20, 15, 15, 10, 10, 25, 25, 5, 5, 30, 12]
+    groups = [0, 0, 1, 1, 2, 2, 3, 3, -1, -1, 4, 4]
+    problem = _problem(demand, failures=1, min_hosts=3, groups=groups)
+    s = size_pool(problem)
+    calls: list[tuple[str, int, bool]] = []
+    for name, fn in list(heuristics.STRATEGIES.items()):
+        def spy(p, n, *a, _fn=fn, _name=name, **k):
+            calls.append((_name, n, bool((p.anti_affinity >= 0).any())))
+            return _fn(p, n, *a, **k)
+        monkeypatch.setitem(sizing.STRATEGIES, name, spy)
+    reason = explain_pool(problem, s.n_hosts, s.lower_bound_detail, None, _Rules())
+    relaxed = [c for c in calls if not c[2]]
+    assert relaxed and len(relaxed) == len(set(relaxed))  # none placed twice
+    alone = size_pool(cr._relax(problem, "anti_affinity")).n_hosts
+    bare = cr._relax(cr._relax(cr._relax(problem, "min_hosts"), "failover"), "anti_affinity")
+    assert reason.relaxed["anti_affinity"] == alone
+    assert reason.by_constraint["demand"] == size_pool(bare).n_hosts

@@ -78,3 +78,109 @@ def test_bad_cells_are_reported_by_the_row_reader(tmp_path: Path) -> None:
     with pytest.raises(InventoryError) as slow:
         _read(path, columns=False)
     assert str(slow.value) == str(exc.value)
+
+
+# A sheet's column mixes numbers and texts: 16 and '16' are read apart, every
+# distinct (type, cell) once (issue 25: a 200,000-server workbook).
+MIXED = [32768, "16GB", 32768, None, "32768", 65536.5, float("nan"), "n/a",
+         "16GB", 32768, "", 8192]
+NAN = float("nan")
+
+
+@pytest.mark.parametrize("f,unit,column,readable", [
+    ("mem_gib", "MB", MIXED, True),
+    ("disk_gib", None, MIXED + [0, 0.0, -0.0, 4.5], True),
+    ("cpu_peak_util", "%", [45, "45", 45.5, NAN, "30%", None, 45, "N/A", 100], True),
+    ("cpu_mhz", None, [2400, "2.4GHz", 2400, "2400", NAN, None, 3000.5], True),
+    ("mem_gib", "MB", MIXED + [True], False),
+    ("cpu_peak_util", "%", [45, 145], False),
+])
+def test_a_mixed_column_is_read_as_cell_by_cell(
+    f: str, unit: str | None, column: list[Any], readable: bool
+) -> None:
+    got = _columns._read_column(f, "h", column, unit, None)
+    want = _columns._read_cells(f, "h", column, unit, None)
+    assert (want is not None) == readable
+    if not readable:  # a cell of this field cannot be read: neither reader reads it
+        assert got is None
+        return
+    assert got is not None and want is not None
+    assert got[0] == want[0]
+    assert got[1] == want[1]
+
+
+def test_a_mixed_column_keeps_numbers_and_texts_apart() -> None:
+    got = _columns._read_column("mem_gib", "メモリ(MB)", MIXED[:6], "MB", None)
+    assert got is not None
+    cells, results = got
+    assert [c[1] for c in cells] == ["32768", "16GB", "32768", "", "32768", "65536.5"]
+    assert results[0] == (32.0, "given", "") and results[2] is results[0]
+    assert results[1] == (16.0, "derived", "unit in the cell: '16GB'")
+    assert results[3] is _columns._BLANK
+    assert results[4] == (32.0, "given", "") and results[4] is not results[0]
+
+
+def test_a_float_zero_is_read_apart_from_minus_zero() -> None:
+    got = _columns._read_column("cpu_avg_util", "avg", [0.0, -0.0, 5, 0.0], "%", None)
+    assert got is not None
+    values = [r[0] for r in got[1]]
+    assert values == [0.0, -0.0, 0.05, 0.0]
+    assert [str(v) for v in values] == ["0.0", "-0.0", "0.05", "0.0"]
+
+
+def test_used_sizes_are_read_once_per_cell_and_size() -> None:
+    column = ["50%", "50%", "4GB", "50%", None]
+    base = [32.0, 32.0, 32.0, 64.0, 64.0]
+    got = _columns._read_column("mem_used_gib", "used", column, None, base)
+    assert got is not None
+    assert [r if r is _columns._BLANK else r[0] for r in got[1]] == [
+        16.0, 16.0, 4.0, 32.0, _columns._BLANK]
+    assert got[1][1] is got[1][0]  # the same cell and size: one reading
+
+
+def test_bare_numbers_skip_units_and_excel_percentages() -> None:
+    from vsizer.inventory._build import ServerRecord
+    from vsizer.inventory._choices import _bare_numbers
+    from vsizer.inventory._io import PercentValue
+
+    cells = [[1024], ["2048"], ["4GB"], [None], [PercentValue(0.5)], [1024], ["x"],
+             [float("nan")], []]
+    recs = [ServerRecord(name=f"s{k}", row=k + 2) for k in range(len(cells))]
+    by_row = {k + 2: c for k, c in enumerate(cells)}
+    assert _bare_numbers(recs, by_row, 0) == [1024.0, 2048.0, 1024.0]
+
+
+def test_a_workbook_read_by_columns_gives_the_row_readers_inventory(
+    tmp_path: Path,
+) -> None:
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["name", "cpus", "memory (MB)", "memory used", "disk (GB)", "cpu peak (%)"])
+    rows = [["a", 4, 32768, "50%", 300, 45], ["b", "4", "16GB", 8192, "1.2TB", 0.5],
+            ["c", 8, 32768, "50%", 300, 45], ["d", 2, 8192, None, "N/A", "30%"],
+            ["e", 2, 8192, 4096, 300, 0]]
+    for r in rows:
+        ws.append(r)
+    ws["F3"].number_format = "0%"  # b's peak: an Excel percentage, 50 %
+    path = tmp_path / "servers.xlsx"
+    wb.save(path)
+    fast, slow = _read(path, columns=True), _read(path, columns=False)
+    pd.testing.assert_frame_equal(fast.servers, slow.servers)
+    assert list(fast.quality.entries.items()) == list(slow.quality.entries.items())
+    assert fast.quality.warnings == slow.quality.warnings
+    by = fast.servers.set_index("name")
+    assert by.loc["b", "mem_gib"] == 16.0 and by.loc["b", "cpu_peak_util"] == 0.5
+    assert by.loc["a", "mem_used_gib"] == 16.0 and by.loc["e", "cpu_peak_util"] == 0.0
+
+
+def test_cell_keys_keep_types_and_the_sign_of_zero_apart() -> None:
+    from vsizer.inventory._cell_keys import cell_keys
+
+    nan = float("nan")
+    keys = cell_keys([16, "16", 16.0, True, 1, 0.0, -0.0, 0, nan, nan, float("nan")])
+    assert len(dict.fromkeys(keys)) == 10  # 16 == 16.0 and True == 1, yet apart
+    assert keys[5] != keys[6] and keys[5][2] == 1.0 and keys[6][2] == -1.0
+    assert keys[7] == (int, 0) and keys[8] == keys[9]  # the same NaN object
+    assert cell_keys(["a", None, "a"]) == [(str, "a"), (type(None), None), (str, "a")]

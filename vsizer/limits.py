@@ -222,8 +222,9 @@ def check_cells(
         try:
             if max(map(len, cells), default=0) <= cap:
                 return
-        except TypeError:  # a number or an empty cell of a sheet: cell by cell
-            pass
+        except TypeError:  # a number or an empty cell of a sheet: its texts only
+            if max(map(len, [c for c in cells if isinstance(c, str)]), default=0) <= cap:
+                return
     for i, cell in enumerate(cells, 1):
         if isinstance(cell, str) and len(cell) > cap:
             raise error(

@@ -18,6 +18,7 @@ from itertools import compress
 from typing import Any
 
 from vsizer.inventory._build import ServerRecord, clean_text
+from vsizer.inventory._cell_keys import cell_keys
 from vsizer.inventory._cells import _Bad, _convert_cell, _display
 from vsizer.quality import QualityReport
 from vsizer.units import is_blank
@@ -71,29 +72,48 @@ def _read_column(
     and its reading (``(value, status, note)`` or ``_BLANK``); None at the
     first cell that cannot be read."""
     by_row = f in _ROW_FIELDS
-    if not by_row and _TEXT_TYPES.issuperset(map(type, column)):
-        return _read_texts(f, header, column, unit)
-    memo: dict[tuple[type, Any], tuple[tuple[str, str], Any]] = {}
+    if not by_row:
+        if _TEXT_TYPES.issuperset(map(type, column)):
+            return _read_texts(f, header, column, unit)
+        return _read_keyed(f, header, cell_keys(column), unit)
+    return _read_cells(f, header, column, unit, base)
+
+
+def _read_cells(
+    f: str, header: str, column: list[Any], unit: str | None, base: list[Any] | None
+) -> tuple[list[tuple[str, str]], list[Any]] | None:
+    """:func:`_read_column` cell by cell: a used size read with its row's size
+    (each distinct pair of cell and size read once); the reference for
+    :func:`_read_keyed` in the tests."""
+    by_row = f in _ROW_FIELDS
+    memo: dict[tuple[Any, ...], tuple[tuple[str, str], Any]] = {}
     cells: list[tuple[str, str]] = []
     results: list[Any] = []
     for k, raw in enumerate(column):
-        key = (type(raw), raw)
-        hit = None if by_row else memo.get(key)
+        b = base[k] if by_row and base is not None else None
+        key = (type(raw), raw, type(b), b)
+        hit = memo.get(key)
         if hit is None:
             text = raw if type(raw) is str else _display(raw)
             if is_blank(raw):
                 hit = ((header, text), _BLANK)
             else:
-                row = {_ROW_FIELDS[f]: base[k]} if by_row and base is not None else {}
+                row = {_ROW_FIELDS[f]: b} if by_row and base is not None else {}
                 try:
                     hit = ((header, text), _convert_cell(f, raw, unit, row))
                 except _Bad:
                     return None
-            if not by_row and raw == raw and not (type(raw) is float and raw == 0):
+            if _keyable(raw) and _keyable(b):
                 memo[key] = hit  # NaN is never found again; -0.0 == 0.0 kept apart
         cells.append(hit[0])
         results.append(hit[1])
     return cells, results
+
+
+def _keyable(x: Any) -> bool:
+    """Whether a cell or size is remembered by its key: not NaN (never equal to
+    itself) and not a float zero (-0.0 == 0.0, yet read apart)."""
+    return x == x and not (type(x) is float and x == 0)
 
 
 #: Cell types read by distinct value (a CSV's cells: text, or None past a short row).
@@ -119,6 +139,28 @@ def _read_texts(
         except _Bad:
             return None
     return list(map(cell_of.__getitem__, column)), list(map(result_of.__getitem__, column))
+
+
+def _read_keyed(
+    f: str, header: str, keys: list[tuple[Any, ...]], unit: str | None
+) -> tuple[list[tuple[str, str]], list[Any]] | None:
+    """:func:`_read_column` of a column of cells of any type, one reading per
+    distinct key of :func:`~vsizer.inventory._cell_keys.cell_keys` (a sheet's
+    numbers beside its texts), in the order of its first row, handed out by a
+    dict look-up per row."""
+    cell_of: dict[Any, tuple[str, str]] = {}
+    result_of: dict[Any, Any] = {}
+    for key in dict.fromkeys(keys):
+        raw = key[1]  # the cell of the key's first row
+        cell_of[key] = (header, raw if type(raw) is str else _display(raw))
+        if is_blank(raw):
+            result_of[key] = _BLANK
+            continue
+        try:
+            result_of[key] = _convert_cell(f, raw, unit, {})
+        except _Bad:
+            return None
+    return list(map(cell_of.__getitem__, keys)), list(map(result_of.__getitem__, keys))
 
 
 def _store(

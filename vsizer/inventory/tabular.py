@@ -29,6 +29,7 @@ from vsizer.inventory._build import (
     clean_text,
     finish,
 )
+from vsizer.inventory._cell_keys import cell_keys
 from vsizer.inventory._cells import (
     _EXPECT,
     _TEXT_FIELDS,
@@ -470,20 +471,29 @@ def _cross_check(
     """Compare computed columns (CPU性能, CPU性能×CPU平均 ...) with our own product."""
     for header, i in derived.items():
         what = metadata["ignored_derived"][header]
-        for rec in planned:
-            cells = by_row[rec.row]
-            try:
-                q = parse_quantity(cells[i] if i < len(cells) else None)
-            except ValueError:
+        column = [cells[i] if i < len(cells) else None
+                  for cells in map(by_row.__getitem__, [rec.row for rec in planned])]
+        keys = cell_keys(column)
+        number = {key: _quantity_or_none(key[1]) for key in dict.fromkeys(keys)}
+        for rec, q in zip(planned, map(number.__getitem__, keys), strict=True):
+            if q is None:
                 continue
             expected = _expected_derived(what, rec.values)
-            if q is None or expected is None:
+            if expected is None:
                 continue
             if abs(q[0] - expected) > 0.01 * max(abs(expected), 1e-9) + 0.05:
                 quality.note(
                     f"{rec.name}: column '{header}' = {q[0]:g} but the other columns "
                     f"give {expected:g} (row {rec.row}); the column is ignored"
                 )
+
+
+def _quantity_or_none(cell: Any) -> tuple[float, str | None] | None:
+    """:func:`parse_quantity` of a cell, None for one that is not a number."""
+    try:
+        return parse_quantity(cell)
+    except ValueError:
+        return None
 
 
 def _expected_derived(what: str, v: dict[str, Any]) -> float | None:

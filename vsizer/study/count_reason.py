@@ -127,15 +127,22 @@ def explain_pool(
     their tries: each host count is placed once (same counts). ``placed``:
     the greedy placements of ``problem``'s sizing
     (:data:`~vsizer.placement.sizing.Placed`), reused by the sizings that
-    relax only rules no placement reads (failures, min_hosts)."""
+    relax only rules no placement reads (failures, min_hosts); the sizings
+    that relax the same rules a placement reads (anti-affinity alone, then
+    with failover and min_hosts too) share theirs alike."""
     active = _active(problem, detail)
     if not relaxes(problem):
         return _bounds_only(problem, hosts, detail, active)
     memo: dict[frozenset[str], Tries] = {}
+    moved: dict[frozenset[str], Placed] = {}
 
     def count(relaxed_rules: frozenset[str], p: PlacementProblem) -> int | None:
         tries = memo.setdefault(relaxed_rules - {"min_hosts"}, {})
-        alike = placed if relaxed_rules <= _PLACE_ALIKE else None
+        placing = relaxed_rules - _PLACE_ALIKE  # the relaxed rules a placement reads
+        if not placing:
+            alike = placed
+        else:  # e.g. anti-affinity relaxed, then failover too: the same placements
+            alike = moved.setdefault(placing, {}) if curves is None else None
         return _count(p, curves, rules, scalar_demand, tries, alike)
 
     relaxed: dict[str, int | None] = {}
