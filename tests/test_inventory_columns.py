@@ -80,6 +80,31 @@ def test_bad_cells_are_reported_by_the_row_reader(tmp_path: Path) -> None:
     assert str(slow.value) == str(exc.value)
 
 
+def _cell_by_cell(
+    f: str, header: str, column: list[Any], unit: str | None, base: list[Any] | None
+) -> Any:
+    """The reference: every cell read on its own, a used size with its row's size
+    (what _read_column read before it read each distinct cell once)."""
+    from vsizer.inventory._cells import _Bad, _convert_cell, _display
+    from vsizer.units import is_blank
+
+    by_row = f in _columns._ROW_FIELDS
+    cells, results = [], []
+    for k, raw in enumerate(column):
+        text = raw if type(raw) is str else _display(raw)
+        if is_blank(raw):
+            cells.append((header, text))
+            results.append(_columns._BLANK)
+            continue
+        row = {_columns._ROW_FIELDS[f]: base[k]} if by_row and base is not None else {}
+        try:
+            results.append(_convert_cell(f, raw, unit, row))
+        except _Bad:
+            return None
+        cells.append((header, text))
+    return cells, results
+
+
 # A sheet's column mixes numbers and texts: 16 and '16' are read apart, every
 # distinct (type, cell) once (issue 25: a 200,000-server workbook).
 MIXED = [32768, "16GB", 32768, None, "32768", 65536.5, float("nan"), "n/a",
@@ -99,7 +124,7 @@ def test_a_mixed_column_is_read_as_cell_by_cell(
     f: str, unit: str | None, column: list[Any], readable: bool
 ) -> None:
     got = _columns._read_column(f, "h", column, unit, None)
-    want = _columns._read_cells(f, "h", column, unit, None)
+    want = _cell_by_cell(f, "h", column, unit, None)
     assert (want is not None) == readable
     if not readable:  # a cell of this field cannot be read: neither reader reads it
         assert got is None
@@ -184,3 +209,17 @@ def test_cell_keys_keep_types_and_the_sign_of_zero_apart() -> None:
     assert keys[5] != keys[6] and keys[5][2] == 1.0 and keys[6][2] == -1.0
     assert keys[7] == (int, 0) and keys[8] == keys[9]  # the same NaN object
     assert cell_keys(["a", None, "a"]) == [(str, "a"), (type(None), None), (str, "a")]
+
+
+@pytest.mark.parametrize("f", ["mem_used_gib", "disk_used_gib"])
+def test_used_sizes_are_read_as_cell_by_cell(f: str) -> None:
+    column = ["50%", "50%", 8, "8", "4GB", None, "n/a", 0.0, -0.0, "25 %", 50, "50%"]
+    base = [32.0, 64.0, 32.0, 32.0, 0.0, 32, -0.0, 16.0, 16.0, 40.0, 100.0, 0.0]
+    plain = [c for c in column if not (isinstance(c, str) and "%" in c)]
+    for cells, sizes in ((column, base), (plain, None)):
+        got = _columns._read_column(f, "h", cells, None, sizes)
+        want = _cell_by_cell(f, "h", cells, None, sizes)
+        assert got is not None and want is not None
+        assert got == want
+        assert [str(r[0]) for r in got[1] if r is not _columns._BLANK] == [
+            str(r[0]) for r in want[1] if r is not _columns._BLANK]

@@ -70,50 +70,14 @@ def _read_column(
 ) -> tuple[list[tuple[str, str]], list[Any]] | None:
     """The ``(header, text)`` of each cell (one shared pair per distinct cell)
     and its reading (``(value, status, note)`` or ``_BLANK``); None at the
-    first cell that cannot be read."""
-    by_row = f in _ROW_FIELDS
-    if not by_row:
-        if _TEXT_TYPES.issuperset(map(type, column)):
-            return _read_texts(f, header, column, unit)
-        return _read_keyed(f, header, cell_keys(column), unit)
-    return _read_cells(f, header, column, unit, base)
-
-
-def _read_cells(
-    f: str, header: str, column: list[Any], unit: str | None, base: list[Any] | None
-) -> tuple[list[tuple[str, str]], list[Any]] | None:
-    """:func:`_read_column` cell by cell: a used size read with its row's size
-    (each distinct pair of cell and size read once); the reference for
-    :func:`_read_keyed` in the tests."""
-    by_row = f in _ROW_FIELDS
-    memo: dict[tuple[Any, ...], tuple[tuple[str, str], Any]] = {}
-    cells: list[tuple[str, str]] = []
-    results: list[Any] = []
-    for k, raw in enumerate(column):
-        b = base[k] if by_row and base is not None else None
-        key = (type(raw), raw, type(b), b)
-        hit = memo.get(key)
-        if hit is None:
-            text = raw if type(raw) is str else _display(raw)
-            if is_blank(raw):
-                hit = ((header, text), _BLANK)
-            else:
-                row = {_ROW_FIELDS[f]: b} if by_row and base is not None else {}
-                try:
-                    hit = ((header, text), _convert_cell(f, raw, unit, row))
-                except _Bad:
-                    return None
-            if _keyable(raw) and _keyable(b):
-                memo[key] = hit  # NaN is never found again; -0.0 == 0.0 kept apart
-        cells.append(hit[0])
-        results.append(hit[1])
-    return cells, results
-
-
-def _keyable(x: Any) -> bool:
-    """Whether a cell or size is remembered by its key: not NaN (never equal to
-    itself) and not a float zero (-0.0 == 0.0, yet read apart)."""
-    return x == x and not (type(x) is float and x == 0)
+    first cell that cannot be read. A used size (``base``: its row's size)
+    is read once per distinct cell and size."""
+    if f in _ROW_FIELDS and base is not None:
+        keys = list(zip(cell_keys(column), cell_keys(base), strict=True))
+        return _read_keyed(f, header, keys, unit, _ROW_FIELDS[f])
+    if f not in _ROW_FIELDS and _TEXT_TYPES.issuperset(map(type, column)):
+        return _read_texts(f, header, column, unit)
+    return _read_keyed(f, header, cell_keys(column), unit, None)
 
 
 #: Cell types read by distinct value (a CSV's cells: text, or None past a short row).
@@ -142,22 +106,25 @@ def _read_texts(
 
 
 def _read_keyed(
-    f: str, header: str, keys: list[tuple[Any, ...]], unit: str | None
+    f: str, header: str, keys: list[tuple[Any, ...]], unit: str | None,
+    row_field: str | None,
 ) -> tuple[list[tuple[str, str]], list[Any]] | None:
     """:func:`_read_column` of a column of cells of any type, one reading per
     distinct key of :func:`~vsizer.inventory._cell_keys.cell_keys` (a sheet's
     numbers beside its texts), in the order of its first row, handed out by a
-    dict look-up per row."""
+    dict look-up per row. With ``row_field`` (a used size), a key is the
+    cell's and its row's size's, the size given to the reading as that field."""
     cell_of: dict[Any, tuple[str, str]] = {}
     result_of: dict[Any, Any] = {}
     for key in dict.fromkeys(keys):
-        raw = key[1]  # the cell of the key's first row
+        raw = key[0][1] if row_field else key[1]  # the cell of the key's first row
         cell_of[key] = (header, raw if type(raw) is str else _display(raw))
         if is_blank(raw):
             result_of[key] = _BLANK
             continue
+        row = {row_field: key[1][1]} if row_field else {}
         try:
-            result_of[key] = _convert_cell(f, raw, unit, {})
+            result_of[key] = _convert_cell(f, raw, unit, row)
         except _Bad:
             return None
     return list(map(cell_of.__getitem__, keys)), list(map(result_of.__getitem__, keys))

