@@ -335,3 +335,16 @@ def test_a_mended_workbook_keeps_its_file_for_calamine_and_messages() -> None:
         assert xv.sheet_values(ws) is not None
     finally:
         wb.close()
+
+
+def test_the_style_pattern_needs_white_space_before_the_attribute():
+    """The literal-start pattern of the sheet scan finds what the pattern starting
+    with the white-space class found: an ``s`` attribute after white space only."""
+    old = re.compile(rb"[ \t\r\n]s=[\"'](?:1|5)[\"']")
+    new = xv._style_attr(xv._WRITTEN, b"1|5")
+    text = (b'<row r="1" spans="1:5" s="5"><c r="A1" s="1"/><c r="B1"\ts=\'5\'/>'
+            b'<c r="C1" xs="1"/><c r="D1"s="1"/><c r="E1" s="15"/><c r="F1"\ns="5">'
+            b'<v>1</v></c></row>')
+    assert [m.start() + 1 for m in old.finditer(text)] == [
+        m.start() for m in new.finditer(text)]
+    assert len(new.findall(text)) == 4
