@@ -105,6 +105,19 @@ def _cell_by_cell(
     return cells, results
 
 
+def _assert_handed_out(got: Any) -> None:
+    """A column's values and quality pairs are its readings': the value (None:
+    blank), the shared pair of a reading without a note (None: with one)."""
+    cells, results, values, pairs = got
+    assert len(cells) == len(results) == len(values) == len(pairs)
+    for r, v, p in zip(results, values, pairs, strict=True):
+        if r is _columns._BLANK:
+            assert v is None and p is _columns._SKIP
+        else:
+            assert v is r[0]
+            assert p is (None if r[2] else _columns._PAIRS.get(r[1]))
+
+
 # A sheet's column mixes numbers and texts: 16 and '16' are read apart, every
 # distinct (type, cell) once (issue 25: a 200,000-server workbook).
 MIXED = [32768, "16GB", 32768, None, "32768", 65536.5, float("nan"), "n/a",
@@ -130,14 +143,14 @@ def test_a_mixed_column_is_read_as_cell_by_cell(
         assert got is None
         return
     assert got is not None and want is not None
-    assert got[0] == want[0]
-    assert got[1] == want[1]
+    assert got[:2] == want
+    _assert_handed_out(got)
 
 
 def test_a_mixed_column_keeps_numbers_and_texts_apart() -> None:
     got = _columns._read_column("mem_gib", "メモリ(MB)", MIXED[:6], "MB", None)
     assert got is not None
-    cells, results = got
+    cells, results, _, _ = got
     assert [c[1] for c in cells] == ["32768", "16GB", "32768", "", "32768", "65536.5"]
     assert results[0] == (32.0, "given", "") and results[2] is results[0]
     assert results[1] == (16.0, "derived", "unit in the cell: '16GB'")
@@ -220,6 +233,7 @@ def test_used_sizes_are_read_as_cell_by_cell(f: str) -> None:
         got = _columns._read_column(f, "h", cells, None, sizes)
         want = _cell_by_cell(f, "h", cells, None, sizes)
         assert got is not None and want is not None
-        assert got == want
+        assert got[:2] == want
+        _assert_handed_out(got)
         assert [str(r[0]) for r in got[1] if r is not _columns._BLANK] == [
             str(r[0]) for r in want[1] if r is not _columns._BLANK]

@@ -85,3 +85,29 @@ def test_partners_of_a_large_list_are_matched_pair_by_pair(tmp_path):
     assert got["a1999"] == "b1999" and got["b0"] == "a0"
     assert got["c7.dom"] == "d7" and got["d7"] == "c7.dom"
     assert len(got) == 8000
+
+
+def test_partner_names_are_looked_up_as_by_a_scan_of_every_name():
+    """The two look-ups (made at C speed, lists only for keys of several names)
+    give what a list per key gave: the same name in any case first, else the
+    host part before the first '.', every match in file order."""
+    from vsizer.inventory._build import _Names
+
+    names = ["web01", "WEB01", "db01.contoso.local", "db01.fabrikam.local", "app01",
+             "App02.x", "app02", "solo.a.b"]
+    wanted = ["web01", "Web01", "db01", "DB01.contoso.local", "db01.other", "app01",
+              "app02", "APP02.y", "solo", "solo.a", "nobody", ""]
+
+    def scan(w: str) -> list[str]:
+        key = w.casefold()
+        same = [n for n in names if n.casefold() == key]
+        return same or [n for n in names if n.casefold().split(".")[0] == key.split(".")[0]]
+
+    got = _Names(names)
+    for w in wanted:
+        assert got.match(w) == scan(w), w
+    assert got.match("web01") == ["web01", "WEB01"]
+    assert got.match("db01") == ["db01.contoso.local", "db01.fabrikam.local"]
+    first = got.match("app01")
+    first.append("x")  # a new list each time
+    assert got.match("app01") == ["app01"]

@@ -13,6 +13,7 @@ every problem, or returns the :class:`~vsizer.inventory.model.Inventory`.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import is_not
@@ -294,19 +295,39 @@ class _Names:
     113 CPU s, a million would take days)."""
 
     def __init__(self, names: list[str]):
-        self.same: dict[str, list[str]] = {}
-        self.short: dict[str, list[str]] = {}
-        for n in names:  # in file order, as the matches are listed
-            key = n.casefold()
-            self.same.setdefault(key, []).append(n)
-            self.short.setdefault(key.split(".")[0], []).append(n)
+        keys = [n.casefold() for n in names]
+        self.same = _Lookup(keys, names)
+        self.short = _Lookup([k.split(".")[0] for k in keys], names)
 
     def match(self, wanted: str) -> list[str]:
         """Servers a partner name means: the same name in any case, else the names
         whose host part (before the first '.') equals it, with or without domain
         (``web02`` = ``WEB02.contoso.local``). More than one is ambiguous."""
         key = wanted.casefold()
-        return list(self.same.get(key) or self.short.get(key.split(".")[0]) or [])
+        return self.same.get(key) or self.short.get(key.split(".")[0])
+
+
+class _Lookup:
+    """The names under each key, in file order: a dict made at C speed for the
+    keys of one name (a million servers' names: no list per name), lists for the
+    keys of several."""
+
+    def __init__(self, keys: list[str], names: list[str]):
+        self.one = dict(zip(keys, names, strict=True))
+        self.many: dict[str, list[str]] = {}
+        if len(self.one) < len(keys):  # a key of several names
+            counts = Counter(keys)
+            for key, n in zip(keys, names, strict=True):
+                if counts[key] > 1:
+                    self.many.setdefault(key, []).append(n)
+
+    def get(self, key: str) -> list[str]:
+        """The names under ``key`` (a new list; empty: none)."""
+        many = self.many.get(key)
+        if many is not None:
+            return list(many)
+        one = self.one.get(key)
+        return [] if one is None else [one]
 
 
 def _check_partners(

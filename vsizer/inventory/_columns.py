@@ -53,10 +53,9 @@ def convert_columns(
         got = _read_column(f, header, column, unit, base)
         if got is None:
             return False
-        cells, results = got
         if f in ("mem_gib", "disk_gib"):
-            known[f] = [None if r is _BLANK else r[0] for r in results]
-        readings.append((f, column, cells, results))
+            known[f] = got[2]  # the values, None for a blank cell
+        readings.append((f, column, *got))
     if not readings:
         for rec in planned:
             then(rec)
@@ -67,11 +66,12 @@ def convert_columns(
 
 def _read_column(
     f: str, header: str, column: list[Any], unit: str | None, base: list[Any] | None
-) -> tuple[list[tuple[str, str]], list[Any]] | None:
-    """The ``(header, text)`` of each cell (one shared pair per distinct cell)
-    and its reading (``(value, status, note)`` or ``_BLANK``); None at the
-    first cell that cannot be read. A used size (``base``: its row's size)
-    is read once per distinct cell and size."""
+) -> _Column | None:
+    """The ``(header, text)`` of each cell (one shared pair per distinct cell),
+    its reading (``(value, status, note)`` or ``_BLANK``), value and quality
+    pair (:func:`_hand_out`); None at the first cell that cannot be read. A
+    used size (``base``: its row's size) is read once per distinct cell and
+    size."""
     if f in _ROW_FIELDS and base is not None:
         keys = list(zip(cell_keys(column), cell_keys(base), strict=True))
         return _read_keyed(f, header, keys, unit, _ROW_FIELDS[f])
@@ -86,7 +86,7 @@ _TEXT_TYPES = frozenset({str, type(None)})
 
 def _read_texts(
     f: str, header: str, column: list[Any], unit: str | None
-) -> tuple[list[tuple[str, str]], list[Any]] | None:
+) -> _Column | None:
     """:func:`_read_column` of a column of texts and Nones (a field read
     without its row): each distinct cell read once, in the order of its first
     row, the readings handed out by a dict look-up per row (a text or None is
@@ -102,13 +102,13 @@ def _read_texts(
             result_of[raw] = _convert_cell(f, raw, unit, {})
         except _Bad:
             return None
-    return list(map(cell_of.__getitem__, column)), list(map(result_of.__getitem__, column))
+    return _hand_out(column, cell_of, result_of)
 
 
 def _read_keyed(
     f: str, header: str, keys: list[tuple[Any, ...]], unit: str | None,
     row_field: str | None,
-) -> tuple[list[tuple[str, str]], list[Any]] | None:
+) -> _Column | None:
     """:func:`_read_column` of a column of cells of any type, one reading per
     distinct key of :func:`~vsizer.inventory._cell_keys.cell_keys` (a sheet's
     numbers beside its texts), in the order of its first row, handed out by a
@@ -127,7 +127,23 @@ def _read_keyed(
             result_of[key] = _convert_cell(f, raw, unit, row)
         except _Bad:
             return None
-    return list(map(cell_of.__getitem__, keys)), list(map(result_of.__getitem__, keys))
+    return _hand_out(keys, cell_of, result_of)
+
+
+#: A column read: each cell's ``(header, text)``, reading, value and quality pair.
+_Column = tuple[list[tuple[str, str]], list[Any], list[Any], list[Any]]
+
+
+def _hand_out(keys: list[Any], cell_of: dict[Any, tuple[str, str]],
+              result_of: dict[Any, Any]) -> _Column:
+    """Each row's cell, reading, value (None: blank) and quality pair (``_SKIP``:
+    blank; None: a note to record; else the shared pair), by a dict look-up
+    per row of what each distinct key gives."""
+    value_of = {k: None if r is _BLANK else r[0] for k, r in result_of.items()}
+    pair_of = {k: _SKIP if r is _BLANK else None if r[2] else _PAIRS.get(r[1])
+               for k, r in result_of.items()}
+    return (list(map(cell_of.__getitem__, keys)), list(map(result_of.__getitem__, keys)),
+            list(map(value_of.__getitem__, keys)), list(map(pair_of.__getitem__, keys)))
 
 
 def _store(
@@ -138,10 +154,8 @@ def _store(
     field by field: the row reader's order of insertion. A record whose cells
     all hold a value read without a note is stored a row at a time."""
     names = tuple(r[0] for r in readings)
-    pairs = [_each(results, lambda r: _SKIP if r is _BLANK else None if r[2]
-                   else _PAIRS.get(r[1])) for _, _, _, results in readings]
-    values = [_each(results, lambda r: None if r is _BLANK else r[0])
-              for _, _, _, results in readings]
+    values = [r[4] for r in readings]
+    pairs = [r[5] for r in readings]
     slow = _partner_notes(readings)
     entries = quality.entries
     rows = zip(planned, zip(*(r[2] for r in readings), strict=True),
@@ -170,7 +184,7 @@ _SKIP = object()
 def _partner_notes(readings: list[tuple[Any, ...]]) -> set[int]:
     """The records whose partner cell is blank to the reader but holds text
     (``なし``, ``-``): :func:`_store_one` notes each ("no partner")."""
-    for f, column, _, results in readings:
+    for f, column, _, results, _, _ in readings:
         if f == "redundant_with":
             text = {raw: clean_text(raw) is not None for raw in dict.fromkeys(column)}
             return {k for k, (raw, r) in enumerate(zip(column, results, strict=True))
@@ -178,20 +192,12 @@ def _partner_notes(readings: list[tuple[Any, ...]]) -> set[int]:
     return set()
 
 
-def _each(results: list[Any], fn: Callable[[Any], Any]) -> list[Any]:
-    """``[fn(r) for r in results]``, ``fn`` called once per distinct object (a
-    column's readings are shared: one per distinct cell)."""
-    ids = list(map(id, results))
-    of = {i: fn(r) for i, r in dict(zip(ids, results, strict=True)).items()}
-    return list(map(of.__getitem__, ids))
-
-
 def _store_one(
     rec: ServerRecord, k: int, readings: list[tuple[Any, ...]], quality: QualityReport
 ) -> None:
     """Record ``k``'s values and quality, field by field (a blank cell, a note)."""
     entry = None
-    for f, column, cells, results in readings:
+    for f, column, cells, results, _, _ in readings:
         r = results[k]
         if r is _BLANK:
             if f == "redundant_with" and clean_text(column[k]) is not None:
