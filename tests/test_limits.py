@@ -494,3 +494,40 @@ def test_a_chunk_of_numbered_rows_below_the_limit_needs_no_tag_scan() -> None:
     assert not limits._numbered_within(rows + b'<rowBreaks count="1">', past)
     assert not limits._numbered_within(b"<c><v>1</v></c>", past)  # no row
     assert limits._last_row_number(rows + b'<row r="10', 0) == 100  # cut: the whole one
+
+
+def _outcome(fn):
+    try:
+        return fn()
+    except SeriesError as exc:
+        return f"error: {exc}"
+
+
+@pytest.mark.parametrize("text", [
+    'a,"b\nc"\n\nd\n',
+    "".join(f"r{i},x\n" for i in range(20)),  # past max_rows 12
+    "a\nb\nc\n" + "x," * 8 + "\nd\n" + "x," * 3 + "\n",  # columns over at row 4
+    "a,b\nc,d\n,,,,,,,,,,,\ne\n",  # empty trailing cells: not over
+    "a\nb\n" + "y" * 30 + "\nc\n",  # a long cell at row 3
+    "a\n" * 7 + "b," * 9 + "\n" + "z" * 30 + "\n",  # two limits broken: the first
+    "a\n" * 3 + "y" * 50 + "\n" + "a\n" * 5,  # a CSV error at row 4
+    "",
+])
+@pytest.mark.parametrize("chunk", [1, 2, 3, 4096])
+def test_csv_grid_is_csv_records_with_the_same_first_error(monkeypatch, text, chunk):
+    """The chunked checks of csv_grid give list(csv_records(rows=True)): the
+    records, or the first limit or CSV error they would meet, whatever the chunk."""
+    from vsizer.limits import csv_grid
+
+    monkeypatch.setattr(limits, "GRID_CHUNK", chunk)
+    old = csv.field_size_limit()
+    monkeypatch.setattr(limits, "CSV_FIELD_LIMIT", 40)
+    csv.field_size_limit(40)
+    lim = Limits(max_rows=12, max_columns=6, max_cell_chars=20)
+    try:
+        want = _outcome(lambda: list(csv_records(
+            text, "f.csv", error=SeriesError, rows=True, limits=lim)))
+        got = _outcome(lambda: csv_grid(text, "f.csv", error=SeriesError, limits=lim))
+    finally:
+        csv.field_size_limit(old)
+    assert got == want

@@ -393,6 +393,17 @@ def clock_mhz_in_name(cpu_name: Any) -> float | None:
     ``"Intel(R) Xeon(R) Gold 5218 CPU @ 2.30GHz"`` -> 2300.0;
     ``"Intel Xeon E5-2620 v4"`` -> None.
     """
+    if type(cpu_name) is str:  # a fleet repeats its CPU names: each read once
+        return _clock_in_text(cpu_name)
+    return _clock_mhz(cpu_name)
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _clock_in_text(cpu_name: str) -> float | None:
+    return _clock_mhz(cpu_name)
+
+
+def _clock_mhz(cpu_name: Any) -> float | None:
     text = normalize_text(cpu_name)[:200]  # real names are short; the regex is not linear
     m = _CLOCK_IN_NAME_RE.search(text)
     if not m:

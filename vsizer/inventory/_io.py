@@ -24,7 +24,7 @@ from vsizer.limits import (
     check_row,
     check_sheet_xml_rows,
     check_unzipped_size,
-    csv_records,
+    csv_grid,
 )
 
 __all__ = [
@@ -73,10 +73,7 @@ def read_csv_grid(path: Path) -> tuple[Grid, dict[str, Any]]:
     """
     text, encoding = decode_csv(path)
     delimiter = sniff_delimiter(text)
-    records = csv_records(
-        text, path.name, error=InventoryError, delimiter=delimiter, rows=True
-    )
-    grid: Grid = list(records)
+    grid: Grid = list(csv_grid(text, path.name, error=InventoryError, delimiter=delimiter))
     return grid, {"encoding": encoding, "delimiter": delimiter}
 
 
