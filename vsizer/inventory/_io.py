@@ -68,12 +68,13 @@ def decode_csv(path: Path) -> tuple[str, str]:
 def read_csv_grid(path: Path) -> tuple[Grid, dict[str, Any]]:
     """All records of a CSV file as a grid, plus ``encoding`` and ``delimiter``.
 
-    Read record by record within the limits in force (:mod:`vsizer.limits`):
-    the first record past ``--max-rows`` stops the reading with an error.
+    Read within the limits in force (:mod:`vsizer.limits`), checked a chunk of
+    records at a time (:func:`~vsizer.limits.csv_grid`): the reading stops at
+    most a chunk past ``--max-rows``, with the error of the first record past it.
     """
     text, encoding = decode_csv(path)
     delimiter = sniff_delimiter(text)
-    grid: Grid = list(csv_grid(text, path.name, error=InventoryError, delimiter=delimiter))
+    grid: Grid = csv_grid(text, path.name, error=InventoryError, delimiter=delimiter)
     return grid, {"encoding": encoding, "delimiter": delimiter}
 
 
