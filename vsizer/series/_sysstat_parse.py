@@ -25,6 +25,8 @@ __all__ = [
     "parse_sadf_csv",
     "parse_sar_text",
     "roll",
+    "StampCache",
+    "sadf_stamp",
     "sadf_time",
 ]
 
@@ -72,7 +74,7 @@ def parse_sadf_csv(lines: list[str], col: Collector) -> None:
     key: str | None = None
     header_line = 0
     stops_noted: set[str] = set()
-    time_cache: dict[str, tuple[datetime, timedelta | None] | None] = {}
+    time_cache: StampCache = {}
     end = _trailer_start(lines, lambda t: t.count(";") >= 3)
     for n, raw in enumerate(lines, 1):
         line = raw.rstrip("\r\n")
@@ -107,14 +109,9 @@ def parse_sadf_csv(lines: list[str], col: Collector) -> None:
         ):
             col.ignored[_record_label(names)] += 1
             continue
-        if stamp not in time_cache:
-            time_cache[stamp] = sadf_time(stamp)
-        parsed = time_cache[stamp]
-        if parsed is None:
-            col.bad(where, "a time such as '2019-04-18 13:20:19 UTC'", stamp)
+        ts = sadf_stamp(col, where, host, stamp, time_cache)
+        if ts is None:
             continue
-        col.host(host)
-        ts = col.utc(parsed[0], parsed[1], host)
         if interval == "-1":
             if "RESTART" in rest[0]:
                 col.restart(host, ts, rest[0])
@@ -319,6 +316,25 @@ def sadf_time(stamp: str) -> tuple[datetime, timedelta | None] | None:
 
 
 _sadf_time = sadf_time  # the name tests/test_fuzz_findings.py imports
+
+#: sadf timestamps parsed, by their text (a file repeats each one per device).
+StampCache = dict[str, tuple[datetime, timedelta | None] | None]
+
+
+def sadf_stamp(
+    col: Collector, where: str, host: str, stamp: str, cache: StampCache
+) -> datetime | None:
+    """The UTC time of a sadf record of ``host`` (each distinct ``stamp`` parsed
+    once, kept in ``cache``), the host noted; None, the cell reported as bad at
+    ``where``, when the stamp cannot be read."""
+    if stamp not in cache:
+        cache[stamp] = sadf_time(stamp)
+    parsed = cache[stamp]
+    if parsed is None:
+        col.bad(where, "a time such as '2019-04-18 13:20:19 UTC'", stamp)
+        return None
+    col.host(host)
+    return col.utc(parsed[0], parsed[1], host)
 
 
 # ----------------------------------------------------------------- sar text

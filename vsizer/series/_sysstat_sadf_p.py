@@ -16,10 +16,9 @@ activities (I/O totals, memory, swap ...), each fed from it.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
 
 from vsizer.series._sysstat_collect import VARIABLE_MAP, Collector
-from vsizer.series._sysstat_parse import sadf_time
+from vsizer.series._sysstat_parse import StampCache, sadf_stamp, sadf_time
 
 __all__ = ["SADF_P_RE", "parse_sadf_p"]
 
@@ -32,7 +31,7 @@ def parse_sadf_p(lines: list[str], col: Collector) -> None:
     run: tuple[str, str, str] | None = None  # host, timestamp, device
     fields: dict[str, str] = {}
     first = 0
-    cache: dict[str, tuple[datetime, timedelta | None] | None] = {}
+    cache: StampCache = {}
     for n, raw in enumerate([*lines, ""], 1):
         line = raw.rstrip("\r\n")
         parts = line.split("\t")
@@ -74,21 +73,16 @@ def _row(
     fields: dict[str, str],
     line: int,
     col: Collector,
-    cache: dict[str, tuple[datetime, timedelta | None] | None],
+    cache: StampCache,
 ) -> None:
     """Feed one run of lines to every activity it holds."""
     if run is None:
         return
     host, stamp, device = run
     where = f"{col.label} line {line}"
-    if stamp not in cache:
-        cache[stamp] = sadf_time(stamp)
-    parsed = cache[stamp]
-    if parsed is None:
-        col.bad(where, "a time such as '2019-04-18 13:20:19 UTC'", stamp)
+    ts = sadf_stamp(col, where, host, stamp, cache)
+    if ts is None:
         return
-    col.host(host)
-    ts = col.utc(parsed[0], parsed[1], host)
     roles = {VARIABLE_MAP[f] for f in fields if f in VARIABLE_MAP}
     fed = False
     for activity, key, wanted in (
