@@ -237,3 +237,18 @@ def test_used_sizes_are_read_as_cell_by_cell(f: str) -> None:
         _assert_handed_out(got)
         assert [str(r[0]) for r in got[1] if r is not _columns._BLANK] == [
             str(r[0]) for r in want[1] if r is not _columns._BLANK]
+
+
+def test_each_distinct_calls_once_per_distinct_cell() -> None:
+    from vsizer.inventory._cell_keys import column_of, each_distinct
+
+    column = column_of([["a", 16], ["b", "16"], ["c"], ["d", 16], ["e", -0.0], ["f", 0.0]], 1)
+    assert column == [16, "16", None, 16, -0.0, 0.0]
+    seen: list[Any] = []
+
+    def fn(cell: Any) -> str:
+        seen.append(cell)
+        return repr(cell)
+
+    assert each_distinct(column, fn) == ["16", "'16'", "None", "16", "-0.0", "0.0"]
+    assert seen == [16, "16", None, -0.0, 0.0]

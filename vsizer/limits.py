@@ -260,9 +260,7 @@ def csv_records(
         A limit is broken, or the text is not CSV the module can read.
     """
     lim = limits or current()
-    if csv.field_size_limit() < CSV_FIELD_LIMIT:
-        csv.field_size_limit(CSV_FIELD_LIMIT)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    reader = _reader(text, delimiter)
     number = 0
     while True:
         try:
@@ -270,9 +268,7 @@ def csv_records(
         except StopIteration:
             return
         except csv.Error as exc:
-            raise error(
-                f"{label} row {number + 1:,}: cannot read the CSV record ({exc})."
-            ) from None
+            raise _unreadable(label, number + 1, exc, error) from None
         number += 1
         check_row(label, number, record, error=error, limits=lim, rows=rows)
         yield number, record
@@ -296,9 +292,7 @@ def csv_grid(
     time only in a chunk that breaks one), so the reading stops at most one
     chunk past the row limit."""
     lim = limits or current()
-    if csv.field_size_limit() < CSV_FIELD_LIMIT:
-        csv.field_size_limit(CSV_FIELD_LIMIT)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    reader = _reader(text, delimiter)
     grid: list[tuple[int, list[str]]] = []
     while True:
         chunk: list[list[str]] = []
@@ -318,11 +312,22 @@ def csv_grid(
                 check_row(label, first + k, record, error=error, limits=lim)
         grid.extend(zip(range(first, first + len(chunk)), chunk, strict=True))
         if bad is not None:
-            raise error(
-                f"{label} row {len(grid) + 1:,}: cannot read the CSV record ({bad})."
-            ) from None
+            raise _unreadable(label, len(grid) + 1, bad, error) from None
         if len(chunk) < GRID_CHUNK:
             return grid
+
+
+def _reader(text: str, delimiter: str) -> Iterator[list[str]]:
+    """The :mod:`csv` reader of *text*, its field limit raised to
+    :data:`CSV_FIELD_LIMIT` (the cell limit words a long cell)."""
+    if csv.field_size_limit() < CSV_FIELD_LIMIT:
+        csv.field_size_limit(CSV_FIELD_LIMIT)
+    return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+
+
+def _unreadable(label: str, row: int, exc: csv.Error, error: type[InputError]) -> InputError:
+    """The one line for a record the :mod:`csv` module cannot read."""
+    return error(f"{label} row {row:,}: cannot read the CSV record ({exc}).")
 
 
 def check_unzipped_size(

@@ -33,7 +33,7 @@ from typing import Any
 
 from vsizer.errors import InventoryError
 from vsizer.inventory._build import ProblemLog, ServerRecord
-from vsizer.inventory._cell_keys import cell_keys
+from vsizer.inventory._cell_keys import column_of, each_distinct
 from vsizer.inventory._io import (
     Grid,
     PercentValue,
@@ -503,19 +503,19 @@ def _bare_numbers(
     planned: list[ServerRecord], by_row: dict[int, list[Any]], i: int
 ) -> list[float]:
     """The numbers of column ``i`` written without a unit (nor as an Excel %)."""
-    column = [cells[i] if i < len(cells) else None
-              for cells in map(by_row.__getitem__, [rec.row for rec in planned])]
-    keys = cell_keys(column)
-    number: dict[tuple[Any, ...], float | None] = {}
-    for key in dict.fromkeys(keys):  # a list repeats its sizes: each read once
-        t, v = key[:2]
-        try:
-            q = parse_quantity(v)
-        except ValueError:
-            q = None
-        bare = q is not None and q[1] is None and not issubclass(t, PercentValue)
-        number[key] = q[0] if bare and q is not None else None
-    return [x for x in map(number.__getitem__, keys) if x is not None]
+    column = column_of(map(by_row.__getitem__, [rec.row for rec in planned]), i)
+    return [x for x in each_distinct(column, _bare_number) if x is not None]
+
+
+def _bare_number(cell: Any) -> float | None:
+    """A cell's number when written without a unit (nor as an Excel %)."""
+    try:
+        q = parse_quantity(cell)
+    except ValueError:
+        return None
+    if q is None or q[1] is not None or isinstance(cell, PercentValue):
+        return None
+    return q[0]
 
 
 def column_units(

@@ -18,7 +18,7 @@ from itertools import compress
 from typing import Any
 
 from vsizer.inventory._build import ServerRecord, clean_text
-from vsizer.inventory._cell_keys import cell_keys
+from vsizer.inventory._cell_keys import cell_keys, column_of
 from vsizer.inventory._cells import _Bad, _convert_cell, _display
 from vsizer.quality import QualityReport
 from vsizer.units import is_blank
@@ -48,7 +48,7 @@ def convert_columns(
     readings = []
     known: dict[str, list[Any]] = {}
     for f, i, header, unit in fields:
-        column = [c[i] if i < len(c) else None for c in rows]
+        column = column_of(rows, i)
         base = known.get(_ROW_FIELDS.get(f, ""))
         got = _read_column(f, header, column, unit, base)
         if got is None:

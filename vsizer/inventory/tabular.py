@@ -29,7 +29,7 @@ from vsizer.inventory._build import (
     clean_text,
     finish,
 )
-from vsizer.inventory._cell_keys import cell_keys
+from vsizer.inventory._cell_keys import column_of, each_distinct
 from vsizer.inventory._cells import (
     _EXPECT,
     _TEXT_FIELDS,
@@ -471,11 +471,8 @@ def _cross_check(
     """Compare computed columns (CPU性能, CPU性能×CPU平均 ...) with our own product."""
     for header, i in derived.items():
         what = metadata["ignored_derived"][header]
-        column = [cells[i] if i < len(cells) else None
-                  for cells in map(by_row.__getitem__, [rec.row for rec in planned])]
-        keys = cell_keys(column)
-        number = {key: _quantity_or_none(key[1]) for key in dict.fromkeys(keys)}
-        for rec, q in zip(planned, map(number.__getitem__, keys), strict=True):
+        column = column_of(map(by_row.__getitem__, [rec.row for rec in planned]), i)
+        for rec, q in zip(planned, each_distinct(column, _quantity_or_none), strict=True):
             if q is None:
                 continue
             expected = _expected_derived(what, rec.values)

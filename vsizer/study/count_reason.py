@@ -139,10 +139,8 @@ def explain_pool(
     def count(relaxed_rules: frozenset[str], p: PlacementProblem) -> int | None:
         tries = memo.setdefault(relaxed_rules - {"min_hosts"}, {})
         placing = relaxed_rules - _PLACE_ALIKE  # the relaxed rules a placement reads
-        if not placing:
-            alike = placed
-        else:  # e.g. anti-affinity relaxed, then failover too: the same placements
-            alike = moved.setdefault(placing, {}) if curves is None else None
+        # e.g. anti-affinity relaxed, then failover too: the same placements
+        alike = moved.setdefault(placing, {}) if placing else placed
         return _count(p, curves, rules, scalar_demand, tries, alike)
 
     relaxed: dict[str, int | None] = {}
